@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * actors.h - the one public header of libactors.
+ *
+ * Erlang-style processes for Linux: lightweight, stackful, share-nothing,
+ * talking only by copied messages. One runtime per OS process, started by
+ * act_main(); every other call is made from inside a process it runs unless
+ * its comment says "any thread".
+ *
+ * Errors come back as negative errno values (like liburing); nothing here
+ * sets errno. Each function has a man page (man 3 act_<name>).
+ */
+#ifndef ACTORS_H
+#define ACTORS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(ACT_BUILDING_LIBRARY)
+#define ACT_API __attribute__((visibility("default")))
+#else
+#define ACT_API
+#endif
+
+#define ACT_VERSION_MAJOR 0
+#define ACT_VERSION_MINOR 1
+
+/* A process identifier: slot index and generation. 0 means "no process". */
+typedef struct {
+	uint64_t id;
+} act_pid;
+
+#define ACT_PID_NONE ((act_pid){ 0 })
+
+static inline bool act_pid_eq(act_pid a, act_pid b)
+{
+	return a.id == b.id;
+}
+
+/* Receive timeouts: 0 polls, any negative value waits without limit. */
+#define ACT_FOREVER ((int64_t)-1)
+
+/* Tags from ACT_TAG_RESERVED up are the runtime's own. */
+#define ACT_TAG_RESERVED 0xffffff00u
+#define ACT_TAG_EXIT 0xfffffffeu
+#define ACT_TAG_DOWN 0xfffffffdu
+
+/* Exit reasons. Any other value is a user reason (abnormal). */
+#define ACT_EXIT_NORMAL ((intptr_t)0)
+#define ACT_EXIT_KILL ((intptr_t)-1)     /* cannot be trapped */
+#define ACT_EXIT_KILLED ((intptr_t)-2)   /* what a KILL becomes */
+#define ACT_EXIT_NOPROC ((intptr_t)-3)
+#define ACT_EXIT_SHUTDOWN ((intptr_t)-4)
+
+/* Largest payload act_send() copies; larger ones get -EMSGSIZE. */
+#define ACT_MSG_MAX ((size_t)64 << 20)
+
+/* Stack guard strategies (act_config.stack_guard). */
+enum act_guard {
+	ACT_GUARD_AUTO = 0,  /* best the kernel offers, in the order below */
+	ACT_GUARD_MADVISE,   /* MADV_GUARD_INSTALL, batched (Linux 6.13) */
+	ACT_GUARD_MPROTECT,  /* PROT_NONE page, within a VMA budget */
+	ACT_GUARD_CANARY,    /* canary words checked at every switch */
+};
+
+/*
+ * Runtime configuration. act_config_init() sets every field to "unset"
+ * (zero); act_main() then resolves each one: a field set here wins over
+ * the ACTORS_* environment variable, which wins over the default.
+ */
+struct act_config {
+	int schedulers;     /* workers; 0: ACTORS_SCHEDULERS or default */
+	size_t stack_size;  /* bytes; 0: ACTORS_STACK_SIZE or 64 KiB */
+	uint32_t max_procs; /* process table size; 0: 4,194,304 */
+	int reductions;     /* runtime calls before a forced yield; 0: 2000 */
+	int stack_guard;    /* enum act_guard */
+	uint32_t reserved[9];
+};
+
+/* Options for act_spawn_opt(); zeroed fields take the runtime's values. */
+struct act_spawn_opts {
+	size_t stack_size; /* 0: the runtime's stack size */
+	uint32_t reserved[6];
+};
+
+/* A received message. Owned by the receiver until act_msg_free(). */
+struct act_msg {
+	uint32_t tag;  /* the sender's tag, or an ACT_TAG_* */
+	uint32_t rsvd;
+	act_pid from;  /* the sender, or ACT_PID_NONE from outside a process */
+	size_t len;    /* payload bytes */
+	void *data;    /* payload, 16-byte aligned; NULL when len is 0 */
+};
+
+/* Runtime start and stop. Any thread not already in a runtime. */
+ACT_API void act_config_init(struct act_config *cfg);
+ACT_API int act_main(const struct act_config *cfg, void (*fn)(void *),
+		     void *arg);
+
+/* Processes. Inside a process. */
+ACT_API act_pid act_spawn(void (*fn)(void *), void *arg);
+ACT_API act_pid act_spawn_opt(void (*fn)(void *), void *arg,
+			      const struct act_spawn_opts *opts);
+ACT_API act_pid act_self(void);
+ACT_API void act_yield(void);
+ACT_API void act_exit(intptr_t reason) __attribute__((noreturn));
+
+/* Messages. act_send: any thread; the others: inside a process. */
+ACT_API int act_send(act_pid to, uint32_t tag, const void *data, size_t len);
+ACT_API struct act_msg *act_receive(int64_t timeout_ns);
+ACT_API struct act_msg *act_receive_match(
+	bool (*match)(const struct act_msg *msg, void *ctx), void *ctx,
+	int64_t timeout_ns);
+ACT_API void act_msg_free(struct act_msg *msg);
+
+/* Where am I. Inside a process. */
+ACT_API int act_worker(void);
+ACT_API int act_workers(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ACTORS_H */

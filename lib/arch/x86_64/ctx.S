@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86-64 System V context switch.
+ *
+ * Saved frame, from the new sp upwards:
+ *   [sp+0]  MXCSR (4 bytes), x87 control word (2 bytes), pad
+ *   [sp+8]  r15 r14 r13 r12 rbx rbp
+ *   [sp+56] return address
+ * Everything else is caller-saved under the ABI, so the C caller already
+ * assumes it is clobbered by the call.
+ */
+	.text
+
+	.globl	act__ctx_switch
+	.hidden	act__ctx_switch
+	.type	act__ctx_switch, @function
+	.p2align 4
+/* void act__ctx_switch(struct act__ctx *from (rdi), struct act__ctx *to (rsi)) */
+act__ctx_switch:
+	.cfi_startproc
+	pushq	%rbp
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	subq	$8, %rsp
+	stmxcsr	(%rsp)
+	fnstcw	4(%rsp)
+	movq	%rsp, (%rdi)
+	movq	(%rsi), %rsp
+	ldmxcsr	(%rsp)
+	fldcw	4(%rsp)
+	addq	$8, %rsp
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	ret
+	.cfi_endproc
+	.size	act__ctx_switch, .-act__ctx_switch
+
+/*
+ * First code run on a new stack: r12 = entry, r13 = arg (popped by the
+ * switch). The frame built by act__ctx_make leaves rsp 16-byte aligned
+ * here, so the call below enters entry with the ABI's alignment.
+ */
+	.globl	act__ctx_trampoline
+	.hidden	act__ctx_trampoline
+	.type	act__ctx_trampoline, @function
+	.p2align 4
+act__ctx_trampoline:
+	.cfi_startproc
+	.cfi_undefined rip
+	xorl	%ebp, %ebp
+	movq	%r13, %rdi
+	callq	*%r12
+	ud2
+	.cfi_endproc
+	.size	act__ctx_trampoline, .-act__ctx_trampoline
+
+	.section .note.GNU-stack,"",@progbits

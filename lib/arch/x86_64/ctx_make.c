@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Build the first frame of a new x86-64 context; it matches the layout
+ * that ctx.S pops (see the comment there).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "arch/ctx.h"
+
+void act__ctx_trampoline(void);
+
+void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
+		   void (*entry)(void *), void *arg)
+{
+	uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;
+	uint64_t *f = (uint64_t *)(top - 64);
+
+	/* MXCSR: all exceptions masked, round to nearest; x87 CW default. */
+	f[0] = 0x1f80u | ((uint64_t)0x037fu << 32);
+	f[1] = 0;                        /* r15 */
+	f[2] = 0;                        /* r14 */
+	f[3] = (uint64_t)(uintptr_t)arg; /* r13 */
+	f[4] = (uint64_t)(uintptr_t)entry; /* r12 */
+	f[5] = 0;                        /* rbx */
+	f[6] = 0;                        /* rbp */
+	f[7] = (uint64_t)(uintptr_t)act__ctx_trampoline;
+	ctx->sp = f;
+}

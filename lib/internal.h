@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * internal.h - helpers shared by every file of the library: branch hints,
+ * cache-line alignment, container_of, and the fatal-error path.
+ * Nothing here knows about processes or workers.
+ */
+#ifndef ACT_INTERNAL_H
+#define ACT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+
+#define ACT_CACHELINE 64
+#define act__aligned __attribute__((aligned(ACT_CACHELINE)))
+#define act__likely(x) __builtin_expect(!!(x), 1)
+#define act__unlikely(x) __builtin_expect(!!(x), 0)
+#define act__noinline __attribute__((noinline))
+#define act__noreturn __attribute__((noreturn))
+
+#define act__container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define act__align_up(x, a) (((x) + (a) - 1) & ~((a) - 1))
+
+#ifdef ACT_DEBUG
+#define ACT_DEBUG_ON 1
+#else
+#define ACT_DEBUG_ON 0
+#endif
+
+/* Print "actors: <msg>" on stderr and abort. Never returns. */
+act__noreturn void act__fatal(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* Async-signal-safe: format and write one line with write(2). */
+void act__write_line(int fd, const char *a, uint64_t n1, const char *b,
+		     uint64_t n2, const char *c);
+
+#endif /* ACT_INTERNAL_H */

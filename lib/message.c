@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * message.c - act_send, act_receive, act_receive_match, act_msg_free.
+ *
+ * Send: look the pid up, copy the payload into an envelope from the
+ * caller's slab, push it on the receiver's mailbox, then wake (I2: push
+ * before the state load; only the CAS winner enqueues). Receive: scan the
+ * save queue and the mailbox; with nothing, (arm the timeout and) switch
+ * to the worker, which parks the process on its own stack.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mailbox.h"
+#include "reactor.h"
+#include "runtime.h"
+#include "wake.h"
+#include "worker.h"
+
+int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
+	      const void *data, size_t len)
+{
+	struct act__worker *w;
+	struct act__proc *p, *self;
+	struct act__env *e;
+	unsigned st;
+
+	if (len > ACT_MSG_MAX)
+		return -EMSGSIZE;
+	p = act__proc_lookup(&rt->procs, to);
+	if (!p)
+		return -ESRCH;
+	st = act__ps(atomic_load_explicit(&p->state, memory_order_relaxed));
+	if (st == ACT_PS_FREE || st == ACT_PS_EXITING)
+		return -ESRCH;
+	w = act__worker_self();
+	self = w ? w->current : NULL;
+	e = act__slab_alloc(w ? &w->slab : NULL, len);
+	if (!e)
+		return -ENOMEM;
+	e->to = to;
+	e->msg.tag = tag;
+	e->msg.rsvd = 0;
+	e->msg.from = self ? self->pid : ACT_PID_NONE;
+	e->msg.len = len;
+	e->msg.data = len ? (char *)e + ACT_ENV_HDR : NULL;
+	if (len)
+		memcpy(e->msg.data, data, len);
+	act__mailbox_push(p, e);
+	act__wake(p, 0);
+	if (self)
+		act__reduce(self);
+	return 0;
+}
+
+int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
+{
+	struct act__rt *rt = act__rt_current;
+
+	if (!rt)
+		return -ESRCH;
+	if (tag >= ACT_TAG_RESERVED || (len && !data))
+		return -EINVAL;
+	return act__send(rt, to, tag, data, len);
+}
+
+/* Blocked part of a receive: park until a match, or the deadline. */
+static struct act__env *wait_for(struct act__proc *p, act__match_fn match,
+				 void *ctx, int64_t timeout_ns)
+{
+	struct act__rt *rt = act__rt_current;
+	uint64_t t = act__ps_ticket(atomic_load_explicit(
+			     &p->state, memory_order_relaxed)) + 1;
+	struct act__env *e;
+	bool armed = false;
+
+	p->wait_ticket = t;
+	if (timeout_ns > 0) {
+		if (act__reactor_arm_timeout(&rt->reactor, p, t,
+					     act__now_ns() + timeout_ns))
+			return NULL; /* no memory for the timer: time out */
+		armed = true;
+	}
+	for (;;) {
+		act__switch_out(p, ACT_SW_PARK);
+		/* I8: fetch the worker again, we may have moved */
+		e = act__mailbox_take_new(p, &act__worker_self()->slab, match,
+					  ctx);
+		/* acquire: pairs with the reactor's release of timeout_fired */
+		if (e || atomic_load_explicit(&p->timeout_fired,
+					      memory_order_acquire) >= t)
+			break;
+	}
+	if (armed) /* lets the reactor drop the entry early */
+		atomic_store_explicit(&p->armed_ticket, 0,
+				      memory_order_relaxed);
+	return e;
+}
+
+struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
+						void *),
+				  void *ctx, int64_t timeout_ns)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p = w ? w->current : NULL;
+	struct act__env *e;
+
+	if (!p)
+		return NULL;
+	e = act__mailbox_take_saved(p, match, ctx);
+	if (!e)
+		e = act__mailbox_take_new(p, &w->slab, match, ctx);
+	if (!e && timeout_ns != 0)
+		e = wait_for(p, match, ctx, timeout_ns);
+	if (!e)
+		return NULL;
+	act__reduce(p);
+	return &e->msg;
+}
+
+struct act_msg *act_receive(int64_t timeout_ns)
+{
+	return act_receive_match(NULL, NULL, timeout_ns);
+}
+
+void act_msg_free(struct act_msg *msg)
+{
+	struct act__worker *w;
+
+	if (!msg)
+		return;
+	w = act__worker_self();
+	act__env_free(w ? &w->slab : NULL,
+		      act__container_of(msg, struct act__env, msg));
+}
+
+struct act__slab *act__slab_of_worker(uint16_t worker)
+{
+	return &act__rt_current->workers[worker].slab;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mpsc.h - intrusive multi-producer single-consumer queue (Vyukov's
+ * node-based queue with a stub node).
+ *
+ * Producers: any thread. Consumer: one thread at a time (the owner).
+ * Push is wait-free (one exchange plus one store). Pop is lock-free for the
+ * consumer but may report "empty" while a producer sits between its
+ * exchange and its link store (the queue is then momentarily
+ * inconsistent); callers treat that as empty-for-now, and anything that
+ * parks re-checks with act__mpsc_maybe_nonempty(), which reads the word
+ * the producer's exchange wrote.
+ *
+ * No ABA: nodes are never popped by producers, and a node is pushed again
+ * only after the consumer popped it. Reclamation is the caller's: a popped
+ * node belongs to the consumer; the stub lives in the queue.
+ *
+ * Memory order: the producer's exchange on head is acq_rel (it publishes
+ * the node's contents and orders against the previous producer); the link
+ * store is release and pairs with the consumer's acquire load of next.
+ */
+#ifndef ACT_MPSC_H
+#define ACT_MPSC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct act__mpsc_node {
+	struct act__mpsc_node *_Atomic next;
+};
+
+struct act__mpsc {
+	struct act__mpsc_node *_Atomic head; /* producers */
+	struct act__mpsc_node *tail;         /* consumer */
+	struct act__mpsc_node stub;
+};
+
+static inline void act__mpsc_init(struct act__mpsc *q)
+{
+	atomic_store_explicit(&q->stub.next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&q->head, &q->stub, memory_order_relaxed);
+	q->tail = &q->stub;
+}
+
+/*
+ * Append n. seq_cst exchange: besides publishing n (pairs with the
+ * consumer's acquire of next), it is the store half of the Dekker pair
+ * "push, then read the receiver's state" vs "write state, then
+ * act__mpsc_maybe_nonempty()".
+ */
+static inline void act__mpsc_push(struct act__mpsc *q,
+				  struct act__mpsc_node *n)
+{
+	struct act__mpsc_node *prev;
+
+	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+	prev = atomic_exchange_explicit(&q->head, n, memory_order_seq_cst);
+	/* release: pairs with the acquire load of next in act__mpsc_pop */
+	atomic_store_explicit(&prev->next, n, memory_order_release);
+}
+
+/* Remove the oldest node, or NULL when empty (or momentarily so). */
+static inline struct act__mpsc_node *act__mpsc_pop(struct act__mpsc *q)
+{
+	struct act__mpsc_node *tail = q->tail, *next, *head;
+
+	/* acquire: pairs with the release link store in act__mpsc_push */
+	next = atomic_load_explicit(&tail->next, memory_order_acquire);
+	if (tail == &q->stub) {
+		if (!next)
+			return NULL;
+		q->tail = next;
+		tail = next;
+		next = atomic_load_explicit(&next->next, memory_order_acquire);
+	}
+	if (next) {
+		q->tail = next;
+		return tail;
+	}
+	head = atomic_load_explicit(&q->head, memory_order_acquire);
+	if (tail != head)
+		return NULL; /* a producer is between exchange and link */
+	act__mpsc_push(q, &q->stub);
+	next = atomic_load_explicit(&tail->next, memory_order_acquire);
+	if (next) {
+		q->tail = next;
+		return tail;
+	}
+	return NULL;
+}
+
+/*
+ * Consumer only: may the queue hold a node? Exact when no producer is
+ * mid-push; errs towards "yes". seq_cst load: the load half of the Dekker
+ * pair described at act__mpsc_push.
+ */
+static inline bool act__mpsc_maybe_nonempty(struct act__mpsc *q)
+{
+	if (q->tail != &q->stub)
+		return true;
+	return atomic_load_explicit(&q->head, memory_order_seq_cst) !=
+	       &q->stub;
+}
+
+#endif /* ACT_MPSC_H */

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * overflow.h - stack overflow reporting.
+ *
+ * A SIGSEGV handler, run on a per-thread alternate signal stack, checks
+ * whether the faulting address lies in the guard page of the process that
+ * the faulting thread is running. If so it writes one line naming the pid
+ * and the stack size and exits with status 134. Otherwise it puts back the
+ * handler that was there before (the default, or the program's own) and
+ * returns, so the fault repeats and crashes as it would have without us.
+ */
+#ifndef ACT_OVERFLOW_H
+#define ACT_OVERFLOW_H
+
+#include <stdint.h>
+
+#define ACT_OVERFLOW_STATUS 134
+
+int act__overflow_init(void);
+void act__overflow_fini(void);
+int act__overflow_thread_init(void);
+void act__overflow_thread_fini(void);
+/* Report an overflow found by the canary check and exit 134. */
+__attribute__((noreturn)) void act__overflow_report(uint64_t pid,
+						    uint64_t size);
+
+#endif /* ACT_OVERFLOW_H */

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * park.h - sleeping and waking threads on a futex word (a "doorbell").
+ *
+ * Protocol (no lost wakeup): the sleeper reads the doorbell, announces it
+ * sleeps (seq_cst), re-checks its work, then waits while the doorbell still
+ * holds the value it read. The waker publishes work (seq_cst), then, if the
+ * sleeper announced itself, bumps the doorbell and calls FUTEX_WAKE. A
+ * worker that is awake therefore costs its wakers no system call (I10).
+ */
+#ifndef ACT_PARK_H
+#define ACT_PARK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct act__doorbell {
+	_Atomic uint32_t seq;
+	_Atomic uint32_t sleeping;
+};
+
+/* Wait while seq == seen; timeout_ns < 0: no limit. Spurious returns ok. */
+void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
+		     int64_t timeout_ns);
+void act__futex_wake(_Atomic uint32_t *word, int n);
+
+/* Waker side: call after publishing work. */
+static inline void act__doorbell_ring(struct act__doorbell *d)
+{
+	/* seq_cst: the load half of the Dekker pair with
+	 * act__doorbell_prepare's store of sleeping */
+	if (atomic_load_explicit(&d->sleeping, memory_order_seq_cst)) {
+		atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);
+		act__futex_wake(&d->seq, 1);
+	}
+}
+
+/* Sleeper side: returns the value to pass to act__doorbell_sleep. */
+static inline uint32_t act__doorbell_prepare(struct act__doorbell *d)
+{
+	uint32_t seen = atomic_load_explicit(&d->seq, memory_order_acquire);
+
+	/* seq_cst: pairs with the waker's seq_cst publish of work */
+	atomic_store_explicit(&d->sleeping, 1, memory_order_seq_cst);
+	return seen;
+}
+
+static inline void act__doorbell_sleep(struct act__doorbell *d, uint32_t seen,
+				       int64_t timeout_ns)
+{
+	act__futex_wait(&d->seq, seen, timeout_ns);
+	atomic_store_explicit(&d->sleeping, 0, memory_order_relaxed);
+}
+
+static inline void act__doorbell_cancel(struct act__doorbell *d)
+{
+	atomic_store_explicit(&d->sleeping, 0, memory_order_relaxed);
+}
+
+#endif /* ACT_PARK_H */

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * proc.h - process slots, pids and the process state word.
+ *
+ * The slot table is one MAP_NORESERVE mapping of max_procs slots that stays
+ * mapped until the runtime stops, so a slot is type-stable memory: a lookup
+ * needs no lock and a stale pointer still points at a slot (I5). A pid is
+ * (generation << 32) | index. A slot's generation is bumped when its
+ * process is reaped, before the slot can be reused, so a stale pid fails
+ * the lookup; a send that raced past the lookup leaves an envelope whose
+ * `to` names the old pid, and the next occupant drops it.
+ *
+ * State word: (ticket << 8) | state. The ticket names one wait (one
+ * blocking receive, later one I/O); it only grows, also across reuse of a
+ * slot, so a late timer can never match a later wait (I4).
+ *
+ * Writers: RUNNABLE -> RUNNING and RUNNING -> WAITING/EXITING/RUNNABLE only
+ * by the owner worker (I3); WAITING -> RUNNABLE only by the winner of a
+ * CAS (act__wake), who then enqueues (I1, I2).
+ */
+#ifndef ACT_PROC_H
+#define ACT_PROC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "actors.h"
+#include "arch/ctx.h"
+#include "internal.h"
+#include "mpsc.h"
+
+enum act__pstate {
+	ACT_PS_FREE = 0,
+	ACT_PS_RUNNABLE,
+	ACT_PS_RUNNING,
+	ACT_PS_WAITING,
+	ACT_PS_EXITING,
+};
+
+#define ACT_PS_MASK 0xffu
+#define act__ps(word) ((unsigned)((word) & ACT_PS_MASK))
+#define act__ps_ticket(word) ((word) >> 8)
+#define act__ps_make(ticket, st) (((uint64_t)(ticket) << 8) | (st))
+
+struct act__worker;
+struct act__env;
+
+struct act__proc {
+	/* Written by other threads (senders, wakers): first cache line. */
+	_Atomic uint64_t state;
+	_Atomic uint32_t gen;            /* generation of the occupant */
+	_Atomic uint8_t queued;          /* I1: in a run queue */
+	_Atomic uint8_t kill_pending;    /* exit signal waiting (links, later) */
+	struct act__mpsc_node rq_node;   /* link in a worker's inbox */
+	struct act__mpsc mbox;           /* MPSC mailbox of act__env */
+	struct act__worker *_Atomic owner; /* last worker that ran it */
+	_Atomic uint64_t timeout_fired;  /* highest ticket whose timer fired */
+
+	/* Owner only (I3): second cache line on. */
+	struct act__proc *rq_next act__aligned; /* link in the local lists */
+	struct act__ctx ctx;
+	void *stack_lo;
+	size_t stack_size;
+	struct act__env *save_head;      /* skipped by selective receive */
+	struct act__env *save_tail;
+	void (*fn)(void *);
+	void *arg;
+	intptr_t exit_reason;
+	act_pid pid;
+	uint64_t wait_ticket;            /* ticket of the current wait */
+	_Atomic uint64_t armed_ticket;   /* timer armed for it; 0 none */
+	uint32_t index;
+	uint32_t free_next;              /* slot free list */
+	bool is_main;
+	bool canary;                     /* stack unguarded: check canary */
+};
+
+/* The runtime's table; lives in struct act__rt. */
+struct act__ptable {
+	struct act__proc *slots;
+	uint32_t cap;
+	_Atomic uint32_t hwm;            /* slots ever handed out */
+	size_t map_len;
+};
+
+int act__ptable_init(struct act__ptable *t, uint32_t cap);
+void act__ptable_destroy(struct act__ptable *t);
+
+/* Lock-free; NULL for pid 0, a bad index or a stale generation. */
+static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
+						 act_pid pid)
+{
+	uint32_t idx = (uint32_t)pid.id, gen = (uint32_t)(pid.id >> 32);
+	struct act__proc *p;
+
+	/* acquire: pairs with the release increment in act__slot_alloc */
+	if (idx >= atomic_load_explicit(&t->hwm, memory_order_acquire))
+		return NULL;
+	p = &t->slots[idx];
+	/* acquire: pairs with the release store of gen in act__slot_free */
+	if (gen == 0 ||
+	    atomic_load_explicit(&p->gen, memory_order_acquire) != gen)
+		return NULL;
+	return p;
+}
+
+static inline act_pid act__make_pid(uint32_t gen, uint32_t idx)
+{
+	return (act_pid){ ((uint64_t)gen << 32) | idx };
+}
+
+#endif /* ACT_PROC_H */

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runq.h - a worker's runnable queue.
+ *
+ * Three parts, one queue: `lifo` (processes just spawned or woken by this
+ * worker: newest first, which runs spawn trees depth-first and keeps few
+ * stacks live), `fifo` (processes that yielded: the tail of the queue), and
+ * `inbox`, an MPSC queue through which any other thread enqueues directly
+ * (spawn placement, wakes from other workers and the reactor): a process
+ * pushed there is runnable at once, the owner pops it like the others.
+ * Every 61st pop looks at fifo and inbox first, so neither starves behind a
+ * pair of processes that keep waking each other.
+ *
+ * I1: `queued` is set by every push (exchange) and cleared by the pop; a
+ * push that finds it set is a duplicate enqueue: counted, and fatal in
+ * debug builds.
+ */
+#ifndef ACT_RUNQ_H
+#define ACT_RUNQ_H
+
+#include <stdint.h>
+
+#include "mpsc.h"
+#include "proc.h"
+
+struct act__runq {
+	/* owner only */
+	struct act__proc *lifo;
+	struct act__proc *fifo_head, *fifo_tail;
+	uint32_t tick;
+	uint32_t len;                    /* lifo + fifo */
+	/* any thread */
+	struct act__mpsc inbox act__aligned;
+	_Atomic uint64_t dup_enqueues;
+};
+
+void act__runq_init(struct act__runq *q);
+/* Owner: newest-first. */
+void act__runq_push_lifo(struct act__runq *q, struct act__proc *p);
+/* Owner: to the tail (yield). */
+void act__runq_push_fifo(struct act__runq *q, struct act__proc *p);
+/* Any thread. */
+void act__runq_push_remote(struct act__runq *q, struct act__proc *p);
+/* Owner. */
+struct act__proc *act__runq_pop(struct act__runq *q);
+/* Owner, before parking: may anything be queued? */
+bool act__runq_maybe_nonempty(struct act__runq *q);
+
+#endif /* ACT_RUNQ_H */

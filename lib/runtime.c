@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.c - act_config_init and act_main: resolve the configuration,
+ * build the runtime (process table, workers, reactor), run worker 0 on the
+ * calling thread until the main process exits, then stop and join every
+ * thread and give back every slot, stack and envelope (I9).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "mailbox.h"
+#include "overflow.h"
+#include "runtime.h"
+
+#define DEFAULT_STACK ((size_t)64 << 10)
+#define DEFAULT_MAX_PROCS (1u << 22)
+#define MAX_PROCS_LIMIT (1u << 31)
+#define DEFAULT_REDUCTIONS 2000
+
+struct act__rt *act__rt_current;
+struct act__leaks act__last_leaks;
+static _Atomic int running;
+
+act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
+		   size_t stack_size, bool is_main);
+
+void act_config_init(struct act_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static int bad_field(const char *field, long long v, const char *accepted)
+{
+	fprintf(stderr, "actors: act_config.%s=%lld: expected %s\n", field, v,
+		accepted);
+	return -EINVAL;
+}
+
+static int check_fields(const struct act_config *c)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
+		if (c->reserved[i])
+			return bad_field("reserved", c->reserved[i], "0");
+	if (c->schedulers < 0 || c->schedulers > 1)
+		return bad_field("schedulers", c->schedulers,
+				 "0 or 1 (this release runs one worker)");
+	if (c->stack_size && !act__stack_size_ok(c->stack_size))
+		return bad_field("stack_size", (long long)c->stack_size,
+				 "0 or 16384 to 1073741824 bytes");
+	if (c->max_procs > MAX_PROCS_LIMIT)
+		return bad_field("max_procs", c->max_procs,
+				 "0 or at most 2147483648");
+	if (c->reductions < 0)
+		return bad_field("reductions", c->reductions, "0 or more");
+	if (c->stack_guard < ACT_GUARD_AUTO ||
+	    c->stack_guard > ACT_GUARD_CANARY)
+		return bad_field("stack_guard", c->stack_guard,
+				 "an enum act_guard value");
+	return 0;
+}
+
+/* Field set > environment > default. */
+static int resolve(const struct act_config *in, struct act_config *out)
+{
+	uint64_t sched = 0;
+	int rc;
+
+	if (in) {
+		rc = check_fields(in);
+		if (rc)
+			return rc;
+		*out = *in;
+	} else {
+		act_config_init(out);
+	}
+	out->stack_size = act__stack_size_ok(out->stack_size);
+	sched = (uint64_t)out->schedulers;
+	rc = act__env_stack_size("ACTORS_STACK_SIZE", &out->stack_size);
+	if (!rc)
+		rc = act__env_uint("ACTORS_SCHEDULERS", 1, 1, &sched);
+	if (rc)
+		return rc;
+	out->schedulers = 1;
+	if (!out->stack_size)
+		out->stack_size = DEFAULT_STACK;
+	if (!out->max_procs)
+		out->max_procs = DEFAULT_MAX_PROCS;
+	if (!out->reductions)
+		out->reductions = DEFAULT_REDUCTIONS;
+	return 0;
+}
+
+static uint32_t free_list_len(struct act__rt *rt, uint32_t head)
+{
+	uint32_t n = 0;
+
+	for (; head != UINT32_MAX; head = rt->procs.slots[head].free_next)
+		n++;
+	return n;
+}
+
+/* All threads but this one have stopped: reclaim what is left. */
+static void reclaim(struct act__rt *rt)
+{
+	struct act__worker *w0 = &rt->workers[0];
+	uint32_t i, hwm = atomic_load_explicit(&rt->procs.hwm,
+					       memory_order_relaxed);
+	int64_t stacks = 0, envs = 0, free_slots = 0;
+
+	for (i = 0; i < hwm; i++) {
+		struct act__proc *p = &rt->procs.slots[i];
+		unsigned st = act__ps(atomic_load_explicit(
+			&p->state, memory_order_relaxed));
+
+		if (st != ACT_PS_FREE) { /* alive when the main process left */
+			act__stack_put(&w0->stacks, p->stack_lo, p->stack_size);
+			p->stack_lo = NULL;
+			atomic_store_explicit(&p->state, ACT_PS_FREE,
+					      memory_order_relaxed);
+			p->free_next = w0->free_slots;
+			w0->free_slots = i;
+		}
+		act__mailbox_drain(p, &w0->slab);
+	}
+	for (i = 0; i < rt->nworkers; i++) {
+		stacks += (int64_t)rt->workers[i].stacks.n_out;
+		envs += act__slab_outstanding(&rt->workers[i].slab);
+		free_slots += free_list_len(rt, rt->workers[i].free_slots);
+	}
+	act__last_leaks.procs = (int64_t)hwm - free_slots;
+	act__last_leaks.stacks = stacks;
+	act__last_leaks.envelopes = envs + act__foreign_outstanding();
+}
+
+static void destroy(struct act__rt *rt)
+{
+	uint32_t i;
+
+	for (i = 0; rt->workers && i < rt->nworkers; i++)
+		act__worker_destroy(&rt->workers[i]);
+	free(rt->workers);
+	act__ptable_destroy(&rt->procs);
+	act__overflow_thread_fini();
+	act__overflow_fini();
+	act__stack_global_fini();
+	act__rt_current = NULL;
+	free(rt);
+}
+
+static int build(struct act__rt *rt)
+{
+	uint32_t i;
+	int rc;
+
+	rc = act__stack_global_init(rt->cfg.stack_guard);
+	if (rc)
+		return rc;
+	rc = act__ptable_init(&rt->procs, rt->cfg.max_procs);
+	if (rc)
+		return rc;
+	rt->nworkers = (uint32_t)rt->cfg.schedulers;
+	rt->workers = aligned_alloc(ACT_CACHELINE,
+				    rt->nworkers * sizeof(*rt->workers));
+	if (!rt->workers)
+		return -ENOMEM;
+	for (i = 0; i < rt->nworkers; i++)
+		act__worker_init(&rt->workers[i], rt, i);
+	rc = act__overflow_init();
+	if (!rc)
+		rc = act__overflow_thread_init();
+	return rc;
+}
+
+int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
+{
+	struct act__rt *rt;
+	int rc;
+
+	if (!fn)
+		return -EINVAL;
+	if (act__worker_self() || atomic_exchange(&running, 1))
+		return -EBUSY;
+	rt = calloc(1, sizeof(*rt));
+	if (!rt) {
+		rc = -ENOMEM;
+		goto err_running;
+	}
+	rc = resolve(cfg, &rt->cfg);
+	if (rc)
+		goto err_rt;
+	act__rt_current = rt;
+	rc = build(rt);
+	if (rc)
+		goto err_rt;
+	rc = act__reactor_start(&rt->reactor, rt);
+	if (rc)
+		goto err_rt;
+	act__worker_set_self(&rt->workers[0]);
+	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size, true)
+		     .id) {
+		rc = -ENOMEM;
+	} else {
+		act__worker_loop(&rt->workers[0]);
+		rc = (int)rt->main_reason;
+	}
+	act__worker_set_self(NULL);
+	act__reactor_stop(&rt->reactor);
+	reclaim(rt);
+err_rt:
+	destroy(rt);
+err_running:
+	atomic_store(&running, 0);
+	return rc;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.h - runtime-wide state: the resolved configuration, the process
+ * table, the workers, the reactor and the stop word. One per OS process.
+ */
+#ifndef ACT_RUNTIME_H
+#define ACT_RUNTIME_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "actors.h"
+#include "proc.h"
+#include "reactor.h"
+#include "worker.h"
+
+struct act__rt {
+	struct act_config cfg;           /* resolved: no field unset */
+	struct act__ptable procs;
+	struct act__worker *workers;
+	uint32_t nworkers;
+	struct act__reactor reactor;
+	_Atomic uint32_t stop;
+	intptr_t main_reason;
+	_Atomic uint32_t slot_grabs;     /* slots taken from the hwm */
+};
+
+/* The running runtime, or NULL. Set before any worker starts. */
+extern struct act__rt *act__rt_current;
+
+/* Leak figures of the last runtime, filled by its teardown (I9). */
+struct act__leaks {
+	int64_t procs, stacks, envelopes;
+};
+extern struct act__leaks act__last_leaks;
+
+#endif /* ACT_RUNTIME_H */

@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: MIT */
+/* slab.c - envelope allocation; see slab.h for the design. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "slab.h"
+
+#define CHUNK_LEN ((size_t)256 << 10)
+
+static _Atomic int64_t foreign_out;
+
+static int size_class(size_t total)
+{
+	int c = 0;
+	size_t sz = 128;
+
+	while (sz < total) {
+		sz <<= 1;
+		if (++c >= ACT_SLAB_CLASSES)
+			return -1;
+	}
+	return c;
+}
+
+static size_t class_size(int c)
+{
+	return (size_t)128 << c;
+}
+
+void act__slab_init(struct act__slab *s, uint16_t worker)
+{
+	memset(s, 0, sizeof(*s));
+	s->worker = worker;
+}
+
+void act__slab_destroy(struct act__slab *s)
+{
+	struct act__slab_chunk *c = s->chunks, *next;
+
+	while (c) {
+		next = c->next;
+		munmap(c, c->len);
+		c = next;
+	}
+	s->chunks = NULL;
+	s->bump = s->bump_end = NULL;
+	memset(s->free, 0, sizeof(s->free));
+}
+
+static int slab_grow(struct act__slab *s)
+{
+	struct act__slab_chunk *c;
+
+	c = mmap(NULL, CHUNK_LEN, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return -ENOMEM;
+	c->len = CHUNK_LEN;
+	c->next = s->chunks;
+	s->chunks = c;
+	s->bump = (char *)c + 128; /* first 128 bytes: the chunk header */
+	s->bump_end = (char *)c + CHUNK_LEN;
+	return 0;
+}
+
+static struct act__env *slab_carve(struct act__slab *s, int c)
+{
+	size_t sz = class_size(c);
+	char *e;
+
+	if ((size_t)(s->bump_end - s->bump) < sz && slab_grow(s))
+		return NULL;
+	e = s->bump;
+	s->bump += sz;
+	return (struct act__env *)e;
+}
+
+static struct act__env *foreign_alloc(size_t payload)
+{
+	struct act__env *e;
+
+	if (payload > ACT_MSG_MAX)
+		return NULL;
+	if (posix_memalign((void **)&e, 64, ACT_ENV_HDR + payload))
+		return NULL;
+	e->cls = ACT_SLAB_FOREIGN;
+	e->worker = UINT16_MAX;
+	atomic_fetch_add_explicit(&foreign_out, 1, memory_order_relaxed);
+	return e;
+}
+
+struct act__env *act__slab_alloc(struct act__slab *s, size_t payload)
+{
+	int c = s ? size_class(ACT_ENV_HDR + payload) : -1;
+	struct act__env *e;
+
+	if (c < 0)
+		return foreign_alloc(payload);
+	e = s->free[c];
+	if (act__unlikely(!e)) {
+		/* acquire: pairs with the release CAS in remote_free */
+		e = atomic_exchange_explicit(&s->remote[c], NULL,
+					     memory_order_acquire);
+		if (!e)
+			e = slab_carve(s, c);
+		if (!e)
+			return NULL;
+	}
+	s->free[c] = (struct act__env *)atomic_load_explicit(
+		&e->node.next, memory_order_relaxed);
+	e->cls = (uint8_t)c;
+	e->worker = s->worker;
+	s->n_alloc++;
+	return e;
+}
+
+static void remote_free(struct act__slab *owner, struct act__env *e)
+{
+	struct act__env *_Atomic *head = &owner->remote[e->cls];
+	struct act__env *old = atomic_load_explicit(head, memory_order_relaxed);
+
+	/* release: pairs with the acquire exchange in act__slab_alloc. Only
+	 * pushes and take-all, so no ABA. */
+	do {
+		atomic_store_explicit(&e->node.next,
+				      (struct act__mpsc_node *)old,
+				      memory_order_relaxed);
+	} while (!atomic_compare_exchange_weak_explicit(
+		head, &old, e, memory_order_release, memory_order_relaxed));
+	atomic_fetch_add_explicit(&owner->n_remote_free, 1,
+				  memory_order_relaxed);
+}
+
+/* Resolves the owning slab from the envelope's worker index. */
+struct act__slab *act__slab_of_worker(uint16_t worker);
+
+void act__env_free(struct act__slab *self, struct act__env *e)
+{
+	if (e->cls == ACT_SLAB_FOREIGN) {
+		atomic_fetch_sub_explicit(&foreign_out, 1,
+					  memory_order_relaxed);
+		free(e);
+		return;
+	}
+	if (self && self->worker == e->worker) {
+		atomic_store_explicit(&e->node.next,
+				      (struct act__mpsc_node *)self->free[e->cls],
+				      memory_order_relaxed);
+		self->free[e->cls] = e;
+		self->n_free++;
+		return;
+	}
+	remote_free(act__slab_of_worker(e->worker), e);
+}
+
+int64_t act__slab_outstanding(struct act__slab *s)
+{
+	return (int64_t)(s->n_alloc - s->n_free -
+			 atomic_load_explicit(&s->n_remote_free,
+					      memory_order_relaxed));
+}
+
+int64_t act__foreign_outstanding(void)
+{
+	return atomic_load_explicit(&foreign_out, memory_order_relaxed);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab.h - message envelopes and the per-worker slab they come from.
+ *
+ * An envelope is a 64-byte header followed by the copied payload. Small
+ * envelopes come from the allocating worker's slab (size classes of 128 B
+ * to 16 KiB, carved from 256 KiB chunks that stay mapped until the runtime
+ * stops: type-stable memory). The owner allocates and frees without
+ * atomics; any other thread frees onto a per-class lock-free list that the
+ * owner takes whole with one exchange when its own list runs dry.
+ * Envelopes too big for a class, or sent from a thread that is not a
+ * worker, come from malloc.
+ */
+#ifndef ACT_SLAB_H
+#define ACT_SLAB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actors.h"
+#include "internal.h"
+#include "mpsc.h"
+
+#define ACT_ENV_HDR 64
+#define ACT_SLAB_CLASSES 8     /* 128 << 0 .. 128 << 7 = 16 KiB */
+#define ACT_SLAB_FOREIGN 0xff  /* class of malloc'd envelopes */
+
+struct act__env {
+	struct act__mpsc_node node; /* mailbox / save-queue / free link */
+	act_pid to;                 /* the process it was sent to (I5) */
+	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
+	uint8_t pad0;
+	uint16_t worker;            /* index of the worker whose slab owns it */
+	uint32_t pad1;
+	uint64_t pad2;
+	struct act_msg msg;         /* public part */
+};
+
+_Static_assert(sizeof(struct act__env) == ACT_ENV_HDR, "envelope header");
+_Static_assert(offsetof(struct act__env, node) == 0, "node first");
+
+struct act__slab_chunk {
+	struct act__slab_chunk *next;
+	size_t len;
+};
+
+struct act__slab {
+	/* owner-only */
+	struct act__env *free[ACT_SLAB_CLASSES];
+	char *bump;                   /* carving point in the current chunk */
+	char *bump_end;
+	struct act__slab_chunk *chunks;
+	uint64_t n_alloc;             /* envelopes handed out */
+	uint64_t n_free;              /* freed by the owner */
+	uint16_t worker;
+	/* other threads: remote frees, own cache line */
+	struct act__env *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
+	_Atomic uint64_t n_remote_free;
+};
+
+void act__slab_init(struct act__slab *s, uint16_t worker);
+/* Unmaps every chunk; call once no envelope of this slab is in use. */
+void act__slab_destroy(struct act__slab *s);
+/* Owner only. NULL on ENOMEM. */
+struct act__env *act__slab_alloc(struct act__slab *s, size_t payload);
+/* Any thread; `self` is the caller's slab, or NULL off a worker. */
+void act__env_free(struct act__slab *self, struct act__env *e);
+/* Envelopes still out (alloc - frees); exact once all threads stopped. */
+int64_t act__slab_outstanding(struct act__slab *s);
+/* malloc'd envelopes still out, runtime-wide. */
+int64_t act__foreign_outstanding(void);
+
+#endif /* ACT_SLAB_H */

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spawn.c - process life: act_spawn, act_exit, act_yield, act_self and
+ * where a process runs (act_worker, act_workers).
+ *
+ * Spawn takes a slot and a stack from the calling worker, builds the first
+ * context, picks a worker, and puts the process straight on that worker's
+ * run queue (no staging). On the spawning worker it goes on the LIFO end:
+ * the newest child runs first once the parent blocks, so a spawn tree is
+ * walked depth-first and only a path's worth of stacks is live at once
+ * (doc/design/scheduling.md has the measurements behind that choice).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime.h"
+#include "worker.h"
+
+static struct act__proc *slot_alloc(struct act__worker *w)
+{
+	struct act__rt *rt = w->rt;
+	struct act__proc *p;
+	uint32_t i = w->free_slots;
+
+	if (i != UINT32_MAX) {
+		p = &rt->procs.slots[i];
+		w->free_slots = p->free_next;
+		return p;
+	}
+	i = atomic_fetch_add_explicit(&rt->procs.hwm, 1, memory_order_relaxed);
+	if (i >= rt->procs.cap) {
+		atomic_fetch_sub_explicit(&rt->procs.hwm, 1,
+					  memory_order_relaxed);
+		return NULL;
+	}
+	p = &rt->procs.slots[i];
+	p->index = i;
+	act__mpsc_init(&p->mbox);
+	/* release: pairs with the acquire gen load in act__proc_lookup, which
+	 * then sees an initialised mailbox */
+	atomic_store_explicit(&p->gen, 1, memory_order_release);
+	return p;
+}
+
+static void slot_unalloc(struct act__worker *w, struct act__proc *p)
+{
+	p->free_next = w->free_slots;
+	w->free_slots = p->index;
+}
+
+static struct act__worker *place(struct act__worker *w)
+{
+	uint32_t n = w->rt->nworkers;
+
+	if (n == 1)
+		return w;
+	w->rng ^= w->rng << 13;
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	return &w->rt->workers[w->rng % n];
+}
+
+static void proc_entry(void *arg)
+{
+	struct act__proc *p = arg;
+
+	p->fn(p->arg);
+	act_exit(ACT_EXIT_NORMAL);
+}
+
+/* Shared by act_spawn_opt and act_main (main process: w's first). */
+act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
+		   size_t stack_size, bool is_main)
+{
+	struct act__proc *p = slot_alloc(w);
+	struct act__worker *to;
+	uint64_t s;
+
+	if (!p)
+		return ACT_PID_NONE;
+	if (act__stack_get(&w->stacks, stack_size, &p->stack_lo, &p->canary)) {
+		slot_unalloc(w, p);
+		return ACT_PID_NONE;
+	}
+	p->stack_size = stack_size;
+	p->fn = fn;
+	p->arg = arg;
+	p->save_head = p->save_tail = NULL;
+	p->exit_reason = ACT_EXIT_NORMAL;
+	p->is_main = is_main;
+	p->pid = act__make_pid(
+		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
+	atomic_store_explicit(&p->armed_ticket, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->kill_pending, 0, memory_order_relaxed);
+	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
+		      proc_entry, p);
+	s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	atomic_store_explicit(&p->state,
+			      act__ps_make(act__ps_ticket(s), ACT_PS_RUNNABLE),
+			      memory_order_relaxed);
+	to = is_main ? w : place(w);
+	atomic_store_explicit(&p->owner, to, memory_order_relaxed);
+	w->n_spawns++;
+	act__worker_enqueue(to, p);
+	return p->pid;
+}
+
+#include "env.h"
+
+act_pid act_spawn_opt(void (*fn)(void *), void *arg,
+		      const struct act_spawn_opts *opts)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *self = w ? w->current : NULL;
+	size_t size;
+	act_pid pid;
+	unsigned i;
+
+	if (!self || !fn)
+		return ACT_PID_NONE;
+	size = w->rt->cfg.stack_size;
+	if (opts) {
+		for (i = 0; i < sizeof(opts->reserved) / 4; i++)
+			if (opts->reserved[i])
+				return ACT_PID_NONE;
+		if (opts->stack_size) {
+			size = act__stack_size_ok(opts->stack_size);
+			if (!size)
+				return ACT_PID_NONE;
+		}
+	}
+	pid = act__spawn(w, fn, arg, size, false);
+	act__reduce(self);
+	return pid;
+}
+
+act_pid act_spawn(void (*fn)(void *), void *arg)
+{
+	return act_spawn_opt(fn, arg, NULL);
+}
+
+act_pid act_self(void)
+{
+	struct act__worker *w = act__worker_self();
+
+	return w && w->current ? w->current->pid : ACT_PID_NONE;
+}
+
+void act_yield(void)
+{
+	struct act__worker *w = act__worker_self();
+
+	if (w && w->current)
+		act__switch_out(w->current, ACT_SW_YIELD);
+}
+
+void act_exit(intptr_t reason)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p = w ? w->current : NULL;
+	uint64_t s;
+
+	if (!p) {
+		fputs("actors: act_exit called outside a process\n", stderr);
+		abort();
+	}
+	p->exit_reason = reason;
+	s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	/* release: senders that see EXITING stop sending (-ESRCH) */
+	atomic_store_explicit(&p->state,
+			      act__ps_make(act__ps_ticket(s), ACT_PS_EXITING),
+			      memory_order_release);
+	act__switch_out(p, ACT_SW_EXIT);
+	act__fatal("exited process %llu resumed",
+		   (unsigned long long)p->pid.id);
+}
+
+int act_worker(void)
+{
+	struct act__worker *w = act__worker_self();
+
+	return w ? (int)w->index : -1;
+}
+
+int act_workers(void)
+{
+	struct act__rt *rt = act__rt_current;
+
+	return rt ? (int)rt->nworkers : 0;
+}

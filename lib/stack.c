@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/* stack.c - process stacks and their guards; see stack.h for the design. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "actors.h"
+#include "internal.h"
+#include "stack.h"
+
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_process_madvise
+#define SYS_process_madvise 440
+#endif
+
+#define CHUNK_BYTES ((size_t)16 << 20)
+#define CHUNK_MAX_UNITS 1024u /* IOV_MAX: one process_madvise per chunk */
+#define CANARY 0x5ac7095ac7095ac7ull
+
+static int guard_mode;          /* enum act_guard, decided at init */
+static int self_pidfd = -1;     /* for process_madvise on ourselves */
+static long mprotect_budget;    /* guards mprotect may still split off */
+
+static bool madvise_guard_works(void)
+{
+	void *p = mmap(NULL, 2 * ACT_GUARD_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct iovec iov = { p, ACT_GUARD_SIZE };
+	bool ok;
+
+	if (p == MAP_FAILED)
+		return false;
+	self_pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	ok = self_pidfd >= 0 &&
+	     syscall(SYS_process_madvise, self_pidfd, &iov, 1,
+		     MADV_GUARD_INSTALL, 0) == (long)ACT_GUARD_SIZE;
+	munmap(p, 2 * ACT_GUARD_SIZE);
+	if (!ok && self_pidfd >= 0) {
+		close(self_pidfd);
+		self_pidfd = -1;
+	}
+	return ok;
+}
+
+static long read_max_map_count(void)
+{
+	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
+	long v = 65530;
+
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = 65530;
+		fclose(f);
+	}
+	return v;
+}
+
+int act__stack_global_init(int requested)
+{
+	if (requested == ACT_GUARD_AUTO || requested == ACT_GUARD_MADVISE) {
+		if (madvise_guard_works()) {
+			guard_mode = ACT_GUARD_MADVISE;
+			return 0;
+		}
+		if (requested == ACT_GUARD_MADVISE)
+			return -EOPNOTSUPP;
+	}
+	if (requested == ACT_GUARD_CANARY) {
+		guard_mode = ACT_GUARD_CANARY;
+		return 0;
+	}
+	guard_mode = ACT_GUARD_MPROTECT;
+	/* each guard splits one mapping into two more; keep half the map
+	 * count for the rest of the program */
+	mprotect_budget = read_max_map_count() / 4;
+	return 0;
+}
+
+void act__stack_global_fini(void)
+{
+	if (self_pidfd >= 0)
+		close(self_pidfd);
+	self_pidfd = -1;
+}
+
+int act__stack_guard_mode(void)
+{
+	return guard_mode;
+}
+
+/* Returns how many of the chunk's n units (from the start) got a guard. */
+static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
+{
+	struct iovec iov[CHUNK_MAX_UNITS];
+	uint32_t i;
+
+	if (guard_mode == ACT_GUARD_MADVISE) {
+		for (i = 0; i < n; i++) {
+			iov[i].iov_base = base + (size_t)i * unit;
+			iov[i].iov_len = ACT_GUARD_SIZE;
+		}
+		if (syscall(SYS_process_madvise, self_pidfd, iov, n,
+			    MADV_GUARD_INSTALL, 0) < 0)
+			act__fatal("process_madvise(MADV_GUARD_INSTALL) "
+				   "failed: %s", strerror(errno));
+		return n;
+	}
+	for (i = 0; guard_mode == ACT_GUARD_MPROTECT && i < n; i++) {
+		if (mprotect_budget <= 0 ||
+		    mprotect(base + (size_t)i * unit, ACT_GUARD_SIZE,
+			     PROT_NONE))
+			break; /* out of budget: canary only from here on */
+		mprotect_budget--;
+	}
+	return i;
+}
+
+static int pool_grow(struct act__stack_pool *pl)
+{
+	size_t unit = pl->size + ACT_GUARD_SIZE;
+	uint32_t n = (uint32_t)(CHUNK_BYTES / unit);
+	struct act__stack_chunk *cs;
+	char *base;
+
+	if (n < 4)
+		n = 4;
+	if (n > CHUNK_MAX_UNITS)
+		n = CHUNK_MAX_UNITS;
+	if (pl->n_chunks == pl->cap_chunks) {
+		uint32_t cap = pl->cap_chunks ? 2 * pl->cap_chunks : 16;
+
+		cs = realloc(pl->chunks, cap * sizeof(*cs));
+		if (!cs)
+			return -ENOMEM;
+		pl->chunks = cs;
+		pl->cap_chunks = cap;
+	}
+	base = mmap(NULL, unit * n, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (base == MAP_FAILED)
+		return -ENOMEM;
+	pl->guarded_left = guard_chunk(base, unit, n);
+	pl->chunks[pl->n_chunks++] = (struct act__stack_chunk){ base,
+								unit * n };
+	pl->bump = base;
+	pl->bump_end = base + unit * n;
+	return 0;
+}
+
+static struct act__stack_pool *pool_for(struct act__stack_cache *c,
+					size_t size)
+{
+	struct act__stack_pool *pl;
+	uint32_t i;
+
+	for (i = 0; i < c->n_pools; i++)
+		if (c->pools[i].size == size)
+			return &c->pools[i];
+	pl = realloc(c->pools, (c->n_pools + 1) * sizeof(*pl));
+	if (!pl)
+		return NULL;
+	c->pools = pl;
+	pl = &c->pools[c->n_pools++];
+	memset(pl, 0, sizeof(*pl));
+	pl->size = size;
+	return pl;
+}
+
+static void canary_write(void *lo)
+{
+	uint64_t *w = lo;
+
+	w[0] = CANARY ^ (uintptr_t)lo;
+	w[1] = CANARY;
+}
+
+bool act__stack_canary_ok(const void *lo)
+{
+	const uint64_t *w = lo;
+
+	return w[0] == (CANARY ^ (uintptr_t)lo) && w[1] == CANARY;
+}
+
+/*
+ * The top 16 bytes of every stack belong to the cache: the free-list link
+ * at top - 8 and the "unguarded" flag at top - 16. The process's frames
+ * start below them (act__stack_hi).
+ */
+static void **top_link(void *lo, size_t size)
+{
+	return (void **)((char *)lo + size - 8);
+}
+
+static uint64_t *top_flags(void *lo, size_t size)
+{
+	return (uint64_t *)((char *)lo + size - 16);
+}
+
+static bool unit_guarded(struct act__stack_pool *pl)
+{
+	if (guard_mode == ACT_GUARD_MADVISE)
+		return true;
+	return guard_mode == ACT_GUARD_MPROTECT && pl->guarded_left > 0;
+}
+
+int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
+		   bool *canary)
+{
+	struct act__stack_pool *pl = pool_for(c, size);
+	void *s;
+
+	if (!pl)
+		return -ENOMEM;
+	if (pl->free_top) {
+		s = (char *)pl->free_top - size;
+		pl->free_top = *top_link(s, size);
+		pl->n_free--;
+	} else {
+		if (pl->bump == pl->bump_end) {
+			int rc = pool_grow(pl);
+
+			if (rc)
+				return rc;
+		}
+		s = pl->bump + ACT_GUARD_SIZE;
+		pl->bump += size + ACT_GUARD_SIZE;
+		*top_flags(s, size) = !unit_guarded(pl);
+		if (pl->guarded_left)
+			pl->guarded_left--;
+		if (*top_flags(s, size))
+			canary_write(s);
+	}
+	*lo = s;
+	*canary = *top_flags(s, size) != 0;
+	c->n_out++;
+	return 0;
+}
+
+void *act__stack_hi(void *lo, size_t size)
+{
+	return (char *)lo + size - 16;
+}
+
+void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
+{
+	struct act__stack_pool *pl = pool_for(c, size);
+
+	if (!pl)
+		act__fatal("no pool for a stack of %zu bytes", size);
+	*top_link(lo, size) = pl->free_top;
+	pl->free_top = (char *)lo + size;
+	pl->n_free++;
+	c->n_out--;
+}
+
+void act__stack_cache_destroy(struct act__stack_cache *c)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < c->n_pools; i++) {
+		struct act__stack_pool *pl = &c->pools[i];
+
+		for (j = 0; j < pl->n_chunks; j++)
+			munmap(pl->chunks[j].base, pl->chunks[j].len);
+		free(pl->chunks);
+	}
+	free(c->pools);
+	memset(c, 0, sizeof(*c));
+}

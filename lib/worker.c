@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * worker.c - the scheduler loop: pop a runnable process, switch to it, and
+ * on its return to the worker's own stack finish what it asked for
+ * (yield, park, exit). Parking happens here, after the process's registers
+ * are saved, never on the process's stack (I2).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "mailbox.h"
+#include "overflow.h"
+#include "runtime.h"
+#include "worker.h"
+
+/* Per thread; read only inside act__worker_self (I8). */
+static __thread struct act__worker *tls_worker;
+
+#if defined(__clang__)
+__attribute__((noinline))
+#else
+__attribute__((noipa))
+#endif
+struct act__worker *act__worker_self(void)
+{
+	/* The memory clobber keeps the compiler from treating this as a
+	 * pure function whose result could be reused across a switch. */
+	__asm__ volatile("" ::: "memory");
+	return tls_worker;
+}
+
+void act__worker_set_self(struct act__worker *w)
+{
+	tls_worker = w;
+}
+
+int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
+{
+	memset(w, 0, sizeof(*w));
+	w->rt = rt;
+	w->index = i;
+	w->free_slots = UINT32_MAX;
+	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
+	act__slab_init(&w->slab, (uint16_t)i);
+	act__runq_init(&w->rq);
+	return 0;
+}
+
+void act__worker_destroy(struct act__worker *w)
+{
+	act__stack_cache_destroy(&w->stacks);
+	act__slab_destroy(&w->slab);
+}
+
+void act__worker_enqueue(struct act__worker *w, struct act__proc *p)
+{
+	if (act__worker_self() == w) {
+		act__runq_push_lifo(&w->rq, p);
+		return;
+	}
+	act__runq_push_remote(&w->rq, p);
+	act__doorbell_ring(&w->bell);
+}
+
+void act__switch_out(struct act__proc *p, int reason)
+{
+	struct act__worker *w = act__worker_self();
+
+	w->switch_reason = reason;
+	act__ctx_switch(&p->ctx, &w->sched_ctx);
+	/* Resumed: possibly on another worker; w is stale from here (I8). */
+}
+
+void act__reduce(struct act__proc *p)
+{
+	struct act__worker *w = act__worker_self();
+
+	if (--w->budget <= 0)
+		act__switch_out(p, ACT_SW_YIELD);
+}
+
+/* I2, on the worker's stack: publish WAITING, then look again. */
+static void park_proc(struct act__worker *w, struct act__proc *p)
+{
+	uint64_t t = p->wait_ticket;
+	uint64_t waiting = act__ps_make(t, ACT_PS_WAITING);
+
+	w->n_parks++;
+	/* seq_cst: the store half of the Dekker pair with the sender's
+	 * act__mpsc_push / the timer's timeout_fired store, each followed by
+	 * the seq_cst state load in act__wake */
+	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
+	if (!act__mpsc_maybe_nonempty(&p->mbox) &&
+	    !atomic_load_explicit(&p->kill_pending, memory_order_seq_cst) &&
+	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
+		return;
+	/* Something arrived meanwhile: take it back unless a waker did. */
+	if (atomic_compare_exchange_strong_explicit(
+		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),
+		    memory_order_acq_rel, memory_order_relaxed))
+		act__runq_push_lifo(&w->rq, p);
+}
+
+static void slot_free(struct act__worker *w, struct act__proc *p)
+{
+	uint32_t gen = atomic_load_explicit(&p->gen, memory_order_relaxed);
+
+	if (++gen == 0)
+		gen = 1;
+	/* release: pairs with the acquire gen load in act__proc_lookup, so a
+	 * lookup that sees the new generation sees the slot as free */
+	atomic_store_explicit(&p->gen, gen, memory_order_release);
+	atomic_store_explicit(
+		&p->state,
+		act__ps_make(act__ps_ticket(atomic_load_explicit(
+				     &p->state, memory_order_relaxed)),
+			     ACT_PS_FREE),
+		memory_order_release);
+	p->free_next = w->free_slots;
+	w->free_slots = p->index;
+}
+
+/* The process has left its stack for good: give everything back. */
+static void reap(struct act__worker *w, struct act__proc *p)
+{
+	struct act__rt *rt = w->rt;
+
+	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
+	p->stack_lo = NULL;
+	act__mailbox_drain(p, &w->slab);
+	if (p->is_main) {
+		rt->main_reason = p->exit_reason;
+		atomic_store_explicit(&rt->stop, 1, memory_order_release);
+	}
+	slot_free(w, p);
+}
+
+static void run_one(struct act__worker *w, struct act__proc *p)
+{
+	uint64_t s = atomic_load_explicit(&p->state, memory_order_relaxed);
+
+	if (ACT_DEBUG_ON && act__ps(s) != ACT_PS_RUNNABLE)
+		act__fatal("running a process in state %u (I1)", act__ps(s));
+	atomic_store_explicit(&p->state,
+			      (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNING,
+			      memory_order_relaxed);
+	atomic_store_explicit(&p->owner, w, memory_order_relaxed);
+	w->current = p;
+	w->budget = w->rt->cfg.reductions;
+	act__ctx_switch(&w->sched_ctx, &p->ctx);
+	w->current = NULL;
+	w->n_switches++;
+	if (act__unlikely(p->canary) && !act__stack_canary_ok(p->stack_lo))
+		act__overflow_report(p->pid.id, p->stack_size);
+	switch (w->switch_reason) {
+	case ACT_SW_YIELD:
+		atomic_store_explicit(
+			&p->state,
+			(s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
+			memory_order_relaxed);
+		act__runq_push_fifo(&w->rq, p);
+		break;
+	case ACT_SW_PARK:
+		park_proc(w, p);
+		break;
+	case ACT_SW_EXIT:
+		reap(w, p);
+		break;
+	default:
+		act__fatal("bad switch reason %d", w->switch_reason);
+	}
+}
+
+static void idle(struct act__worker *w)
+{
+	uint32_t seen = act__doorbell_prepare(&w->bell);
+
+	if (act__runq_maybe_nonempty(&w->rq) ||
+	    atomic_load_explicit(&w->rt->stop, memory_order_seq_cst)) {
+		act__doorbell_cancel(&w->bell);
+		return;
+	}
+	w->n_sleeps++;
+	act__doorbell_sleep(&w->bell, seen, -1);
+}
+
+void act__worker_loop(struct act__worker *w)
+{
+	struct act__proc *p;
+
+	/* acquire: pairs with the release store of stop in reap/act_main */
+	while (!atomic_load_explicit(&w->rt->stop, memory_order_acquire)) {
+		p = act__runq_pop(&w->rq);
+		if (p)
+			run_one(w, p);
+		else
+			idle(w);
+	}
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * worker.h - one scheduler: a thread, its run queue, its slabs, and the
+ * loop that runs processes.
+ *
+ * Worker-local state is reached only through act__worker_self(), a function
+ * the compiler cannot inline or see through, because a process may resume
+ * on another thread after any switch and a cached address of a __thread
+ * variable would then name the old worker's state (I8).
+ */
+#ifndef ACT_WORKER_H
+#define ACT_WORKER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "arch/ctx.h"
+#include "internal.h"
+#include "park.h"
+#include "proc.h"
+#include "runq.h"
+#include "slab.h"
+#include "stack.h"
+
+struct act__rt;
+
+enum act__switch_reason {
+	ACT_SW_YIELD = 1,
+	ACT_SW_PARK,
+	ACT_SW_EXIT,
+};
+
+struct act__worker {
+	/* owner only */
+	struct act__ctx sched_ctx;
+	struct act__proc *current;
+	int switch_reason;
+	int32_t budget;                  /* reductions left to current */
+	struct act__rt *rt;
+	uint32_t index;
+	uint32_t free_slots;             /* slot free list head, or UINT32_MAX */
+	uint64_t rng;
+	struct act__slab slab;
+	struct act__stack_cache stacks;
+	pthread_t thread;
+	/* counters (owner writes, anyone reads after stop) */
+	uint64_t n_switches, n_spawns, n_parks, n_sleeps;
+
+	/* other threads */
+	struct act__runq rq act__aligned;
+	struct act__doorbell bell act__aligned;
+};
+
+/* I8: the only way to the calling thread's worker; NULL off a worker. */
+struct act__worker *act__worker_self(void);
+void act__worker_set_self(struct act__worker *w);
+
+int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i);
+void act__worker_destroy(struct act__worker *w);
+/* Run processes until the runtime stops. */
+void act__worker_loop(struct act__worker *w);
+
+/* From a process: give the CPU back to the worker for `reason`. */
+void act__switch_out(struct act__proc *p, int reason);
+
+/* Charge one reduction; yields when the budget is spent. */
+void act__reduce(struct act__proc *p);
+
+/* Put a runnable process on w's queue, from any thread; wakes w if asleep. */
+void act__worker_enqueue(struct act__worker *w, struct act__proc *p);
+
+#endif /* ACT_WORKER_H */
