@@ -17,6 +17,19 @@
 #include "wake.h"
 #include "worker.h"
 
+/* The common tiny payload without a call into libc. */
+static inline void small_copy(void *dst, const void *src, size_t len)
+{
+	uint64_t v;
+
+	if (len == 8) {
+		memcpy(&v, src, 8);
+		memcpy(dst, &v, 8);
+	} else {
+		memcpy(dst, src, len);
+	}
+}
+
 int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 	      const void *data, size_t len)
 {
@@ -44,12 +57,14 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 	e->msg.from = self ? self->pid : ACT_PID_NONE;
 	e->msg.len = len;
 	e->msg.data = len ? (char *)e + ACT_ENV_HDR : NULL;
-	if (len)
+	if (len <= 8 && len)
+		small_copy(e->msg.data, data, len);
+	else if (len)
 		memcpy(e->msg.data, data, len);
 	act__mailbox_push(p, e);
-	act__wake(p, 0);
+	act__wake(w, p, 0);
 	if (self)
-		act__reduce(self);
+		act__reduce(w, self);
 	return 0;
 }
 
@@ -65,9 +80,11 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 }
 
 /* Blocked part of a receive: park until a match, or the deadline. */
-static struct act__env *wait_for(struct act__proc *p, act__match_fn match,
+static struct act__env *wait_for(struct act__worker **wp,
+				 struct act__proc *p, act__match_fn match,
 				 void *ctx, int64_t timeout_ns)
 {
+	struct act__worker *w = *wp;
 	struct act__rt *rt = act__rt_current;
 	uint64_t t = act__ps_ticket(atomic_load_explicit(
 			     &p->state, memory_order_relaxed)) + 1;
@@ -82,10 +99,9 @@ static struct act__env *wait_for(struct act__proc *p, act__match_fn match,
 		armed = true;
 	}
 	for (;;) {
-		act__switch_out(p, ACT_SW_PARK);
-		/* I8: fetch the worker again, we may have moved */
-		e = act__mailbox_take_new(p, &act__worker_self()->slab, match,
-					  ctx);
+		act__switch_out_w(w, p, ACT_SW_PARK);
+		w = act__worker_self(); /* I8: we may have moved */
+		e = act__mailbox_take_new(p, &w->slab, match, ctx);
 		/* acquire: pairs with the reactor's release of timeout_fired */
 		if (e || atomic_load_explicit(&p->timeout_fired,
 					      memory_order_acquire) >= t)
@@ -94,6 +110,7 @@ static struct act__env *wait_for(struct act__proc *p, act__match_fn match,
 	if (armed) /* lets the reactor drop the entry early */
 		atomic_store_explicit(&p->armed_ticket, 0,
 				      memory_order_relaxed);
+	*wp = w;
 	return e;
 }
 
@@ -107,14 +124,14 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 
 	if (!p)
 		return NULL;
-	e = act__mailbox_take_saved(p, match, ctx);
+	e = p->save_head ? act__mailbox_take_saved(p, match, ctx) : NULL;
 	if (!e)
 		e = act__mailbox_take_new(p, &w->slab, match, ctx);
 	if (!e && timeout_ns != 0)
-		e = wait_for(p, match, ctx, timeout_ns);
+		e = wait_for(&w, p, match, ctx, timeout_ns);
 	if (!e)
 		return NULL;
-	act__reduce(p);
+	act__reduce(w, p);
 	return &e->msg;
 }
 

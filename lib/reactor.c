@@ -139,7 +139,7 @@ static void fire(struct act__reactor *r, const struct act__timeout *t)
 		       memory_order_seq_cst, memory_order_relaxed))
 		;
 	r->n_fired++;
-	act__wake(p, t->ticket);
+	act__wake(NULL, p, t->ticket);
 }
 
 /* Fire everything due; returns the next deadline (INT64_MAX: none). */

@@ -14,32 +14,17 @@ void act__runq_init(struct act__runq *q)
 	atomic_store_explicit(&q->dup_enqueues, 0, memory_order_relaxed);
 }
 
-/* I1: true when p may be queued; a duplicate is counted and refused. */
-static bool mark_queued(struct act__runq *q, struct act__proc *p)
+void act__runq_duplicate(struct act__runq *q, struct act__proc *p)
 {
-	/* acq_rel: orders against the pop that cleared the flag */
-	if (act__likely(!atomic_exchange_explicit(&p->queued, 1,
-						  memory_order_acq_rel)))
-		return true;
 	atomic_fetch_add_explicit(&q->dup_enqueues, 1, memory_order_relaxed);
 	if (ACT_DEBUG_ON)
 		act__fatal("duplicate enqueue of pid %llu (I1)",
 			   (unsigned long long)p->pid.id);
-	return false;
-}
-
-void act__runq_push_lifo(struct act__runq *q, struct act__proc *p)
-{
-	if (!mark_queued(q, p))
-		return;
-	p->rq_next = q->lifo;
-	q->lifo = p;
-	q->len++;
 }
 
 void act__runq_push_fifo(struct act__runq *q, struct act__proc *p)
 {
-	if (!mark_queued(q, p))
+	if (!act__runq_mark_queued(q, p))
 		return;
 	p->rq_next = NULL;
 	if (q->fifo_tail)
@@ -52,7 +37,7 @@ void act__runq_push_fifo(struct act__runq *q, struct act__proc *p)
 
 void act__runq_push_remote(struct act__runq *q, struct act__proc *p)
 {
-	if (!mark_queued(q, p))
+	if (!act__runq_mark_queued(q, p))
 		return;
 	act__mpsc_push(&q->inbox, &p->rq_node);
 }
@@ -103,7 +88,7 @@ struct act__proc *act__runq_pop(struct act__runq *q)
 		p = pop_inbox(q);
 	if (!p)
 		p = pop_fifo(q);
-	if (p) /* release: pairs with the acq_rel exchange in mark_queued */
+	if (p) /* release: pairs with the acquire in act__runq_mark_queued */
 		atomic_store_explicit(&p->queued, 0, memory_order_release);
 	return p;
 }

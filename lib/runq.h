@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 
+#include "internal.h"
 #include "mpsc.h"
 #include "proc.h"
 
@@ -35,8 +36,38 @@ struct act__runq {
 };
 
 void act__runq_init(struct act__runq *q);
-/* Owner: newest-first. */
-void act__runq_push_lifo(struct act__runq *q, struct act__proc *p);
+/* Count (debug builds: abort on) a duplicate enqueue of p (I1). */
+void act__runq_duplicate(struct act__runq *q, struct act__proc *p);
+
+/* I1: true when p may be queued; a duplicate is counted and refused. */
+static inline bool act__runq_mark_queued(struct act__runq *q, struct act__proc *p)
+{
+	/* Only a wake-CAS winner or the running owner enqueues, so the flag
+	 * is a check, not a lock: debug builds use an exchange, which also
+	 * catches two racing enqueuers; release builds a load and a store.
+	 * acquire: pairs with the release clear in act__runq_pop. */
+	if (ACT_DEBUG_ON) {
+		if (!atomic_exchange_explicit(&p->queued, 1,
+					      memory_order_acq_rel))
+			return true;
+	} else if (act__likely(!atomic_load_explicit(&p->queued,
+						     memory_order_acquire))) {
+		atomic_store_explicit(&p->queued, 1, memory_order_relaxed);
+		return true;
+	}
+	act__runq_duplicate(q, p);
+	return false;
+}
+
+static inline void act__runq_push_lifo(struct act__runq *q, struct act__proc *p)
+{
+	if (!act__runq_mark_queued(q, p))
+		return;
+	p->rq_next = q->lifo;
+	q->lifo = p;
+	q->len++;
+}
+
 /* Owner: to the tail (yield). */
 void act__runq_push_fifo(struct act__runq *q, struct act__proc *p);
 /* Any thread. */

@@ -103,7 +103,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	to = is_main ? w : place(w);
 	atomic_store_explicit(&p->owner, to, memory_order_relaxed);
 	w->n_spawns++;
-	act__worker_enqueue(to, p);
+	act__worker_enqueue(w, to, p);
 	return p->pid;
 }
 
@@ -132,7 +132,7 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		}
 	}
 	pid = act__spawn(w, fn, arg, size, false);
-	act__reduce(self);
+	act__reduce(w, self);
 	return pid;
 }
 

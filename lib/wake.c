@@ -4,7 +4,7 @@
 #include "wake.h"
 #include "worker.h"
 
-bool act__wake(struct act__proc *p, uint64_t ticket)
+bool act__wake(struct act__worker *me, struct act__proc *p, uint64_t ticket)
 {
 	/* seq_cst: the load half of the Dekker pair with the seq_cst store
 	 * of WAITING in the worker's park_proc (the waker published its
@@ -25,6 +25,6 @@ bool act__wake(struct act__proc *p, uint64_t ticket)
 			break;
 	}
 	act__worker_enqueue(
-		atomic_load_explicit(&p->owner, memory_order_relaxed), p);
+		me, atomic_load_explicit(&p->owner, memory_order_relaxed), p);
 	return true;
 }

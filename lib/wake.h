@@ -16,6 +16,9 @@
 
 struct act__proc;
 
-bool act__wake(struct act__proc *p, uint64_t ticket);
+struct act__worker;
+
+/* me: the caller's worker, or NULL (reactor, foreign thread). */
+bool act__wake(struct act__worker *me, struct act__proc *p, uint64_t ticket);
 
 #endif /* ACT_WAKE_H */

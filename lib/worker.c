@@ -13,9 +13,11 @@
 #include "runtime.h"
 #include "worker.h"
 
-/* Per thread; read only inside act__worker_self (I8). */
-static __thread struct act__worker *tls_worker;
+/* Per thread; read only through act__worker_self (I8). */
+__thread struct act__worker *act__tls_worker
+	__attribute__((tls_model("initial-exec")));
 
+#if !ACT_TLS_INLINE
 #if defined(__clang__)
 __attribute__((noinline))
 #else
@@ -23,15 +25,16 @@ __attribute__((noipa))
 #endif
 struct act__worker *act__worker_self(void)
 {
-	/* The memory clobber keeps the compiler from treating this as a
-	 * pure function whose result could be reused across a switch. */
+	/* Opaque to the optimiser, so no caller reuses the result across a
+	 * switch; the clobber keeps the body from being judged pure. */
 	__asm__ volatile("" ::: "memory");
-	return tls_worker;
+	return act__tls_worker;
 }
+#endif
 
 void act__worker_set_self(struct act__worker *w)
 {
-	tls_worker = w;
+	act__tls_worker = w;
 }
 
 int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
@@ -52,9 +55,10 @@ void act__worker_destroy(struct act__worker *w)
 	act__slab_destroy(&w->slab);
 }
 
-void act__worker_enqueue(struct act__worker *w, struct act__proc *p)
+void act__worker_enqueue(struct act__worker *me, struct act__worker *w,
+			 struct act__proc *p)
 {
-	if (act__worker_self() == w) {
+	if (me == w) {
 		act__runq_push_lifo(&w->rq, p);
 		return;
 	}
@@ -64,20 +68,9 @@ void act__worker_enqueue(struct act__worker *w, struct act__proc *p)
 
 void act__switch_out(struct act__proc *p, int reason)
 {
-	struct act__worker *w = act__worker_self();
-
-	w->switch_reason = reason;
-	act__ctx_switch(&p->ctx, &w->sched_ctx);
-	/* Resumed: possibly on another worker; w is stale from here (I8). */
+	act__switch_out_w(act__worker_self(), p, reason);
 }
 
-void act__reduce(struct act__proc *p)
-{
-	struct act__worker *w = act__worker_self();
-
-	if (--w->budget <= 0)
-		act__switch_out(p, ACT_SW_YIELD);
-}
 
 /* I2, on the worker's stack: publish WAITING, then look again. */
 static void park_proc(struct act__worker *w, struct act__proc *p)

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "arch/ctx.h"
+#include "arch/tls.h"
 #include "internal.h"
 #include "park.h"
 #include "proc.h"
@@ -51,8 +52,8 @@ struct act__worker {
 	struct act__doorbell bell act__aligned;
 };
 
-/* I8: the only way to the calling thread's worker; NULL off a worker. */
-struct act__worker *act__worker_self(void);
+/* I8: act__worker_self() (arch/tls.h) is the only way to the calling
+ * thread's worker; NULL off a worker. */
 void act__worker_set_self(struct act__worker *w);
 
 int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i);
@@ -63,10 +64,33 @@ void act__worker_loop(struct act__worker *w);
 /* From a process: give the CPU back to the worker for `reason`. */
 void act__switch_out(struct act__proc *p, int reason);
 
-/* Charge one reduction; yields when the budget is spent. */
-void act__reduce(struct act__proc *p);
+/*
+ * The same, with w the caller's worker fetched since the last switch.
+ * After it returns the process may run on another worker: the caller
+ * must fetch act__worker_self() again before touching worker state (I8).
+ */
+static inline void act__switch_out_w(struct act__worker *w,
+				     struct act__proc *p, int reason)
+{
+	w->switch_reason = reason;
+	act__ctx_switch(&p->ctx, &w->sched_ctx);
+}
 
-/* Put a runnable process on w's queue, from any thread; wakes w if asleep. */
-void act__worker_enqueue(struct act__worker *w, struct act__proc *p);
+/*
+ * Charge one reduction to p, running on w; yields when the budget is
+ * spent. w must not be used by the caller after this returns (I8).
+ */
+static inline void act__reduce(struct act__worker *w, struct act__proc *p)
+{
+	if (act__unlikely(--w->budget <= 0))
+		act__switch_out_w(w, p, ACT_SW_YIELD);
+}
+
+/*
+ * Put a runnable process on w's queue, from any thread; `me` is the
+ * caller's own worker (NULL off a worker). Wakes w if it sleeps.
+ */
+void act__worker_enqueue(struct act__worker *me, struct act__worker *w,
+			 struct act__proc *p);
 
 #endif /* ACT_WORKER_H */
