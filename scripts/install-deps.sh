@@ -1,0 +1,30 @@
+#!/bin/sh
+# Install the Debian 12 packages that build and test libactors.
+# Idempotent: does nothing when every package is already installed.
+# Run as root (or with sudo) on Debian or Ubuntu.
+set -eu
+
+PKGS="build-essential autoconf automake libtool pkg-config \
+liburing-dev libhwloc-dev libnuma-dev check"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+		grep -q "install ok installed"; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+echo "install-deps: installing:$missing"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_env.c - ACTORS_* parsing (affinity/env.c) and how act_main resolves
+ * its configuration: field set > environment > default, and a bad value
+ * stops start-up with -EINVAL and one line on stderr.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "testutil.h"
+
+#include "env.h"
+#include "runtime.h"
+#include "worker.h"
+
+/* Results that a forked child (tu_run_child) hands back to the test. */
+struct shared {
+	int rc;
+	size_t stack_size;
+};
+
+static struct shared *shared_map(void)
+{
+	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(sh, MAP_FAILED);
+	sh->rc = 12345;
+	return sh;
+}
+
+static int count_char(const char *s, char c)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == c;
+	return n;
+}
+
+/* stderr holds exactly one line, and it names each of the words. */
+static void assert_one_line(const struct tu_child *c, const char *w1,
+			    const char *w2, const char *w3)
+{
+	size_t len = strlen(c->err);
+
+	ck_assert_msg(count_char(c->err, '\n') == 1 && c->err[len - 1] == '\n',
+		      "expected one line on stderr, got \"%s\"", c->err);
+	ck_assert_msg(strncmp(c->err, "actors: ", 8) == 0,
+		      "line does not start with \"actors: \": %s", c->err);
+	ck_assert_msg(strstr(c->err, w1), "\"%s\" not in: %s", w1, c->err);
+	if (w2)
+		ck_assert_msg(strstr(c->err, w2), "\"%s\" not in: %s", w2,
+			      c->err);
+	if (w3)
+		ck_assert_msg(strstr(c->err, w3), "\"%s\" not in: %s", w3,
+			      c->err);
+}
+
+static void clear_env(void)
+{
+	unsetenv("ACTORS_STACK_SIZE");
+	unsetenv("ACTORS_SCHEDULERS");
+}
+
+/* ---- act__parse_size / act__parse_uint / act__stack_size_ok ---------- */
+
+START_TEST(parse_size_accepts)
+{
+	static const struct {
+		const char *s;
+		size_t v;
+	} ok[] = {
+		{ "65536", 65536 },     { "64k", 64 << 10 },
+		{ "64K", 64 << 10 },    { "1m", 1 << 20 },
+		{ "1M", 1 << 20 },      { "1g", (size_t)1 << 30 },
+		{ "1G", (size_t)1 << 30 }, { "0", 0 },
+		{ "16384", 16384 },     { "3k", 3072 },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		size_t v = 777;
+
+		ck_assert_msg(act__parse_size(ok[i].s, &v) == 0,
+			      "\"%s\" rejected", ok[i].s);
+		ck_assert_msg(v == ok[i].v, "\"%s\" -> %zu, expected %zu",
+			      ok[i].s, v, ok[i].v);
+	}
+}
+END_TEST
+
+START_TEST(parse_size_rejects)
+{
+	static const char *const bad[] = {
+		"",      "k",     "12q",   "-1",    "64kb", " 64k", "64k ",
+		"+64k",  "0x10",  "1.5m",  "m1",    "1t",   "64 k",
+		"99999999999999999999", "18446744073709551615k",
+		"17179869184g",
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t v = 777;
+
+		ck_assert_msg(act__parse_size(bad[i], &v) == -EINVAL,
+			      "\"%s\" accepted (-> %zu)", bad[i], v);
+		ck_assert_msg(v == 777, "\"%s\" rejected but wrote %zu",
+			      bad[i], v);
+	}
+	ck_assert_int_eq(act__parse_size(NULL, &(size_t){ 0 }), -EINVAL);
+}
+END_TEST
+
+START_TEST(parse_uint_bounds)
+{
+	uint64_t v = 99;
+
+	ck_assert_int_eq(act__parse_uint("1", 1, 1, &v), 0);
+	ck_assert_uint_eq(v, 1);
+	ck_assert_int_eq(act__parse_uint("42", 0, 100, &v), 0);
+	ck_assert_uint_eq(v, 42);
+	v = 99;
+	ck_assert_int_eq(act__parse_uint("0", 1, 1, &v), -EINVAL);
+	ck_assert_int_eq(act__parse_uint("2", 1, 1, &v), -EINVAL);
+	ck_assert_int_eq(act__parse_uint("abc", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__parse_uint("", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__parse_uint("-1", 0, UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(act__parse_uint("1x", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__parse_uint(" 1", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__parse_uint("18446744073709551616", 0,
+					 UINT64_MAX, &v),
+			 -EINVAL);
+	ck_assert_int_eq(act__parse_uint(NULL, 0, 100, &v), -EINVAL);
+	ck_assert_uint_eq(v, 99);
+}
+END_TEST
+
+START_TEST(stack_size_bounds)
+{
+	ck_assert_uint_eq(act__stack_size_ok(0), 0);
+	ck_assert_uint_eq(act__stack_size_ok(100), 0);
+	ck_assert_uint_eq(act__stack_size_ok(16383), 0);
+	ck_assert_uint_eq(act__stack_size_ok(16384), 16384);
+	ck_assert_uint_eq(act__stack_size_ok(16385), 20480);
+	ck_assert_uint_eq(act__stack_size_ok(20000), 20480);
+	ck_assert_uint_eq(act__stack_size_ok(65536), 65536);
+	ck_assert_uint_eq(act__stack_size_ok(((size_t)1 << 30) - 1),
+			  (size_t)1 << 30);
+	ck_assert_uint_eq(act__stack_size_ok((size_t)1 << 30),
+			  (size_t)1 << 30);
+	ck_assert_uint_eq(act__stack_size_ok(((size_t)1 << 30) + 1), 0);
+	ck_assert_uint_eq(act__stack_size_ok(SIZE_MAX), 0);
+}
+END_TEST
+
+/* ---- act_main with a bad environment ------------------------------------ */
+
+static void noop_main(void *arg)
+{
+	(void)arg;
+}
+
+struct env_case {
+	const char *name, *value;
+	struct shared *sh;
+};
+
+static void child_env_main(void *arg)
+{
+	struct env_case *ec = arg;
+
+	clear_env();
+	setenv(ec->name, ec->value, 1);
+	ec->sh->rc = act_main(NULL, noop_main, NULL);
+}
+
+static void check_bad_env(const char *name, const char *value,
+			  const char *w3)
+{
+	struct env_case ec = { name, value, shared_map() };
+	struct tu_child c;
+	char quoted[64];
+
+	tu_run_child(child_env_main, &ec, &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "%s=%s: child status %#x", name, value, c.status);
+	ck_assert_msg(ec.sh->rc == -EINVAL, "%s=%s: act_main returned %d",
+		      name, value, ec.sh->rc);
+	snprintf(quoted, sizeof(quoted), "%s", value);
+	assert_one_line(&c, name, quoted, w3);
+	munmap(ec.sh, sizeof(*ec.sh));
+}
+
+START_TEST(env_stack_size_bad)
+{
+	/* the accepted forms: the range, in the same units as the input */
+	check_bad_env("ACTORS_STACK_SIZE", "12q", "16k");
+	check_bad_env("ACTORS_STACK_SIZE", "12q", "1g");
+	check_bad_env("ACTORS_STACK_SIZE", "8k", "16k");
+	check_bad_env("ACTORS_STACK_SIZE", "2g", "1g");
+	check_bad_env("ACTORS_STACK_SIZE", "", "16k");
+	check_bad_env("ACTORS_STACK_SIZE", "0", "16k");
+}
+END_TEST
+
+START_TEST(env_schedulers_bad)
+{
+	check_bad_env("ACTORS_SCHEDULERS", "abc", NULL);
+	check_bad_env("ACTORS_SCHEDULERS", "0", NULL);
+	check_bad_env("ACTORS_SCHEDULERS", "2", NULL);
+	check_bad_env("ACTORS_SCHEDULERS", "-1", NULL);
+}
+END_TEST
+
+/* ---- act_main with good values: what a process sees --------------------- */
+
+static size_t seen_stack;
+static int seen_workers;
+
+static void record_main(void *arg)
+{
+	struct act__worker *w = act__worker_self();
+
+	(void)arg;
+	seen_stack = w && w->current ? w->current->stack_size : 0;
+	seen_workers = act_workers();
+}
+
+static void record_child(void *arg)
+{
+	struct act__worker *w = act__worker_self();
+
+	*(size_t *)arg = w->current->stack_size;
+}
+
+static void spawn_record_main(void *arg)
+{
+	size_t got = 0;
+	act_pid pid;
+
+	record_main(arg);
+	pid = act_spawn(record_child, &got);
+	ck_assert_uint_ne(pid.id, 0);
+	while (!got) /* one worker: it runs while we yield */
+		act_yield();
+	ck_assert_uint_eq(got, seen_stack);
+}
+
+START_TEST(env_stack_size_good)
+{
+	clear_env();
+	setenv("ACTORS_STACK_SIZE", "1m", 1);
+	seen_stack = 0;
+	ck_assert_int_eq(act_main(NULL, spawn_record_main, NULL), 0);
+	ck_assert_uint_eq(seen_stack, (size_t)1 << 20);
+}
+END_TEST
+
+START_TEST(env_default_stack_size)
+{
+	clear_env();
+	seen_stack = 0;
+	ck_assert_int_eq(act_main(NULL, record_main, NULL), 0);
+	ck_assert_uint_eq(seen_stack, 65536);
+	ck_assert_int_eq(seen_workers, 1);
+}
+END_TEST
+
+START_TEST(env_schedulers_good)
+{
+	clear_env();
+	setenv("ACTORS_SCHEDULERS", "1", 1);
+	seen_workers = 0;
+	ck_assert_int_eq(act_main(NULL, record_main, NULL), 0);
+	ck_assert_int_eq(seen_workers, 1);
+}
+END_TEST
+
+/* Touch most of a 1 MiB stack: it really is that big. */
+static act__noinline int deep(int n)
+{
+	volatile char buf[1024];
+
+	buf[0] = (char)n;
+	buf[sizeof(buf) - 1] = (char)n;
+	if (n == 0)
+		return buf[0];
+	return deep(n - 1) + buf[n % sizeof(buf)];
+}
+
+static int deep_result = -1;
+
+static void deep_main(void *arg)
+{
+	(void)arg;
+	deep_result = deep(800); /* ~800+ KiB of frames */
+}
+
+START_TEST(env_stack_size_is_usable)
+{
+	clear_env();
+	setenv("ACTORS_STACK_SIZE", "1m", 1);
+	ck_assert_int_eq(act_main(NULL, deep_main, NULL), 0);
+	ck_assert_int_ne(deep_result, -1);
+}
+END_TEST
+
+START_TEST(config_beats_env)
+{
+	struct act_config cfg;
+
+	clear_env();
+	setenv("ACTORS_STACK_SIZE", "1m", 1);
+	act_config_init(&cfg);
+	cfg.stack_size = 128 << 10;
+	seen_stack = 0;
+	ck_assert_int_eq(act_main(&cfg, spawn_record_main, NULL), 0);
+	ck_assert_uint_eq(seen_stack, 131072);
+}
+END_TEST
+
+START_TEST(config_stack_size_rounded)
+{
+	struct act_config cfg;
+
+	clear_env();
+	act_config_init(&cfg);
+	cfg.stack_size = 20000;
+	seen_stack = 0;
+	ck_assert_int_eq(act_main(&cfg, record_main, NULL), 0);
+	ck_assert_uint_eq(seen_stack, 20480);
+}
+END_TEST
+
+/* ---- act_main with bad config fields ------------------------------------ */
+
+struct cfg_case {
+	struct act_config cfg;
+	struct shared *sh;
+};
+
+static void child_cfg_main(void *arg)
+{
+	struct cfg_case *cc = arg;
+
+	clear_env();
+	cc->sh->rc = act_main(&cc->cfg, noop_main, NULL);
+}
+
+static void check_bad_cfg(const struct act_config *cfg, const char *field,
+			  const char *value)
+{
+	struct cfg_case cc = { *cfg, shared_map() };
+	struct tu_child c;
+
+	tu_run_child(child_cfg_main, &cc, &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "%s: child status %#x", field, c.status);
+	ck_assert_msg(cc.sh->rc == -EINVAL, "%s=%s: act_main returned %d",
+		      field, value, cc.sh->rc);
+	assert_one_line(&c, field, value, NULL);
+	munmap(cc.sh, sizeof(*cc.sh));
+}
+
+START_TEST(config_bad_fields)
+{
+	struct act_config cfg;
+
+	act_config_init(&cfg);
+	cfg.schedulers = -1;
+	check_bad_cfg(&cfg, "schedulers", "-1");
+
+	act_config_init(&cfg);
+	cfg.schedulers = 2;
+	check_bad_cfg(&cfg, "schedulers", "2");
+
+	act_config_init(&cfg);
+	cfg.stack_size = 100;
+	check_bad_cfg(&cfg, "stack_size", "100");
+
+	act_config_init(&cfg);
+	cfg.stack_size = ((size_t)1 << 30) + 1;
+	check_bad_cfg(&cfg, "stack_size", "1073741825");
+
+	act_config_init(&cfg);
+	cfg.reductions = -5;
+	check_bad_cfg(&cfg, "reductions", "-5");
+
+	act_config_init(&cfg);
+	cfg.stack_guard = 99;
+	check_bad_cfg(&cfg, "stack_guard", "99");
+
+	act_config_init(&cfg);
+	cfg.stack_guard = -1;
+	check_bad_cfg(&cfg, "stack_guard", "-1");
+
+	act_config_init(&cfg);
+	cfg.reserved[0] = 1;
+	check_bad_cfg(&cfg, "reserved", "1");
+
+	act_config_init(&cfg);
+	cfg.reserved[8] = 3;
+	check_bad_cfg(&cfg, "reserved", "3");
+
+	act_config_init(&cfg);
+	cfg.max_procs = (1u << 31) + 1;
+	check_bad_cfg(&cfg, "max_procs", "2147483649");
+}
+END_TEST
+
+START_TEST(config_init_zeroes)
+{
+	struct act_config cfg;
+	unsigned i;
+
+	memset(&cfg, 0xa5, sizeof(cfg));
+	act_config_init(&cfg);
+	ck_assert_int_eq(cfg.schedulers, 0);
+	ck_assert_uint_eq(cfg.stack_size, 0);
+	ck_assert_uint_eq(cfg.max_procs, 0);
+	ck_assert_int_eq(cfg.reductions, 0);
+	ck_assert_int_eq(cfg.stack_guard, ACT_GUARD_AUTO);
+	for (i = 0; i < sizeof(cfg.reserved) / sizeof(cfg.reserved[0]); i++)
+		ck_assert_uint_eq(cfg.reserved[i], 0);
+}
+END_TEST
+
+/* ---- act_main's own contract -------------------------------------------- */
+
+START_TEST(main_null_fn)
+{
+	struct act_config cfg;
+
+	clear_env();
+	ck_assert_int_eq(act_main(NULL, NULL, NULL), -EINVAL);
+	act_config_init(&cfg);
+	ck_assert_int_eq(act_main(&cfg, NULL, NULL), -EINVAL);
+	/* and the runtime is still free to start afterwards */
+	ck_assert_int_eq(act_main(NULL, noop_main, NULL), 0);
+}
+END_TEST
+
+static int nested_rc = 1;
+static int thread_rc = 1;
+
+static void *thread_act_main(void *arg)
+{
+	(void)arg;
+	thread_rc = act_main(NULL, noop_main, NULL);
+	return NULL;
+}
+
+static void nested_main(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	nested_rc = act_main(NULL, noop_main, NULL);
+	/* another OS thread while this runtime runs: one per OS process */
+	ck_assert_int_eq(pthread_create(&t, NULL, thread_act_main, NULL), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+}
+
+START_TEST(main_inside_process_busy)
+{
+	clear_env();
+	ck_assert_int_eq(act_main(NULL, nested_main, NULL), 0);
+	ck_assert_int_eq(nested_rc, -EBUSY);
+	ck_assert_int_eq(thread_rc, -EBUSY);
+}
+END_TEST
+
+static void exit_with(void *arg)
+{
+	act_exit((intptr_t)arg);
+}
+
+static void return_normally(void *arg)
+{
+	*(int *)arg += 1;
+}
+
+START_TEST(main_twice)
+{
+	int ran = 0;
+
+	clear_env();
+	ck_assert_int_eq(act_main(NULL, exit_with, (void *)(intptr_t)7), 7);
+	ck_assert_ptr_null(act__rt_current);
+	ck_assert_int_eq(act_main(NULL, exit_with, (void *)(intptr_t)9), 9);
+	ck_assert_int_eq(act_main(NULL, return_normally, &ran), 0);
+	ck_assert_int_eq(ran, 1);
+	ck_assert_int_eq(act__last_leaks.procs, 0);
+	ck_assert_int_eq(act__last_leaks.stacks, 0);
+	ck_assert_int_eq(act__last_leaks.envelopes, 0);
+}
+END_TEST
+
+/* A failed start leaves nothing behind: the next start works. */
+START_TEST(main_after_failed_start)
+{
+	int saved = dup(2), null = open("/dev/null", O_WRONLY);
+	int rc;
+
+	clear_env();
+	setenv("ACTORS_STACK_SIZE", "bogus", 1);
+	dup2(null, 2); /* the one-line error is checked in env_stack_size_bad */
+	rc = act_main(NULL, exit_with, (void *)(intptr_t)3);
+	dup2(saved, 2);
+	close(null);
+	close(saved);
+	ck_assert_int_eq(rc, -EINVAL);
+	ck_assert_ptr_null(act__rt_current);
+	unsetenv("ACTORS_STACK_SIZE");
+	ck_assert_int_eq(act_main(NULL, exit_with, (void *)(intptr_t)3), 3);
+}
+END_TEST
+
+static Suite *env_suite(void)
+{
+	Suite *s = suite_create("env");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, parse_size_accepts);
+	tcase_add_test(tc, parse_size_rejects);
+	tcase_add_test(tc, parse_uint_bounds);
+	tcase_add_test(tc, stack_size_bounds);
+	tcase_add_test(tc, config_init_zeroes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("act_main");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, env_stack_size_bad);
+	tcase_add_test(tc, env_schedulers_bad);
+	tcase_add_test(tc, env_stack_size_good);
+	tcase_add_test(tc, env_default_stack_size);
+	tcase_add_test(tc, env_schedulers_good);
+	tcase_add_test(tc, env_stack_size_is_usable);
+	tcase_add_test(tc, config_beats_env);
+	tcase_add_test(tc, config_stack_size_rounded);
+	tcase_add_test(tc, config_bad_fields);
+	tcase_add_test(tc, main_null_fn);
+	tcase_add_test(tc, main_inside_process_busy);
+	tcase_add_test(tc, main_twice);
+	tcase_add_test(tc, main_after_failed_start);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(env_suite());
+}

@@ -1,0 +1,671 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_mailbox.c - act_send / act_receive / act_receive_match and the
+ * mailbox behind them (lib/mailbox.h, lib/message.c): order, selective
+ * receive, polls, blocking and timed receives (I4), payload copies, sizes,
+ * reserved tags, and freeing of messages nobody received.
+ *
+ * Timing: a timed receive is checked for a lower bound only (the clock
+ * cannot run fast); nothing here fails because the machine is slow.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "testutil.h"
+
+#include "mailbox.h"
+#include "runtime.h"
+#include "slab.h"
+#include "worker.h"
+
+#define MS 1000000LL
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_ns(int64_t ns)
+{
+	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
+
+	while (nanosleep(&ts, &ts))
+		;
+}
+
+static struct act__proc *lookup(act_pid p)
+{
+	return act__proc_lookup(&act__rt_current->procs, p);
+}
+
+static bool wait_gone(act_pid p)
+{
+	int i;
+
+	for (i = 0; i < 10000 && lookup(p); i++)
+		act_yield();
+	return !lookup(p);
+}
+
+static void run_main(const struct act_config *cfg, void (*fn)(void *),
+		     void *arg)
+{
+	ck_assert_int_eq(act_main(cfg, fn, arg), 0);
+	ck_assert_int_eq(act__last_leaks.procs, 0);
+	ck_assert_int_eq(act__last_leaks.stacks, 0);
+	ck_assert_int_eq(act__last_leaks.envelopes, 0);
+}
+
+static int64_t envelopes_out(void)
+{
+	return act__slab_outstanding(&act__worker_self()->slab) +
+	       act__foreign_outstanding();
+}
+
+static uint32_t msg_u32(const struct act_msg *m)
+{
+	uint32_t v;
+
+	ck_assert_uint_eq(m->len, sizeof(v));
+	memcpy(&v, m->data, sizeof(v));
+	return v;
+}
+
+/* --- order -------------------------------------------------------------- */
+
+#define FIFO_N 10000
+
+static void fifo_sender(void *arg)
+{
+	act_pid to = *(act_pid *)arg;
+	uint32_t i;
+
+	for (i = 0; i < FIFO_N; i++)
+		ck_assert_int_eq(act_send(to, 1, &i, sizeof(i)), 0);
+}
+
+static void fifo_main(void *arg)
+{
+	act_pid self = act_self(), s;
+	struct act_msg *m;
+	uint32_t i;
+
+	(void)arg;
+	s = act_spawn(fifo_sender, &self);
+	ck_assert_uint_ne(s.id, 0);
+	for (i = 0; i < FIFO_N; i++) {
+		m = act_receive(ACT_FOREVER);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_eq(m->from.id, s.id);
+		ck_assert_uint_eq(msg_u32(m), i);
+		act_msg_free(m);
+	}
+	ck_assert_ptr_null(act_receive(0));
+}
+
+START_TEST(test_fifo_order_one_sender)
+{
+	run_main(NULL, fifo_main, NULL);
+}
+END_TEST
+
+/* --- selective receive -------------------------------------------------- */
+
+struct want_tag {
+	uint32_t tag;
+	int calls;
+	int wrong_ctx;
+};
+
+static bool match_tag(const struct act_msg *m, void *ctx)
+{
+	struct want_tag *w = ctx;
+
+	w->calls++;
+	return m->tag == w->tag;
+}
+
+static void selective_main(void *arg)
+{
+	struct want_tag w = { 7, 0, 0 };
+	static const uint32_t rest[] = { 1, 2, 4, 5, 6, 8, 9, 10 };
+	struct act_msg *m;
+	uint32_t t;
+	unsigned i;
+
+	(void)arg;
+	for (t = 1; t <= 10; t++)
+		ck_assert_int_eq(act_send(act_self(), t, &t, sizeof(t)), 0);
+	m = act_receive_match(match_tag, &w, 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 7);
+	ck_assert_uint_eq(msg_u32(m), 7);
+	act_msg_free(m);
+	/* the matcher saw the messages through our ctx */
+	ck_assert_int_ge(w.calls, 7);
+
+	w.tag = 3;
+	w.calls = 0;
+	m = act_receive_match(match_tag, &w, ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 3);
+	act_msg_free(m);
+	ck_assert_int_ge(w.calls, 1);
+
+	/* no match: poll and timed wait both return NULL, order kept */
+	w.tag = 77;
+	ck_assert_ptr_null(act_receive_match(match_tag, &w, 0));
+	ck_assert_ptr_null(act_receive_match(match_tag, &w, 1 * MS));
+
+	for (i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
+		m = act_receive(0);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_eq(m->tag, rest[i]);
+		ck_assert_uint_eq(msg_u32(m), rest[i]);
+		act_msg_free(m);
+	}
+	ck_assert_ptr_null(act_receive(0));
+}
+
+START_TEST(test_selective_receive_keeps_order)
+{
+	run_main(NULL, selective_main, NULL);
+}
+END_TEST
+
+/* A selective receive that has to wait: skipped messages stay in order. */
+static void slow_sender(void *arg)
+{
+	act_pid to = *(act_pid *)arg;
+	uint32_t t;
+
+	for (t = 1; t <= 6; t++) {
+		ck_assert_int_eq(act_send(to, t, &t, sizeof(t)), 0);
+		act_yield();
+	}
+}
+
+static bool match_ctx_ptr(const struct act_msg *m, void *ctx)
+{
+	struct want_tag *w = ctx;
+
+	if (!w || w->tag != 5)
+		return false;
+	w->calls++;
+	return m->tag == w->tag;
+}
+
+static void selective_wait_main(void *arg)
+{
+	act_pid self = act_self();
+	struct want_tag w = { 5, 0, 0 };
+	struct act_msg *m;
+	uint32_t t;
+
+	(void)arg;
+	ck_assert_uint_ne(act_spawn(slow_sender, &self).id, 0);
+	m = act_receive_match(match_ctx_ptr, &w, ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 5);
+	act_msg_free(m);
+	ck_assert_int_ge(w.calls, 5);
+	for (t = 1; t <= 6; t++) {
+		if (t == 5)
+			continue;
+		m = act_receive(ACT_FOREVER);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_eq(m->tag, t);
+		act_msg_free(m);
+	}
+	ck_assert_ptr_null(act_receive(0));
+}
+
+START_TEST(test_selective_receive_waits)
+{
+	run_main(NULL, selective_wait_main, NULL);
+}
+END_TEST
+
+/* --- polls and blocking ------------------------------------------------- */
+
+static void poll_main(void *arg)
+{
+	struct act__worker *w = act__worker_self();
+	uint64_t parks = w->n_parks, switches = w->n_switches;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 1000; i++)
+		ck_assert_ptr_null(act_receive(0));
+	ck_assert_ptr_null(act_receive_match(NULL, NULL, 0));
+	/* never left the CPU: no park, no switch to the worker */
+	w = act__worker_self();
+	ck_assert_uint_eq(w->n_parks, parks);
+	ck_assert_uint_eq(w->n_switches, switches);
+}
+
+START_TEST(test_poll_empty_returns_null)
+{
+	run_main(NULL, poll_main, NULL);
+	/* outside a process a receive returns NULL */
+	ck_assert_ptr_null(act_receive(0));
+	ck_assert_ptr_null(act_receive(ACT_FOREVER));
+}
+END_TEST
+
+struct blocker_probe {
+	act_pid parent;
+	unsigned parent_state; /* what the child saw when it ran */
+};
+
+static void probe_child(void *arg)
+{
+	struct blocker_probe *b = arg;
+	struct act__proc *p = lookup(b->parent);
+	uint32_t v = 42;
+
+	b->parent_state = p ? act__ps(atomic_load(&p->state)) : 0;
+	act_send(b->parent, 9, &v, sizeof(v));
+}
+
+static void forever_main(void *arg)
+{
+	struct blocker_probe b = { act_self(), 0 };
+	struct act_msg *m;
+	act_pid kid;
+
+	(void)arg;
+	kid = act_spawn(probe_child, &b);
+	ck_assert_uint_ne(kid.id, 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 9);
+	ck_assert_uint_eq(m->from.id, kid.id);
+	ck_assert_uint_eq(msg_u32(m), 42);
+	act_msg_free(m);
+	/* we really were parked while the child ran */
+	ck_assert_uint_eq(b.parent_state, ACT_PS_WAITING);
+}
+
+START_TEST(test_forever_blocks_until_message)
+{
+	run_main(NULL, forever_main, NULL);
+}
+END_TEST
+
+/* --- timed receives ----------------------------------------------------- */
+
+static void timeout_main(void *arg)
+{
+	int64_t t0, t1;
+
+	(void)arg;
+	t0 = now_ns();
+	ck_assert_ptr_null(act_receive(20 * MS));
+	t1 = now_ns();
+	ck_assert_int_ge(t1 - t0, 20 * MS);
+	/* and once more: the first timer left nothing behind */
+	t0 = now_ns();
+	ck_assert_ptr_null(act_receive_match(NULL, NULL, 5 * MS));
+	ck_assert_int_ge(now_ns() - t0, 5 * MS);
+}
+
+START_TEST(test_timeout_without_message)
+{
+	run_main(NULL, timeout_main, NULL);
+}
+END_TEST
+
+struct delayed_send {
+	act_pid to;
+	int64_t delay;
+	uint32_t tag;
+	int rc;
+	/* nonzero: then wait until the reactor holds no timer due by then */
+	int64_t drop_due_by;
+};
+
+/* Does the reactor still hold a timer due at or before t? */
+static bool timer_due_by(int64_t t)
+{
+	struct act__reactor *r = &act__rt_current->reactor;
+	bool found = false;
+	uint32_t i;
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < r->n; i++)
+		found |= r->heap[i].deadline <= t;
+	pthread_mutex_unlock(&r->lock);
+	return found;
+}
+
+static void *delayed_send_fn(void *arg)
+{
+	struct delayed_send *d = arg;
+	uint32_t v = d->tag;
+
+	sleep_ns(d->delay);
+	/* no bound: a timer that never goes is the library's hang, and the
+	 * test's timeout reports it */
+	while (d->drop_due_by && timer_due_by(d->drop_due_by))
+		sleep_ns(1 * MS);
+	d->rc = act_send(d->to, d->tag, &v, sizeof(v));
+	return NULL;
+}
+
+static void timed_msg_main(void *arg)
+{
+	struct delayed_send d = { act_self(), 10 * MS, 31, 1, 0 };
+	struct act_msg *m;
+	pthread_t t;
+
+	(void)arg;
+	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
+	/* generous: only a broken wake makes this time out */
+	m = act_receive(10000 * MS);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(d.rc, 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 31);
+	ck_assert_uint_eq(m->from.id, 0); /* not from a process */
+	act_msg_free(m);
+}
+
+START_TEST(test_timeout_with_message)
+{
+	run_main(NULL, timed_msg_main, NULL);
+}
+END_TEST
+
+/*
+ * I4: a receive with a 30 ms timeout gets its message early; the next
+ * receive waits forever. The first receive's timer comes due while the
+ * second waits and must not end it: the foreign sender waits 100 ms and
+ * until the reactor has dropped that timer, then sends.
+ */
+static void early_sender(void *arg)
+{
+	act_pid to = *(act_pid *)arg;
+	uint32_t v = 1;
+
+	act_send(to, 1, &v, sizeof(v));
+}
+
+static void late_timer_main(void *arg)
+{
+	act_pid self = act_self();
+	struct delayed_send d = { self, 100 * MS, 2, 1, 0 };
+	struct act_msg *m;
+	pthread_t t;
+
+	(void)arg;
+	ck_assert_uint_ne(act_spawn(early_sender, &self).id, 0);
+	m = act_receive(30 * MS);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 1);
+	act_msg_free(m);
+	d.drop_due_by = now_ns() + 30 * MS;
+	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(d.rc, 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 2);
+	act_msg_free(m);
+}
+
+START_TEST(test_I4_late_timer_does_not_end_next_receive)
+{
+	run_main(NULL, late_timer_main, NULL);
+}
+END_TEST
+
+/* The same with a finite second receive: it still gets the message. */
+static void late_timer_timed_main(void *arg)
+{
+	act_pid self = act_self();
+	struct delayed_send d = { self, 50 * MS, 2, 1, 0 };
+	struct act_msg *m;
+	pthread_t t;
+
+	(void)arg;
+	ck_assert_uint_ne(act_spawn(early_sender, &self).id, 0);
+	m = act_receive(30 * MS);
+	ck_assert_ptr_nonnull(m);
+	act_msg_free(m);
+	d.drop_due_by = now_ns() + 30 * MS;
+	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
+	m = act_receive(20000 * MS);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 2);
+	act_msg_free(m);
+}
+
+START_TEST(test_I4_late_timer_does_not_end_next_timed_receive)
+{
+	run_main(NULL, late_timer_timed_main, NULL);
+}
+END_TEST
+
+/* --- payloads ----------------------------------------------------------- */
+
+static void payload_copy_main(void *arg)
+{
+	static const size_t sizes[] = { 1, 7, 8, 9, 16, 63, 64, 65, 100,
+					1000, 4096, 16384, 20000 };
+	unsigned char buf[20000], want[20000];
+	struct act_msg *m;
+	unsigned i;
+	size_t n;
+
+	(void)arg;
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		n = sizes[i];
+		for (size_t j = 0; j < n; j++)
+			want[j] = buf[j] = (unsigned char)(j * 31 + i + 1);
+		ck_assert_int_eq(act_send(act_self(), 1, buf, n), 0);
+		memset(buf, 0xee, n); /* the sender reuses its buffer */
+		m = act_receive(0);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_eq(m->len, n);
+		ck_assert_ptr_nonnull(m->data);
+		ck_assert_ptr_ne(m->data, buf);
+		ck_assert_uint_eq((uintptr_t)m->data % 16, 0);
+		ck_assert_int_eq(memcmp(m->data, want, n), 0);
+		act_msg_free(m);
+	}
+}
+
+START_TEST(test_payload_is_copied)
+{
+	run_main(NULL, payload_copy_main, NULL);
+}
+END_TEST
+
+static void empty_msg_main(void *arg)
+{
+	struct act_msg *m;
+	int v = 1;
+
+	(void)arg;
+	ck_assert_int_eq(act_send(act_self(), 4, NULL, 0), 0);
+	ck_assert_int_eq(act_send(act_self(), 5, &v, 0), 0);
+	ck_assert_int_eq(act_send(act_self(), 6, NULL, 1), -EINVAL);
+	m = act_receive(0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 4);
+	ck_assert_uint_eq(m->len, 0);
+	ck_assert_ptr_null(m->data);
+	act_msg_free(m);
+	m = act_receive(0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 5);
+	ck_assert_uint_eq(m->len, 0);
+	ck_assert_ptr_null(m->data);
+	act_msg_free(m);
+	ck_assert_ptr_null(act_receive(0));
+	act_msg_free(NULL); /* harmless */
+}
+
+START_TEST(test_empty_message)
+{
+	run_main(NULL, empty_msg_main, NULL);
+}
+END_TEST
+
+static void check_big(size_t len)
+{
+	unsigned char *buf = malloc(len);
+	struct act_msg *m;
+	size_t i;
+
+	ck_assert_ptr_nonnull(buf);
+	for (i = 0; i < len; i += 4093)
+		buf[i] = (unsigned char)(i >> 12);
+	buf[len - 1] = 0x5a;
+	ck_assert_int_eq(act_send(act_self(), 3, buf, len), 0);
+	m = act_receive(0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->len, len);
+	ck_assert_uint_eq((uintptr_t)m->data % 16, 0);
+	ck_assert_int_eq(memcmp(m->data, buf, len), 0);
+	act_msg_free(m);
+	free(buf);
+}
+
+static void big_msg_main(void *arg)
+{
+	char small[16] = "x";
+
+	(void)arg;
+	check_big((size_t)1 << 20);
+	check_big(ACT_MSG_MAX);
+	/* too big: refused before the payload is read */
+	ck_assert_int_eq(act_send(act_self(), 3, small, ACT_MSG_MAX + 1),
+			 -EMSGSIZE);
+	ck_assert_int_eq(act_send(act_self(), 3, small, SIZE_MAX),
+			 -EMSGSIZE);
+	ck_assert_ptr_null(act_receive(0));
+}
+
+START_TEST(test_large_messages)
+{
+	run_main(NULL, big_msg_main, NULL);
+}
+END_TEST
+
+static void reserved_tag_main(void *arg)
+{
+	int v = 1;
+
+	(void)arg;
+	ck_assert_int_eq(act_send(act_self(), ACT_TAG_RESERVED, &v, 4),
+			 -EINVAL);
+	ck_assert_int_eq(act_send(act_self(), ACT_TAG_EXIT, &v, 4), -EINVAL);
+	ck_assert_int_eq(act_send(act_self(), ACT_TAG_DOWN, &v, 4), -EINVAL);
+	ck_assert_int_eq(act_send(act_self(), UINT32_MAX, NULL, 0), -EINVAL);
+	ck_assert_ptr_null(act_receive(0));
+	/* the last user tag works */
+	ck_assert_int_eq(act_send(act_self(), ACT_TAG_RESERVED - 1, &v, 4),
+			 0);
+	act_msg_free(act_receive(0));
+}
+
+START_TEST(test_reserved_tags_refused)
+{
+	run_main(NULL, reserved_tag_main, NULL);
+}
+END_TEST
+
+/* --- messages nobody received ------------------------------------------- */
+
+static void skip_some_and_exit(void *arg)
+{
+	struct want_tag w = { 1000, 0, 0 };
+
+	(void)arg;
+	/* wait for the parent's messages, moving them to the save queue */
+	while (!act_receive_match(match_tag, &w, 0) && w.calls < 10)
+		act_yield();
+}
+
+static void never_receives(void *arg)
+{
+	(void)arg;
+	act_yield();
+}
+
+static void unreceived_main(void *arg)
+{
+	char *big = calloc(1, 100000);
+	act_pid a, b;
+	int64_t before;
+	uint32_t i;
+
+	(void)arg;
+	ck_assert_ptr_nonnull(big);
+	before = envelopes_out();
+	a = act_spawn(never_receives, NULL);
+	b = act_spawn(skip_some_and_exit, NULL);
+	for (i = 0; i < 100; i++) {
+		ck_assert_int_eq(act_send(a, i, big, i * 50), 0);
+		ck_assert_int_eq(act_send(b, i, big, i * 50), 0);
+	}
+	ck_assert_int_eq(act_send(a, 1, big, 100000), 0); /* malloc'd */
+	ck_assert_int_eq(act_send(b, 1, big, 100000), 0);
+	ck_assert_int_gt(envelopes_out(), before);
+	ck_assert(wait_gone(a));
+	ck_assert(wait_gone(b));
+	ck_assert_int_eq(envelopes_out(), before);
+	free(big);
+	/* and some left in our own mailbox when we return */
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(act_send(act_self(), i, &i, sizeof(i)), 0);
+}
+
+START_TEST(test_unreceived_messages_freed)
+{
+	run_main(NULL, unreceived_main, NULL);
+}
+END_TEST
+
+static Suite *mailbox_suite(void)
+{
+	Suite *s = suite_create("mailbox");
+	TCase *tc = tcase_create("order");
+
+	tcase_add_test(tc, test_fifo_order_one_sender);
+	tcase_add_test(tc, test_selective_receive_keeps_order);
+	tcase_add_test(tc, test_selective_receive_waits);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("waiting");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_poll_empty_returns_null);
+	tcase_add_test(tc, test_forever_blocks_until_message);
+	tcase_add_test(tc, test_timeout_without_message);
+	tcase_add_test(tc, test_timeout_with_message);
+	tcase_add_test(tc, test_I4_late_timer_does_not_end_next_receive);
+	tcase_add_test(tc, test_I4_late_timer_does_not_end_next_timed_receive);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("payload");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_payload_is_copied);
+	tcase_add_test(tc, test_empty_message);
+	tcase_add_test(tc, test_large_messages);
+	tcase_add_test(tc, test_reserved_tags_refused);
+	tcase_add_test(tc, test_unreceived_messages_freed);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(mailbox_suite());
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * testutil.h - helpers shared by the Check programs in tests/.
+ *
+ * Every test that starts a runtime runs in Check's forked child (the
+ * default CK_FORK mode), so one runtime per test and a crash fails only
+ * that test. Tests reach internals through lib/ headers: they link
+ * libactors_core.la, which keeps internal symbols.
+ */
+#ifndef ACT_TESTUTIL_H
+#define ACT_TESTUTIL_H
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "actors.h"
+
+/* Result of running fn(arg) in a child process with stderr captured. */
+struct tu_child {
+	int status;      /* as from waitpid */
+	char err[4096];  /* what the child wrote on stderr, NUL-terminated */
+};
+
+/*
+ * Fork; in the child redirect stderr into a pipe, call fn(arg), then
+ * exit(0). The parent collects stderr and the wait status.
+ */
+static inline void tu_run_child(void (*fn)(void *), void *arg,
+				struct tu_child *out)
+{
+	int fds[2];
+	pid_t pid;
+	size_t at = 0;
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		dup2(fds[1], 2);
+		close(fds[1]);
+		fn(arg);
+		_exit(0);
+	}
+	close(fds[1]);
+	while (at < sizeof(out->err) - 1 &&
+	       (n = read(fds[0], out->err + at, sizeof(out->err) - 1 - at)) > 0)
+		at += (size_t)n;
+	out->err[at] = '\0';
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &out->status, 0), pid);
+}
+
+/* Count the lines of a text file (e.g. /proc/self/maps); -1 on error. */
+static inline long tu_count_lines(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	long n = 0;
+	int c;
+
+	if (!f)
+		return -1;
+	while ((c = fgetc(f)) != EOF)
+		n += c == '\n';
+	fclose(f);
+	return n;
+}
+
+/* Run a suite with Check's normal output; the exit status for make. */
+static inline int tu_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int nf;
+
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+#endif /* ACT_TESTUTIL_H */
