@@ -8,7 +8,7 @@ void act__runq_init(struct act__runq *q)
 {
 	q->lifo = NULL;
 	q->fifo_head = q->fifo_tail = NULL;
-	q->tick = 0;
+	q->tick = FAIR_EVERY;
 	q->len = 0;
 	act__mpsc_init(&q->inbox);
 	atomic_store_explicit(&q->dup_enqueues, 0, memory_order_relaxed);
@@ -77,7 +77,8 @@ struct act__proc *act__runq_pop(struct act__runq *q)
 {
 	struct act__proc *p = NULL;
 
-	if (act__unlikely(++q->tick % FAIR_EVERY == 0)) {
+	if (act__unlikely(--q->tick == 0)) {
+		q->tick = FAIR_EVERY;
 		p = pop_fifo(q);
 		if (!p)
 			p = pop_inbox(q);

@@ -28,7 +28,7 @@ struct act__runq {
 	/* owner only */
 	struct act__proc *lifo;
 	struct act__proc *fifo_head, *fifo_tail;
-	uint32_t tick;
+	uint32_t tick;                   /* pops until the fairness pop */
 	uint32_t len;                    /* lifo + fifo */
 	/* any thread */
 	struct act__mpsc inbox act__aligned;

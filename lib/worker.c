@@ -43,6 +43,7 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 	w->rt = rt;
 	w->index = i;
 	w->free_slots = UINT32_MAX;
+	w->reductions = rt->cfg.reductions;
 	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
 	act__slab_init(&w->slab, (uint16_t)i);
 	act__runq_init(&w->rq);
@@ -139,7 +140,7 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 			      memory_order_relaxed);
 	atomic_store_explicit(&p->owner, w, memory_order_relaxed);
 	w->current = p;
-	w->budget = w->rt->cfg.reductions;
+	w->budget = w->reductions;
 	act__ctx_switch(&w->sched_ctx, &p->ctx);
 	w->current = NULL;
 	w->n_switches++;

@@ -37,6 +37,7 @@ struct act__worker {
 	struct act__proc *current;
 	int switch_reason;
 	int32_t budget;                  /* reductions left to current */
+	int32_t reductions;              /* budget of each turn (config) */
 	struct act__rt *rt;
 	uint32_t index;
 	uint32_t free_slots;             /* slot free list head, or UINT32_MAX */

@@ -1,0 +1,519 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_ctx.c - the architecture's context switch (lib/arch/ctx.h):
+ * callee-saved registers and the floating-point control state are per
+ * context and survive a switch; act__ctx_make starts entry(arg) on the
+ * given stack with the ABI's alignment. Then the same through the runtime:
+ * processes with different rounding modes keep their own across yields.
+ */
+#include <fenv.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#include "testutil.h"
+
+#include "arch/ctx.h"
+#include "runtime.h"
+#include "worker.h"
+
+#define STACK_LEN ((size_t)64 << 10)
+
+static void *stack_alloc(void)
+{
+	void *p = mmap(NULL, STACK_LEN, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	return p;
+}
+
+static struct act__ctx main_ctx, b_ctx;
+
+#ifdef __x86_64__
+/*
+ * void tc_reg_switch(struct act__ctx *from, struct act__ctx *to,
+ *                    const uint64_t in[6], uint64_t out[6]);
+ *
+ * Loads in[] into rbx, rbp, r12, r13, r14, r15, calls
+ * act__ctx_switch(from, to), and once that returns stores the same six
+ * registers into out[]. Nothing the compiler generated runs between the
+ * loads and the stores, so out[] == in[] exactly when the switch (and
+ * whatever ran in the other context meanwhile) preserved them. The
+ * caller's own callee-saved registers are pushed and popped around it.
+ */
+__asm__(".text\n"
+	".globl tc_reg_switch\n"
+	".hidden tc_reg_switch\n"
+	".type tc_reg_switch, @function\n"
+	"tc_reg_switch:\n"
+	"	pushq %rbp\n"
+	"	pushq %rbx\n"
+	"	pushq %r12\n"
+	"	pushq %r13\n"
+	"	pushq %r14\n"
+	"	pushq %r15\n"
+	"	pushq %rcx\n" /* out; 7 pushes: rsp is 16-byte aligned */
+	"	movq 0(%rdx), %rbx\n"
+	"	movq 8(%rdx), %rbp\n"
+	"	movq 16(%rdx), %r12\n"
+	"	movq 24(%rdx), %r13\n"
+	"	movq 32(%rdx), %r14\n"
+	"	movq 40(%rdx), %r15\n"
+	"	call act__ctx_switch@PLT\n"
+	"	popq %rcx\n"
+	"	movq %rbx, 0(%rcx)\n"
+	"	movq %rbp, 8(%rcx)\n"
+	"	movq %r12, 16(%rcx)\n"
+	"	movq %r13, 24(%rcx)\n"
+	"	movq %r14, 32(%rcx)\n"
+	"	movq %r15, 40(%rcx)\n"
+	"	popq %r15\n"
+	"	popq %r14\n"
+	"	popq %r13\n"
+	"	popq %r12\n"
+	"	popq %rbx\n"
+	"	popq %rbp\n"
+	"	ret\n"
+	".size tc_reg_switch, .-tc_reg_switch\n");
+
+void tc_reg_switch(struct act__ctx *from, struct act__ctx *to,
+		   const uint64_t in[6], uint64_t out[6]);
+
+static const char *const reg_name[6] = { "rbx", "rbp", "r12",
+					 "r13", "r14", "r15" };
+
+enum { REG_ROUNDS = 200 };
+
+static void fill(uint64_t v[6], uint64_t seed)
+{
+	int i;
+
+	for (i = 0; i < 6; i++)
+		v[i] = (seed + 1) * 0x9e3779b97f4a7c15ull ^
+		       ((uint64_t)(i + 1) << 56);
+}
+
+static uint64_t b_out[REG_ROUNDS][6], b_in[REG_ROUNDS][6];
+static int b_rounds;
+
+/* B: each round, come back with its own pattern loaded and see it again
+ * when resumed, after main loaded different values in between. */
+static void reg_b_entry(void *arg)
+{
+	int r;
+
+	(void)arg;
+	for (r = 0; r < REG_ROUNDS; r++) {
+		fill(b_in[r], 1000 + r);
+		tc_reg_switch(&b_ctx, &main_ctx, b_in[r], b_out[r]);
+		b_rounds++;
+	}
+	for (;;)
+		act__ctx_switch(&b_ctx, &main_ctx);
+}
+
+START_TEST(callee_saved_survive)
+{
+	void *stk = stack_alloc();
+	uint64_t in[6], out[6];
+	int r, i;
+
+	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, reg_b_entry, NULL);
+	for (r = 0; r < REG_ROUNDS; r++) {
+		fill(in, r);
+		memset(out, 0, sizeof(out));
+		tc_reg_switch(&main_ctx, &b_ctx, in, out);
+		for (i = 0; i < 6; i++)
+			ck_assert_msg(out[i] == in[i],
+				      "round %d: %s was %#llx, now %#llx", r,
+				      reg_name[i], (unsigned long long)in[i],
+				      (unsigned long long)out[i]);
+	}
+	act__ctx_switch(&main_ctx, &b_ctx); /* B finishes its last round */
+	ck_assert_int_eq(b_rounds, REG_ROUNDS);
+	for (r = 0; r < REG_ROUNDS; r++)
+		for (i = 0; i < 6; i++)
+			ck_assert_msg(b_out[r][i] == b_in[r][i],
+				      "B round %d: %s was %#llx, now %#llx", r,
+				      reg_name[i],
+				      (unsigned long long)b_in[r][i],
+				      (unsigned long long)b_out[r][i]);
+	munmap(stk, STACK_LEN);
+}
+END_TEST
+
+static uint32_t get_mxcsr(void)
+{
+	uint32_t v;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(v));
+	return v;
+}
+
+static void set_mxcsr(uint32_t v)
+{
+	__asm__ volatile("ldmxcsr %0" : : "m"(v));
+}
+
+static uint16_t get_x87cw(void)
+{
+	uint16_t v;
+
+	__asm__ volatile("fnstcw %0" : "=m"(v));
+	return v;
+}
+
+static void set_x87cw(uint16_t v)
+{
+	__asm__ volatile("fldcw %0" : : "m"(v));
+}
+
+#define MXCSR_RC_MASK 0x6000u
+#define MXCSR_FTZ 0x8000u
+#define MXCSR_DAZ 0x0040u
+#define MXCSR_FLAGS 0x003fu
+#define X87_RC_MASK 0x0c00u
+#define X87_PC_MASK 0x0300u
+#endif /* __x86_64__ */
+
+/* ---- floating-point control state is per context ------------------------ */
+
+struct fp_state {
+	int round;
+	double third; /* 1/3 under that rounding */
+#ifdef __x86_64__
+	uint32_t mxcsr;
+	uint16_t x87cw;
+#endif
+};
+
+static void fp_read(struct fp_state *s)
+{
+	volatile double one = 1.0, three = 3.0;
+
+	/* control state first: the division sets the sticky inexact flag */
+#ifdef __x86_64__
+	s->mxcsr = get_mxcsr();
+	s->x87cw = get_x87cw();
+#endif
+	s->round = fegetround();
+	s->third = one / three;
+}
+
+static void fp_assert_same(const struct fp_state *want,
+			   const struct fp_state *got, const char *who,
+			   int round)
+{
+	ck_assert_msg(got->round == want->round,
+		      "%s round %d: fegetround %#x, expected %#x", who, round,
+		      got->round, want->round);
+	ck_assert_msg(got->third == want->third,
+		      "%s round %d: 1/3 = %a, expected %a", who, round,
+		      got->third, want->third);
+#ifdef __x86_64__
+	/* control bits; the low six are sticky exception flags */
+	ck_assert_msg((got->mxcsr & ~MXCSR_FLAGS) ==
+			      (want->mxcsr & ~MXCSR_FLAGS),
+		      "%s round %d: MXCSR %#x, expected %#x", who, round,
+		      got->mxcsr, want->mxcsr);
+	ck_assert_msg(got->x87cw == want->x87cw,
+		      "%s round %d: x87 CW %#x, expected %#x", who, round,
+		      got->x87cw, want->x87cw);
+#endif
+}
+
+enum { FP_ROUNDS = 50 };
+
+static struct fp_state fp_b_first, fp_b_own, fp_b_seen[FP_ROUNDS];
+static int fp_b_rounds;
+
+static void fp_b_entry(void *arg)
+{
+	int r;
+
+	(void)arg;
+	fp_read(&fp_b_first); /* what a new context starts with */
+	ck_assert_int_eq(fesetround(FE_UPWARD), 0);
+#ifdef __x86_64__
+	/* more than the rounding bits: FTZ/DAZ and the x87 precision */
+	set_mxcsr(get_mxcsr() | MXCSR_FTZ | MXCSR_DAZ);
+	set_x87cw((uint16_t)(get_x87cw() & ~X87_PC_MASK)); /* 24-bit */
+#endif
+	fp_read(&fp_b_own);
+	for (r = 0; r < FP_ROUNDS; r++) {
+		act__ctx_switch(&b_ctx, &main_ctx);
+		fp_read(&fp_b_seen[r]);
+		fp_b_rounds++;
+	}
+	for (;;)
+		act__ctx_switch(&b_ctx, &main_ctx);
+}
+
+START_TEST(fp_control_per_context)
+{
+	void *stk = stack_alloc();
+	struct fp_state mine, seen;
+	fenv_t saved;
+	int r;
+
+	fegetenv(&saved);
+	ck_assert_int_eq(fesetround(FE_DOWNWARD), 0);
+#ifdef __x86_64__
+	/* 53-bit x87 precision (PC = 10b), round down */
+	set_x87cw((uint16_t)((get_x87cw() & ~X87_PC_MASK) | 0x0200u));
+#endif
+	fp_read(&mine);
+	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, fp_b_entry, NULL);
+	for (r = 0; r < FP_ROUNDS; r++) {
+		act__ctx_switch(&main_ctx, &b_ctx);
+		fp_read(&seen);
+		fp_assert_same(&mine, &seen, "A", r);
+	}
+	act__ctx_switch(&main_ctx, &b_ctx);
+	fesetenv(&saved);
+
+	/* B started from the documented defaults, not from A's state */
+	ck_assert_int_eq(fp_b_first.round, FE_TONEAREST);
+#ifdef __x86_64__
+	ck_assert_uint_eq(fp_b_first.mxcsr, 0x1f80);
+	ck_assert_uint_eq(fp_b_first.x87cw, 0x037f);
+	ck_assert_uint_eq(fp_b_own.mxcsr & MXCSR_RC_MASK, 0x4000); /* up */
+	ck_assert_uint_eq(mine.mxcsr & MXCSR_RC_MASK, 0x2000);     /* down */
+	ck_assert_uint_eq(mine.x87cw & X87_RC_MASK, 0x0400);
+#endif
+	ck_assert_int_eq(fp_b_own.round, FE_UPWARD);
+	/* the two modes really differ in effect */
+	ck_assert(mine.third < fp_b_own.third);
+	ck_assert_int_eq(fp_b_rounds, FP_ROUNDS);
+	for (r = 0; r < FP_ROUNDS; r++)
+		fp_assert_same(&fp_b_own, &fp_b_seen[r], "B", r);
+	munmap(stk, STACK_LEN);
+}
+END_TEST
+
+/* ---- act__ctx_make: argument, stack, alignment -------------------------- */
+
+#ifdef __x86_64__
+/* First instruction of the entry: record rsp as the call left it, then
+ * continue in C with the argument untouched (rdi). */
+uintptr_t tc_probe_rsp;
+void tc_probe_c(void *arg);
+__asm__(".text\n"
+	".globl tc_probe_entry\n"
+	".hidden tc_probe_entry\n"
+	".type tc_probe_entry, @function\n"
+	"tc_probe_entry:\n"
+	"	movq %rsp, tc_probe_rsp(%rip)\n"
+	"	jmp tc_probe_c\n"
+	".size tc_probe_entry, .-tc_probe_entry\n");
+void tc_probe_entry(void *arg);
+#define PROBE_ENTRY tc_probe_entry
+#else
+/* No asm probe here: the entry's stack alignment is checked through a
+ * 16-byte-aligned local only. */
+#define PROBE_ENTRY tc_probe_c
+void tc_probe_c(void *arg);
+#endif
+
+static void *probe_arg;
+static uintptr_t probe_local;
+static int probe_runs;
+
+__attribute__((noinline, used)) void tc_probe_c(void *arg)
+{
+	_Alignas(16) volatile long double ld = 1.0L;
+
+	probe_arg = arg;
+	probe_local = (uintptr_t)&ld;
+	probe_runs++;
+	for (;;)
+		act__ctx_switch(&b_ctx, &main_ctx);
+}
+
+START_TEST(ctx_make_entry)
+{
+	char *stk = stack_alloc();
+	uintptr_t lo = (uintptr_t)stk;
+	int off;
+
+	for (off = 0; off < 48; off++) {
+		char *hi = stk + STACK_LEN - off;
+		void *arg = (void *)(uintptr_t)(0xabc000 + off);
+
+		probe_arg = NULL;
+		probe_local = 0;
+		act__ctx_make(&b_ctx, hi, PROBE_ENTRY, arg);
+		ck_assert_msg((uintptr_t)b_ctx.sp >= lo &&
+				      (uintptr_t)b_ctx.sp < (uintptr_t)hi,
+			      "off %d: sp %p outside the stack", off,
+			      b_ctx.sp);
+		act__ctx_switch(&main_ctx, &b_ctx);
+		ck_assert_ptr_eq(probe_arg, arg);
+		ck_assert_msg(probe_local >= lo && probe_local < (uintptr_t)hi,
+			      "off %d: local at %#lx, stack [%#lx, %p)", off,
+			      (unsigned long)probe_local, (unsigned long)lo,
+			      (void *)hi);
+		ck_assert_uint_eq(probe_local % 16, 0);
+#ifdef __x86_64__
+		/* at a function's first instruction rsp + 8 is 16-aligned */
+		ck_assert_msg((tc_probe_rsp + 8) % 16 == 0,
+			      "off %d: rsp %#lx at entry", off,
+			      (unsigned long)tc_probe_rsp);
+		ck_assert(tc_probe_rsp >= lo &&
+			  tc_probe_rsp < (uintptr_t)hi);
+#endif
+	}
+	ck_assert_int_eq(probe_runs, 48);
+	munmap(stk, STACK_LEN);
+}
+END_TEST
+
+/* The made context leaves the memory above stack_hi alone. */
+START_TEST(ctx_make_stays_below_hi)
+{
+	unsigned char *stk = stack_alloc();
+	size_t k, top = 261; /* a misaligned stack_hi */
+
+	memset(stk, 0xee, STACK_LEN);
+	act__ctx_make(&b_ctx, stk + STACK_LEN - top, PROBE_ENTRY, NULL);
+	act__ctx_switch(&main_ctx, &b_ctx);
+	act__ctx_switch(&main_ctx, &b_ctx); /* resumed once more */
+	for (k = STACK_LEN - top; k < STACK_LEN; k++)
+		ck_assert_msg(stk[k] == 0xee, "byte hi+%zu written",
+			      k - (STACK_LEN - top));
+	munmap(stk, STACK_LEN);
+}
+END_TEST
+
+/* ---- through the runtime: rounding modes of two processes ------------- */
+
+enum { YIELDS = 1000 };
+
+struct rounder {
+	int mode;
+	int bad;          /* yields after which the mode was not ours */
+	int interleaved;  /* yields during which the other one ran */
+	int done;
+	volatile int *other_progress;
+	volatile int progress;
+	act_pid parent;
+};
+
+static void rounder_main(void *arg)
+{
+	struct rounder *r = arg;
+	int i, before;
+
+	ck_assert_int_eq(fesetround(r->mode), 0);
+	for (i = 0; i < YIELDS; i++) {
+		before = *r->other_progress;
+		act_yield();
+		r->progress++;
+		if (*r->other_progress != before)
+			r->interleaved++;
+		if (fegetround() != r->mode)
+			r->bad++;
+#ifdef __x86_64__
+		if ((get_mxcsr() & MXCSR_RC_MASK) !=
+		    (r->mode == FE_DOWNWARD ? 0x2000u : 0x4000u))
+			r->bad++;
+#endif
+	}
+	r->done = 1;
+	ck_assert_int_eq(act_send(r->parent, 1, NULL, 0), 0);
+}
+
+static struct rounder rd[2];
+static int main_round_after;
+
+static void rounding_main(void *arg)
+{
+	struct act_msg *m;
+	int i;
+
+	(void)arg;
+	rd[0] = (struct rounder){ .mode = FE_DOWNWARD,
+				  .other_progress = &rd[1].progress,
+				  .parent = act_self() };
+	rd[1] = (struct rounder){ .mode = FE_UPWARD,
+				  .other_progress = &rd[0].progress,
+				  .parent = act_self() };
+	ck_assert_uint_ne(act_spawn(rounder_main, &rd[0]).id, 0);
+	ck_assert_uint_ne(act_spawn(rounder_main, &rd[1]).id, 0);
+	for (i = 0; i < 2; i++) {
+		m = act_receive(ACT_FOREVER);
+		ck_assert_ptr_nonnull(m);
+		act_msg_free(m);
+	}
+	main_round_after = fegetround();
+}
+
+START_TEST(rt_rounding_per_process)
+{
+	ck_assert_int_eq(act_main(NULL, rounding_main, NULL), 0);
+	ck_assert_int_eq(rd[0].done, 1);
+	ck_assert_int_eq(rd[1].done, 1);
+	ck_assert_int_eq(rd[0].progress, YIELDS);
+	ck_assert_int_eq(rd[1].progress, YIELDS);
+	ck_assert_int_eq(rd[0].bad, 0);
+	ck_assert_int_eq(rd[1].bad, 0);
+	/* they did take turns: a test of nothing otherwise */
+	ck_assert_int_ge(rd[0].interleaved, YIELDS / 2);
+	ck_assert_int_ge(rd[1].interleaved, YIELDS / 2);
+	/* the main process kept the default mode */
+	ck_assert_int_eq(main_round_after, FE_TONEAREST);
+	/* and the thread that ran act_main has its own back */
+	ck_assert_int_eq(fegetround(), FE_TONEAREST);
+}
+END_TEST
+
+static int thread_mode_in_proc = -1;
+
+static void read_mode_main(void *arg)
+{
+	(void)arg;
+	thread_mode_in_proc = fegetround();
+	ck_assert_int_eq(fesetround(FE_TOWARDZERO), 0);
+	act_yield();
+	ck_assert_int_eq(fegetround(), FE_TOWARDZERO);
+}
+
+/* A process's mode does not leak into the thread that called act_main. */
+START_TEST(rt_rounding_not_leaked)
+{
+	ck_assert_int_eq(fesetround(FE_UPWARD), 0);
+	ck_assert_int_eq(act_main(NULL, read_mode_main, NULL), 0);
+	ck_assert_int_eq(fegetround(), FE_UPWARD);
+	/* processes start from the default, whatever the thread had */
+	ck_assert_int_eq(thread_mode_in_proc, FE_TONEAREST);
+	fesetround(FE_TONEAREST);
+}
+END_TEST
+
+static Suite *ctx_suite(void)
+{
+	Suite *s = suite_create("ctx");
+	TCase *tc = tcase_create("switch");
+
+#ifdef __x86_64__
+	tcase_add_test(tc, callee_saved_survive);
+#endif
+	/* Other architectures: no register test here; aarch64's x19-x28,
+	 * fp, lr and d8-d15 need an asm helper of their own. */
+	tcase_add_test(tc, fp_control_per_context);
+	tcase_add_test(tc, ctx_make_entry);
+	tcase_add_test(tc, ctx_make_stays_below_hi);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("runtime");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, rt_rounding_per_process);
+	tcase_add_test(tc, rt_rounding_not_leaked);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(ctx_suite());
+}
