@@ -7,6 +7,10 @@
 #ifndef ACT_INTERNAL_H
 #define ACT_INTERNAL_H
 
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* ACT_DEBUG from ./configure --enable-debug */
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
@@ -22,6 +26,16 @@
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
 #define act__align_up(x, a) (((x) + (a) - 1) & ~((a) - 1))
+
+/* Spin-wait hint. */
+static inline void act__cpu_relax(void)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("pause" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#endif
+}
 
 #ifdef ACT_DEBUG
 #define ACT_DEBUG_ON 1

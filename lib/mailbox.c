@@ -64,8 +64,25 @@ struct act__env *act__mailbox_take_new(struct act__proc *p,
 	return NULL;
 }
 
+void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all)
+{
+	struct act__env *e = p->held, *next;
+
+	for (; e; e = next) {
+		next = env_next(e);
+		/* acquire: pairs with the release store in act_msg_free */
+		if (all || atomic_load_explicit(&e->released,
+						memory_order_acquire)) {
+			act__held_del(p, e);
+			act__env_free(slab, e);
+		}
+	}
+	p->sweep_at = 2 * p->n_held + 64;
+}
+
 void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 {
+	act__held_sweep(p, slab, true);
 	struct act__mpsc_node *n;
 	struct act__env *e;
 

@@ -30,6 +30,20 @@ static inline void small_copy(void *dst, const void *src, size_t len)
 	}
 }
 
+/* Any thread that is not a worker: the runtime's shared foreign slab. */
+static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
+{
+	struct act__env *e;
+
+	/* acquire: pairs with the release clear below (the lock's pair) */
+	while (atomic_flag_test_and_set_explicit(&rt->foreign_lock,
+						 memory_order_acquire))
+		act__cpu_relax();
+	e = act__slab_alloc(&rt->foreign, len);
+	atomic_flag_clear_explicit(&rt->foreign_lock, memory_order_release);
+	return e;
+}
+
 int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 	      const void *data, size_t len)
 {
@@ -48,7 +62,7 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 		return -ESRCH;
 	w = act__worker_self();
 	self = w ? w->current : NULL;
-	e = act__slab_alloc(w ? &w->slab : NULL, len);
+	e = w ? act__slab_alloc(&w->slab, len) : foreign_alloc(rt, len);
 	if (!e)
 		return -ENOMEM;
 	e->to = to;
@@ -131,6 +145,9 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 		e = wait_for(&w, p, match, ctx, timeout_ns);
 	if (!e)
 		return NULL;
+	act__held_add(p, e);
+	if (act__unlikely(p->n_held >= p->sweep_at))
+		act__held_sweep(p, &w->slab, false);
 	act__reduce(w, p);
 	return &e->msg;
 }
@@ -142,16 +159,29 @@ struct act_msg *act_receive(int64_t timeout_ns)
 
 void act_msg_free(struct act_msg *msg)
 {
+	struct act__env *e;
 	struct act__worker *w;
+	struct act__proc *p;
 
 	if (!msg)
 		return;
+	e = act__container_of(msg, struct act__env, msg);
 	w = act__worker_self();
-	act__env_free(w ? &w->slab : NULL,
-		      act__container_of(msg, struct act__env, msg));
+	p = w ? w->current : NULL;
+	if (act__likely(p && p->pid.id == e->to.id)) {
+		act__held_del(p, e); /* the receiver itself: free it now */
+		act__env_free(&w->slab, e);
+		return;
+	}
+	/* release: pairs with the acquire load in act__held_sweep; the
+	 * receiver frees it at its next sweep or its exit */
+	atomic_store_explicit(&e->released, 1, memory_order_release);
 }
 
 struct act__slab *act__slab_of_worker(uint16_t worker)
 {
-	return &act__rt_current->workers[worker].slab;
+	struct act__rt *rt = act__rt_current;
+
+	return worker < rt->nworkers ? &rt->workers[worker].slab
+				     : &rt->foreign;
 }

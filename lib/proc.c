@@ -6,6 +6,9 @@
 
 #include "proc.h"
 
+/* Three cache lines: remote-written, then owner-only. */
+_Static_assert(sizeof(struct act__proc) == 3 * ACT_CACHELINE, "slot size");
+
 int act__ptable_init(struct act__ptable *t, uint32_t cap)
 {
 	size_t len = (size_t)cap * sizeof(struct act__proc);

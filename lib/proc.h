@@ -52,28 +52,34 @@ struct act__proc {
 	_Atomic uint32_t gen;            /* generation of the occupant */
 	_Atomic uint8_t queued;          /* I1: in a run queue */
 	_Atomic uint8_t kill_pending;    /* exit signal waiting (links, later) */
+	bool canary;                     /* owner: stack unguarded, check it */
+	bool is_main;                    /* owner: act_main's process */
 	struct act__mpsc_node rq_node;   /* link in a worker's inbox */
 	struct act__mpsc mbox;           /* MPSC mailbox of act__env */
 	struct act__worker *_Atomic owner; /* last worker that ran it */
 	_Atomic uint64_t timeout_fired;  /* highest ticket whose timer fired */
 
-	/* Owner only (I3): second cache line on. */
-	struct act__proc *rq_next act__aligned; /* link in the local lists */
+	/* Owner only (I3). Second line: what every message touches. */
+	struct act__proc *rq_next act__aligned; /* links in the local queue */
+	struct act__proc *rq_prev;
 	struct act__ctx ctx;
-	void *stack_lo;
-	size_t stack_size;
 	struct act__env *save_head;      /* skipped by selective receive */
+	struct act__env *held;           /* received, not yet freed */
+	act_pid pid;
+	uint64_t wait_ticket;            /* ticket of the current wait */
+	uint32_t n_held;                 /* entries on the held list */
+	uint32_t sweep_at;               /* n_held that triggers a sweep */
+
+	/* Third line: spawn, exit, timeouts. */
 	struct act__env *save_tail;
+	void *stack_lo;
 	void (*fn)(void *);
 	void *arg;
 	intptr_t exit_reason;
-	act_pid pid;
-	uint64_t wait_ticket;            /* ticket of the current wait */
 	_Atomic uint64_t armed_ticket;   /* timer armed for it; 0 none */
+	uint32_t stack_size;             /* at most 1 GiB */
 	uint32_t index;
 	uint32_t free_next;              /* slot free list */
-	bool is_main;
-	bool canary;                     /* stack unguarded: check canary */
 };
 
 /* The runtime's table; lives in struct act__rt. */

@@ -2,13 +2,15 @@
 /* runq.c - a worker's runnable queue; see runq.h. */
 #include "runq.h"
 
-#define FAIR_EVERY 61
+#define FAIR_EVERY 61     /* pops between fairness pops */
+#define LIFO_BOTTOM_EVERY 16 /* fairness pops between lifo-bottom pops */
 
 void act__runq_init(struct act__runq *q)
 {
-	q->lifo = NULL;
+	q->top = q->bottom = NULL;
 	q->fifo_head = q->fifo_tail = NULL;
 	q->tick = FAIR_EVERY;
+	q->ticks = 0;
 	q->len = 0;
 	act__mpsc_init(&q->inbox);
 	atomic_store_explicit(&q->dup_enqueues, 0, memory_order_relaxed);
@@ -42,12 +44,31 @@ void act__runq_push_remote(struct act__runq *q, struct act__proc *p)
 	act__mpsc_push(&q->inbox, &p->rq_node);
 }
 
-static struct act__proc *pop_lifo(struct act__runq *q)
+static struct act__proc *pop_top(struct act__runq *q)
 {
-	struct act__proc *p = q->lifo;
+	struct act__proc *p = q->top;
 
 	if (p) {
-		q->lifo = p->rq_next;
+		q->top = p->rq_next;
+		if (q->top)
+			q->top->rq_prev = NULL;
+		else
+			q->bottom = NULL;
+		q->len--;
+	}
+	return p;
+}
+
+static struct act__proc *pop_bottom(struct act__runq *q)
+{
+	struct act__proc *p = q->bottom;
+
+	if (p) {
+		q->bottom = p->rq_prev;
+		if (q->bottom)
+			q->bottom->rq_next = NULL;
+		else
+			q->top = NULL;
 		q->len--;
 	}
 	return p;
@@ -73,21 +94,30 @@ static struct act__proc *pop_inbox(struct act__runq *q)
 	return n ? act__container_of(n, struct act__proc, rq_node) : NULL;
 }
 
+/* Every FAIR_EVERY pops: fifo and inbox in turn, now and then the
+ * lifo's bottom; whatever that finds empty falls back to the usual order. */
+static struct act__proc *pop_fair(struct act__runq *q)
+{
+	struct act__proc *p = NULL;
+
+	q->tick = FAIR_EVERY;
+	q->ticks++;
+	if (q->ticks % LIFO_BOTTOM_EVERY == 0)
+		p = pop_bottom(q);
+	if (!p && (q->ticks & 1) && !(p = pop_fifo(q)))
+		p = pop_inbox(q);
+	if (!p && !(q->ticks & 1) && !(p = pop_inbox(q)))
+		p = pop_fifo(q);
+	return p;
+}
+
 struct act__proc *act__runq_pop(struct act__runq *q)
 {
 	struct act__proc *p = NULL;
 
-	if (act__unlikely(--q->tick == 0)) {
-		q->tick = FAIR_EVERY;
-		p = pop_fifo(q);
-		if (!p)
-			p = pop_inbox(q);
-	}
-	if (!p)
-		p = pop_lifo(q);
-	if (!p)
-		p = pop_inbox(q);
-	if (!p)
+	if (act__unlikely(--q->tick == 0))
+		p = pop_fair(q);
+	if (!p && !(p = pop_top(q)) && !(p = pop_inbox(q)))
 		p = pop_fifo(q);
 	if (p) /* release: pairs with the acquire in act__runq_mark_queued */
 		atomic_store_explicit(&p->queued, 0, memory_order_release);
@@ -96,5 +126,5 @@ struct act__proc *act__runq_pop(struct act__runq *q)
 
 bool act__runq_maybe_nonempty(struct act__runq *q)
 {
-	return q->lifo || q->fifo_head || act__mpsc_maybe_nonempty(&q->inbox);
+	return q->top || q->fifo_head || act__mpsc_maybe_nonempty(&q->inbox);
 }

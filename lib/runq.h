@@ -2,14 +2,21 @@
 /*
  * runq.h - a worker's runnable queue.
  *
- * Three parts, one queue: `lifo` (processes just spawned or woken by this
- * worker: newest first, which runs spawn trees depth-first and keeps few
- * stacks live), `fifo` (processes that yielded: the tail of the queue), and
- * `inbox`, an MPSC queue through which any other thread enqueues directly
- * (spawn placement, wakes from other workers and the reactor): a process
- * pushed there is runnable at once, the owner pops it like the others.
- * Every 61st pop looks at fifo and inbox first, so neither starves behind a
- * pair of processes that keep waking each other.
+ * Three parts, one queue:
+ * - `lifo`: processes spawned or woken by this worker, newest first. A
+ *   spawn tree is walked depth-first, so few stacks are live at once.
+ * - `fifo`: processes that yielded: the tail of the queue.
+ * - `inbox`: an MPSC queue through which any other thread enqueues
+ *   directly (spawn placement, wakes from other workers and the reactor).
+ * A process pushed on any of them is runnable at once; the owner pops all
+ * three: lifo top, then inbox, then fifo.
+ *
+ * Fairness, so nothing starves behind processes that keep waking each
+ * other on the lifo: every 61st pop serves the fifo and the inbox in turn
+ * first, and every 1024th pop serves the lifo's bottom (its oldest entry)
+ * first. The second period is long because the lifo bottom of a spawn tree
+ * is the root of the largest pending subtree: starting those early turns
+ * depth-first into breadth-first (doc/design/scheduling.md).
  *
  * I1: `queued` is set by every push (exchange) and cleared by the pop; a
  * push that finds it set is a duplicate enqueue: counted, and fatal in
@@ -18,6 +25,7 @@
 #ifndef ACT_RUNQ_H
 #define ACT_RUNQ_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -26,9 +34,10 @@
 
 struct act__runq {
 	/* owner only */
-	struct act__proc *lifo;
-	struct act__proc *fifo_head, *fifo_tail;
-	uint32_t tick;                   /* pops until the fairness pop */
+	struct act__proc *top, *bottom;  /* lifo, linked via rq_next/prev */
+	struct act__proc *fifo_head, *fifo_tail; /* linked via rq_next */
+	uint32_t tick;                   /* pops until the next fairness pop */
+	uint32_t ticks;                  /* fairness pops so far */
 	uint32_t len;                    /* lifo + fifo */
 	/* any thread */
 	struct act__mpsc inbox act__aligned;
@@ -59,12 +68,19 @@ static inline bool act__runq_mark_queued(struct act__runq *q, struct act__proc *
 	return false;
 }
 
-static inline void act__runq_push_lifo(struct act__runq *q, struct act__proc *p)
+/* Owner: on top of the lifo (newest first). */
+static inline void act__runq_push_lifo(struct act__runq *q,
+				       struct act__proc *p)
 {
 	if (!act__runq_mark_queued(q, p))
 		return;
-	p->rq_next = q->lifo;
-	q->lifo = p;
+	p->rq_prev = NULL;
+	p->rq_next = q->top;
+	if (q->top)
+		q->top->rq_prev = p;
+	else
+		q->bottom = p;
+	q->top = p;
 	q->len++;
 }
 

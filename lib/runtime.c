@@ -134,7 +134,8 @@ static void reclaim(struct act__rt *rt)
 	}
 	act__last_leaks.procs = (int64_t)hwm - free_slots;
 	act__last_leaks.stacks = stacks;
-	act__last_leaks.envelopes = envs + act__foreign_outstanding();
+	act__last_leaks.envelopes = envs + act__slab_outstanding(&rt->foreign) +
+				    act__foreign_outstanding();
 }
 
 static void destroy(struct act__rt *rt)
@@ -144,6 +145,7 @@ static void destroy(struct act__rt *rt)
 	for (i = 0; rt->workers && i < rt->nworkers; i++)
 		act__worker_destroy(&rt->workers[i]);
 	free(rt->workers);
+	act__slab_destroy(&rt->foreign);
 	act__ptable_destroy(&rt->procs);
 	act__overflow_thread_fini();
 	act__overflow_fini();
@@ -170,6 +172,8 @@ static int build(struct act__rt *rt)
 		return -ENOMEM;
 	for (i = 0; i < rt->nworkers; i++)
 		act__worker_init(&rt->workers[i], rt, i);
+	act__slab_init(&rt->foreign, (uint16_t)rt->nworkers);
+	atomic_flag_clear(&rt->foreign_lock);
 	rc = act__overflow_init();
 	if (!rc)
 		rc = act__overflow_thread_init();
@@ -185,7 +189,10 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		return -EINVAL;
 	if (act__worker_self() || atomic_exchange(&running, 1))
 		return -EBUSY;
-	rt = calloc(1, sizeof(*rt));
+	rt = aligned_alloc(ACT_CACHELINE,
+			   act__align_up(sizeof(*rt), ACT_CACHELINE));
+	if (rt)
+		memset(rt, 0, sizeof(*rt));
 	if (!rt) {
 		rc = -ENOMEM;
 		goto err_running;

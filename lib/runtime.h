@@ -20,6 +20,12 @@ struct act__rt {
 	struct act__worker *workers;
 	uint32_t nworkers;
 	struct act__reactor reactor;
+	/* Envelopes for senders that are not workers: a slab like a worker's,
+	 * its owner side guarded by a spinlock (held for a few loads and
+	 * stores, so a foreign sender makes no system call); its index is
+	 * nworkers. */
+	struct act__slab foreign;
+	atomic_flag foreign_lock;
 	_Atomic uint32_t stop;
 	intptr_t main_reason;
 	_Atomic uint32_t slot_grabs;     /* slots taken from the hwm */

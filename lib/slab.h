@@ -27,13 +27,13 @@
 #define ACT_SLAB_FOREIGN 0xff  /* class of malloc'd envelopes */
 
 struct act__env {
-	struct act__mpsc_node node; /* mailbox / save-queue / free link */
+	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */
 	act_pid to;                 /* the process it was sent to (I5) */
 	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
-	uint8_t pad0;
+	_Atomic uint8_t released;   /* freed by a thread other than the holder */
 	uint16_t worker;            /* index of the worker whose slab owns it */
 	uint32_t pad1;
-	uint64_t pad2;
+	struct act__env *held_prev; /* held list (mailbox.h) */
 	struct act_msg msg;         /* public part */
 };
 

@@ -88,6 +88,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->fn = fn;
 	p->arg = arg;
 	p->save_head = p->save_tail = NULL;
+	p->held = NULL;
+	p->n_held = 0;
+	p->sweep_at = 64;
 	p->exit_reason = ACT_EXIT_NORMAL;
 	p->is_main = is_main;
 	p->pid = act__make_pid(

@@ -98,22 +98,31 @@ int act__stack_guard_mode(void)
 	return guard_mode;
 }
 
-/* Returns how many of the chunk's n units (from the start) got a guard. */
+/*
+ * Returns how many of the chunk's n units (from the start) got a guard.
+ * Runs on the spawning process's stack, which may be as small as 16 KiB:
+ * the iovec array lives in the heap, never in this frame.
+ */
 static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
 {
-	struct iovec iov[CHUNK_MAX_UNITS];
+	struct iovec *iov;
+	long done;
 	uint32_t i;
 
 	if (guard_mode == ACT_GUARD_MADVISE) {
+		iov = malloc(n * sizeof(*iov));
+		if (!iov)
+			return 0; /* no guards: canaries for this chunk */
 		for (i = 0; i < n; i++) {
 			iov[i].iov_base = base + (size_t)i * unit;
 			iov[i].iov_len = ACT_GUARD_SIZE;
 		}
-		if (syscall(SYS_process_madvise, self_pidfd, iov, n,
-			    MADV_GUARD_INSTALL, 0) < 0)
-			act__fatal("process_madvise(MADV_GUARD_INSTALL) "
-				   "failed: %s", strerror(errno));
-		return n;
+		/* in order; a short count (e.g. ENOMEM for page tables part
+		 * way) leaves the rest of the chunk to canaries */
+		done = syscall(SYS_process_madvise, self_pidfd, iov, n,
+			       MADV_GUARD_INSTALL, 0);
+		free(iov);
+		return done < 0 ? 0 : (uint32_t)(done / ACT_GUARD_SIZE);
 	}
 	for (i = 0; guard_mode == ACT_GUARD_MPROTECT && i < n; i++) {
 		if (mprotect_budget <= 0 ||
@@ -208,9 +217,7 @@ static uint64_t *top_flags(void *lo, size_t size)
 
 static bool unit_guarded(struct act__stack_pool *pl)
 {
-	if (guard_mode == ACT_GUARD_MADVISE)
-		return true;
-	return guard_mode == ACT_GUARD_MPROTECT && pl->guarded_left > 0;
+	return guard_mode != ACT_GUARD_CANARY && pl->guarded_left > 0;
 }
 
 int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,

@@ -7,7 +7,8 @@
  * call (guards do not split the mapping, so a million stacks stay a few
  * thousand VMAs); else mprotect(PROT_NONE) per guard while under half of
  * vm.max_map_count; else canary words at the stack's low end, checked at
- * every switch back to the worker. The canary is written in every mode.
+ * every switch back to the worker. Only unguarded stacks get a canary, so
+ * a guarded stack touches no page at its low end until it grows there.
  */
 #ifndef ACT_STACK_H
 #define ACT_STACK_H
