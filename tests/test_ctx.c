@@ -79,8 +79,8 @@ __asm__(".text\n"
 void tc_reg_switch(struct act__ctx *from, struct act__ctx *to,
 		   const uint64_t in[6], uint64_t out[6]);
 
-static const char *const reg_name[6] = { "rbx", "rbp", "r12",
-					 "r13", "r14", "r15" };
+static const char *const reg_name[6] = {"rbx", "rbp", "r12",
+					"r13", "r14", "r15"};
 
 enum { REG_ROUNDS = 200 };
 
@@ -277,8 +277,9 @@ START_TEST(fp_control_per_context)
 #ifdef __x86_64__
 	ck_assert_uint_eq(fp_b_first.mxcsr, 0x1f80);
 	ck_assert_uint_eq(fp_b_first.x87cw, 0x037f);
-	ck_assert_uint_eq(fp_b_own.mxcsr & MXCSR_RC_MASK, 0x4000); /* up */
-	ck_assert_uint_eq(mine.mxcsr & MXCSR_RC_MASK, 0x2000);     /* down */
+	/* RC field: 01b round down, 10b round up */
+	ck_assert_uint_eq(fp_b_own.mxcsr & MXCSR_RC_MASK, 0x4000);
+	ck_assert_uint_eq(mine.mxcsr & MXCSR_RC_MASK, 0x2000);
 	ck_assert_uint_eq(mine.x87cw & X87_RC_MASK, 0x0400);
 #endif
 	ck_assert_int_eq(fp_b_own.round, FE_UPWARD);
@@ -345,8 +346,7 @@ START_TEST(ctx_make_entry)
 		act__ctx_make(&b_ctx, hi, PROBE_ENTRY, arg);
 		ck_assert_msg((uintptr_t)b_ctx.sp >= lo &&
 				      (uintptr_t)b_ctx.sp < (uintptr_t)hi,
-			      "off %d: sp %p outside the stack", off,
-			      b_ctx.sp);
+			      "off %d: sp %p outside the stack", off, b_ctx.sp);
 		act__ctx_switch(&main_ctx, &b_ctx);
 		ck_assert_ptr_eq(probe_arg, arg);
 		ck_assert_msg(probe_local >= lo && probe_local < (uintptr_t)hi,
@@ -359,8 +359,7 @@ START_TEST(ctx_make_entry)
 		ck_assert_msg((tc_probe_rsp + 8) % 16 == 0,
 			      "off %d: rsp %#lx at entry", off,
 			      (unsigned long)tc_probe_rsp);
-		ck_assert(tc_probe_rsp >= lo &&
-			  tc_probe_rsp < (uintptr_t)hi);
+		ck_assert(tc_probe_rsp >= lo && tc_probe_rsp < (uintptr_t)hi);
 #endif
 	}
 	ck_assert_int_eq(probe_runs, 48);
@@ -391,8 +390,8 @@ enum { YIELDS = 1000 };
 
 struct rounder {
 	int mode;
-	int bad;          /* yields after which the mode was not ours */
-	int interleaved;  /* yields during which the other one ran */
+	int bad;	 /* yields after which the mode was not ours */
+	int interleaved; /* yields during which the other one ran */
 	int done;
 	volatile int *other_progress;
 	volatile int progress;
@@ -432,12 +431,12 @@ static void rounding_main(void *arg)
 	int i;
 
 	(void)arg;
-	rd[0] = (struct rounder){ .mode = FE_DOWNWARD,
-				  .other_progress = &rd[1].progress,
-				  .parent = act_self() };
-	rd[1] = (struct rounder){ .mode = FE_UPWARD,
-				  .other_progress = &rd[0].progress,
-				  .parent = act_self() };
+	rd[0] = (struct rounder){.mode = FE_DOWNWARD,
+				 .other_progress = &rd[1].progress,
+				 .parent = act_self()};
+	rd[1] = (struct rounder){.mode = FE_UPWARD,
+				 .other_progress = &rd[0].progress,
+				 .parent = act_self()};
 	ck_assert_uint_ne(act_spawn(rounder_main, &rd[0]).id, 0);
 	ck_assert_uint_ne(act_spawn(rounder_main, &rd[1]).id, 0);
 	for (i = 0; i < 2; i++) {

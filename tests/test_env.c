@@ -4,6 +4,7 @@
  * its configuration: field set > environment > default, and a bad value
  * stops start-up with -EINVAL and one line on stderr.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -72,11 +73,11 @@ START_TEST(parse_size_accepts)
 		const char *s;
 		size_t v;
 	} ok[] = {
-		{ "65536", 65536 },     { "64k", 64 << 10 },
-		{ "64K", 64 << 10 },    { "1m", 1 << 20 },
-		{ "1M", 1 << 20 },      { "1g", (size_t)1 << 30 },
-		{ "1G", (size_t)1 << 30 }, { "0", 0 },
-		{ "16384", 16384 },     { "3k", 3072 },
+		{"65536", 65536},	 {"64k", 64 << 10},
+		{"64K", 64 << 10},	 {"1m", 1 << 20},
+		{"1M", 1 << 20},	 {"1g", (size_t)1 << 30},
+		{"1G", (size_t)1 << 30}, {"0", 0},
+		{"16384", 16384},	 {"3k", 3072},
 	};
 	unsigned i;
 
@@ -94,9 +95,21 @@ END_TEST
 START_TEST(parse_size_rejects)
 {
 	static const char *const bad[] = {
-		"",      "k",     "12q",   "-1",    "64kb", " 64k", "64k ",
-		"+64k",  "0x10",  "1.5m",  "m1",    "1t",   "64 k",
-		"99999999999999999999", "18446744073709551615k",
+		"",
+		"k",
+		"12q",
+		"-1",
+		"64kb",
+		" 64k",
+		"64k ",
+		"+64k",
+		"0x10",
+		"1.5m",
+		"m1",
+		"1t",
+		"64 k",
+		"99999999999999999999",
+		"18446744073709551615k",
 		"17179869184g",
 	};
 	unsigned i;
@@ -106,10 +119,10 @@ START_TEST(parse_size_rejects)
 
 		ck_assert_msg(act__parse_size(bad[i], &v) == -EINVAL,
 			      "\"%s\" accepted (-> %zu)", bad[i], v);
-		ck_assert_msg(v == 777, "\"%s\" rejected but wrote %zu",
-			      bad[i], v);
+		ck_assert_msg(v == 777, "\"%s\" rejected but wrote %zu", bad[i],
+			      v);
 	}
-	ck_assert_int_eq(act__parse_size(NULL, &(size_t){ 0 }), -EINVAL);
+	ck_assert_int_eq(act__parse_size(NULL, &(size_t){0}), -EINVAL);
 }
 END_TEST
 
@@ -129,9 +142,9 @@ START_TEST(parse_uint_bounds)
 	ck_assert_int_eq(act__parse_uint("-1", 0, UINT64_MAX, &v), -EINVAL);
 	ck_assert_int_eq(act__parse_uint("1x", 0, 100, &v), -EINVAL);
 	ck_assert_int_eq(act__parse_uint(" 1", 0, 100, &v), -EINVAL);
-	ck_assert_int_eq(act__parse_uint("18446744073709551616", 0,
-					 UINT64_MAX, &v),
-			 -EINVAL);
+	ck_assert_int_eq(
+		act__parse_uint("18446744073709551616", 0, UINT64_MAX, &v),
+		-EINVAL);
 	ck_assert_int_eq(act__parse_uint(NULL, 0, 100, &v), -EINVAL);
 	ck_assert_uint_eq(v, 99);
 }
@@ -148,8 +161,7 @@ START_TEST(stack_size_bounds)
 	ck_assert_uint_eq(act__stack_size_ok(65536), 65536);
 	ck_assert_uint_eq(act__stack_size_ok(((size_t)1 << 30) - 1),
 			  (size_t)1 << 30);
-	ck_assert_uint_eq(act__stack_size_ok((size_t)1 << 30),
-			  (size_t)1 << 30);
+	ck_assert_uint_eq(act__stack_size_ok((size_t)1 << 30), (size_t)1 << 30);
 	ck_assert_uint_eq(act__stack_size_ok(((size_t)1 << 30) + 1), 0);
 	ck_assert_uint_eq(act__stack_size_ok(SIZE_MAX), 0);
 }
@@ -176,18 +188,17 @@ static void child_env_main(void *arg)
 	ec->sh->rc = act_main(NULL, noop_main, NULL);
 }
 
-static void check_bad_env(const char *name, const char *value,
-			  const char *w3)
+static void check_bad_env(const char *name, const char *value, const char *w3)
 {
-	struct env_case ec = { name, value, shared_map() };
+	struct env_case ec = {name, value, shared_map()};
 	struct tu_child c;
 	char quoted[64];
 
 	tu_run_child(child_env_main, &ec, &c);
 	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
 		      "%s=%s: child status %#x", name, value, c.status);
-	ck_assert_msg(ec.sh->rc == -EINVAL, "%s=%s: act_main returned %d",
-		      name, value, ec.sh->rc);
+	ck_assert_msg(ec.sh->rc == -EINVAL, "%s=%s: act_main returned %d", name,
+		      value, ec.sh->rc);
 	snprintf(quoted, sizeof(quoted), "%s", value);
 	assert_one_line(&c, name, quoted, w3);
 	munmap(ec.sh, sizeof(*ec.sh));
@@ -352,7 +363,7 @@ static void child_cfg_main(void *arg)
 static void check_bad_cfg(const struct act_config *cfg, const char *field,
 			  const char *value)
 {
-	struct cfg_case cc = { *cfg, shared_map() };
+	struct cfg_case cc = {*cfg, shared_map()};
 	struct tu_child c;
 
 	tu_run_child(child_cfg_main, &cc, &c);
@@ -482,11 +493,26 @@ static void return_normally(void *arg)
 	*(int *)arg += 1;
 }
 
+static int count_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 START_TEST(main_twice)
 {
-	int ran = 0;
+	int ran = 0, fds, threads;
 
 	clear_env();
+	fds = count_dir("/proc/self/fd");
+	threads = count_dir("/proc/self/task");
 	ck_assert_int_eq(act_main(NULL, exit_with, (void *)(intptr_t)7), 7);
 	ck_assert_ptr_null(act__rt_current);
 	ck_assert_int_eq(act_main(NULL, exit_with, (void *)(intptr_t)9), 9);
@@ -495,6 +521,9 @@ START_TEST(main_twice)
 	ck_assert_int_eq(act__last_leaks.procs, 0);
 	ck_assert_int_eq(act__last_leaks.stacks, 0);
 	ck_assert_int_eq(act__last_leaks.envelopes, 0);
+	/* I9: no thread and no descriptor left behind */
+	ck_assert_int_eq(count_dir("/proc/self/task"), threads);
+	ck_assert_int_eq(count_dir("/proc/self/fd"), fds);
 }
 END_TEST
 

@@ -639,6 +639,7 @@ static Suite *mailbox_suite(void)
 	Suite *s = suite_create("mailbox");
 	TCase *tc = tcase_create("order");
 
+	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_fifo_order_one_sender);
 	tcase_add_test(tc, test_selective_receive_keeps_order);
 	tcase_add_test(tc, test_selective_receive_waits);

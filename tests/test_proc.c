@@ -472,6 +472,7 @@ static Suite *proc_suite(void)
 	Suite *s = suite_create("proc");
 	TCase *tc = tcase_create("pids");
 
+	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_pid_format);
 	tcase_add_test(tc, test_slot_reuse_bumps_generation);
 	tcase_add_test(tc, test_generation_wrap_skips_zero);
@@ -481,6 +482,7 @@ static Suite *proc_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("I5");
+	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_I5_stale_envelope_dropped);
 	tcase_add_test(tc, test_I5_stale_envelope_while_waiting);
 	tcase_add_test(tc, test_I5_stale_envelope_reclaimed_at_stop);

@@ -15,6 +15,7 @@
 
 #include "testutil.h"
 
+#include "mailbox.h"
 #include "runtime.h"
 #include "slab.h"
 #include "worker.h"
@@ -27,8 +28,8 @@ static struct act__rt *fake_rt(unsigned nworkers)
 	unsigned i;
 
 	ck_assert_ptr_nonnull(rt);
-	rt->workers = aligned_alloc(ACT_CACHELINE,
-				    nworkers * sizeof(*rt->workers));
+	rt->workers =
+		aligned_alloc(ACT_CACHELINE, nworkers * sizeof(*rt->workers));
 	ck_assert_ptr_nonnull(rt->workers);
 	memset(rt->workers, 0, nworkers * sizeof(*rt->workers));
 	rt->nworkers = nworkers;
@@ -73,8 +74,8 @@ static void assert_distinct(void **v, size_t n)
 
 	qsort(v, n, sizeof(*v), cmp_ptr);
 	for (i = 1; i < n; i++)
-		ck_assert_msg(v[i] != v[i - 1],
-			      "envelope %p handed out twice", v[i]);
+		ck_assert_msg(v[i] != v[i - 1], "envelope %p handed out twice",
+			      v[i]);
 }
 
 static bool in_sorted(void **v, size_t n, void *p)
@@ -90,10 +91,19 @@ START_TEST(class_selection)
 		size_t payload;
 		unsigned cls;
 	} cases[] = {
-		{ 0, 0 },     { 1, 0 },      { 64, 0 },     { 65, 1 },
-		{ 192, 1 },   { 193, 2 },    { 960, 3 },    { 961, 4 },
-		{ 8128, 6 },  { 8129, 7 },   { 16320, 7 },
-		{ 16321, ACT_SLAB_FOREIGN }, { 100000, ACT_SLAB_FOREIGN },
+		{0, 0},
+		{1, 0},
+		{64, 0},
+		{65, 1},
+		{192, 1},
+		{193, 2},
+		{960, 3},
+		{961, 4},
+		{8128, 6},
+		{8129, 7},
+		{16320, 7},
+		{16321, ACT_SLAB_FOREIGN},
+		{100000, ACT_SLAB_FOREIGN},
 	};
 	struct act__slab s;
 	int64_t f0 = act__foreign_outstanding();
@@ -154,9 +164,9 @@ END_TEST
 
 START_TEST(payload_aligned)
 {
-	static const size_t sizes[] = { 0,    1,    15,    16,    17,
-					63,   64,   65,    200,   1000,
-					4000, 8128, 16320, 16321, 70000 };
+	static const size_t sizes[] = {0,    1,	   15,	  16,	 17,
+				       63,   64,   65,	  200,	 1000,
+				       4000, 8128, 16320, 16321, 70000};
 	struct act__slab s;
 	struct act__env *e[sizeof(sizes) / sizeof(sizes[0])][3];
 	unsigned i, j;
@@ -209,8 +219,8 @@ START_TEST(no_overlap)
 		ck_assert_uint_eq(e[i]->msg.len, i);
 		for (k = 0; k < len[i]; k++)
 			if (p[k] != (i & 0xff))
-				ck_abort_msg("envelope %zu byte %zu overwritten",
-					     i, k);
+				ck_abort_msg("envelope %zu byte %zu written", i,
+					     k);
 	}
 	ck_assert_int_eq(act__slab_outstanding(&s), N);
 	for (i = 0; i < N; i++)
@@ -298,9 +308,8 @@ static void remote_free_case(bool from_other_worker)
 	struct act__slab *s = &rt->workers[0].slab;
 	struct act__env *e[N];
 	void *sorted[N];
-	struct free_job job = { e, N,
-				from_other_worker ? &rt->workers[1].slab
-						  : NULL };
+	struct free_job job = {e, N,
+			       from_other_worker ? &rt->workers[1].slab : NULL};
 	pthread_t t;
 	unsigned chunks, i;
 
@@ -406,7 +415,7 @@ START_TEST(remote_free_concurrent)
 	struct conc_job jobs[T];
 	pthread_t th[T];
 	_Atomic int start = 0, done = 0;
-	struct churn ch = { s, &done, 0 };
+	struct churn ch = {s, &done, 0};
 	unsigned chunks;
 	size_t i;
 
@@ -416,8 +425,8 @@ START_TEST(remote_free_concurrent)
 		ck_assert_ptr_nonnull(e[i]);
 	}
 	for (i = 0; i < T; i++) {
-		jobs[i] = (struct conc_job){ { e + i * PER, PER, NULL },
-					     &start, &done };
+		jobs[i] = (struct conc_job){
+			{e + i * PER, PER, NULL}, &start, &done};
 		ck_assert_int_eq(
 			pthread_create(&th[i], NULL, conc_free, &jobs[i]), 0);
 	}
@@ -450,7 +459,7 @@ START_TEST(foreign_counted)
 	struct act__slab *s = &rt->workers[0].slab;
 	int64_t f0 = act__foreign_outstanding();
 	struct act__env *e[N];
-	struct free_job job = { e, N, NULL };
+	struct free_job job = {e, N, NULL};
 	pthread_t t;
 	int i;
 
@@ -475,9 +484,9 @@ END_TEST
 
 /* ---- through a runtime -------------------------------------------------- */
 
-static const size_t rt_sizes[] = { 0,   1,    7,    8,     9,     15,
-				   16,  17,   63,   64,    65,    100,
-				   1000, 8192, 16320, 16321, 100000 };
+static const size_t rt_sizes[] = {0,	1,    7,     8,	    9,	   15,
+				  16,	17,   63,    64,    65,	   100,
+				  1000, 8192, 16320, 16321, 100000};
 
 static void align_main(void *arg)
 {
@@ -539,7 +548,7 @@ static void remote_main(void *arg)
 {
 	struct act_msg *m[RT_N];
 	void *env[RT_N];
-	struct msg_job job = { m, RT_N };
+	struct msg_job job = {m, RT_N};
 	struct act__slab *slab = &act__worker_self()->slab;
 	act_pid me = act_self();
 	pthread_t t;
@@ -555,11 +564,18 @@ static void remote_main(void *arg)
 		ck_assert_uint_eq(((struct act__env *)env[i])->cls, 0);
 	}
 	ck_assert_int_eq(act__slab_outstanding(slab), RT_N);
-	/* a thread that is no worker frees them: remote frees */
+	/* a thread that is no worker frees them: it only marks them
+	 * released; the receiver, which holds them, frees them at its next
+	 * sweep (or its exit) */
 	ck_assert_int_eq(pthread_create(&t, NULL, free_msgs, &job), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(act__slab_outstanding(slab), RT_N);
+	for (i = 0; i < RT_N; i++)
+		ck_assert_uint_eq(
+			atomic_load(&((struct act__env *)env[i])->released), 1);
+	act__held_sweep(act__worker_self()->current, slab, false);
 	ck_assert_int_eq(act__slab_outstanding(slab), 0);
-	ck_assert_uint_eq(atomic_load(&slab->n_remote_free), RT_N);
+	ck_assert_uint_eq(act__worker_self()->current->n_held, 0);
 
 	/* the next sends of that class reuse them */
 	qsort(env, RT_N, sizeof(env[0]), cmp_ptr);
@@ -572,8 +588,7 @@ static void remote_main(void *arg)
 		memcpy(&v, r->data, sizeof(v));
 		ck_assert_int_eq(v, i);
 		rt_remote_reused += in_sorted(
-			env, RT_N,
-			act__container_of(r, struct act__env, msg));
+			env, RT_N, act__container_of(r, struct act__env, msg));
 		act_msg_free(r);
 	}
 }
@@ -611,16 +626,21 @@ static void foreign_main(void *arg)
 	ck_assert_int_eq(pthread_create(&t, NULL, send_from_thread, &me), 0);
 	ck_assert_int_eq(pthread_join(t, &ret), 0);
 	ck_assert_ptr_null(ret);
-	ck_assert_int_eq(act__foreign_outstanding(), 1);
+	/* small envelopes from non-workers come from the runtime's foreign
+	 * slab (index nworkers), not from malloc */
+	ck_assert_int_eq(act__slab_outstanding(&act__rt_current->foreign), 1);
+	ck_assert_int_eq(act__foreign_outstanding(), 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_ptr_nonnull(m);
 	e = act__container_of(m, struct act__env, msg);
-	ck_assert_uint_eq(e->cls, ACT_SLAB_FOREIGN);
+	ck_assert_uint_eq(e->cls, 0);
+	ck_assert_uint_eq(e->worker, (unsigned)act_workers());
 	ck_assert_uint_eq(m->from.id, 0);
 	ck_assert_uint_eq((uintptr_t)m->data % 16, 0);
 	memcpy(&v, m->data, sizeof(v));
 	ck_assert_uint_eq(v, 0xfeedface);
 	act_msg_free(m);
+	ck_assert_int_eq(act__slab_outstanding(&act__rt_current->foreign), 0);
 	ck_assert_int_eq(act__foreign_outstanding(), 0);
 }
 
@@ -641,7 +661,7 @@ static void unread_child(void *arg)
 static void unread_main(void *arg)
 {
 	act_pid me = act_self();
-	char big[20000] = { 0 };
+	char big[20000] = {0};
 	int i;
 
 	(void)arg;
