@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 
-#include "testutil.h"
+#include "testrt.h"
 
 #include "mailbox.h"
 #include "runtime.h"
@@ -31,82 +31,9 @@
 
 #define MS 1000000LL
 
-/* ASan's runtime makes system calls of its own (sigaltstack at every
- * noreturn call, for one): the I10 counts mean nothing under it. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
-#endif
-
-static struct act__proc *lookup(act_pid p)
-{
-	return act__proc_lookup(&act__rt_current->procs, p);
-}
-
-static struct act__proc *self_proc(void)
-{
-	return lookup(act_self());
-}
-
-static bool wait_gone(act_pid p)
-{
-	int i;
-
-	for (i = 0; i < 100000 && lookup(p); i++)
-		act_yield();
-	return !lookup(p);
-}
-
-static bool wait_waiting(act_pid p)
-{
-	struct act__proc *q;
-	int i;
-
-	for (i = 0; i < 100000; i++) {
-		q = lookup(p);
-		if (q && act__ps(atomic_load(&q->state)) == ACT_PS_WAITING)
-			return true;
-		act_yield();
-	}
-	return false;
-}
-
 static uint64_t dup_enqueues(void)
 {
 	return atomic_load(&act__rt_current->workers[0].rq.dup_enqueues);
-}
-
-static void assert_no_leaks(void)
-{
-	ck_assert_int_eq(act__last_leaks.procs, 0);
-	ck_assert_int_eq(act__last_leaks.stacks, 0);
-	ck_assert_int_eq(act__last_leaks.envelopes, 0);
-}
-
-static void run_main(const struct act_config *cfg, void (*fn)(void *),
-		     void *arg)
-{
-	ck_assert_int_eq(act_main(cfg, fn, arg), 0);
-	assert_no_leaks();
-}
-
-static int count_tasks(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
 }
 
 static void sleep_ns(int64_t ns)

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "testutil.h"
+#include "testrt.h"
 
 #include "mailbox.h"
 #include "runtime.h"
@@ -35,29 +35,6 @@ static void sleep_ns(int64_t ns)
 
 	while (nanosleep(&ts, &ts))
 		;
-}
-
-static struct act__proc *lookup(act_pid p)
-{
-	return act__proc_lookup(&act__rt_current->procs, p);
-}
-
-static bool wait_gone(act_pid p)
-{
-	int i;
-
-	for (i = 0; i < 10000 && lookup(p); i++)
-		act_yield();
-	return !lookup(p);
-}
-
-static void run_main(const struct act_config *cfg, void (*fn)(void *),
-		     void *arg)
-{
-	ck_assert_int_eq(act_main(cfg, fn, arg), 0);
-	ck_assert_int_eq(act__last_leaks.procs, 0);
-	ck_assert_int_eq(act__last_leaks.stacks, 0);
-	ck_assert_int_eq(act__last_leaks.envelopes, 0);
 }
 
 static int64_t envelopes_out(void)

@@ -10,7 +10,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "testutil.h"
+#include "testrt.h"
 
 #include "mailbox.h"
 #include "runtime.h"
@@ -29,51 +29,6 @@ static uint32_t pid_index(act_pid p)
 static uint32_t pid_gen(act_pid p)
 {
 	return (uint32_t)(p.id >> 32);
-}
-
-static struct act__proc *lookup(act_pid p)
-{
-	return act__proc_lookup(&act__rt_current->procs, p);
-}
-
-/* Yield until pid's process has been reaped; false if it never is. */
-static bool wait_gone(act_pid p)
-{
-	int i;
-
-	for (i = 0; i < 10000 && lookup(p); i++)
-		act_yield();
-	return !lookup(p);
-}
-
-/* Yield until p waits in a receive; false if it never does. */
-static bool wait_waiting(act_pid p)
-{
-	struct act__proc *q;
-	int i;
-
-	for (i = 0; i < 10000; i++) {
-		q = lookup(p);
-		if (q && act__ps(atomic_load(&q->state)) == ACT_PS_WAITING)
-			return true;
-		act_yield();
-	}
-	return false;
-}
-
-static void assert_no_leaks(void)
-{
-	ck_assert_int_eq(act__last_leaks.procs, 0);
-	ck_assert_int_eq(act__last_leaks.stacks, 0);
-	ck_assert_int_eq(act__last_leaks.envelopes, 0);
-}
-
-/* act_main with cfg; the main process must return normally, leak-free. */
-static void run_main(const struct act_config *cfg, void (*fn)(void *),
-		     void *arg)
-{
-	ck_assert_int_eq(act_main(cfg, fn, arg), 0);
-	assert_no_leaks();
 }
 
 static void noop(void *arg)

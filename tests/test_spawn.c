@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "testutil.h"
+#include "testrt.h"
 
 #include "runtime.h"
 #include "worker.h"
@@ -26,48 +26,6 @@
 #ifndef UNDER_ASAN
 #define UNDER_ASAN 0
 #endif
-
-static struct act__proc *lookup(act_pid p)
-{
-	return act__proc_lookup(&act__rt_current->procs, p);
-}
-
-static bool wait_gone(act_pid p)
-{
-	int i;
-
-	for (i = 0; i < 100000 && lookup(p); i++)
-		act_yield();
-	return !lookup(p);
-}
-
-static void assert_no_leaks(void)
-{
-	ck_assert_int_eq(act__last_leaks.procs, 0);
-	ck_assert_int_eq(act__last_leaks.stacks, 0);
-	ck_assert_int_eq(act__last_leaks.envelopes, 0);
-}
-
-static void run_main(const struct act_config *cfg, void (*fn)(void *),
-		     void *arg)
-{
-	ck_assert_int_eq(act_main(cfg, fn, arg), 0);
-	assert_no_leaks();
-}
-
-/* Threads of this OS process, from /proc/self/task. */
-static int count_tasks(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
-}
 
 static void block_forever(void *arg)
 {

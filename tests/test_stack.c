@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 
-#include "testutil.h"
+#include "testrt.h"
 
 #include "runtime.h"
 #include "stack.h"
@@ -34,11 +34,6 @@ static struct shared *shared_map(void)
 	ck_assert_ptr_ne(sh, MAP_FAILED);
 	sh->rc = 12345;
 	return sh;
-}
-
-static struct act__proc *self_proc(void)
-{
-	return act__worker_self()->current;
 }
 
 static void no_core(void)
