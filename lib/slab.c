@@ -11,19 +11,6 @@
 
 static _Atomic int64_t foreign_out;
 
-static int size_class(size_t total)
-{
-	int c = 0;
-	size_t sz = 128;
-
-	while (sz < total) {
-		sz <<= 1;
-		if (++c >= ACT_SLAB_CLASSES)
-			return -1;
-	}
-	return c;
-}
-
 static size_t class_size(int c)
 {
 	return (size_t)128 << c;
@@ -91,15 +78,16 @@ static struct act__env *foreign_alloc(size_t payload)
 	return e;
 }
 
-struct act__env *act__slab_alloc(struct act__slab *s, size_t payload)
+struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 {
-	int c = s ? size_class(ACT_ENV_HDR + payload) : -1;
 	struct act__env *e;
+	int c;
 
-	if (c < 0)
+	if (!s || payload > ACT_SLAB_MAX_PAYLOAD)
 		return foreign_alloc(payload);
+	c = act__slab_class(payload);
 	e = s->free[c];
-	if (act__unlikely(!e)) {
+	if (!e) {
 		/* acquire: pairs with the release CAS in remote_free */
 		e = atomic_exchange_explicit(&s->remote[c], NULL,
 					     memory_order_acquire);
@@ -108,12 +96,7 @@ struct act__env *act__slab_alloc(struct act__slab *s, size_t payload)
 		if (!e)
 			return NULL;
 	}
-	s->free[c] = (struct act__env *)atomic_load_explicit(
-		&e->node.next, memory_order_relaxed);
-	e->cls = (uint8_t)c;
-	e->worker = s->worker;
-	s->n_alloc++;
-	return e;
+	return act__slab_take(s, c, e);
 }
 
 static void remote_free(struct act__slab *owner, struct act__env *e)
@@ -136,20 +119,12 @@ static void remote_free(struct act__slab *owner, struct act__env *e)
 /* Resolves the owning slab from the envelope's worker index. */
 struct act__slab *act__slab_of_worker(uint16_t worker);
 
-void act__env_free(struct act__slab *self, struct act__env *e)
+void act__env_free_slow(struct act__slab *self, struct act__env *e)
 {
 	if (e->cls == ACT_SLAB_FOREIGN) {
 		atomic_fetch_sub_explicit(&foreign_out, 1,
 					  memory_order_relaxed);
 		free(e);
-		return;
-	}
-	if (self && self->worker == e->worker) {
-		atomic_store_explicit(&e->node.next,
-				      (struct act__mpsc_node *)self->free[e->cls],
-				      memory_order_relaxed);
-		self->free[e->cls] = e;
-		self->n_free++;
 		return;
 	}
 	remote_free(act__slab_of_worker(e->worker), e);

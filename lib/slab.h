@@ -59,13 +59,63 @@ struct act__slab {
 	_Atomic uint64_t n_remote_free;
 };
 
+#define ACT_SLAB_MAX_PAYLOAD (((size_t)128 << (ACT_SLAB_CLASSES - 1)) - \
+			      ACT_ENV_HDR)
+
 void act__slab_init(struct act__slab *s, uint16_t worker);
 /* Unmaps every chunk; call once no envelope of this slab is in use. */
 void act__slab_destroy(struct act__slab *s);
-/* Owner only. NULL on ENOMEM. */
-struct act__env *act__slab_alloc(struct act__slab *s, size_t payload);
+/* Size class of a payload of at most ACT_SLAB_MAX_PAYLOAD bytes. */
+static inline int act__slab_class(size_t payload)
+{
+	size_t total = ACT_ENV_HDR + payload;
+
+	return total <= 128 ? 0 : 64 - __builtin_clzll(total - 1) - 7;
+}
+
+/* Owner: hand out e, the head of class c's free list. */
+static inline struct act__env *act__slab_take(struct act__slab *s, int c,
+					      struct act__env *e)
+{
+	s->free[c] = (struct act__env *)atomic_load_explicit(
+		&e->node.next, memory_order_relaxed);
+	e->cls = (uint8_t)c;
+	e->worker = s->worker;
+	s->n_alloc++;
+	return e;
+}
+
+struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload);
+void act__env_free_slow(struct act__slab *self, struct act__env *e);
+
+/* Owner only (s NULL: malloc). NULL on ENOMEM or a payload too big. */
+static inline struct act__env *act__slab_alloc(struct act__slab *s,
+					       size_t payload)
+{
+	int c;
+
+	if (act__likely(s && payload <= ACT_SLAB_MAX_PAYLOAD)) {
+		c = act__slab_class(payload);
+		if (act__likely(s->free[c] != NULL))
+			return act__slab_take(s, c, s->free[c]);
+	}
+	return act__slab_alloc_slow(s, payload);
+}
+
 /* Any thread; `self` is the caller's slab, or NULL off a worker. */
-void act__env_free(struct act__slab *self, struct act__env *e);
+static inline void act__env_free(struct act__slab *self, struct act__env *e)
+{
+	if (act__likely(self && e->cls != ACT_SLAB_FOREIGN &&
+			self->worker == e->worker)) {
+		atomic_store_explicit(&e->node.next,
+				      (struct act__mpsc_node *)self->free[e->cls],
+				      memory_order_relaxed);
+		self->free[e->cls] = e;
+		self->n_free++;
+		return;
+	}
+	act__env_free_slow(self, e);
+}
 /* Envelopes still out (alloc - frees); exact once all threads stopped. */
 int64_t act__slab_outstanding(struct act__slab *s);
 /* malloc'd envelopes still out, runtime-wide. */

@@ -14,11 +14,35 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct act__proc;
-
-struct act__worker;
+#include "proc.h"
+#include "worker.h"
 
 /* me: the caller's worker, or NULL (reactor, foreign thread). */
-bool act__wake(struct act__worker *me, struct act__proc *p, uint64_t ticket);
+static inline bool act__wake(struct act__worker *me, struct act__proc *p,
+			     uint64_t ticket)
+{
+	/* seq_cst: the load half of the Dekker pair with the seq_cst store
+	 * of WAITING in the worker's park_proc (the waker published its
+	 * message or timeout flag before this load) */
+	uint64_t s = atomic_load_explicit(&p->state, memory_order_seq_cst);
+
+	for (;;) {
+		if (act__ps(s) != ACT_PS_WAITING)
+			return false;
+		if (ticket && act__ps_ticket(s) != ticket)
+			return false;
+		/* acq_rel on success: the winner takes the process over and
+		 * publishes RUNNABLE before the enqueue makes it visible */
+		if (atomic_compare_exchange_weak_explicit(
+			    &p->state, &s,
+			    (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
+			    memory_order_acq_rel, memory_order_relaxed))
+			break;
+	}
+	act__worker_enqueue(
+		me, atomic_load_explicit(&p->owner, memory_order_relaxed), p);
+	return true;
+}
+
 
 #endif /* ACT_WAKE_H */

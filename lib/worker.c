@@ -56,17 +56,6 @@ void act__worker_destroy(struct act__worker *w)
 	act__slab_destroy(&w->slab);
 }
 
-void act__worker_enqueue(struct act__worker *me, struct act__worker *w,
-			 struct act__proc *p)
-{
-	if (me == w) {
-		act__runq_push_lifo(&w->rq, p);
-		return;
-	}
-	act__runq_push_remote(&w->rq, p);
-	act__doorbell_ring(&w->bell);
-}
-
 void act__switch_out(struct act__proc *p, int reason)
 {
 	act__switch_out_w(act__worker_self(), p, reason);

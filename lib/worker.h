@@ -91,7 +91,16 @@ static inline void act__reduce(struct act__worker *w, struct act__proc *p)
  * Put a runnable process on w's queue, from any thread; `me` is the
  * caller's own worker (NULL off a worker). Wakes w if it sleeps.
  */
-void act__worker_enqueue(struct act__worker *me, struct act__worker *w,
-			 struct act__proc *p);
+static inline void act__worker_enqueue(struct act__worker *me,
+				       struct act__worker *w,
+				       struct act__proc *p)
+{
+	if (me == w) {
+		act__runq_push_lifo(&w->rq, p);
+		return;
+	}
+	act__runq_push_remote(&w->rq, p);
+	act__doorbell_ring(&w->bell);
+}
 
 #endif /* ACT_WORKER_H */
