@@ -38,6 +38,7 @@ static inline void act__doorbell_ring(struct act__doorbell *d)
 /* Sleeper side: returns the value to pass to act__doorbell_sleep. */
 static inline uint32_t act__doorbell_prepare(struct act__doorbell *d)
 {
+	/* acquire: pairs with the waker's seq_cst increment of seq */
 	uint32_t seen = atomic_load_explicit(&d->seq, memory_order_acquire);
 
 	/* seq_cst: pairs with the waker's seq_cst publish of work */

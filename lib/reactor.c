@@ -62,6 +62,7 @@ static struct act__proc *entry_proc(struct act__reactor *r,
 {
 	struct act__proc *p = &r->rt->procs.slots[t->index];
 
+	/* acquire: pairs with the release store of gen in slot_free */
 	return atomic_load_explicit(&p->gen, memory_order_acquire) == t->gen
 		       ? p
 		       : NULL;

@@ -113,6 +113,8 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	act__mailbox_drain(p, &w->slab);
 	if (p->is_main) {
 		rt->main_reason = p->exit_reason;
+		/* release: pairs with the acquire load in act__worker_loop,
+		 * which then sees main_reason */
 		atomic_store_explicit(&rt->stop, 1, memory_order_release);
 	}
 	slot_free(w, p);
@@ -158,6 +160,8 @@ static void idle(struct act__worker *w)
 {
 	uint32_t seen = act__doorbell_prepare(&w->bell);
 
+	/* seq_cst: after the seq_cst store of sleeping in prepare; pairs
+	 * with whoever stores stop and then rings every doorbell */
 	if (act__runq_maybe_nonempty(&w->rq) ||
 	    atomic_load_explicit(&w->rt->stop, memory_order_seq_cst)) {
 		act__doorbell_cancel(&w->bell);
