@@ -103,6 +103,19 @@ static void slot_free(struct act__worker *w, struct act__proc *p)
 	w->free_slots = p->index;
 }
 
+/* Tell every worker to leave its loop; sleepers are woken. */
+static void stop_all(struct act__rt *rt)
+{
+	uint32_t i;
+
+	/* release: pairs with the acquire load in act__worker_loop, which
+	 * then sees main_reason; seq_cst as well, for the Dekker pair with
+	 * idle()'s seq_cst load of stop after it announced sleeping */
+	atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
+	for (i = 0; i < rt->nworkers; i++)
+		act__doorbell_ring(&rt->workers[i].bell);
+}
+
 /* The process has left its stack for good: give everything back. */
 static void reap(struct act__worker *w, struct act__proc *p)
 {
@@ -113,9 +126,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	act__mailbox_drain(p, &w->slab);
 	if (p->is_main) {
 		rt->main_reason = p->exit_reason;
-		/* release: pairs with the acquire load in act__worker_loop,
-		 * which then sees main_reason */
-		atomic_store_explicit(&rt->stop, 1, memory_order_release);
+		stop_all(rt);
 	}
 	slot_free(w, p);
 }
@@ -161,7 +172,7 @@ static void idle(struct act__worker *w)
 	uint32_t seen = act__doorbell_prepare(&w->bell);
 
 	/* seq_cst: after the seq_cst store of sleeping in prepare; pairs
-	 * with whoever stores stop and then rings every doorbell */
+	 * with stop_all's store of stop followed by its doorbell rings */
 	if (act__runq_maybe_nonempty(&w->rq) ||
 	    atomic_load_explicit(&w->rt->stop, memory_order_seq_cst)) {
 		act__doorbell_cancel(&w->bell);
