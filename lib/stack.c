@@ -52,7 +52,7 @@ static bool madvise_guard_works(void)
 	return ok;
 }
 
-static long read_max_map_count(void)
+long act__read_max_map_count(void)
 {
 	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
 	long v = 65530;
@@ -82,7 +82,7 @@ int act__stack_global_init(int requested)
 	guard_mode = ACT_GUARD_MPROTECT;
 	/* each guard splits one mapping into two more; keep half the map
 	 * count for the rest of the program */
-	mprotect_budget = read_max_map_count() / 4;
+	mprotect_budget = act__read_max_map_count() / 4;
 	return 0;
 }
 

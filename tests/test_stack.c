@@ -690,19 +690,6 @@ static int run_many(uint32_t n, size_t stack_size, int guard)
 	return 0;
 }
 
-static long max_map_count(void)
-{
-	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
-	long v = 65530;
-
-	if (f) {
-		if (fscanf(f, "%ld", &v) != 1)
-			v = 65530;
-		fclose(f);
-	}
-	return v;
-}
-
 START_TEST(million_madvise_16k)
 {
 	if (run_many(1000000, 16384, ACT_GUARD_MADVISE) == -EOPNOTSUPP) {
@@ -735,7 +722,7 @@ END_TEST
 
 START_TEST(mprotect_budget_falls_back)
 {
-	long limit = max_map_count();
+	long limit = act__read_max_map_count();
 
 	ck_assert_int_eq(run_many(100000, 16384, ACT_GUARD_MPROTECT), 0);
 	ck_assert_msg(mn.maps < limit, "%ld map lines, limit %ld", mn.maps,
