@@ -1,17 +1,80 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * park.c - futex system calls behind the doorbell protocol of park.h.
- * FUTEX_WAIT on the doorbell word; the stop word is folded in by ringing
- * every doorbell at stop. (futex_waitv over {doorbell, stop} comes with
- * the multicore parking work.)
+ *
+ * A worker sleeps in futex_waitv (Linux 5.16) on two words: its doorbell
+ * and the runtime's stop word, so either wakes it. Where futex_waitv is
+ * missing (probed once), or when act__park_force_futex_wait is set (the
+ * test switch for the fallback), it sleeps in FUTEX_WAIT on the doorbell
+ * alone; stopping rings every doorbell as well, so both paths wake.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "park.h"
+
+#ifndef SYS_futex_waitv
+#define SYS_futex_waitv 449
+#endif
+#ifndef FUTEX_32
+#define FUTEX_32 2
+#endif
+
+struct act__futex_waitv {
+	uint64_t val;
+	uint64_t uaddr;
+	uint32_t flags;
+	uint32_t reserved;
+};
+
+bool act__park_force_futex_wait;
+static int waitv_state; /* 0 unknown, 1 works, -1 missing */
+
+static bool have_waitv(void)
+{
+	struct act__futex_waitv w;
+	uint32_t word = 1;
+	long rc;
+
+	if (act__park_force_futex_wait)
+		return false;
+	if (waitv_state == 0) {
+		/* a value that does not match returns EAGAIN at once where
+		 * the call exists, ENOSYS where it does not */
+		w = (struct act__futex_waitv){ 0, (uintptr_t)&word,
+					       FUTEX_32 | FUTEX_PRIVATE_FLAG,
+					       0 };
+		rc = syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC);
+		waitv_state = rc < 0 && errno == ENOSYS ? -1 : 1;
+	}
+	return waitv_state > 0;
+}
+
+bool act__futex_waitv_available(void)
+{
+	return have_waitv();
+}
+
+void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
+		      _Atomic uint32_t *b, uint32_t seen_b)
+{
+	struct act__futex_waitv w[2];
+
+	if (!have_waitv()) {
+		act__futex_wait(a, seen_a, -1);
+		return;
+	}
+	w[0] = (struct act__futex_waitv){ seen_a, (uintptr_t)a,
+					  FUTEX_32 | FUTEX_PRIVATE_FLAG, 0 };
+	w[1] = (struct act__futex_waitv){ seen_b, (uintptr_t)b,
+					  FUTEX_32 | FUTEX_PRIVATE_FLAG, 0 };
+	syscall(SYS_futex_waitv, w, 2, 0, NULL, CLOCK_MONOTONIC);
+}
 
 void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
 		     int64_t timeout_ns)

@@ -12,6 +12,7 @@
 #define ACT_PARK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct act__doorbell {
@@ -22,6 +23,13 @@ struct act__doorbell {
 /* Wait while seq == seen; timeout_ns < 0: no limit. Spurious returns ok. */
 void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
 		     int64_t timeout_ns);
+/* Wait while *a == seen_a and *b == seen_b (futex_waitv; FUTEX_WAIT on a
+ * alone where that is missing). Spurious returns ok. */
+void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
+		      _Atomic uint32_t *b, uint32_t seen_b);
+bool act__futex_waitv_available(void);
+/* Test switch: take the FUTEX_WAIT path even where futex_waitv exists. */
+extern bool act__park_force_futex_wait;
 void act__futex_wake(_Atomic uint32_t *word, int n);
 
 /* Waker side: call after publishing work. */

@@ -6,6 +6,7 @@
  * thread and give back every slot, stack and envelope (I9).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #define DEFAULT_MAX_PROCS (1u << 22)
 #define MAX_PROCS_LIMIT (1u << 31)
 #define DEFAULT_REDUCTIONS 2000
+#define MAX_SCHEDULERS 1024
 
 struct act__rt *act__rt_current;
 struct act__leaks act__last_leaks;
@@ -46,9 +48,9 @@ static int check_fields(const struct act_config *c)
 	for (i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
 		if (c->reserved[i])
 			return bad_field("reserved", c->reserved[i], "0");
-	if (c->schedulers < 0 || c->schedulers > 1)
+	if (c->schedulers < 0 || c->schedulers > MAX_SCHEDULERS)
 		return bad_field("schedulers", c->schedulers,
-				 "0 or 1 (this release runs one worker)");
+				 "0 (default) or 1 to 1024");
 	if (c->stack_size && !act__stack_size_ok(c->stack_size))
 		return bad_field("stack_size", (long long)c->stack_size,
 				 "0 or 16384 to 1073741824 bytes");
@@ -82,10 +84,14 @@ static int resolve(const struct act_config *in, struct act_config *out)
 	sched = (uint64_t)out->schedulers;
 	rc = act__env_stack_size("ACTORS_STACK_SIZE", &out->stack_size);
 	if (!rc)
-		rc = act__env_uint("ACTORS_SCHEDULERS", 1, 1, &sched);
+		rc = act__env_uint("ACTORS_SCHEDULERS", 1, MAX_SCHEDULERS,
+				   &sched);
 	if (rc)
 		return rc;
-	out->schedulers = 1;
+	/* One worker unless asked: without work stealing and its wake
+	 * policy (the multicore issue), more workers mean random placement
+	 * and cross-core wakes, slower for message-heavy programs. */
+	out->schedulers = sched ? (int)sched : 1;
 	if (!out->stack_size)
 		out->stack_size = DEFAULT_STACK;
 	if (!out->max_procs)
@@ -180,6 +186,49 @@ static int build(struct act__rt *rt)
 	return rc;
 }
 
+/* Workers 1..n-1: threads of their own. */
+static void *worker_thread(void *arg)
+{
+	struct act__worker *w = arg;
+
+	act__worker_set_self(w);
+	if (act__overflow_thread_init())
+		fputs("actors: no alternate signal stack for a worker: a stack "
+		      "overflow there will not be reported\n", stderr);
+	act__worker_loop(w);
+	act__overflow_thread_fini();
+	act__worker_set_self(NULL);
+	return NULL;
+}
+
+/* Start workers 1..n-1; on failure stop and join those started. */
+static int start_workers(struct act__rt *rt)
+{
+	uint32_t i;
+	int rc = 0;
+
+	for (i = 1; i < rt->nworkers; i++) {
+		rc = pthread_create(&rt->workers[i].thread, NULL,
+				    worker_thread, &rt->workers[i]);
+		if (rc)
+			break;
+	}
+	if (!rc)
+		return 0;
+	act__rt_stop(rt);
+	while (--i >= 1)
+		pthread_join(rt->workers[i].thread, NULL);
+	return -rc;
+}
+
+static void join_workers(struct act__rt *rt)
+{
+	uint32_t i;
+
+	for (i = 1; i < rt->nworkers; i++)
+		pthread_join(rt->workers[i].thread, NULL);
+}
+
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 {
 	struct act__rt *rt;
@@ -207,15 +256,21 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rc = act__reactor_start(&rt->reactor, rt);
 	if (rc)
 		goto err_rt;
+	rc = start_workers(rt);
+	if (rc)
+		goto err_reactor;
 	act__worker_set_self(&rt->workers[0]);
 	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size, true)
 		     .id) {
 		rc = -ENOMEM;
+		act__rt_stop(rt);
 	} else {
 		act__worker_loop(&rt->workers[0]);
 		rc = (int)rt->main_reason;
 	}
 	act__worker_set_self(NULL);
+	join_workers(rt);
+err_reactor:
 	act__reactor_stop(&rt->reactor);
 	reclaim(rt);
 err_rt:

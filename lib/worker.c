@@ -103,8 +103,7 @@ static void slot_free(struct act__worker *w, struct act__proc *p)
 	w->free_slots = p->index;
 }
 
-/* Tell every worker to leave its loop; sleepers are woken. */
-static void stop_all(struct act__rt *rt)
+void act__rt_stop(struct act__rt *rt)
 {
 	uint32_t i;
 
@@ -112,8 +111,11 @@ static void stop_all(struct act__rt *rt)
 	 * then sees main_reason; seq_cst as well, for the Dekker pair with
 	 * idle()'s seq_cst load of stop after it announced sleeping */
 	atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
-	for (i = 0; i < rt->nworkers; i++)
-		act__doorbell_ring(&rt->workers[i].bell);
+	for (i = 0; i < rt->nworkers; i++) {
+		atomic_fetch_add_explicit(&rt->workers[i].bell.seq, 1,
+					  memory_order_seq_cst);
+		act__futex_wake(&rt->workers[i].bell.seq, 1);
+	}
 }
 
 /* The process has left its stack for good: give everything back. */
@@ -126,7 +128,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	act__mailbox_drain(p, &w->slab);
 	if (p->is_main) {
 		rt->main_reason = p->exit_reason;
-		stop_all(rt);
+		act__rt_stop(rt);
 	}
 	slot_free(w, p);
 }
@@ -167,19 +169,52 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	}
 }
 
+/*
+ * Before sleeping, a worker of a multi-worker runtime watches its queue
+ * for a while: a wake from another worker then costs no FUTEX_WAKE on
+ * either side. Bounded, so an idle runtime goes quiet.
+ */
+#define SPIN_NS 20000
+
+static bool spin_for_work(struct act__worker *w)
+{
+	int64_t until;
+	int i;
+
+	if (w->rt->nworkers == 1)
+		return false; /* only the reactor or a foreign thread could wake */
+	until = act__now_ns() + SPIN_NS;
+	do {
+		for (i = 0; i < 64; i++) {
+			if (act__runq_maybe_nonempty(&w->rq) ||
+			    atomic_load_explicit(&w->rt->stop,
+						 memory_order_relaxed))
+				return true;
+			act__cpu_relax();
+		}
+	} while (act__now_ns() < until);
+	return false;
+}
+
 static void idle(struct act__worker *w)
 {
-	uint32_t seen = act__doorbell_prepare(&w->bell);
+	uint32_t seen;
+
+	if (spin_for_work(w))
+		return;
+	seen = act__doorbell_prepare(&w->bell);
 
 	/* seq_cst: after the seq_cst store of sleeping in prepare; pairs
-	 * with stop_all's store of stop followed by its doorbell rings */
+	 * with act__rt_stop's store of stop followed by its doorbell rings */
 	if (act__runq_maybe_nonempty(&w->rq) ||
 	    atomic_load_explicit(&w->rt->stop, memory_order_seq_cst)) {
 		act__doorbell_cancel(&w->bell);
 		return;
 	}
 	w->n_sleeps++;
-	act__doorbell_sleep(&w->bell, seen, -1);
+	/* stop is 0 here (just checked): sleep until it or the bell moves */
+	act__futex_wait2(&w->bell.seq, seen, &w->rt->stop, 0);
+	act__doorbell_cancel(&w->bell);
 }
 
 void act__worker_loop(struct act__worker *w)

@@ -62,6 +62,9 @@ void act__worker_destroy(struct act__worker *w);
 /* Run processes until the runtime stops. */
 void act__worker_loop(struct act__worker *w);
 
+/* Set the stop word and wake every worker (any thread). */
+void act__rt_stop(struct act__rt *rt);
+
 /* From a process: give the CPU back to the worker for `reason`. */
 void act__switch_out(struct act__proc *p, int reason);
 

@@ -220,8 +220,9 @@ START_TEST(env_schedulers_bad)
 {
 	check_bad_env("ACTORS_SCHEDULERS", "abc", NULL);
 	check_bad_env("ACTORS_SCHEDULERS", "0", NULL);
-	check_bad_env("ACTORS_SCHEDULERS", "2", NULL);
+	check_bad_env("ACTORS_SCHEDULERS", "1025", NULL);
 	check_bad_env("ACTORS_SCHEDULERS", "-1", NULL);
+	check_bad_env("ACTORS_SCHEDULERS", "2x", NULL);
 }
 END_TEST
 
@@ -281,11 +282,16 @@ END_TEST
 
 START_TEST(env_schedulers_good)
 {
-	clear_env();
-	setenv("ACTORS_SCHEDULERS", "1", 1);
-	seen_workers = 0;
-	ck_assert_int_eq(act_main(NULL, record_main, NULL), 0);
-	ck_assert_int_eq(seen_workers, 1);
+	static const char *const v[] = { "1", "2", "4" };
+	unsigned i;
+
+	for (i = 0; i < 3; i++) {
+		clear_env();
+		setenv("ACTORS_SCHEDULERS", v[i], 1);
+		seen_workers = 0;
+		ck_assert_int_eq(act_main(NULL, record_main, NULL), 0);
+		ck_assert_int_eq(seen_workers, atoi(v[i]));
+	}
 }
 END_TEST
 
@@ -384,8 +390,8 @@ START_TEST(config_bad_fields)
 	check_bad_cfg(&cfg, "schedulers", "-1");
 
 	act_config_init(&cfg);
-	cfg.schedulers = 2;
-	check_bad_cfg(&cfg, "schedulers", "2");
+	cfg.schedulers = 1025;
+	check_bad_cfg(&cfg, "schedulers", "1025");
 
 	act_config_init(&cfg);
 	cfg.stack_size = 100;
