@@ -122,6 +122,36 @@ ACT_API void act_msg_free(struct act_msg *msg);
 ACT_API int act_worker(void);
 ACT_API int act_workers(void);
 
+/* Runtime-wide figures (act_stats). */
+struct act_stats {
+	uint32_t workers;        /* workers running */
+	uint32_t rsvd;
+	uint64_t procs_alive;    /* processes alive now */
+	uint64_t procs_peak;     /* most process slots ever in use */
+	uint64_t timeouts_fired; /* receive timeouts the reactor fired */
+	uint64_t reserved[4];
+};
+
+/* One worker's counters since the runtime started (act_stats). */
+struct act_worker_stats {
+	uint64_t runs;         /* turns given to processes */
+	uint64_t spawns;       /* processes spawned from this worker */
+	uint64_t placed;       /* spawned processes it queued on others */
+	uint64_t steals;       /* steal operations that took something */
+	uint64_t steal_fails;  /* steal attempts that found nothing */
+	uint64_t stolen;       /* processes taken by its steals */
+	uint64_t remote_wakes; /* wakes it queued on other workers */
+	uint64_t dup_enqueues; /* duplicate enqueues refused (I1) */
+	uint64_t parks;        /* processes that blocked on it */
+	uint64_t sleeps;       /* times it slept, idle */
+	uint64_t futex_wakes;  /* FUTEX_WAKEs it made to wake a worker */
+	uint64_t reserved[5];
+};
+
+/* Any thread while a runtime runs. Returns the number of workers. */
+ACT_API int act_stats(struct act_stats *stats,
+		      struct act_worker_stats *workers, int nworkers);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,12 @@
 
 #define act__align_up(x, a) (((x) + (a) - 1) & ~((a) - 1))
 
+/* Owner-only counter that other threads may read: no locked add. */
+#define act__count(c)                                                     \
+	atomic_store_explicit((c),                                        \
+			      atomic_load_explicit((c), memory_order_relaxed) + 1, \
+			      memory_order_relaxed)
+
 /* Spin-wait hint. */
 static inline void act__cpu_relax(void)
 {

@@ -32,15 +32,16 @@ bool act__futex_waitv_available(void);
 extern bool act__park_force_futex_wait;
 void act__futex_wake(_Atomic uint32_t *word, int n);
 
-/* Waker side: call after publishing work. */
-static inline void act__doorbell_ring(struct act__doorbell *d)
+/* Waker side: call after publishing work. True if it had to wake. */
+static inline bool act__doorbell_ring(struct act__doorbell *d)
 {
 	/* seq_cst: the load half of the Dekker pair with
 	 * act__doorbell_prepare's store of sleeping */
-	if (atomic_load_explicit(&d->sleeping, memory_order_seq_cst)) {
-		atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);
-		act__futex_wake(&d->seq, 1);
-	}
+	if (!atomic_load_explicit(&d->sleeping, memory_order_seq_cst))
+		return false;
+	atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);
+	act__futex_wake(&d->seq, 1);
+	return true;
 }
 
 /* Sleeper side: returns the value to pass to act__doorbell_sleep. */

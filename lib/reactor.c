@@ -139,7 +139,7 @@ static void fire(struct act__reactor *r, const struct act__timeout *t)
 		       &p->timeout_fired, &old, t->ticket,
 		       memory_order_seq_cst, memory_order_relaxed))
 		;
-	r->n_fired++;
+	act__count(&r->n_fired);
 	act__wake(NULL, p, t->ticket);
 }
 

@@ -33,7 +33,7 @@ struct act__reactor {
 	int64_t next_deadline;           /* heap top as the thread sleeps */
 	struct act__doorbell bell;
 	_Atomic uint32_t stop;
-	uint64_t n_fired;
+	_Atomic uint64_t n_fired;        /* reactor writes, act_stats reads */
 };
 
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt);

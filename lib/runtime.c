@@ -15,6 +15,7 @@
 #include "mailbox.h"
 #include "overflow.h"
 #include "runtime.h"
+#include "stats.h"
 
 #define DEFAULT_STACK ((size_t)64 << 10)
 #define DEFAULT_MAX_PROCS (1u << 22)
@@ -232,6 +233,7 @@ static void join_workers(struct act__rt *rt)
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 {
 	struct act__rt *rt;
+	uint64_t stats = 0;
 	int rc;
 
 	if (!fn)
@@ -247,8 +249,11 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		goto err_running;
 	}
 	rc = resolve(cfg, &rt->cfg);
+	if (!rc)
+		rc = act__env_uint("ACTORS_STATS", 0, 1, &stats);
 	if (rc)
 		goto err_rt;
+	rt->print_stats = stats;
 	act__rt_current = rt;
 	rc = build(rt);
 	if (rc)
@@ -270,6 +275,8 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	}
 	act__worker_set_self(NULL);
 	join_workers(rt);
+	if (rt->print_stats)
+		act__stats_print(rt, stderr);
 err_reactor:
 	act__reactor_stop(&rt->reactor);
 	reclaim(rt);

@@ -28,7 +28,7 @@ struct act__rt {
 	atomic_flag foreign_lock;
 	_Atomic uint32_t stop;
 	intptr_t main_reason;
-	_Atomic uint32_t slot_grabs;     /* slots taken from the hwm */
+	bool print_stats;                /* ACTORS_STATS=1: table at exit */
 };
 
 /* The running runtime, or NULL. Set before any worker starts. */

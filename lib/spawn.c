@@ -105,7 +105,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 			      memory_order_relaxed);
 	to = is_main ? w : place(w);
 	atomic_store_explicit(&p->owner, to, memory_order_relaxed);
-	w->n_spawns++;
+	act__count(&w->n_spawns);
+	if (to != w)
+		act__count(&w->n_placed);
 	act__worker_enqueue(w, to, p);
 	return p->pid;
 }

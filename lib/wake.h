@@ -25,6 +25,7 @@ static inline bool act__wake(struct act__worker *me, struct act__proc *p,
 	 * of WAITING in the worker's park_proc (the waker published its
 	 * message or timeout flag before this load) */
 	uint64_t s = atomic_load_explicit(&p->state, memory_order_seq_cst);
+	struct act__worker *owner;
 
 	for (;;) {
 		if (act__ps(s) != ACT_PS_WAITING)
@@ -39,8 +40,10 @@ static inline bool act__wake(struct act__worker *me, struct act__proc *p,
 			    memory_order_acq_rel, memory_order_relaxed))
 			break;
 	}
-	act__worker_enqueue(
-		me, atomic_load_explicit(&p->owner, memory_order_relaxed), p);
+	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
+	if (me && me != owner)
+		act__count(&me->n_remote_wakes);
+	act__worker_enqueue(me, owner, p);
 	return true;
 }
 

@@ -68,7 +68,7 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
 	uint64_t t = p->wait_ticket;
 	uint64_t waiting = act__ps_make(t, ACT_PS_WAITING);
 
-	w->n_parks++;
+	act__count(&w->n_parks);
 	/* seq_cst: the store half of the Dekker pair with the sender's
 	 * act__mpsc_push / the timer's timeout_fired store, each followed by
 	 * the seq_cst state load in act__wake */
@@ -123,6 +123,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 {
 	struct act__rt *rt = w->rt;
 
+	act__count(&w->n_exits);
 	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
 	p->stack_lo = NULL;
 	act__mailbox_drain(p, &w->slab);
@@ -147,7 +148,7 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	w->budget = w->reductions;
 	act__ctx_switch(&w->sched_ctx, &p->ctx);
 	w->current = NULL;
-	w->n_switches++;
+	act__count(&w->n_switches);
 	if (act__unlikely(p->canary) && !act__stack_canary_ok(p->stack_lo))
 		act__overflow_report(p->pid.id, p->stack_size);
 	switch (w->switch_reason) {
@@ -211,7 +212,7 @@ static void idle(struct act__worker *w)
 		act__doorbell_cancel(&w->bell);
 		return;
 	}
-	w->n_sleeps++;
+	act__count(&w->n_sleeps);
 	/* stop is 0 here (just checked): sleep until it or the bell moves */
 	act__futex_wait2(&w->bell.seq, seen, &w->rt->stop, 0);
 	act__doorbell_cancel(&w->bell);

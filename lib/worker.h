@@ -45,8 +45,11 @@ struct act__worker {
 	struct act__slab slab;
 	struct act__stack_cache stacks;
 	pthread_t thread;
-	/* counters (owner writes, anyone reads after stop) */
-	uint64_t n_switches, n_spawns, n_parks, n_sleeps;
+	/* counters: the owner writes them with plain loads and stores
+	 * (act__count), anyone may read them (act_stats, relaxed) */
+	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
+		n_steal_fails, n_stolen, n_remote_wakes, n_parks, n_sleeps,
+		n_futex_wakes, n_exits;
 
 	/* other threads */
 	struct act__runq rq act__aligned;
@@ -103,7 +106,8 @@ static inline void act__worker_enqueue(struct act__worker *me,
 		return;
 	}
 	act__runq_push_remote(&w->rq, p);
-	act__doorbell_ring(&w->bell);
+	if (act__doorbell_ring(&w->bell) && me)
+		act__count(&me->n_futex_wakes);
 }
 
 #endif /* ACT_WORKER_H */

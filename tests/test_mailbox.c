@@ -212,7 +212,8 @@ END_TEST
 static void poll_main(void *arg)
 {
 	struct act__worker *w = act__worker_self();
-	uint64_t parks = w->n_parks, switches = w->n_switches;
+	uint64_t parks = atomic_load(&w->n_parks),
+		 switches = atomic_load(&w->n_switches);
 	int i;
 
 	(void)arg;
@@ -221,8 +222,8 @@ static void poll_main(void *arg)
 	ck_assert_ptr_null(act_receive_match(NULL, NULL, 0));
 	/* never left the CPU: no park, no switch to the worker */
 	w = act__worker_self();
-	ck_assert_uint_eq(w->n_parks, parks);
-	ck_assert_uint_eq(w->n_switches, switches);
+	ck_assert_uint_eq(atomic_load(&w->n_parks), parks);
+	ck_assert_uint_eq(atomic_load(&w->n_switches), switches);
 }
 
 START_TEST(test_poll_empty_returns_null)

@@ -111,6 +111,28 @@ START_TEST(spread_over_workers)
 }
 END_TEST
 
+/* Two children, one message each: a short run for the stats table. */
+static void spread_main_2(void *arg)
+{
+	act_pid self = act_self();
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 2; i++)
+		act_spawn(spread_child, &self);
+	for (i = 0; i < 2; i++)
+		act_msg_free(act_receive(ACT_FOREVER));
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 /* ---- ping-pong pairs across workers ------------------------------------ */
 
 #define PAIRS 8
@@ -352,6 +374,75 @@ START_TEST(stop_with_parked_workers)
 }
 END_TEST
 
+/* ---- act_stats and ACTORS_STATS ----------------------------------------- */
+
+static void stats_main(void *arg)
+{
+	struct act_worker_stats w[4];
+	struct act_stats s;
+	uint64_t runs = 0, spawns = 0, placed = 0, dup = 0;
+	int i, n;
+
+	(void)arg;
+	pairs_main(NULL); /* 8 pingers and 8 partners over 3 workers */
+	n = act_stats(&s, w, 4);
+	ck_assert_int_eq(n, 3);
+	ck_assert_uint_eq(s.workers, 3);
+	for (i = 0; i < n; i++) {
+		runs += w[i].runs;
+		spawns += w[i].spawns;
+		placed += w[i].placed;
+		dup += w[i].dup_enqueues;
+		ck_assert_uint_eq(w[i].steals, 0);
+	}
+	ck_assert_uint_eq(spawns, 1 + 2 * PAIRS); /* main included */
+	ck_assert_uint_le(placed, spawns);
+	ck_assert_uint_ge(runs, 1 + 2 * PAIRS); /* each ran at least once */
+	ck_assert_uint_eq(dup, 0);
+	ck_assert_uint_ge(s.procs_peak, 1 + PAIRS);
+	ck_assert_uint_ge(s.procs_alive, 1); /* this one */
+	ck_assert_int_eq(act_stats(NULL, NULL, 0), 3);
+	ck_assert_int_eq(act_stats(NULL, NULL, 2), -EINVAL);
+	ck_assert_int_eq(act_stats(NULL, w, -1), -EINVAL);
+}
+
+START_TEST(stats_counts)
+{
+	struct act_config cfg = with_workers(3);
+
+	ck_assert_int_eq(act_stats(NULL, NULL, 0), -ESRCH);
+	run_main(&cfg, stats_main, NULL);
+}
+END_TEST
+
+static void stats_print_child(void *arg)
+{
+	struct act_config cfg = with_workers(2);
+
+	setenv("ACTORS_STATS", (const char *)arg, 1);
+	_exit(-act_main(&cfg, spread_main_2, NULL));
+}
+
+START_TEST(stats_table_at_exit)
+{
+	struct tu_child c;
+
+	tu_run_child(stats_print_child, "1", &c);
+	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
+	ck_assert_ptr_nonnull(strstr(c.err, "actors: 2 workers"));
+	ck_assert_ptr_nonnull(strstr(c.err, "futex-wake"));
+	ck_assert_int_eq(count_lines(c.err), 4); /* summary, header, 2 */
+
+	tu_run_child(stats_print_child, "0", &c);
+	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
+	ck_assert_str_eq(c.err, "");
+
+	tu_run_child(stats_print_child, "yes", &c);
+	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == EINVAL);
+	ck_assert_ptr_nonnull(strstr(c.err, "ACTORS_STATS=\"yes\""));
+}
+END_TEST
+
 static Suite *multi_suite(void)
 {
 	Suite *s = suite_create("multi");
@@ -364,6 +455,8 @@ static Suite *multi_suite(void)
 	tcase_add_test(tc, fanin_order_across_workers);
 	tcase_add_test(tc, timeouts_on_every_worker);
 	tcase_add_test(tc, stop_with_parked_workers);
+	tcase_add_test(tc, stats_counts);
+	tcase_add_test(tc, stats_table_at_exit);
 	suite_add_tcase(s, tc);
 	return s;
 }

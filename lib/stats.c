@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.c - act_stats and the ACTORS_STATS table.
+ *
+ * Every counter has one writer (its worker, or the reactor) that bumps it
+ * with a plain load and store (act__count); readers load it relaxed, so a
+ * figure read while the runtime runs may lag by a few events but is never
+ * torn.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime.h"
+#include "stats.h"
+
+#define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+
+static void worker_stats(const struct act__worker *w,
+			 struct act_worker_stats *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->runs = LOAD(w->n_switches);
+	s->spawns = LOAD(w->n_spawns);
+	s->placed = LOAD(w->n_placed);
+	s->steals = LOAD(w->n_steals);
+	s->steal_fails = LOAD(w->n_steal_fails);
+	s->stolen = LOAD(w->n_stolen);
+	s->remote_wakes = LOAD(w->n_remote_wakes);
+	s->dup_enqueues = LOAD(w->rq.dup_enqueues);
+	s->parks = LOAD(w->n_parks);
+	s->sleeps = LOAD(w->n_sleeps);
+	s->futex_wakes = LOAD(w->n_futex_wakes);
+}
+
+static void rt_stats(const struct act__rt *rt, struct act_stats *s)
+{
+	uint64_t spawned = 0, exited = 0;
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->workers = rt->nworkers;
+	for (i = 0; i < rt->nworkers; i++) {
+		spawned += LOAD(rt->workers[i].n_spawns);
+		exited += LOAD(rt->workers[i].n_exits);
+	}
+	s->procs_alive = spawned > exited ? spawned - exited : 0;
+	s->procs_peak = LOAD(rt->procs.hwm);
+	s->timeouts_fired = LOAD(rt->reactor.n_fired);
+}
+
+int act_stats(struct act_stats *stats, struct act_worker_stats *workers,
+	      int nworkers)
+{
+	struct act__rt *rt = act__rt_current;
+	uint32_t i;
+
+	if (!rt)
+		return -ESRCH;
+	if (nworkers < 0 || (nworkers && !workers))
+		return -EINVAL;
+	if (stats)
+		rt_stats(rt, stats);
+	for (i = 0; i < rt->nworkers && i < (uint32_t)nworkers; i++)
+		worker_stats(&rt->workers[i], &workers[i]);
+	return (int)rt->nworkers;
+}
+
+void act__stats_print(const struct act__rt *rt, FILE *f)
+{
+	struct act_worker_stats w;
+	struct act_stats s;
+	uint32_t i;
+
+	rt_stats(rt, &s);
+	fprintf(f,
+		"actors: %u workers, %llu processes alive, at most %llu "
+		"slots in use, %llu timeouts fired\n",
+		s.workers, (unsigned long long)s.procs_alive,
+		(unsigned long long)s.procs_peak,
+		(unsigned long long)s.timeouts_fired);
+	fprintf(f, "%6s %12s %10s %10s %8s %10s %8s %11s %7s %10s %8s %10s\n",
+		"worker", "runs", "spawns", "placed", "steals", "steal-fail",
+		"stolen", "remote-wake", "dup-enq", "parks", "sleeps",
+		"futex-wake");
+	for (i = 0; i < rt->nworkers; i++) {
+		worker_stats(&rt->workers[i], &w);
+		fprintf(f,
+			"%6u %12llu %10llu %10llu %8llu %10llu %8llu %11llu "
+			"%7llu %10llu %8llu %10llu\n",
+			i, (unsigned long long)w.runs,
+			(unsigned long long)w.spawns,
+			(unsigned long long)w.placed,
+			(unsigned long long)w.steals,
+			(unsigned long long)w.steal_fails,
+			(unsigned long long)w.stolen,
+			(unsigned long long)w.remote_wakes,
+			(unsigned long long)w.dup_enqueues,
+			(unsigned long long)w.parks,
+			(unsigned long long)w.sleeps,
+			(unsigned long long)w.futex_wakes);
+	}
+}
