@@ -75,12 +75,22 @@ static inline long tu_count_lines(const char *path)
 	return n;
 }
 
-/* Run a suite with Check's normal output; the exit status for make. */
+/*
+ * Run a suite with Check's normal output; the exit status for make. The
+ * tests assume the runtime's defaults (one worker, 64 KiB stacks) unless
+ * they ask for more, so the caller's ACTORS_* variables are cleared first.
+ */
 static inline int tu_run_suite(Suite *s)
 {
+	static const char *const vars[] = { "ACTORS_SCHEDULERS",
+					    "ACTORS_STACK_SIZE",
+					    "ACTORS_STATS" };
 	SRunner *sr = srunner_create(s);
+	unsigned i;
 	int nf;
 
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
 	srunner_run_all(sr, CK_NORMAL);
 	nf = srunner_ntests_failed(sr);
 	srunner_free(sr);
