@@ -187,6 +187,27 @@ static int build(struct act__rt *rt)
 	return rc;
 }
 
+/*
+ * ACTORS_WAKE: where a woken process goes. "last" (default): the worker it
+ * last ran on, the RFD's choice. "waker": the waking worker, which moves
+ * the process next to the one that woke it. An experiment, measured in
+ * doc/design/scheduling.md.
+ */
+static int wake_policy(struct act__rt *rt)
+{
+	const char *v = getenv("ACTORS_WAKE");
+
+	if (!v || !strcmp(v, "last"))
+		return 0;
+	if (!strcmp(v, "waker")) {
+		rt->wake_to_waker = true;
+		return 0;
+	}
+	fprintf(stderr, "actors: ACTORS_WAKE=\"%s\": expected last or waker\n",
+		v);
+	return -EINVAL;
+}
+
 /* Workers 1..n-1: threads of their own. */
 static void *worker_thread(void *arg)
 {
@@ -254,6 +275,9 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	if (rc)
 		goto err_rt;
 	rt->print_stats = stats;
+	rc = wake_policy(rt);
+	if (rc)
+		goto err_rt;
 	act__rt_current = rt;
 	rc = build(rt);
 	if (rc)

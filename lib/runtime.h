@@ -29,6 +29,7 @@ struct act__rt {
 	_Atomic uint32_t stop;
 	intptr_t main_reason;
 	bool print_stats;                /* ACTORS_STATS=1: table at exit */
+	bool wake_to_waker;              /* ACTORS_WAKE=waker (experiment) */
 };
 
 /* The running runtime, or NULL. Set before any worker starts. */

@@ -4,7 +4,8 @@
  *
  * Every wake source (a message, a timer, later I/O and exit signals) calls
  * act__wake. It CASes WAITING -> RUNNABLE; only the winner enqueues, on the
- * process's last worker (I1, I2). A ticketed wake (timer, I/O) succeeds
+ * process's last worker (I1, I2), or, under the experimental policy
+ * ACTORS_WAKE=waker, on the waking worker's own queue. A ticketed wake (timer, I/O) succeeds
  * only for the wait it was armed for (I4); ticket 0 wakes any wait (a
  * message is relevant to whatever the process waits for).
  */
@@ -15,6 +16,7 @@
 #include <stdint.h>
 
 #include "proc.h"
+#include "runtime.h"
 #include "worker.h"
 
 /* me: the caller's worker, or NULL (reactor, foreign thread). */
@@ -41,8 +43,15 @@ static inline bool act__wake(struct act__worker *me, struct act__proc *p,
 			break;
 	}
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
-	if (me && me != owner)
+	if (me && me != owner) {
+		if (me->rt->wake_to_waker) {
+			/* the process moves to the waker's worker: it is
+			 * WAITING, so nothing of it runs anywhere (I3) */
+			act__worker_enqueue(me, me, p);
+			return true;
+		}
 		act__count(&me->n_remote_wakes);
+	}
 	act__worker_enqueue(me, owner, p);
 	return true;
 }

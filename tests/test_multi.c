@@ -374,6 +374,126 @@ START_TEST(stop_with_parked_workers)
 }
 END_TEST
 
+/* ---- migration between workers (I8) -------------------------------------
+ * Under ACTORS_WAKE=waker a woken process moves to the waker's worker, so
+ * a process woken alternately from worker 0 and worker 1 resumes on a
+ * different thread after most receives. Its pid, act_worker() and the
+ * values the compiler keeps in callee-saved registers across the call
+ * must all come out right. */
+
+#define MIG_ROUNDS 2000
+
+struct mig_run {
+	act_pid bouncer, pinned[2];
+	int moves, bad;
+};
+
+/* Polls, never waits, so nothing moves it off its worker; reports its
+ * worker, then answers each poke by waking the bouncer from here. */
+static struct act_msg *mig_poll(void)
+{
+	struct act_msg *m;
+
+	while (!(m = act_receive(0)))
+		act_yield();
+	return m;
+}
+
+static void mig_poker(void *arg)
+{
+	struct mig_run *r = arg;
+	struct act_msg *m;
+	int32_t where = act_worker();
+
+	act_send(r->bouncer, 2, &where, sizeof(where));
+	while ((m = mig_poll()) && m->tag == 1) {
+		act_msg_free(m);
+		where = act_worker();
+		act_send(r->bouncer, 3, &where, sizeof(where));
+	}
+	act_msg_free(m);
+}
+
+static act__noinline uint64_t mix(uint64_t x)
+{
+	return x * 0x9e3779b97f4a7c15ull + 1;
+}
+
+static void mig_bounce(struct mig_run *r)
+{
+	uint64_t a = mix(1), b = mix(a), c = mix(b), d = mix(c), e = mix(d);
+	act_pid self = act_self();
+	struct act_msg *m;
+	int32_t from;
+	int i, last = act_worker();
+
+	for (i = 0; i < MIG_ROUNDS; i++) {
+		act_send(r->pinned[i & 1], 1, NULL, 0);
+		m = act_receive(ACT_FOREVER);
+		memcpy(&from, m->data, sizeof(from));
+		act_msg_free(m);
+		/* values held across the switch, possibly on another thread */
+		r->bad += a != mix(1) || b != mix(a) || c != mix(b) ||
+			  d != mix(c) || e != mix(d);
+		r->bad += act_self().id != self.id;
+		r->bad += act_worker() !=
+			  (int)act__worker_self()->index; /* the thread's */
+		r->bad += act__worker_self()->current != self_proc();
+		r->moves += act_worker() != last;
+		last = act_worker();
+	}
+}
+
+static void mig_main(void *arg)
+{
+	struct mig_run *r = arg;
+	struct act_msg *m;
+	act_pid kid;
+	int32_t where;
+	int have = 0;
+
+	r->bouncer = act_self();
+	while (have != 3) { /* one poker pinned on each worker */
+		kid = act_spawn(mig_poker, r);
+		m = act_receive(ACT_FOREVER);
+		memcpy(&where, m->data, sizeof(where));
+		act_msg_free(m);
+		if (!(have & (1 << where))) {
+			r->pinned[where] = kid;
+			have |= 1 << where;
+		} else {
+			act_send(kid, 9, NULL, 0); /* not needed: let it go */
+		}
+	}
+	mig_bounce(r);
+	act_send(r->pinned[0], 9, NULL, 0);
+	act_send(r->pinned[1], 9, NULL, 0);
+}
+
+START_TEST(migration_keeps_identity_and_registers)
+{
+	struct act_config cfg = with_workers(2);
+	struct mig_run r;
+
+	memset(&r, 0, sizeof(r));
+	setenv("ACTORS_WAKE", "waker", 1);
+	run_main(&cfg, mig_main, &r);
+	unsetenv("ACTORS_WAKE");
+	ck_assert_int_eq(r.bad, 0);
+	/* the pokers are woken by the bouncer, which moves them to its
+	 * worker in turn; the bouncer itself moves on most rounds */
+	ck_assert_int_gt(r.moves, MIG_ROUNDS / 4);
+}
+END_TEST
+
+START_TEST(bad_wake_policy)
+{
+	setenv("ACTORS_WAKE", "nearest", 1);
+	ck_assert_int_eq(act_main(NULL, blocked, NULL), -EINVAL);
+	unsetenv("ACTORS_WAKE");
+}
+END_TEST
+
 /* ---- act_stats and ACTORS_STATS ----------------------------------------- */
 
 static void stats_main(void *arg)
@@ -457,6 +577,8 @@ static Suite *multi_suite(void)
 	tcase_add_test(tc, stop_with_parked_workers);
 	tcase_add_test(tc, stats_counts);
 	tcase_add_test(tc, stats_table_at_exit);
+	tcase_add_test(tc, migration_keeps_identity_and_registers);
+	tcase_add_test(tc, bad_wake_policy);
 	suite_add_tcase(s, tc);
 	return s;
 }
