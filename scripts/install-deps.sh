@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="build-essential autoconf automake libtool pkg-config \
-liburing-dev libhwloc-dev libnuma-dev check"
+liburing-dev libhwloc-dev libnuma-dev check spin"
 
 missing=""
 for p in $PKGS; do

@@ -1,33 +1,51 @@
 #!/bin/sh
-# Sum Check's per-program results (tests/*.log under each build directory
-# given, default: the source tree) into one closing line:
-# "N passed, N failed". A program that died before printing Check's
-# summary counts as one failure. Exits 1 when anything failed.
+# Sum the results of `make check` (every *.trs under tests/ and model/ of
+# each build directory given; default: the source tree) into one closing
+# line: "N passed, N failed". A Check program counts its Check cases; a
+# script that prints its own "N passed, N failed" counts those; any other
+# test counts as one. A program that failed without a summary counts as
+# one failure. Exits 1 when anything failed.
 set -u
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- .
 passed=0
 failed=0
-for dir in "$@"; do
-	for trs in "$dir"/tests/*.trs; do
-		[ -f "$trs" ] || continue
-		log="${trs%.trs}.log"
-		line=$(grep -E '^[0-9]+%: Checks: ' "$log" 2>/dev/null |
-			tail -n 1)
-		if [ -z "$line" ]; then
-			echo "summary: ${trs%.trs}: no Check summary (crashed?)"
-			failed=$((failed + 1))
-			continue
-		fi
+
+count_one() { # $1: .trs file
+	log="${1%.trs}.log"
+	result=$(sed -n 's/^:test-result: //p' "$1" | head -n 1)
+	line=$(grep -E '^[0-9]+%: Checks: ' "$log" 2>/dev/null | tail -n 1)
+	if [ -n "$line" ]; then
 		checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
 		fails=$(echo "$line" | sed -E 's/.*Failures: ([0-9]+).*/\1/')
 		errs=$(echo "$line" | sed -E 's/.*Errors: ([0-9]+).*/\1/')
 		bad=$((fails + errs))
 		passed=$((passed + checks - bad))
 		failed=$((failed + bad))
-		if [ "$bad" -ne 0 ]; then
-			grep -E ':[EF]:' "$log" | head -n 20
-		fi
+		[ "$bad" -eq 0 ] || grep -E ':[EF]:' "$log" | head -n 20
+		return
+	fi
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" 2>/dev/null |
+		tail -n 1)
+	if [ -n "$line" ]; then
+		passed=$((passed + $(echo "$line" | sed -E 's/^([0-9]+) .*/\1/')))
+		failed=$((failed + $(echo "$line" |
+			sed -E 's/.* ([0-9]+) failed.*/\1/')))
+		return
+	fi
+	case "$result" in
+	PASS) passed=$((passed + 1)) ;;
+	SKIP) echo "summary: ${1%.trs}: skipped" ;;
+	*)
+		echo "summary: ${1%.trs}: $result without a summary (crashed?)"
+		failed=$((failed + 1))
+		;;
+	esac
+}
+
+for dir in "$@"; do
+	for trs in "$dir"/tests/*.trs "$dir"/model/*.trs; do
+		[ -f "$trs" ] && count_one "$trs"
 	done
 done
 if [ $((passed + failed)) -eq 0 ]; then
