@@ -32,12 +32,19 @@ bool act__futex_waitv_available(void);
 extern bool act__park_force_futex_wait;
 void act__futex_wake(_Atomic uint32_t *word, int n);
 
-/* Waker side: call after publishing work. True if it had to wake. */
+/*
+ * Waker side: call after publishing work. True if it had to wake. Only
+ * the waker that takes `sleeping` from 1 to 0 rings: the others, arriving
+ * before the sleeper has run, know it is being woken and will look at its
+ * queue, so they make no system call (I10).
+ */
 static inline bool act__doorbell_ring(struct act__doorbell *d)
 {
 	/* seq_cst: the load half of the Dekker pair with
-	 * act__doorbell_prepare's store of sleeping */
-	if (!atomic_load_explicit(&d->sleeping, memory_order_seq_cst))
+	 * act__doorbell_prepare's store of sleeping; the plain load keeps
+	 * the common case (an awake sleeper) free of a locked instruction */
+	if (!atomic_load_explicit(&d->sleeping, memory_order_seq_cst) ||
+	    !atomic_exchange_explicit(&d->sleeping, 0, memory_order_seq_cst))
 		return false;
 	atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);
 	act__futex_wake(&d->seq, 1);
