@@ -1,6 +1,7 @@
 #!/bin/sh
 # Install, build and run the whole test suite: a release build and a
-# debug build (invariant checks abort) each run every Check program, then
+# debug build (invariant checks abort) each run every Check program and
+# the spin model, the release build runs a bounded `make stress`, then
 # `make distcheck` builds and tests the release tarball. Ends with the line
 # "N passed, N failed" over the Check cases of both builds.
 set -u
@@ -8,6 +9,7 @@ cd "$(dirname "$0")/.."
 rc=0
 scripts/build.sh release || exit 1
 (cd build/release && make -j"$(nproc)" check) || rc=1
+(cd build/release && make stress) || rc=1
 scripts/build.sh debug --enable-debug || exit 1
 (cd build/debug && make -j"$(nproc)" check) || rc=1
 (cd build/release && make -j"$(nproc)" distcheck >distcheck.log 2>&1) || {
