@@ -88,10 +88,36 @@ struct act__ptable {
 	uint32_t cap;
 	_Atomic uint32_t hwm;            /* slots ever handed out */
 	size_t map_len;
+	/* free slots spilled by workers whose caches overflowed, taken by
+	 * workers whose caches ran dry; guarded by lock (a spinlock held
+	 * to link or walk one batch) */
+	atomic_flag lock;
+	uint32_t shared_head, shared_n;
 };
+
+/*
+ * A worker's free slots, linked through free_next. A process is reaped
+ * where it last ran, not where it was spawned, so a worker that only
+ * reaps would hoard slots and one that only spawns would take fresh ones
+ * for ever: past ACT_SLOT_CACHE_MAX a cache spills a batch to the shared
+ * list, and an empty one refills from it before the table grows.
+ */
+struct act__slot_cache {
+	uint32_t head;                   /* UINT32_MAX: empty */
+	uint32_t n;
+};
+
+#define ACT_SLOT_CACHE_MAX 1024u
+#define ACT_SLOT_BATCH 512u
 
 int act__ptable_init(struct act__ptable *t, uint32_t cap);
 void act__ptable_destroy(struct act__ptable *t);
+/* Owner of c: a free slot (its mailbox initialised), or NULL: table full. */
+struct act__proc *act__slot_get(struct act__ptable *t,
+				struct act__slot_cache *c);
+/* Owner of c: p is free (generation already bumped). */
+void act__slot_put(struct act__ptable *t, struct act__slot_cache *c,
+		   struct act__proc *p);
 
 /* Lock-free; NULL for pid 0, a bad index or a stale generation. */
 static inline struct act__proc *act__proc_lookup(struct act__ptable *t,

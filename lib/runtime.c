@@ -129,16 +129,17 @@ static void reclaim(struct act__rt *rt)
 			p->stack_lo = NULL;
 			atomic_store_explicit(&p->state, ACT_PS_FREE,
 					      memory_order_relaxed);
-			p->free_next = w0->free_slots;
-			w0->free_slots = i;
+			p->free_next = w0->slots.head;
+			w0->slots.head = i;
 		}
 		act__mailbox_drain(p, &w0->slab);
 	}
 	for (i = 0; i < rt->nworkers; i++) {
 		stacks += (int64_t)rt->workers[i].stacks.n_out;
 		envs += act__slab_outstanding(&rt->workers[i].slab);
-		free_slots += free_list_len(rt, rt->workers[i].free_slots);
+		free_slots += free_list_len(rt, rt->workers[i].slots.head);
 	}
+	free_slots += free_list_len(rt, rt->procs.shared_head);
 	act__last_leaks.procs = (int64_t)hwm - free_slots;
 	act__last_leaks.stacks = stacks;
 	act__last_leaks.envelopes = envs + act__slab_outstanding(&rt->foreign) +

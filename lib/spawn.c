@@ -18,38 +18,6 @@
 #include "runtime.h"
 #include "worker.h"
 
-static struct act__proc *slot_alloc(struct act__worker *w)
-{
-	struct act__rt *rt = w->rt;
-	struct act__proc *p;
-	uint32_t i = w->free_slots;
-
-	if (i != UINT32_MAX) {
-		p = &rt->procs.slots[i];
-		w->free_slots = p->free_next;
-		return p;
-	}
-	i = atomic_fetch_add_explicit(&rt->procs.hwm, 1, memory_order_relaxed);
-	if (i >= rt->procs.cap) {
-		atomic_fetch_sub_explicit(&rt->procs.hwm, 1,
-					  memory_order_relaxed);
-		return NULL;
-	}
-	p = &rt->procs.slots[i];
-	p->index = i;
-	act__mpsc_init(&p->mbox);
-	/* release: pairs with the acquire gen load in act__proc_lookup, which
-	 * then sees an initialised mailbox */
-	atomic_store_explicit(&p->gen, 1, memory_order_release);
-	return p;
-}
-
-static void slot_unalloc(struct act__worker *w, struct act__proc *p)
-{
-	p->free_next = w->free_slots;
-	w->free_slots = p->index;
-}
-
 static struct act__worker *place(struct act__worker *w)
 {
 	uint32_t n = w->rt->nworkers;
@@ -74,14 +42,14 @@ static void proc_entry(void *arg)
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		   size_t stack_size, bool is_main)
 {
-	struct act__proc *p = slot_alloc(w);
+	struct act__proc *p = act__slot_get(&w->rt->procs, &w->slots);
 	struct act__worker *to;
 	uint64_t s;
 
 	if (!p)
 		return ACT_PID_NONE;
 	if (act__stack_get(&w->stacks, stack_size, &p->stack_lo, &p->canary)) {
-		slot_unalloc(w, p);
+		act__slot_put(&w->rt->procs, &w->slots, p);
 		return ACT_PID_NONE;
 	}
 	p->stack_size = stack_size;

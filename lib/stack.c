@@ -86,8 +86,11 @@ int act__stack_global_init(int requested)
 	return 0;
 }
 
+static void shared_reset(void);
+
 void act__stack_global_fini(void)
 {
+	shared_reset(); /* the chunks it points into are gone */
 	if (self_pidfd >= 0)
 		close(self_pidfd);
 	self_pidfd = -1;
@@ -220,6 +223,103 @@ static bool unit_guarded(struct act__stack_pool *pl)
 	return guard_mode != ACT_GUARD_CANARY && pl->guarded_left > 0;
 }
 
+/*
+ * Free stacks shared between workers. A process's stack is freed where it
+ * exits, which need not be where it was spawned: past STACK_CACHE_MAX a
+ * worker's pool spills a batch here, and an empty pool refills from here
+ * before it carves new stacks. Guarded by shared_lock (a spinlock held to
+ * link or walk one batch); one list per stack size, for up to
+ * SHARED_SIZES sizes (stacks of rarer sizes stay with their worker).
+ */
+#define STACK_CACHE_MAX 256u
+#define STACK_BATCH 128u
+#define SHARED_SIZES 8
+
+static struct {
+	size_t size;
+	void *top;      /* chain linked like a pool's free list */
+	uint32_t n;
+} shared[SHARED_SIZES];
+static atomic_flag shared_lock = ATOMIC_FLAG_INIT;
+
+static void shared_reset(void)
+{
+	memset(shared, 0, sizeof(shared));
+}
+
+static void shared_lock_take(void)
+{
+	/* acquire: pairs with the release clear in shared_lock_drop */
+	while (atomic_flag_test_and_set_explicit(&shared_lock,
+						 memory_order_acquire))
+		act__cpu_relax();
+}
+
+static void shared_lock_drop(void)
+{
+	atomic_flag_clear_explicit(&shared_lock, memory_order_release);
+}
+
+/* Caller holds the lock. The shared list for size, made if need be. */
+static int shared_for(size_t size)
+{
+	int i;
+
+	for (i = 0; i < SHARED_SIZES && shared[i].size; i++)
+		if (shared[i].size == size)
+			return i;
+	if (i == SHARED_SIZES)
+		return -1;
+	shared[i].size = size;
+	return i;
+}
+
+/* The stack n-1 links after top (n >= 1), as a top address. */
+static void *chain_nth(void *top, size_t size, uint32_t n)
+{
+	while (--n)
+		top = *top_link((char *)top - size, size);
+	return top;
+}
+
+static void pool_refill(struct act__stack_pool *pl)
+{
+	void *last;
+	uint32_t n;
+	int i;
+
+	shared_lock_take();
+	i = shared_for(pl->size);
+	n = i < 0 ? 0 : shared[i].n < STACK_BATCH ? shared[i].n : STACK_BATCH;
+	if (n) {
+		last = chain_nth(shared[i].top, pl->size, n);
+		pl->free_top = shared[i].top;
+		pl->n_free = n;
+		shared[i].top = *top_link((char *)last - pl->size, pl->size);
+		shared[i].n -= n;
+		*top_link((char *)last - pl->size, pl->size) = NULL;
+	}
+	shared_lock_drop();
+}
+
+static void pool_spill(struct act__stack_pool *pl)
+{
+	void *batch = pl->free_top, *last;
+	int i;
+
+	last = chain_nth(batch, pl->size, STACK_BATCH);
+	shared_lock_take();
+	i = shared_for(pl->size);
+	if (i >= 0) {
+		pl->free_top = *top_link((char *)last - pl->size, pl->size);
+		pl->n_free -= STACK_BATCH;
+		*top_link((char *)last - pl->size, pl->size) = shared[i].top;
+		shared[i].top = batch;
+		shared[i].n += STACK_BATCH;
+	}
+	shared_lock_drop();
+}
+
 int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		   bool *canary)
 {
@@ -228,6 +328,8 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 
 	if (!pl)
 		return -ENOMEM;
+	if (!pl->free_top && pl->bump == pl->bump_end)
+		pool_refill(pl);
 	if (pl->free_top) {
 		s = (char *)pl->free_top - size;
 		pl->free_top = *top_link(s, size);
@@ -266,8 +368,9 @@ void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 		act__fatal("no pool for a stack of %zu bytes", size);
 	*top_link(lo, size) = pl->free_top;
 	pl->free_top = (char *)lo + size;
-	pl->n_free++;
 	c->n_out--;
+	if (++pl->n_free > STACK_CACHE_MAX)
+		pool_spill(pl);
 }
 
 void act__stack_cache_destroy(struct act__stack_cache *c)

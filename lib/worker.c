@@ -42,7 +42,7 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 	memset(w, 0, sizeof(*w));
 	w->rt = rt;
 	w->index = i;
-	w->free_slots = UINT32_MAX;
+	w->slots.head = UINT32_MAX;
 	w->reductions = rt->cfg.reductions;
 	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
 	act__slab_init(&w->slab, (uint16_t)i);
@@ -99,8 +99,7 @@ static void slot_free(struct act__worker *w, struct act__proc *p)
 				     &p->state, memory_order_relaxed)),
 			     ACT_PS_FREE),
 		memory_order_release);
-	p->free_next = w->free_slots;
-	w->free_slots = p->index;
+	act__slot_put(&w->rt->procs, &w->slots, p);
 }
 
 void act__rt_stop(struct act__rt *rt)

@@ -40,7 +40,7 @@ struct act__worker {
 	int32_t reductions;              /* budget of each turn (config) */
 	struct act__rt *rt;
 	uint32_t index;
-	uint32_t free_slots;             /* slot free list head, or UINT32_MAX */
+	struct act__slot_cache slots;    /* free process slots */
 	uint64_t rng;
 	struct act__slab slab;
 	struct act__stack_cache stacks;
