@@ -307,16 +307,19 @@ static void pool_spill(struct act__stack_pool *pl)
 	void *batch = pl->free_top, *last;
 	int i;
 
-	last = chain_nth(batch, pl->size, STACK_BATCH);
 	shared_lock_take();
 	i = shared_for(pl->size);
-	if (i >= 0) {
-		pl->free_top = *top_link((char *)last - pl->size, pl->size);
-		pl->n_free -= STACK_BATCH;
-		*top_link((char *)last - pl->size, pl->size) = shared[i].top;
-		shared[i].top = batch;
-		shared[i].n += STACK_BATCH;
+	if (i < 0) { /* a ninth size: its stacks stay with this worker */
+		shared_lock_drop();
+		pl->no_spill = true;
+		return;
 	}
+	last = chain_nth(batch, pl->size, STACK_BATCH);
+	pl->free_top = *top_link((char *)last - pl->size, pl->size);
+	pl->n_free -= STACK_BATCH;
+	*top_link((char *)last - pl->size, pl->size) = shared[i].top;
+	shared[i].top = batch;
+	shared[i].n += STACK_BATCH;
 	shared_lock_drop();
 }
 
@@ -369,7 +372,7 @@ void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 	*top_link(lo, size) = pl->free_top;
 	pl->free_top = (char *)lo + size;
 	c->n_out--;
-	if (++pl->n_free > STACK_CACHE_MAX)
+	if (++pl->n_free > STACK_CACHE_MAX && !pl->no_spill)
 		pool_spill(pl);
 }
 

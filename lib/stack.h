@@ -31,6 +31,7 @@ struct act__stack_pool {
 	uint32_t n_free;
 	char *bump, *bump_end; /* next unused unit in the newest chunk */
 	uint32_t guarded_left; /* units from bump on that have a guard */
+	bool no_spill;        /* no shared list for this size (stack.c) */
 	struct act__stack_chunk *chunks;
 	uint32_t n_chunks, cap_chunks;
 };
