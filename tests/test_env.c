@@ -188,11 +188,13 @@ static void child_env_main(void *arg)
 	ec->sh->rc = act_main(NULL, noop_main, NULL);
 }
 
-static void check_bad_env(const char *name, const char *value, const char *w3)
+/* Returns what act_main returned (the caller asserts -EINVAL). */
+static int check_bad_env(const char *name, const char *value, const char *w3)
 {
 	struct env_case ec = {name, value, shared_map()};
 	struct tu_child c;
 	char quoted[64];
+	int rc;
 
 	tu_run_child(child_env_main, &ec, &c);
 	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
@@ -201,28 +203,41 @@ static void check_bad_env(const char *name, const char *value, const char *w3)
 		      value, ec.sh->rc);
 	snprintf(quoted, sizeof(quoted), "%s", value);
 	assert_one_line(&c, name, quoted, w3);
+	rc = ec.sh->rc;
 	munmap(ec.sh, sizeof(*ec.sh));
+	return rc;
 }
 
 START_TEST(env_stack_size_bad)
 {
 	/* the accepted forms: the range, in the same units as the input */
-	check_bad_env("ACTORS_STACK_SIZE", "12q", "16k");
-	check_bad_env("ACTORS_STACK_SIZE", "12q", "1g");
-	check_bad_env("ACTORS_STACK_SIZE", "8k", "16k");
-	check_bad_env("ACTORS_STACK_SIZE", "2g", "1g");
-	check_bad_env("ACTORS_STACK_SIZE", "", "16k");
-	check_bad_env("ACTORS_STACK_SIZE", "0", "16k");
+	ck_assert_int_eq(check_bad_env("ACTORS_STACK_SIZE", "12q", "16k"),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_STACK_SIZE", "12q", "1g"),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_STACK_SIZE", "8k", "16k"),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_STACK_SIZE", "2g", "1g"),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_STACK_SIZE", "", "16k"),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_STACK_SIZE", "0", "16k"),
+			 -EINVAL);
 }
 END_TEST
 
 START_TEST(env_schedulers_bad)
 {
-	check_bad_env("ACTORS_SCHEDULERS", "abc", NULL);
-	check_bad_env("ACTORS_SCHEDULERS", "0", NULL);
-	check_bad_env("ACTORS_SCHEDULERS", "1025", NULL);
-	check_bad_env("ACTORS_SCHEDULERS", "-1", NULL);
-	check_bad_env("ACTORS_SCHEDULERS", "2x", NULL);
+	ck_assert_int_eq(check_bad_env("ACTORS_SCHEDULERS", "abc", NULL),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_SCHEDULERS", "0", NULL),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_SCHEDULERS", "1025", NULL),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_SCHEDULERS", "-1", NULL),
+			 -EINVAL);
+	ck_assert_int_eq(check_bad_env("ACTORS_SCHEDULERS", "2x", NULL),
+			 -EINVAL);
 }
 END_TEST
 
@@ -366,11 +381,13 @@ static void child_cfg_main(void *arg)
 	cc->sh->rc = act_main(&cc->cfg, noop_main, NULL);
 }
 
-static void check_bad_cfg(const struct act_config *cfg, const char *field,
-			  const char *value)
+/* Returns what act_main returned (the caller asserts -EINVAL). */
+static int check_bad_cfg(const struct act_config *cfg, const char *field,
+			 const char *value)
 {
 	struct cfg_case cc = {*cfg, shared_map()};
 	struct tu_child c;
+	int rc;
 
 	tu_run_child(child_cfg_main, &cc, &c);
 	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
@@ -378,7 +395,9 @@ static void check_bad_cfg(const struct act_config *cfg, const char *field,
 	ck_assert_msg(cc.sh->rc == -EINVAL, "%s=%s: act_main returned %d",
 		      field, value, cc.sh->rc);
 	assert_one_line(&c, field, value, NULL);
+	rc = cc.sh->rc;
 	munmap(cc.sh, sizeof(*cc.sh));
+	return rc;
 }
 
 START_TEST(config_bad_fields)
@@ -387,43 +406,45 @@ START_TEST(config_bad_fields)
 
 	act_config_init(&cfg);
 	cfg.schedulers = -1;
-	check_bad_cfg(&cfg, "schedulers", "-1");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "schedulers", "-1"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.schedulers = 1025;
-	check_bad_cfg(&cfg, "schedulers", "1025");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "schedulers", "1025"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.stack_size = 100;
-	check_bad_cfg(&cfg, "stack_size", "100");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "stack_size", "100"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.stack_size = ((size_t)1 << 30) + 1;
-	check_bad_cfg(&cfg, "stack_size", "1073741825");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "stack_size", "1073741825"),
+			 -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.reductions = -5;
-	check_bad_cfg(&cfg, "reductions", "-5");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "reductions", "-5"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.stack_guard = 99;
-	check_bad_cfg(&cfg, "stack_guard", "99");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "stack_guard", "99"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.stack_guard = -1;
-	check_bad_cfg(&cfg, "stack_guard", "-1");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "stack_guard", "-1"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.reserved[0] = 1;
-	check_bad_cfg(&cfg, "reserved", "1");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "reserved", "1"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.reserved[8] = 3;
-	check_bad_cfg(&cfg, "reserved", "3");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "reserved", "3"), -EINVAL);
 
 	act_config_init(&cfg);
 	cfg.max_procs = (1u << 31) + 1;
-	check_bad_cfg(&cfg, "max_procs", "2147483649");
+	ck_assert_int_eq(check_bad_cfg(&cfg, "max_procs", "2147483649"),
+			 -EINVAL);
 }
 END_TEST
 

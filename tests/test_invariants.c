@@ -203,7 +203,7 @@ START_TEST(test_I1_one_queue)
 
 	memset(&r, 0, sizeof(r));
 	r.dups_seen = UINT64_MAX;
-	run_main(NULL, i1_main, &r);
+	ck_assert_int_eq(run_main(NULL, i1_main, &r), 0);
 	ck_assert_uint_eq(r.dups_seen, 0);
 	ck_assert_int_eq(r.bad, 0);
 	ck_assert_int_eq(r.waiting_bad, 0);
@@ -286,7 +286,7 @@ START_TEST(test_I1_one_queue_foreign_wakes)
 
 	memset(&r, 0, sizeof(r));
 	r.dups_seen = UINT64_MAX;
-	run_main(NULL, i1_foreign_main, &r);
+	ck_assert_int_eq(run_main(NULL, i1_foreign_main, &r), 0);
 	ck_assert_uint_eq(r.dups_seen, 0);
 	ck_assert_int_eq(r.bad, 0);
 }
@@ -402,19 +402,21 @@ static void i2_main(void *arg)
 	ck_assert_uint_eq(dup_enqueues(), 0);
 }
 
-static void i2_check(enum i2_mode mode)
+/* Returns how many messages the receiver got (all of them, or a hang). */
+static long i2_check(enum i2_mode mode)
 {
 	struct i2_run r;
 	int i;
 
 	memset(&r, 0, sizeof(r));
 	r.mode = mode;
-	run_main(NULL, i2_main, &r);
+	ck_assert_int_eq(run_main(NULL, i2_main, &r), 0);
 	ck_assert_int_eq(r.got, I2_THREADS * I2_PER_THREAD);
 	for (i = 0; i < I2_THREADS; i++)
 		ck_assert_int_eq(r.per_sender[i], I2_PER_THREAD);
 	ck_assert_int_eq(r.out_of_order, 0);
 	ck_assert_int_eq(count_tasks(), 1);
+	return r.got;
 }
 
 /*
@@ -504,7 +506,7 @@ START_TEST(test_I2_no_lost_wakeup_lockstep)
 	int i;
 
 	memset(&ls, 0, sizeof(ls));
-	run_main(NULL, i2_ls_main, &ls);
+	ck_assert_int_eq(run_main(NULL, i2_ls_main, &ls), 0);
 	ck_assert_int_eq(ls.bad, 0);
 	for (i = 0; i < I2_LS_THREADS; i++) {
 		ck_assert_int_eq(ls.failed[i], 0);
@@ -515,19 +517,22 @@ END_TEST
 
 START_TEST(test_I2_no_lost_wakeup_forever)
 {
-	i2_check(I2_FOREVER);
+	ck_assert_int_eq(i2_check(I2_FOREVER),
+			 I2_THREADS * I2_PER_THREAD);
 }
 END_TEST
 
 START_TEST(test_I2_no_lost_wakeup_poll_and_forever)
 {
-	i2_check(I2_POLL_THEN_FOREVER);
+	ck_assert_int_eq(i2_check(I2_POLL_THEN_FOREVER),
+			 I2_THREADS * I2_PER_THREAD);
 }
 END_TEST
 
 START_TEST(test_I2_no_lost_wakeup_timed)
 {
-	i2_check(I2_TIMED);
+	ck_assert_int_eq(i2_check(I2_TIMED),
+			 I2_THREADS * I2_PER_THREAD);
 }
 END_TEST
 
@@ -564,7 +569,7 @@ START_TEST(test_I3_owner_is_running_worker)
 {
 	int bad = 0;
 
-	run_main(NULL, i3_main, &bad);
+	ck_assert_int_eq(run_main(NULL, i3_main, &bad), 0);
 	ck_assert_int_eq(bad, 0);
 }
 END_TEST
@@ -671,7 +676,7 @@ static void i4_ticket_main(void *arg)
 
 START_TEST(test_I4_wake_needs_current_ticket)
 {
-	run_main(NULL, i4_ticket_main, NULL);
+	ck_assert_int_eq(run_main(NULL, i4_ticket_main, NULL), 0);
 }
 END_TEST
 
@@ -753,7 +758,7 @@ static void i4_reuse_main(void *arg)
 
 START_TEST(test_I4_late_timer_never_wakes_reused_slot)
 {
-	run_main(NULL, i4_reuse_main, NULL);
+	ck_assert_int_eq(run_main(NULL, i4_reuse_main, NULL), 0);
 }
 END_TEST
 
@@ -827,7 +832,7 @@ START_TEST(test_I4_short_timeouts_never_hide_messages)
 	struct i4_many s;
 
 	memset(&s, 0, sizeof(s));
-	run_main(NULL, i4_many_main, &s);
+	ck_assert_int_eq(run_main(NULL, i4_many_main, &s), 0);
 	ck_assert_int_eq(s.received + s.nulls, I4_RECEIVES);
 	ck_assert_int_eq(s.null_with_pending, 0);
 	ck_assert_int_eq(s.bad_tag, 0);
@@ -892,7 +897,7 @@ static void i5_sim_main(void *arg)
 
 START_TEST(test_I5_stale_pid_simulated)
 {
-	run_main(NULL, i5_sim_main, NULL);
+	ck_assert_int_eq(run_main(NULL, i5_sim_main, NULL), 0);
 }
 END_TEST
 
@@ -969,7 +974,7 @@ START_TEST(test_I5_stale_pid_race)
 	struct i5_race r;
 
 	memset(&r, 0, sizeof(r));
-	run_main(NULL, i5_race_main, &r);
+	ck_assert_int_eq(run_main(NULL, i5_race_main, &r), 0);
 	ck_assert_int_eq(r.wrong, 0);
 	ck_assert_int_le(r.got, r.sent);
 }
@@ -1096,7 +1101,7 @@ START_TEST(test_I7_pair_order)
 	int i;
 
 	memset(&r, 0, sizeof(r));
-	run_main(NULL, i7_main, &r);
+	ck_assert_int_eq(run_main(NULL, i7_main, &r), 0);
 	ck_assert_int_eq(r.bad, 0);
 	ck_assert_int_eq(r.failed_sends, 0);
 	ck_assert_int_eq(r.out_of_order, 0);
@@ -1165,7 +1170,7 @@ static void i9_main(void *arg)
 START_TEST(test_I9_clean_stop)
 {
 	ck_assert_int_eq(count_tasks(), 1);
-	run_main(NULL, i9_main, NULL);
+	ck_assert_int_eq(run_main(NULL, i9_main, NULL), 0);
 	ck_assert_int_eq(count_tasks(), 1);
 	ck_assert_ptr_null(act__rt_current);
 }
@@ -1361,14 +1366,15 @@ static void trace_syscalls(pid_t pid, struct trace_result *tr)
 }
 
 /* Run tracee() in a traced child; assert no syscall between markers. */
-static void check_no_syscalls(void (*tracee)(void), const char *what)
+/* Returns the system calls counted between the markers (0 if skipped). */
+static long check_no_syscalls(void (*tracee)(void), const char *what)
 {
 	struct trace_result tr;
 	pid_t pid;
 
 	if (UNDER_ASAN) {
 		fprintf(stderr, "I10: skipped under ASan\n");
-		return;
+		return 0;
 	}
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
@@ -1377,7 +1383,7 @@ static void check_no_syscalls(void (*tracee)(void), const char *what)
 	trace_syscalls(pid, &tr);
 	if (tr.no_info) {
 		fprintf(stderr, "I10: no PTRACE_GET_SYSCALL_INFO, skipped\n");
-		return;
+		return 0;
 	}
 	ck_assert_msg(WIFEXITED(tr.status) && WEXITSTATUS(tr.status) == 0,
 		      "traced workload failed: status %#x", tr.status);
@@ -1386,12 +1392,15 @@ static void check_no_syscalls(void (*tracee)(void), const char *what)
 		      "%ld syscalls in %s; first: %ld %ld %ld %ld", tr.between,
 		      what, tr.first_nr[0], tr.first_nr[1], tr.first_nr[2],
 		      tr.first_nr[3]);
+	return tr.between;
 }
 
 START_TEST(test_I10_no_syscall_busy_fast_path)
 {
-	check_no_syscalls(i10_tracee,
-			  "100,000 round trips and 10,100 spawns");
+	ck_assert_int_eq(check_no_syscalls(
+				 i10_tracee,
+				 "100,000 round trips and 10,100 spawns"),
+			 0);
 }
 END_TEST
 
@@ -1479,8 +1488,10 @@ static void i10_foreign_tracee(void)
 
 START_TEST(test_I10_no_syscall_foreign_send)
 {
-	check_no_syscalls(i10_foreign_tracee,
-			  "100,000 foreign sends to an awake worker");
+	ck_assert_int_eq(check_no_syscalls(
+				 i10_foreign_tracee,
+				 "100,000 foreign sends to an awake worker"),
+			 0);
 }
 END_TEST
 

@@ -86,7 +86,7 @@ static void fifo_main(void *arg)
 
 START_TEST(test_fifo_order_one_sender)
 {
-	run_main(NULL, fifo_main, NULL);
+	ck_assert_int_eq(run_main(NULL, fifo_main, NULL), 0);
 }
 END_TEST
 
@@ -150,7 +150,7 @@ static void selective_main(void *arg)
 
 START_TEST(test_selective_receive_keeps_order)
 {
-	run_main(NULL, selective_main, NULL);
+	ck_assert_int_eq(run_main(NULL, selective_main, NULL), 0);
 }
 END_TEST
 
@@ -203,7 +203,7 @@ static void selective_wait_main(void *arg)
 
 START_TEST(test_selective_receive_waits)
 {
-	run_main(NULL, selective_wait_main, NULL);
+	ck_assert_int_eq(run_main(NULL, selective_wait_main, NULL), 0);
 }
 END_TEST
 
@@ -228,7 +228,7 @@ static void poll_main(void *arg)
 
 START_TEST(test_poll_empty_returns_null)
 {
-	run_main(NULL, poll_main, NULL);
+	ck_assert_int_eq(run_main(NULL, poll_main, NULL), 0);
 	/* outside a process a receive returns NULL */
 	ck_assert_ptr_null(act_receive(0));
 	ck_assert_ptr_null(act_receive(ACT_FOREVER));
@@ -271,7 +271,7 @@ static void forever_main(void *arg)
 
 START_TEST(test_forever_blocks_until_message)
 {
-	run_main(NULL, forever_main, NULL);
+	ck_assert_int_eq(run_main(NULL, forever_main, NULL), 0);
 }
 END_TEST
 
@@ -294,7 +294,7 @@ static void timeout_main(void *arg)
 
 START_TEST(test_timeout_without_message)
 {
-	run_main(NULL, timeout_main, NULL);
+	ck_assert_int_eq(run_main(NULL, timeout_main, NULL), 0);
 }
 END_TEST
 
@@ -355,7 +355,7 @@ static void timed_msg_main(void *arg)
 
 START_TEST(test_timeout_with_message)
 {
-	run_main(NULL, timed_msg_main, NULL);
+	ck_assert_int_eq(run_main(NULL, timed_msg_main, NULL), 0);
 }
 END_TEST
 
@@ -398,7 +398,7 @@ static void late_timer_main(void *arg)
 
 START_TEST(test_I4_late_timer_does_not_end_next_receive)
 {
-	run_main(NULL, late_timer_main, NULL);
+	ck_assert_int_eq(run_main(NULL, late_timer_main, NULL), 0);
 }
 END_TEST
 
@@ -426,7 +426,7 @@ static void late_timer_timed_main(void *arg)
 
 START_TEST(test_I4_late_timer_does_not_end_next_timed_receive)
 {
-	run_main(NULL, late_timer_timed_main, NULL);
+	ck_assert_int_eq(run_main(NULL, late_timer_timed_main, NULL), 0);
 }
 END_TEST
 
@@ -461,7 +461,7 @@ static void payload_copy_main(void *arg)
 
 START_TEST(test_payload_is_copied)
 {
-	run_main(NULL, payload_copy_main, NULL);
+	ck_assert_int_eq(run_main(NULL, payload_copy_main, NULL), 0);
 }
 END_TEST
 
@@ -492,7 +492,7 @@ static void empty_msg_main(void *arg)
 
 START_TEST(test_empty_message)
 {
-	run_main(NULL, empty_msg_main, NULL);
+	ck_assert_int_eq(run_main(NULL, empty_msg_main, NULL), 0);
 }
 END_TEST
 
@@ -533,7 +533,7 @@ static void big_msg_main(void *arg)
 
 START_TEST(test_large_messages)
 {
-	run_main(NULL, big_msg_main, NULL);
+	ck_assert_int_eq(run_main(NULL, big_msg_main, NULL), 0);
 }
 END_TEST
 
@@ -556,7 +556,7 @@ static void reserved_tag_main(void *arg)
 
 START_TEST(test_reserved_tags_refused)
 {
-	run_main(NULL, reserved_tag_main, NULL);
+	ck_assert_int_eq(run_main(NULL, reserved_tag_main, NULL), 0);
 }
 END_TEST
 
@@ -608,7 +608,7 @@ static void unreceived_main(void *arg)
 
 START_TEST(test_unreceived_messages_freed)
 {
-	run_main(NULL, unreceived_main, NULL);
+	ck_assert_int_eq(run_main(NULL, unreceived_main, NULL), 0);
 }
 END_TEST
 

@@ -101,7 +101,7 @@ START_TEST(spread_over_workers)
 	int i, total = 0;
 
 	memset(spread_count, 0, sizeof(spread_count));
-	run_main(&cfg, spread_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, spread_main, NULL), 0);
 	/* random placement: a worker gets none of 100 with odds 4 * 0.75^100 */
 	for (i = 0; i < 4; i++) {
 		ck_assert_int_gt(spread_count[i], 0);
@@ -193,7 +193,7 @@ START_TEST(pairs_across_workers)
 {
 	struct act_config cfg = with_workers(2 + _i); /* 2, 3, 4 workers */
 
-	run_main(&cfg, pairs_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, pairs_main, NULL), 0);
 }
 END_TEST
 
@@ -203,7 +203,7 @@ START_TEST(pairs_futex_wait_fallback)
 	struct act_config cfg = with_workers(3);
 
 	act__park_force_futex_wait = true;
-	run_main(&cfg, pairs_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, pairs_main, NULL), 0);
 	act__park_force_futex_wait = false;
 }
 END_TEST
@@ -299,7 +299,7 @@ START_TEST(fanin_order_across_workers)
 	struct fan_run r;
 
 	memset(&r, 0, sizeof(r));
-	run_main(&cfg, fan_main, &r);
+	ck_assert_int_eq(run_main(&cfg, fan_main, &r), 0);
 }
 END_TEST
 
@@ -340,7 +340,7 @@ START_TEST(timeouts_on_every_worker)
 {
 	struct act_config cfg = with_workers(3);
 
-	run_main(&cfg, tmo_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, tmo_main, NULL), 0);
 }
 END_TEST
 
@@ -367,7 +367,7 @@ START_TEST(stop_with_parked_workers)
 
 	for (cycle = 0; cycle < 200; cycle++) {
 		cfg.schedulers = 2 + cycle % 3;
-		run_main(&cfg, stop_main, &n);
+		ck_assert_int_eq(run_main(&cfg, stop_main, &n), 0);
 	}
 	ck_assert_int_eq(count_tasks(), tasks); /* no thread left */
 	ck_assert_int_eq(count_fds(), fds);     /* no fd left */
@@ -477,7 +477,7 @@ START_TEST(migration_keeps_identity_and_registers)
 
 	memset(&r, 0, sizeof(r));
 	setenv("ACTORS_WAKE", "waker", 1);
-	run_main(&cfg, mig_main, &r);
+	ck_assert_int_eq(run_main(&cfg, mig_main, &r), 0);
 	unsetenv("ACTORS_WAKE");
 	ck_assert_int_eq(r.bad, 0);
 	/* the pokers are woken by the bouncer, which moves them to its
@@ -527,7 +527,7 @@ START_TEST(slots_return_to_spawner)
 {
 	struct act_config cfg = with_workers(2);
 
-	run_main(&cfg, drift_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, drift_main, NULL), 0);
 }
 END_TEST
 
@@ -568,7 +568,7 @@ START_TEST(stats_counts)
 	struct act_config cfg = with_workers(3);
 
 	ck_assert_int_eq(act_stats(NULL, NULL, 0), -ESRCH);
-	run_main(&cfg, stats_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, stats_main, NULL), 0);
 }
 END_TEST
 

@@ -83,7 +83,7 @@ START_TEST(test_pid_format)
 {
 	/* outside a runtime there is no process */
 	ck_assert_uint_eq(act_self().id, 0);
-	run_main(NULL, pid_format_main, NULL);
+	ck_assert_int_eq(run_main(NULL, pid_format_main, NULL), 0);
 	ck_assert_uint_eq(act_self().id, 0);
 }
 END_TEST
@@ -144,7 +144,7 @@ static void slot_reuse_main(void *arg)
 
 START_TEST(test_slot_reuse_bumps_generation)
 {
-	run_main(NULL, slot_reuse_main, NULL);
+	ck_assert_int_eq(run_main(NULL, slot_reuse_main, NULL), 0);
 }
 END_TEST
 
@@ -173,7 +173,7 @@ static void gen_wrap_main(void *arg)
 
 START_TEST(test_generation_wrap_skips_zero)
 {
-	run_main(NULL, gen_wrap_main, NULL);
+	ck_assert_int_eq(run_main(NULL, gen_wrap_main, NULL), 0);
 }
 END_TEST
 
@@ -231,7 +231,7 @@ static void stale_queued_main(void *arg)
 
 START_TEST(test_I5_stale_envelope_dropped)
 {
-	run_main(NULL, stale_queued_main, NULL);
+	ck_assert_int_eq(run_main(NULL, stale_queued_main, NULL), 0);
 }
 END_TEST
 
@@ -272,7 +272,7 @@ static void stale_while_waiting_main(void *arg)
 
 START_TEST(test_I5_stale_envelope_while_waiting)
 {
-	run_main(NULL, stale_while_waiting_main, NULL);
+	ck_assert_int_eq(run_main(NULL, stale_while_waiting_main, NULL), 0);
 }
 END_TEST
 
@@ -298,7 +298,7 @@ static void stale_at_stop_main(void *arg)
 
 START_TEST(test_I5_stale_envelope_reclaimed_at_stop)
 {
-	run_main(NULL, stale_at_stop_main, NULL);
+	ck_assert_int_eq(run_main(NULL, stale_at_stop_main, NULL), 0);
 }
 END_TEST
 
@@ -347,7 +347,7 @@ START_TEST(test_send_to_bad_pids)
 			 -ESRCH);
 	act_config_init(&cfg);
 	cfg.max_procs = 64;
-	run_main(&cfg, bad_pids_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, bad_pids_main, NULL), 0);
 }
 END_TEST
 
@@ -370,7 +370,7 @@ static void send_self_main(void *arg)
 
 START_TEST(test_send_to_self)
 {
-	run_main(NULL, send_self_main, NULL);
+	ck_assert_int_eq(run_main(NULL, send_self_main, NULL), 0);
 }
 END_TEST
 
@@ -418,7 +418,7 @@ static void foreign_stale_main(void *arg)
 
 START_TEST(test_send_stale_from_foreign_thread)
 {
-	run_main(NULL, foreign_stale_main, NULL);
+	ck_assert_int_eq(run_main(NULL, foreign_stale_main, NULL), 0);
 }
 END_TEST
 

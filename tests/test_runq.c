@@ -573,7 +573,8 @@ static void red_main(void *arg)
 		act_yield();
 }
 
-static void check_reductions(enum red_kind kind, int reductions)
+/* Returns the forced yields it saw (the expected count is asserted). */
+static int check_reductions(enum red_kind kind, int reductions)
 {
 	struct act_config cfg;
 	struct reduc r;
@@ -591,35 +592,40 @@ static void check_reductions(enum red_kind kind, int reductions)
 		ck_assert_int_eq(r.yields, 0);
 	else
 		ck_assert_int_eq(r.yields, RED_N / r_eff);
+	return r.yields;
 }
 
 START_TEST(test_reductions_default_send)
 {
-	check_reductions(RED_SEND, 0);
+	ck_assert_int_eq(check_reductions(RED_SEND, 0),
+			 RED_N / 2000);
 }
 END_TEST
 
 START_TEST(test_reductions_send)
 {
-	check_reductions(RED_SEND, 100);
+	ck_assert_int_eq(check_reductions(RED_SEND, 100),
+			 RED_N / 100);
 }
 END_TEST
 
 START_TEST(test_reductions_spawn)
 {
-	check_reductions(RED_SPAWN, 100);
+	ck_assert_int_eq(check_reductions(RED_SPAWN, 100),
+			 RED_N / 100);
 }
 END_TEST
 
 START_TEST(test_reductions_receive)
 {
-	check_reductions(RED_RECEIVE, 100);
+	ck_assert_int_eq(check_reductions(RED_RECEIVE, 100),
+			 RED_N / 100);
 }
 END_TEST
 
 START_TEST(test_reductions_empty_poll_free)
 {
-	check_reductions(RED_POLL_EMPTY, 100);
+	ck_assert_int_eq(check_reductions(RED_POLL_EMPTY, 100), 0);
 }
 END_TEST
 

@@ -301,7 +301,8 @@ static void *free_all(void *arg)
 	return NULL;
 }
 
-static void remote_free_case(bool from_other_worker)
+/* Returns the remote frees the owner's slab counted (all N of them). */
+static uint64_t remote_free_case(bool from_other_worker)
 {
 	enum { N = 1000 };
 	struct act__rt *rt = fake_rt(2);
@@ -312,6 +313,7 @@ static void remote_free_case(bool from_other_worker)
 			       from_other_worker ? &rt->workers[1].slab : NULL};
 	pthread_t t;
 	unsigned chunks, i;
+	uint64_t remote;
 
 	for (i = 0; i < N; i++) {
 		e[i] = act__slab_alloc(s, 300); /* class 2 (512 B) */
@@ -351,18 +353,20 @@ static void remote_free_case(bool from_other_worker)
 	for (i = 0; i < N; i++)
 		act__env_free(s, e[i]);
 	ck_assert_int_eq(act__slab_outstanding(s), 0);
+	remote = atomic_load(&s->n_remote_free);
 	fake_rt_free(rt);
+	return remote;
 }
 
 START_TEST(remote_free_off_worker)
 {
-	remote_free_case(false);
+	ck_assert_uint_eq(remote_free_case(false), 1000);
 }
 END_TEST
 
 START_TEST(remote_free_from_other_worker)
 {
-	remote_free_case(true);
+	ck_assert_uint_eq(remote_free_case(true), 1000);
 }
 END_TEST
 

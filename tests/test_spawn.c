@@ -60,7 +60,7 @@ START_TEST(test_spawn_exit_million)
 {
 	struct volume v = { 0, 0 };
 
-	run_main(NULL, million_main, &v);
+	ck_assert_int_eq(run_main(NULL, million_main, &v), 0);
 	ck_assert_int_eq(v.done, MILLION);
 	/* slots were reused: never more than one batch plus main */
 	ck_assert_uint_le(v.max_hwm, BATCH + 1);
@@ -112,7 +112,7 @@ START_TEST(test_spawn_tree_depth_first)
 {
 	struct tree_log log = { { 0 }, 0 };
 
-	run_main(NULL, tree_main, &log);
+	ck_assert_int_eq(run_main(NULL, tree_main, &log), 0);
 	/* newest first, each subtree before the older sibling's:
 	 * x spawns y, z; a spawns b, c */
 	ck_assert_int_eq(log.n, 6);
@@ -195,7 +195,7 @@ START_TEST(test_spawn_opt_stack_size)
 
 	act_config_init(&cfg);
 	cfg.stack_size = 128 << 10;
-	run_main(&cfg, stack_sizes_main, NULL);
+	ck_assert_int_eq(run_main(&cfg, stack_sizes_main, NULL), 0);
 }
 END_TEST
 
@@ -228,7 +228,7 @@ static void bad_opts_main(void *arg)
 
 START_TEST(test_spawn_opt_invalid)
 {
-	run_main(NULL, bad_opts_main, NULL);
+	ck_assert_int_eq(run_main(NULL, bad_opts_main, NULL), 0);
 }
 END_TEST
 
@@ -263,7 +263,7 @@ START_TEST(test_spawn_outside_process)
 	spawn_from_thread(&got);
 	ck_assert_uint_eq(got.id, 0);
 	/* a runtime, but a thread that is not one of its workers */
-	run_main(NULL, foreign_spawn_main, NULL);
+	ck_assert_int_eq(run_main(NULL, foreign_spawn_main, NULL), 0);
 }
 END_TEST
 
@@ -338,7 +338,7 @@ START_TEST(test_process_table_full)
 	memset(&tr, 0, sizeof(tr));
 	act_config_init(&cfg);
 	cfg.max_procs = TABLE;
-	run_main(&cfg, table_main, &tr);
+	ck_assert_int_eq(run_main(&cfg, table_main, &tr), 0);
 	/* main takes one slot of the hundred */
 	ck_assert_int_eq(tr.first_fill, TABLE - 1);
 	ck_assert_int_eq(tr.second_fill, TABLE - 1);
@@ -607,12 +607,12 @@ START_TEST(test_main_exit_discards_blocked)
 	int started = 0;
 
 	ck_assert_int_eq(count_tasks(), 1);
-	run_main(NULL, leave_behind_main, &started);
+	ck_assert_int_eq(run_main(NULL, leave_behind_main, &started), 0);
 	ck_assert_int_eq(started, LEFT);
 	ck_assert_int_eq(count_tasks(), 1);
 	/* and a runtime starts again in the same OS process */
 	started = 0;
-	run_main(NULL, leave_behind_main, &started);
+	ck_assert_int_eq(run_main(NULL, leave_behind_main, &started), 0);
 	ck_assert_int_eq(started, LEFT);
 	ck_assert_int_eq(count_tasks(), 1);
 }

@@ -71,11 +71,14 @@ static inline void assert_no_leaks(void)
 	ck_assert_int_eq(act__last_leaks.envelopes, 0);
 }
 
-static inline void run_main(const struct act_config *cfg,
-			    void (*fn)(void *), void *arg)
+/* act_main, then the leak check; returns act_main's result. */
+static inline int run_main(const struct act_config *cfg,
+			   void (*fn)(void *), void *arg)
 {
-	ck_assert_int_eq(act_main(cfg, fn, arg), 0);
+	int rc = act_main(cfg, fn, arg);
+
 	assert_no_leaks();
+	return rc;
 }
 
 /* Threads of this OS process, from /proc/self/task. */
