@@ -39,15 +39,7 @@ static uint64_t all_dup_enqueues(void)
 
 static int count_fds(void)
 {
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *e;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(d);
-	while ((e = readdir(d)))
-		n += e->d_name[0] != '.';
-	closedir(d);
-	return n;
+	return count_entries("/proc/self/fd");
 }
 
 /* ---- the RFD's case: one parent, 100 children, 4 workers -------------- */

@@ -81,10 +81,10 @@ static inline int run_main(const struct act_config *cfg,
 	return rc;
 }
 
-/* Threads of this OS process, from /proc/self/task. */
-static inline int count_tasks(void)
+/* Entries of a /proc directory, less . and .. */
+static inline int count_entries(const char *dir)
 {
-	DIR *d = opendir("/proc/self/task");
+	DIR *d = opendir(dir);
 	struct dirent *e;
 	int n = 0;
 
@@ -93,6 +93,12 @@ static inline int count_tasks(void)
 		n += e->d_name[0] != '.';
 	closedir(d);
 	return n;
+}
+
+/* Threads of this OS process. */
+static inline int count_tasks(void)
+{
+	return count_entries("/proc/self/task");
 }
 
 #endif /* ACT_TESTRT_H */
