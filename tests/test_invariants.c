@@ -680,20 +680,6 @@ START_TEST(test_I4_wake_needs_current_ticket)
 }
 END_TEST
 
-/* Does the reactor still hold a timer due at or before t? */
-static bool timer_due_by(int64_t t)
-{
-	struct act__reactor *r = &act__rt_current->reactor;
-	bool found = false;
-	uint32_t i;
-
-	pthread_mutex_lock(&r->lock);
-	for (i = 0; i < r->n; i++)
-		found |= r->heap[i].deadline <= t;
-	pthread_mutex_unlock(&r->lock);
-	return found;
-}
-
 struct late_send {
 	act_pid *to;
 	int64_t due_by;

@@ -307,20 +307,6 @@ struct delayed_send {
 	int64_t drop_due_by;
 };
 
-/* Does the reactor still hold a timer due at or before t? */
-static bool timer_due_by(int64_t t)
-{
-	struct act__reactor *r = &act__rt_current->reactor;
-	bool found = false;
-	uint32_t i;
-
-	pthread_mutex_lock(&r->lock);
-	for (i = 0; i < r->n; i++)
-		found |= r->heap[i].deadline <= t;
-	pthread_mutex_unlock(&r->lock);
-	return found;
-}
-
 static void *delayed_send_fn(void *arg)
 {
 	struct delayed_send *d = arg;

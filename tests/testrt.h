@@ -81,6 +81,20 @@ static inline int run_main(const struct act_config *cfg,
 	return rc;
 }
 
+/* Does the reactor still hold a timer due at or before t? */
+static inline bool timer_due_by(int64_t t)
+{
+	struct act__reactor *r = &act__rt_current->reactor;
+	bool found = false;
+	uint32_t i;
+
+	pthread_mutex_lock(&r->lock);
+	for (i = 0; i < r->n; i++)
+		found |= r->heap[i].deadline <= t;
+	pthread_mutex_unlock(&r->lock);
+	return found;
+}
+
 /* Entries of a /proc directory, less . and .. */
 static inline int count_entries(const char *dir)
 {
