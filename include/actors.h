@@ -79,7 +79,9 @@ struct act_config {
 	uint32_t max_procs; /* process table size; 0: 4,194,304 */
 	int reductions;     /* runtime calls before a forced yield; 0: 2000 */
 	int stack_guard;    /* enum act_guard */
-	uint32_t reserved[9];
+	int spin_us;        /* idle search before a worker sleeps, in us;
+			     * 0: ACTORS_SPIN_US or 20; negative: none */
+	uint32_t reserved[8];
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */

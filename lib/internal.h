@@ -33,6 +33,12 @@
 			      atomic_load_explicit((c), memory_order_relaxed) + 1, \
 			      memory_order_relaxed)
 
+/* The same, adding n. */
+#define act__count_n(c, n)                                                \
+	atomic_store_explicit((c),                                        \
+			      atomic_load_explicit((c), memory_order_relaxed) + (n), \
+			      memory_order_relaxed)
+
 /* Spin-wait hint. */
 static inline void act__cpu_relax(void)
 {
@@ -41,6 +47,27 @@ static inline void act__cpu_relax(void)
 #elif defined(__aarch64__)
 	__asm__ volatile("yield" ::: "memory");
 #endif
+}
+
+/*
+ * A spinlock for critical sections of a few loads and stores. After a
+ * while it yields the CPU, so a holder preempted by the kernel (more
+ * threads than cores) is not spun against for a whole time slice.
+ */
+void act__spin_lock_slow(_Atomic uint32_t *l);
+
+static inline void act__spin_lock(_Atomic uint32_t *l)
+{
+	/* acquire: pairs with the release store in act__spin_unlock */
+	if (act__likely(!atomic_exchange_explicit(l, 1, memory_order_acquire)))
+		return;
+	act__spin_lock_slow(l);
+}
+
+static inline void act__spin_unlock(_Atomic uint32_t *l)
+{
+	/* release: pairs with the acquire exchange in act__spin_lock */
+	atomic_store_explicit(l, 0, memory_order_release);
 }
 
 #ifdef ACT_DEBUG

@@ -1,18 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /* runq.c - a worker's runnable queue; see runq.h. */
 #include "runq.h"
+#include "worker.h"
 
 #define FAIR_EVERY 61     /* pops between fairness pops */
 #define LIFO_BOTTOM_EVERY 16 /* fairness pops between lifo-bottom pops */
 
-void act__runq_init(struct act__runq *q)
+void act__runq_init(struct act__runq *q, bool stealable)
 {
-	q->top = q->bottom = NULL;
+	q->lifo.top = q->lifo.bottom = NULL;
 	q->fifo_head = q->fifo_tail = NULL;
 	q->tick = FAIR_EVERY;
 	q->ticks = 0;
-	q->len = 0;
-	act__mpsc_init(&q->inbox);
+	q->nlifo = q->nfifo = 0;
+	q->stealable = stealable;
+	atomic_store_explicit(&q->lock, 0, memory_order_relaxed);
+	atomic_store_explicit(&q->n_in, 0, memory_order_relaxed);
+	atomic_store_explicit(&q->n_out, 0, memory_order_relaxed);
+	q->in.top = q->in.bottom = NULL;
+	q->out.top = q->out.bottom = NULL;
+	atomic_store_explicit(&q->hungry, 0, memory_order_relaxed);
 	atomic_store_explicit(&q->dup_enqueues, 0, memory_order_relaxed);
 }
 
@@ -24,6 +31,52 @@ void act__runq_duplicate(struct act__runq *q, struct act__proc *p)
 			   (unsigned long long)p->pid.id);
 }
 
+/* ---- list helpers ------------------------------------------------------ */
+
+static struct act__proc *plist_pop_top(struct act__plist *l)
+{
+	struct act__proc *p = l->top;
+
+	if (p) {
+		l->top = p->rq_next;
+		if (l->top)
+			l->top->rq_prev = NULL;
+		else
+			l->bottom = NULL;
+	}
+	return p;
+}
+
+static struct act__proc *plist_pop_bottom(struct act__plist *l)
+{
+	struct act__proc *p = l->bottom;
+
+	if (p) {
+		l->bottom = p->rq_prev;
+		if (l->bottom)
+			l->bottom->rq_next = NULL;
+		else
+			l->top = NULL;
+	}
+	return p;
+}
+
+/* Put all of `from` (top .. bottom) on top of `to`, keeping its order. */
+static void plist_splice_top(struct act__plist *to, struct act__plist *from)
+{
+	if (!from->top)
+		return;
+	from->bottom->rq_next = to->top;
+	if (to->top)
+		to->top->rq_prev = from->bottom;
+	else
+		to->bottom = from->bottom;
+	to->top = from->top;
+	from->top = from->bottom = NULL;
+}
+
+/* ---- owner ------------------------------------------------------------- */
+
 void act__runq_push_fifo(struct act__runq *q, struct act__proc *p)
 {
 	if (!act__runq_mark_queued(q, p))
@@ -34,44 +87,7 @@ void act__runq_push_fifo(struct act__runq *q, struct act__proc *p)
 	else
 		q->fifo_head = p;
 	q->fifo_tail = p;
-	q->len++;
-}
-
-void act__runq_push_remote(struct act__runq *q, struct act__proc *p)
-{
-	if (!act__runq_mark_queued(q, p))
-		return;
-	act__mpsc_push(&q->inbox, &p->rq_node);
-}
-
-static struct act__proc *pop_top(struct act__runq *q)
-{
-	struct act__proc *p = q->top;
-
-	if (p) {
-		q->top = p->rq_next;
-		if (q->top)
-			q->top->rq_prev = NULL;
-		else
-			q->bottom = NULL;
-		q->len--;
-	}
-	return p;
-}
-
-static struct act__proc *pop_bottom(struct act__runq *q)
-{
-	struct act__proc *p = q->bottom;
-
-	if (p) {
-		q->bottom = p->rq_prev;
-		if (q->bottom)
-			q->bottom->rq_next = NULL;
-		else
-			q->top = NULL;
-		q->len--;
-	}
-	return p;
+	q->nfifo++;
 }
 
 static struct act__proc *pop_fifo(struct act__runq *q)
@@ -82,20 +98,55 @@ static struct act__proc *pop_fifo(struct act__runq *q)
 		q->fifo_head = p->rq_next;
 		if (!q->fifo_head)
 			q->fifo_tail = NULL;
-		q->len--;
+		q->nfifo--;
 	}
 	return p;
 }
 
-static struct act__proc *pop_inbox(struct act__runq *q)
+static struct act__proc *pop_lifo(struct act__runq *q, bool bottom)
 {
-	struct act__mpsc_node *n = act__mpsc_pop(&q->inbox);
+	struct act__proc *p = bottom ? plist_pop_bottom(&q->lifo)
+				     : plist_pop_top(&q->lifo);
 
-	return n ? act__container_of(n, struct act__proc, rq_node) : NULL;
+	if (p)
+		q->nlifo--;
+	return p;
 }
 
-/* Every FAIR_EVERY pops: fifo and inbox in turn, now and then the
- * lifo's bottom; whatever that finds empty falls back to the usual order. */
+/* Owner: take back one published process (newest, or oldest for
+ * fairness); NULL when a thief took them all. */
+static struct act__proc *pop_out(struct act__runq *q, bool oldest)
+{
+	struct act__proc *p;
+
+	if (!atomic_load_explicit(&q->n_out, memory_order_relaxed))
+		return NULL;
+	act__spin_lock(&q->lock); /* pairs with the unlock below */
+	p = oldest ? plist_pop_bottom(&q->out) : plist_pop_top(&q->out);
+	if (p)
+		atomic_store_explicit(
+			&q->n_out,
+			atomic_load_explicit(&q->n_out, memory_order_relaxed) - 1,
+			memory_order_relaxed);
+	act__spin_unlock(&q->lock);
+	return p;
+}
+
+/* Owner: the remote arrivals go on top of the lifo, newest first. */
+static void splice_in(struct act__runq *q)
+{
+	uint32_t n;
+
+	act__spin_lock(&q->lock); /* pairs with the unlock below */
+	n = atomic_load_explicit(&q->n_in, memory_order_relaxed);
+	plist_splice_top(&q->lifo, &q->in);
+	atomic_store_explicit(&q->n_in, 0, memory_order_relaxed);
+	act__spin_unlock(&q->lock);
+	q->nlifo += n;
+}
+
+/* Every FAIR_EVERY pops: fifo and `out` in turn, now and then the lifo's
+ * bottom; whatever that finds empty falls back to the usual order. */
 static struct act__proc *pop_fair(struct act__runq *q)
 {
 	struct act__proc *p = NULL;
@@ -103,11 +154,11 @@ static struct act__proc *pop_fair(struct act__runq *q)
 	q->tick = FAIR_EVERY;
 	q->ticks++;
 	if (q->ticks % LIFO_BOTTOM_EVERY == 0)
-		p = pop_bottom(q);
-	if (!p && (q->ticks & 1) && !(p = pop_fifo(q)))
-		p = pop_inbox(q);
-	if (!p && !(q->ticks & 1) && !(p = pop_inbox(q)))
+		p = pop_lifo(q, true);
+	if (!p && (q->ticks & 1))
 		p = pop_fifo(q);
+	if (!p && !(q->ticks & 1))
+		p = pop_out(q, true);
 	return p;
 }
 
@@ -115,16 +166,142 @@ struct act__proc *act__runq_pop(struct act__runq *q)
 {
 	struct act__proc *p = NULL;
 
+	if (atomic_load_explicit(&q->n_in, memory_order_relaxed))
+		splice_in(q);
+	if (q->stealable && q->nlifo + q->nfifo >= 2 &&
+	    act__unlikely(atomic_load_explicit(&q->hungry,
+					       memory_order_relaxed)))
+		act__runq_publish(q);
 	if (act__unlikely(--q->tick == 0))
 		p = pop_fair(q);
-	if (!p && !(p = pop_top(q)) && !(p = pop_inbox(q)))
+	if (!p && !(p = pop_lifo(q, false)) && !(p = pop_out(q, false)))
 		p = pop_fifo(q);
 	if (p) /* release: pairs with the acquire in act__runq_mark_queued */
 		atomic_store_explicit(&p->queued, 0, memory_order_release);
 	return p;
 }
 
+/* Detach the n oldest private processes (fifo head first, then the lifo
+ * bottom) as a list, oldest at the bottom. */
+static void take_oldest(struct act__runq *q, uint32_t n,
+			struct act__plist *to)
+{
+	struct act__proc *p;
+
+	to->top = to->bottom = NULL;
+	while (n--) {
+		p = pop_fifo(q);
+		if (!p)
+			p = pop_lifo(q, true);
+		act__plist_push_top(to, p);
+	}
+}
+
+uint32_t act__runq_publish(struct act__runq *q)
+{
+	uint32_t n = (act__runq_surplus(q) + 1) / 2;
+	struct act__plist batch;
+
+	/* relaxed: the flag is a hint; the thief re-reads the counts */
+	atomic_store_explicit(&q->hungry, 0, memory_order_relaxed);
+	if (n > ACT_STEAL_MAX)
+		n = ACT_STEAL_MAX;
+	if (!n)
+		return 0;
+	take_oldest(q, n, &batch);
+	act__spin_lock(&q->lock); /* pairs with the unlock below */
+	plist_splice_top(&q->out, &batch);
+	/* seq_cst: the publish half of the idle Dekker pair; a parking
+	 * worker announces itself, then re-reads n_out (seq_cst) */
+	atomic_fetch_add_explicit(&q->n_out, n, memory_order_seq_cst);
+	act__spin_unlock(&q->lock);
+	return n;
+}
+
+/* ---- other threads ------------------------------------------------------ */
+
+void act__runq_push_remote(struct act__runq *q, struct act__proc *p)
+{
+	if (!act__runq_mark_queued(q, p))
+		return;
+	act__spin_lock(&q->lock); /* pairs with the unlock below */
+	act__plist_push_top(&q->in, p);
+	/* seq_cst: the publish half of the doorbell Dekker pair, before the
+	 * seq_cst load of `sleeping` in act__doorbell_ring */
+	atomic_fetch_add_explicit(&q->n_in, 1, memory_order_seq_cst);
+	act__spin_unlock(&q->lock);
+}
+
 bool act__runq_maybe_nonempty(struct act__runq *q)
 {
-	return q->top || q->fifo_head || act__mpsc_maybe_nonempty(&q->inbox);
+	return q->lifo.top || q->fifo_head || act__runq_shared_nonempty(q);
+}
+
+/* Under v's lock: detach up to n from the bottom of `l`, counted in *cnt. */
+static uint32_t take_bottom(struct act__plist *l, _Atomic uint32_t *cnt,
+			    uint32_t n, struct act__plist *to)
+{
+	uint32_t k = 0;
+	struct act__proc *p;
+
+	while (k < n && (p = plist_pop_bottom(l))) {
+		act__plist_push_top(to, p);
+		k++;
+	}
+	atomic_store_explicit(
+		cnt, atomic_load_explicit(cnt, memory_order_relaxed) - k,
+		memory_order_relaxed);
+	return k;
+}
+
+static uint32_t grab(struct act__runq *v, struct act__plist *batch)
+{
+	uint32_t avail, n, k;
+
+	act__spin_lock(&v->lock); /* pairs with the unlock below */
+	avail = atomic_load_explicit(&v->n_out, memory_order_relaxed) +
+		atomic_load_explicit(&v->n_in, memory_order_relaxed);
+	n = (avail + 1) / 2;
+	if (n > ACT_STEAL_MAX)
+		n = ACT_STEAL_MAX;
+	k = take_bottom(&v->out, &v->n_out, n, batch);
+	k += take_bottom(&v->in, &v->n_in, n - k, batch);
+	act__spin_unlock(&v->lock);
+	return k;
+}
+
+uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
+			 struct act__worker *thief)
+{
+	struct act__plist batch = { NULL, NULL };
+	struct act__proc *p;
+	uint32_t k;
+
+	if (!atomic_load_explicit(&v->n_out, memory_order_relaxed) &&
+	    !atomic_load_explicit(&v->n_in, memory_order_relaxed)) {
+		/* read first: an idle thief must not keep dirtying the line
+		 * the victim reads at every pop */
+		if (!atomic_load_explicit(&v->hungry, memory_order_relaxed))
+			atomic_store_explicit(&v->hungry, 1,
+					      memory_order_relaxed);
+		return 0;
+	}
+	k = grab(v, &batch);
+	/* oldest first, so the youngest ends on top of the thief's lifo
+	 * and runs first (depth-first, as on the victim) */
+	while ((p = plist_pop_bottom(&batch))) {
+		if (ACT_DEBUG_ON &&
+		    act__ps(atomic_load_explicit(&p->state,
+						 memory_order_relaxed)) !=
+			    ACT_PS_RUNNABLE)
+			act__fatal("stole pid %llu in state %u",
+				   (unsigned long long)p->pid.id,
+				   act__ps(atomic_load_explicit(
+					   &p->state, memory_order_relaxed)));
+		/* ownership moves before the thief can run it (I3) */
+		atomic_store_explicit(&p->owner, thief, memory_order_relaxed);
+		act__plist_push_top(&q->lifo, p);
+		q->nlifo++;
+	}
+	return k;
 }

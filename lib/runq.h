@@ -1,26 +1,44 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * runq.h - a worker's runnable queue.
+ * runq.h - a worker's runnable queue: owner push/pop, remote direct
+ * enqueue, batch stealing.
  *
- * Three parts, one queue:
- * - `lifo`: processes spawned or woken by this worker, newest first. A
+ * Two halves, one queue. Every list is intrusive (linked through the
+ * process slot's rq_next/rq_prev; a process is in at most one list, I1),
+ * so the queue allocates nothing: its memory is bounded by the process
+ * table, an enqueue cannot fail, and there is nothing to overflow.
+ *
+ * Private half, owner only, no atomics:
+ * - `lifo`: processes spawned or woken by this worker, newest on top. A
  *   spawn tree is walked depth-first, so few stacks are live at once.
  * - `fifo`: processes that yielded: the tail of the queue.
- * - `inbox`: an MPSC queue through which any other thread enqueues
- *   directly (spawn placement, wakes from other workers and the reactor).
- * A process pushed on any of them is runnable at once; the owner pops all
- * three: lifo top, then inbox, then fifo.
  *
- * Fairness, so nothing starves behind processes that keep waking each
- * other on the lifo: every 61st pop serves the fifo and the inbox in turn
- * first, and every 1024th pop serves the lifo's bottom (its oldest entry)
- * first. The second period is long because the lifo bottom of a spawn tree
- * is the root of the largest pending subtree: starting those early turns
- * depth-first into breadth-first (doc/design/scheduling.md).
+ * Shared half, under `lock` (a spinlock held for a few pointer moves):
+ * - `in`: direct enqueues from other threads (spawn placement, wakes from
+ *   other workers, the reactor, foreign senders), newest on top. Runnable
+ *   at once: the owner splices the whole list onto its lifo top at its
+ *   next pop (so remote children of a spawn tree also run newest first),
+ *   and a thief may take from it before that.
+ * - `out`: work the owner published for thieves: when a thief has marked
+ *   the queue `hungry`, the owner moves up to half of its private
+ *   processes (capped at ACT_STEAL_MAX), oldest first, here at its next
+ *   pop. It keeps at least one for itself, so a lone pair of processes
+ *   waking each other is never split across cores.
  *
- * I1: `queued` is set by every push (exchange) and cleared by the pop; a
- * push that finds it set is a duplicate enqueue: counted, and fatal in
- * debug builds.
+ * Steal: a thief locks the victim, takes up to half of `out` + `in`
+ * (capped at ACT_STEAL_MAX), oldest first, and makes them its own before
+ * it runs any (act__runq_steal). Only queued processes are in the lists,
+ * and a queued process is RUNNABLE: nothing running or waiting is taken.
+ *
+ * Owner pop order: lifo top, then `out` top, then fifo. Fairness, so
+ * nothing starves behind processes that keep waking each other on the
+ * lifo: every 61st pop serves fifo and `out` in turn first, and every
+ * 976th serves the lifo's bottom (its oldest entry). The long period keeps
+ * depth-first order (doc/design/scheduling.md).
+ *
+ * I1: `queued` is set by every push and cleared by the pop; a push that
+ * finds it set is a duplicate enqueue: counted, and fatal in debug builds.
+ * A steal moves processes between queues without touching it.
  */
 #ifndef ACT_RUNQ_H
 #define ACT_RUNQ_H
@@ -29,22 +47,37 @@
 #include <stdint.h>
 
 #include "internal.h"
-#include "mpsc.h"
 #include "proc.h"
+
+#define ACT_STEAL_MAX 32u  /* processes one steal or publish moves */
+
+/* A doubly-linked list: top .. bottom through rq_next, back via rq_prev. */
+struct act__plist {
+	struct act__proc *top, *bottom;
+};
 
 struct act__runq {
 	/* owner only */
-	struct act__proc *top, *bottom;  /* lifo, linked via rq_next/prev */
+	struct act__plist lifo;
 	struct act__proc *fifo_head, *fifo_tail; /* linked via rq_next */
 	uint32_t tick;                   /* pops until the next fairness pop */
 	uint32_t ticks;                  /* fairness pops so far */
-	uint32_t len;                    /* lifo + fifo */
-	/* any thread */
-	struct act__mpsc inbox act__aligned;
+	uint32_t nlifo, nfifo;
+	bool stealable;                  /* other workers exist */
+
+	/* any thread: the shared half, its lists under lock */
+	_Atomic uint32_t lock act__aligned;
+	/* written under lock (seq_cst increments: the publish half of the
+	 * doorbell and idle Dekker pairs), read without it as hints */
+	_Atomic uint32_t n_in, n_out;
+	struct act__plist in, out;
+	/* set by a thief that found nothing to take; cleared by the owner
+	 * when it publishes */
+	_Atomic uint8_t hungry;
 	_Atomic uint64_t dup_enqueues;
 };
 
-void act__runq_init(struct act__runq *q);
+void act__runq_init(struct act__runq *q, bool stealable);
 /* Count (debug builds: abort on) a duplicate enqueue of p (I1). */
 void act__runq_duplicate(struct act__runq *q, struct act__proc *p);
 
@@ -68,29 +101,62 @@ static inline bool act__runq_mark_queued(struct act__runq *q, struct act__proc *
 	return false;
 }
 
+static inline void act__plist_push_top(struct act__plist *l,
+				       struct act__proc *p)
+{
+	p->rq_prev = NULL;
+	p->rq_next = l->top;
+	if (l->top)
+		l->top->rq_prev = p;
+	else
+		l->bottom = p;
+	l->top = p;
+}
+
 /* Owner: on top of the lifo (newest first). */
 static inline void act__runq_push_lifo(struct act__runq *q,
 				       struct act__proc *p)
 {
 	if (!act__runq_mark_queued(q, p))
 		return;
-	p->rq_prev = NULL;
-	p->rq_next = q->top;
-	if (q->top)
-		q->top->rq_prev = p;
-	else
-		q->bottom = p;
-	q->top = p;
-	q->len++;
+	act__plist_push_top(&q->lifo, p);
+	q->nlifo++;
+}
+
+/* Owner: processes it could hand to a thief (all but one). */
+static inline uint32_t act__runq_surplus(const struct act__runq *q)
+{
+	uint32_t n = q->nlifo + q->nfifo;
+
+	return n ? n - 1 : 0;
 }
 
 /* Owner: to the tail (yield). */
 void act__runq_push_fifo(struct act__runq *q, struct act__proc *p);
-/* Any thread. */
+/* Any thread but the owner: on top of `in`. */
 void act__runq_push_remote(struct act__runq *q, struct act__proc *p);
 /* Owner. */
 struct act__proc *act__runq_pop(struct act__runq *q);
-/* Owner, before parking: may anything be queued? */
+/* Owner: move up to half its surplus to `out`; returns how many. */
+uint32_t act__runq_publish(struct act__runq *q);
+/* Any thread: anything queued? The shared half is read seq_cst (the
+ * re-check half of the doorbell Dekker pair); the private half only
+ * means something to the owner. */
 bool act__runq_maybe_nonempty(struct act__runq *q);
+/* Any thread: does the shared half hold anything? (seq_cst) */
+static inline bool act__runq_shared_nonempty(struct act__runq *q)
+{
+	return atomic_load_explicit(&q->n_in, memory_order_seq_cst) ||
+	       atomic_load_explicit(&q->n_out, memory_order_seq_cst);
+}
+
+/*
+ * Thief: take up to half of v's shared half (at most ACT_STEAL_MAX),
+ * oldest first, onto the top of its own queue q's lifo, each with owner
+ * set to `thief` before it can run. Returns how many it took; 0 marks v
+ * hungry (so v publishes its private surplus at its next pop).
+ */
+uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
+			 struct act__worker *thief);
 
 #endif /* ACT_RUNQ_H */

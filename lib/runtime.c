@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@
 #define DEFAULT_MAX_PROCS (1u << 22)
 #define MAX_PROCS_LIMIT (1u << 31)
 #define DEFAULT_REDUCTIONS 2000
-#define MAX_SCHEDULERS 1024
+#define MAX_SCHEDULERS ACT_MAX_WORKERS
+#define DEFAULT_SPIN_US 20
+#define MAX_SPIN_US 1000000
 
 struct act__rt *act__rt_current;
 struct act__leaks act__last_leaks;
@@ -60,10 +63,57 @@ static int check_fields(const struct act_config *c)
 				 "0 or at most 2147483648");
 	if (c->reductions < 0)
 		return bad_field("reductions", c->reductions, "0 or more");
+	if (c->spin_us > MAX_SPIN_US)
+		return bad_field("spin_us", c->spin_us,
+				 "0 (default), negative (no spinning) or at "
+				 "most 1000000");
 	if (c->stack_guard < ACT_GUARD_AUTO ||
 	    c->stack_guard > ACT_GUARD_CANARY)
 		return bad_field("stack_guard", c->stack_guard,
 				 "an enum act_guard value");
+	return 0;
+}
+
+/*
+ * The default worker count: the CPUs this process may run on (its
+ * affinity mask), less one for the reactor, at least one. Topology and
+ * cgroup quotas refine it in affinity/ (a later step).
+ */
+static int default_schedulers(void)
+{
+	cpu_set_t set;
+	int n;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 1;
+	n = CPU_COUNT(&set) - 1;
+	if (n > MAX_SCHEDULERS)
+		n = MAX_SCHEDULERS;
+	return n < 1 ? 1 : n;
+}
+
+/* spin_us: a set field, else ACTORS_SPIN_US (0: off), else the default;
+ * resolved to -1 for no spinning. */
+static int resolve_spin(struct act_config *c)
+{
+	const char *v = getenv("ACTORS_SPIN_US");
+	uint64_t us;
+
+	if (c->spin_us) {
+		c->spin_us = c->spin_us < 0 ? -1 : c->spin_us;
+		return 0;
+	}
+	c->spin_us = DEFAULT_SPIN_US;
+	if (!v)
+		return 0;
+	if (act__parse_uint(v, 0, MAX_SPIN_US, &us)) {
+		fprintf(stderr,
+			"actors: ACTORS_SPIN_US=\"%s\": expected a whole number "
+			"of microseconds from 0 (no spinning) to %d\n",
+			v, MAX_SPIN_US);
+		return -EINVAL;
+	}
+	c->spin_us = us ? (int)us : -1;
 	return 0;
 }
 
@@ -87,12 +137,11 @@ static int resolve(const struct act_config *in, struct act_config *out)
 	if (!rc)
 		rc = act__env_uint("ACTORS_SCHEDULERS", 1, MAX_SCHEDULERS,
 				   &sched);
+	if (!rc)
+		rc = resolve_spin(out);
 	if (rc)
 		return rc;
-	/* One worker unless asked: without work stealing and its wake
-	 * policy (the multicore issue), more workers mean random placement
-	 * and cross-core wakes, slower for message-heavy programs. */
-	out->schedulers = sched ? (int)sched : 1;
+	out->schedulers = sched ? (int)sched : default_schedulers();
 	if (!out->stack_size)
 		out->stack_size = DEFAULT_STACK;
 	if (!out->max_procs)
@@ -174,6 +223,7 @@ static int build(struct act__rt *rt)
 	if (rc)
 		return rc;
 	rt->nworkers = (uint32_t)rt->cfg.schedulers;
+	rt->spin_ns = rt->cfg.spin_us < 0 ? 0 : (int64_t)rt->cfg.spin_us * 1000;
 	rt->workers = aligned_alloc(ACT_CACHELINE,
 				    rt->nworkers * sizeof(*rt->workers));
 	if (!rt->workers)

@@ -14,6 +14,8 @@
 #include "reactor.h"
 #include "worker.h"
 
+#define ACT_MAX_WORKERS 1024
+
 struct act__rt {
 	struct act_config cfg;           /* resolved: no field unset */
 	struct act__ptable procs;
@@ -27,6 +29,14 @@ struct act__rt {
 	struct act__slab foreign;
 	atomic_flag foreign_lock;
 	_Atomic uint32_t stop;
+	/* Idle workers and searchers (Go's rule; worker.c). A worker sets
+	 * its bit in idle_mask before it sleeps; whoever clears the bit
+	 * (the worker itself, or act__wake_idle claiming it) decrements
+	 * nidle. nspinning counts workers searching for work to steal. */
+	_Atomic uint32_t nspinning act__aligned;
+	_Atomic uint32_t nidle;
+	_Atomic uint64_t idle_mask[ACT_MAX_WORKERS / 64];
+	int64_t spin_ns;                 /* idle search before sleeping */
 	intptr_t main_reason;
 	bool print_stats;                /* ACTORS_STATS=1: table at exit */
 	bool wake_to_waker;              /* ACTORS_WAKE=waker (experiment) */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "wake.h"
 #include "worker.h"
 
 static struct act__worker *place(struct act__worker *w)

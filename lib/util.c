@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -18,6 +19,25 @@ void act__fatal(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
+}
+
+#define SPINS_BEFORE_YIELD 256
+
+void act__spin_lock_slow(_Atomic uint32_t *l)
+{
+	unsigned spins = 0;
+
+	do {
+		while (atomic_load_explicit(l, memory_order_relaxed)) {
+			if (++spins < SPINS_BEFORE_YIELD) {
+				act__cpu_relax();
+			} else {
+				spins = 0;
+				sched_yield();
+			}
+		}
+		/* acquire: pairs with the release store in act__spin_unlock */
+	} while (atomic_exchange_explicit(l, 1, memory_order_acquire));
 }
 
 static size_t put_str(char *buf, size_t at, size_t cap, const char *s)

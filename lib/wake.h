@@ -4,8 +4,8 @@
  *
  * Every wake source (a message, a timer, later I/O and exit signals) calls
  * act__wake. It CASes WAITING -> RUNNABLE; only the winner enqueues, on the
- * process's last worker (I1, I2), or, under the experimental policy
- * ACTORS_WAKE=waker, on the waking worker's own queue. A ticketed wake (timer, I/O) succeeds
+ * process's last worker (I1, I2), or, under ACTORS_WAKE=waker, on the
+ * waking worker's own queue. A ticketed wake (timer, I/O) succeeds
  * only for the wait it was armed for (I4); ticket 0 wakes any wait (a
  * message is relevant to whatever the process waits for).
  */
@@ -18,6 +18,48 @@
 #include "proc.h"
 #include "runtime.h"
 #include "worker.h"
+
+/*
+ * After queueing work others could take: Go's rule, wake an idle worker
+ * only when one sleeps and none is searching.
+ */
+static inline void act__wake_idle_maybe(struct act__rt *rt,
+					struct act__worker *me)
+{
+	/* seq_cst: the load half of the idle Dekker pair; the work was
+	 * published by a seq_cst RMW before, and a parking worker raises
+	 * nidle (seq_cst) before it re-checks every queue */
+	if (atomic_load_explicit(&rt->nidle, memory_order_seq_cst) &&
+	    !atomic_load_explicit(&rt->nspinning, memory_order_seq_cst))
+		act__wake_idle(rt, me);
+}
+
+/*
+ * Put a runnable process on w's queue, from any thread; `me` is the
+ * caller's own worker (NULL off a worker). Runnable at once: no staging.
+ * Wakes w if it sleeps; if w is awake and a surplus builds up, wakes an
+ * idle worker to steal it (Go's rule).
+ */
+static inline void act__worker_enqueue(struct act__worker *me,
+				       struct act__worker *w,
+				       struct act__proc *p)
+{
+	if (me == w) {
+		act__runq_push_lifo(&w->rq, p);
+		/* a surplus of private work: a woken searcher marks this
+		 * queue hungry, and the next pop publishes half of it */
+		if (w->rq.stealable && w->rq.nlifo + w->rq.nfifo >= 2)
+			act__wake_idle_maybe(w->rt, me);
+		return;
+	}
+	act__runq_push_remote(&w->rq, p);
+	if (act__doorbell_ring(&w->bell)) {
+		if (me)
+			act__count(&me->n_futex_wakes);
+	} else if (w->rq.stealable) {
+		act__wake_idle_maybe(w->rt, me);
+	}
+}
 
 /* me: the caller's worker, or NULL (reactor, foreign thread). */
 static inline bool act__wake(struct act__worker *me, struct act__proc *p,

@@ -11,6 +11,7 @@
 #include "mailbox.h"
 #include "overflow.h"
 #include "runtime.h"
+#include "wake.h"
 #include "worker.h"
 
 /* Per thread; read only through act__worker_self (I8). */
@@ -46,7 +47,7 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 	w->reductions = rt->cfg.reductions;
 	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
 	act__slab_init(&w->slab, (uint16_t)i);
-	act__runq_init(&w->rq);
+	act__runq_init(&w->rq, rt->nworkers > 1);
 	return 0;
 }
 
@@ -123,6 +124,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	struct act__rt *rt = w->rt;
 
 	act__count(&w->n_exits);
+	act__ctx_destroy(&p->ctx);
 	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
 	p->stack_lo = NULL;
 	act__mailbox_drain(p, &w->slab);
@@ -169,26 +171,71 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	}
 }
 
-/*
- * Before sleeping, a worker of a multi-worker runtime watches its queue
- * for a while: a wake from another worker then costs no FUTEX_WAKE on
- * either side. Bounded, so an idle runtime goes quiet.
- */
-#define SPIN_NS 20000
+/* ---- idle: search, then sleep ------------------------------------------ */
 
-static bool spin_for_work(struct act__worker *w)
+static uint64_t rng_next(struct act__worker *w)
 {
-	int64_t until;
+	w->rng ^= w->rng << 13;
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	return w->rng;
+}
+
+/* One pass over the other workers from a random one: steal a batch. */
+static bool try_steal(struct act__worker *w)
+{
+	struct act__rt *rt = w->rt;
+	uint32_t n = rt->nworkers, start, i, k;
+
+	if (n == 1)
+		return false;
+	start = (uint32_t)(rng_next(w) % n);
+	for (i = 0; i < n; i++) {
+		struct act__worker *v = &rt->workers[(start + i) % n];
+
+		if (v == w)
+			continue;
+		k = act__runq_steal(&v->rq, &w->rq, w);
+		if (k) {
+			act__count(&w->n_steals);
+			act__count_n(&w->n_stolen, k);
+			return true;
+		}
+		act__count(&w->n_steal_fails);
+	}
+	return false;
+}
+
+static bool has_work(struct act__worker *w)
+{
+	return act__runq_maybe_nonempty(&w->rq) ||
+	       atomic_load_explicit(&w->rt->stop, memory_order_relaxed);
+}
+
+/*
+ * Go's limit: at most half of the busy workers search at once, so an
+ * over-provisioned runtime does not burn every idle CPU spinning.
+ */
+static bool may_spin(struct act__rt *rt)
+{
+	uint32_t busy = rt->nworkers -
+			atomic_load_explicit(&rt->nidle, memory_order_relaxed);
+
+	return rt->nworkers > 1 &&
+	       2 * atomic_load_explicit(&rt->nspinning,
+					memory_order_relaxed) < busy;
+}
+
+/* Searching: watch the own queue and try to steal for spin_ns (at least
+ * one pass). A wake from another worker then costs no FUTEX_WAKE. */
+static bool spin_search(struct act__worker *w)
+{
+	int64_t until = act__now_ns() + w->rt->spin_ns;
 	int i;
 
-	if (w->rt->nworkers == 1)
-		return false; /* only the reactor or a foreign thread could wake */
-	until = act__now_ns() + SPIN_NS;
 	do {
-		for (i = 0; i < 64; i++) {
-			if (act__runq_maybe_nonempty(&w->rq) ||
-			    atomic_load_explicit(&w->rt->stop,
-						 memory_order_relaxed))
+		for (i = 0; i < 16; i++) {
+			if (has_work(w) || try_steal(w))
 				return true;
 			act__cpu_relax();
 		}
@@ -196,25 +243,135 @@ static bool spin_for_work(struct act__worker *w)
 	return false;
 }
 
-static void idle(struct act__worker *w)
+/* Go's rule: the last searcher to find work wakes the next one. */
+static void stop_spinning(struct act__worker *w, bool found)
 {
+	w->spinning = false;
+	if (atomic_fetch_sub_explicit(&w->rt->nspinning, 1,
+				      memory_order_seq_cst) == 1 &&
+	    found)
+		act__wake_idle(w->rt, w);
+}
+
+static bool search(struct act__worker *w)
+{
+	bool found;
+
+	if (!w->spinning && may_spin(w->rt)) {
+		atomic_fetch_add_explicit(&w->rt->nspinning, 1,
+					  memory_order_seq_cst);
+		w->spinning = true;
+	}
+	if (!w->spinning)
+		return has_work(w) || try_steal(w);
+	found = spin_search(w);
+	stop_spinning(w, found);
+	return found;
+}
+
+/* Work in some other worker's shared queue? (the re-check, seq_cst) */
+static bool others_have_work(struct act__worker *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->rt->nworkers; i++)
+		if (&w->rt->workers[i] != w &&
+		    act__runq_shared_nonempty(&w->rt->workers[i].rq))
+			return true;
+	return false;
+}
+
+/*
+ * Leave the idle set. Whoever clears the bit owns the nidle decrement; a
+ * bit already clear was claimed by act__wake_idle, which took a unit of
+ * nspinning for this worker: it searches next.
+ */
+static void unidle(struct act__worker *w, _Atomic uint64_t *word,
+		   uint64_t bit)
+{
+	if (atomic_fetch_and_explicit(word, ~bit, memory_order_seq_cst) & bit)
+		atomic_fetch_sub_explicit(&w->rt->nidle, 1,
+					  memory_order_seq_cst);
+	else
+		w->spinning = true;
+}
+
+/*
+ * Announce idle, re-check, sleep. seq_cst throughout: the announcement
+ * (nidle, the bit, `sleeping`) and the re-check (every queue, the bit,
+ * stop) form Dekker pairs with the wakers, who publish work, then read
+ * nidle (act__wake_idle_maybe), `sleeping` (act__doorbell_ring) or stop.
+ */
+static void sleep_idle(struct act__worker *w)
+{
+	struct act__rt *rt = w->rt;
+	_Atomic uint64_t *word = &rt->idle_mask[w->index / 64];
+	uint64_t bit = 1ull << (w->index % 64);
 	uint32_t seen;
 
-	if (spin_for_work(w))
-		return;
+	atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
+	atomic_fetch_or_explicit(word, bit, memory_order_seq_cst);
 	seen = act__doorbell_prepare(&w->bell);
-
-	/* seq_cst: after the seq_cst store of sleeping in prepare; pairs
-	 * with act__rt_stop's store of stop followed by its doorbell rings */
-	if (act__runq_maybe_nonempty(&w->rq) ||
-	    atomic_load_explicit(&w->rt->stop, memory_order_seq_cst)) {
-		act__doorbell_cancel(&w->bell);
-		return;
+	if ((atomic_load_explicit(word, memory_order_seq_cst) & bit) &&
+	    !act__runq_maybe_nonempty(&w->rq) &&
+	    !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
+	    !others_have_work(w)) {
+		act__count(&w->n_sleeps);
+		/* stop is 0 here (just checked): sleep until it or the bell
+		 * moves */
+		act__futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
 	}
-	act__count(&w->n_sleeps);
-	/* stop is 0 here (just checked): sleep until it or the bell moves */
-	act__futex_wait2(&w->bell.seq, seen, &w->rt->stop, 0);
 	act__doorbell_cancel(&w->bell);
+	unidle(w, word, bit);
+}
+
+static void idle(struct act__worker *w)
+{
+	for (;;) {
+		if (search(w) ||
+		    atomic_load_explicit(&w->rt->stop, memory_order_relaxed))
+			return;
+		sleep_idle(w);
+		if (!w->spinning) /* not claimed: back to the queue */
+			return;
+	}
+}
+
+void act__wake_idle(struct act__rt *rt, struct act__worker *me)
+{
+	uint32_t zero = 0, i;
+	uint64_t m, bit;
+
+	/* one searcher at a time is woken: claim the unit for it */
+	if (!atomic_compare_exchange_strong_explicit(&rt->nspinning, &zero, 1,
+						     memory_order_seq_cst,
+						     memory_order_relaxed))
+		return;
+	for (i = 0; i < (rt->nworkers + 63) / 64; i++) {
+		m = atomic_load_explicit(&rt->idle_mask[i],
+					 memory_order_seq_cst);
+		while (m) {
+			bit = m & -m;
+			/* seq_cst: the claim, then the seq_cst load of
+			 * `sleeping` in act__doorbell_ring (sleep_idle
+			 * re-reads the bit after announcing sleeping) */
+			if (atomic_fetch_and_explicit(&rt->idle_mask[i], ~bit,
+						      memory_order_seq_cst) &
+			    bit) {
+				atomic_fetch_sub_explicit(&rt->nidle, 1,
+							  memory_order_seq_cst);
+				if (act__doorbell_ring(
+					    &rt->workers[i * 64 +
+							 __builtin_ctzll(bit)]
+						     .bell) &&
+				    me)
+					act__count(&me->n_futex_wakes);
+				return;
+			}
+			m &= ~bit;
+		}
+	}
+	atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst);
 }
 
 void act__worker_loop(struct act__worker *w)

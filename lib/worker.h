@@ -45,6 +45,7 @@ struct act__worker {
 	struct act__slab slab;
 	struct act__stack_cache stacks;
 	pthread_t thread;
+	bool spinning;                   /* holds one unit of rt->nspinning */
 	/* counters: the owner writes them with plain loads and stores
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
@@ -67,6 +68,12 @@ void act__worker_loop(struct act__worker *w);
 
 /* Set the stop word and wake every worker (any thread). */
 void act__rt_stop(struct act__rt *rt);
+/*
+ * Go's rule: if a worker sleeps idle and none is searching, wake one to
+ * search (it takes a unit of rt->nspinning for it). `me`: the caller's
+ * worker or NULL. Any thread.
+ */
+void act__wake_idle(struct act__rt *rt, struct act__worker *me);
 
 /* From a process: give the CPU back to the worker for `reason`. */
 void act__switch_out(struct act__proc *p, int reason);
@@ -91,23 +98,6 @@ static inline void act__reduce(struct act__worker *w, struct act__proc *p)
 {
 	if (act__unlikely(--w->budget <= 0))
 		act__switch_out_w(w, p, ACT_SW_YIELD);
-}
-
-/*
- * Put a runnable process on w's queue, from any thread; `me` is the
- * caller's own worker (NULL off a worker). Wakes w if it sleeps.
- */
-static inline void act__worker_enqueue(struct act__worker *me,
-				       struct act__worker *w,
-				       struct act__proc *p)
-{
-	if (me == w) {
-		act__runq_push_lifo(&w->rq, p);
-		return;
-	}
-	act__runq_push_remote(&w->rq, p);
-	if (act__doorbell_ring(&w->bell) && me)
-		act__count(&me->n_futex_wakes);
 }
 
 #endif /* ACT_WORKER_H */
