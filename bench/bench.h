@@ -28,6 +28,10 @@
 #define BENCH_RING_HOPS 2000000L
 #define BENCH_SKYNET_LEAVES 1000000L
 #define BENCH_SKYNET_FANOUT 10
+#define BENCH_FANIN_SENDERS 100
+#define BENCH_FANIN_MSGS 100000L
+#define BENCH_FANIN_WINDOW 1000L
+#define BENCH_SPAWNBURST_TOTAL 300000000L
 
 /*
  * Skynet window: how many children a node keeps alive at once (1..10). The
@@ -89,6 +93,53 @@ static inline uint64_t bench_skynet_expect(long leaves)
 
 /* Processes the skynet tree spawns: 1,111,111 for a million leaves. */
 uint64_t bench_skynet_nodes(long leaves);
+
+/*
+ * Fan-in: senders processes each send msgs 8-byte messages to the main
+ * process, which checks that each sender's arrive in send order (I7).
+ * *checksum is the number received in order: senders * msgs, 10,000,000
+ * by default. A payload is the sender's index shifted left by
+ * BENCH_FANIN_SEQ_BITS, plus its sequence number, so msgs < 2^40.
+ *
+ * Flow control: with window > 0, a sender waits for an ACK from the main
+ * process after every window messages (a credit of one window, stop and
+ * wait), so at most senders * window messages are queued: 100,000 by
+ * default. It is needed: with window 0 the senders run ahead (in one
+ * round of turns the 100 senders queue up to 2,000 messages each, a
+ * reduction budget, and the main process takes at most 2,000), and the
+ * main process's mailbox grows to most of the 10,000,000 messages
+ * (measured at one worker: 1.2 GiB peak RSS and 16 s, against 2 MiB and
+ * 0.5 s with a window of 1,000). The ACKs are 1 in window messages, 0.1%
+ * by default, and are not counted in *checksum.
+ */
+#define BENCH_FANIN_SEQ_BITS 40
+#define BENCH_FANIN_MAX_SENDERS (1 << 20)
+
+int bench_fanin(int senders, long msgs, long window, double *seconds,
+		uint64_t *checksum);
+
+static inline uint64_t bench_fanin_expect(int senders, long msgs)
+{
+	return (uint64_t)senders * (uint64_t)msgs;
+}
+
+/*
+ * Spawn burst: the main process spawns children processes; each runs
+ * total / children steps of xorshift64 from its own seed, a pure CPU loop
+ * with no runtime call, and sends its final state back. *checksum is the
+ * sum of those states (mod 2^64); bench_spawnburst_expect() computes it
+ * from a matrix power, without running the steps. The two sizes `actors
+ * bench` runs, 100 and 10,000 children, share the default total, so both
+ * do the same steps; at one worker they differ by the cost of 9,900 more
+ * spawns, exits and replies.
+ */
+#define BENCH_SPAWNBURST_FEW 100
+#define BENCH_SPAWNBURST_MANY 10000
+#define BENCH_SPAWNBURST_MAX_CHILDREN 1000000L
+
+int bench_spawnburst(long children, long total, double *seconds,
+		     uint64_t *checksum);
+uint64_t bench_spawnburst_expect(long children, long total);
 
 /* Helpers shared by the workloads and their drivers (bench.c). */
 double bench_now(void);
