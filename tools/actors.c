@@ -230,14 +230,36 @@ static int cmd_demo(int argc, char **argv)
 
 /* ---- actors bench --------------------------------------------------- */
 
-enum { WL_PINGPONG, WL_RING, WL_SKYNET, WL_COUNT };
+enum {
+	WL_PINGPONG,
+	WL_RING,
+	WL_SKYNET,
+	WL_FANIN,
+	WL_SPAWN_FEW,   /* spawnburst, BENCH_SPAWNBURST_FEW children */
+	WL_SPAWN_MANY,  /* spawnburst, BENCH_SPAWNBURST_MANY children */
+	WL_COUNT
+};
 
-static const char *const wl_name[WL_COUNT] = { "pingpong", "ring", "skynet" };
-static const char *const wl_unit[WL_COUNT] = { "msg", "hop", "proc" };
+static const char *const wl_name[WL_COUNT] = {
+	"pingpong", "ring", "skynet", "fanin", "spawnburst100",
+	"spawnburst10000",
+};
+static const char *const wl_unit[WL_COUNT] = {
+	"msg", "hop", "proc", "msg", "step", "step",
+};
 
 struct bench_opts {
 	long rounds, procs, hops, leaves, window;
+	long senders, msgs, credit;  /* fanin */
+	long total;                  /* spawnburst */
 };
+
+/* The number of children of a spawnburst workload. */
+static long wl_children(int w)
+{
+	return w == WL_SPAWN_FEW ? BENCH_SPAWNBURST_FEW
+				 : BENCH_SPAWNBURST_MANY;
+}
 
 /* What the forked child sends back through the pipe. */
 struct outcome {
@@ -248,9 +270,9 @@ struct outcome {
 
 /* One line of the table. */
 struct row {
-	long count;        /* rounds, hops or leaves */
+	long count;        /* rounds, hops, leaves, messages or children */
 	uint64_t expect;   /* the right checksum */
-	double ops;        /* what ns/op divides by: messages, hops, procs */
+	double ops;        /* what ns/op divides by: wl_unit[] */
 	bool reported;     /* the child wrote an outcome */
 	struct outcome out;
 	double rss_mib;    /* the child's peak RSS */
@@ -264,10 +286,33 @@ static int wl_run(int w, const struct bench_opts *o, double *seconds,
 		return bench_pingpong(o->rounds, seconds, checksum);
 	case WL_RING:
 		return bench_ring((int)o->procs, o->hops, seconds, checksum);
-	default:
+	case WL_SKYNET:
 		return bench_skynet(o->leaves, (int)o->window, seconds,
 				    checksum);
+	case WL_FANIN:
+		return bench_fanin((int)o->senders, o->msgs, o->credit,
+				   seconds, checksum);
+	default:
+		return bench_spawnburst(wl_children(w), o->total, seconds,
+					checksum);
 	}
+}
+
+/* wl_plan() for fanin and the two spawnbursts. */
+static void wl_plan_more(int w, const struct bench_opts *o, struct row *r)
+{
+	long n;
+
+	if (w == WL_FANIN) {
+		r->count = o->senders * o->msgs;
+		r->expect = bench_fanin_expect((int)o->senders, o->msgs);
+		r->ops = (double)r->count;
+		return;
+	}
+	n = wl_children(w);
+	r->count = n;
+	r->expect = bench_spawnburst_expect(n, o->total);
+	r->ops = (double)(o->total / n) * (double)n;  /* steps run */
 }
 
 /* Fills the parts of a row known before the run. */
@@ -284,10 +329,13 @@ static void wl_plan(int w, const struct bench_opts *o, struct row *r)
 		r->expect = bench_ring_expect(o->hops);
 		r->ops = (double)o->hops;
 		break;
-	default:
+	case WL_SKYNET:
 		r->count = o->leaves;
 		r->expect = bench_skynet_expect(o->leaves);
 		r->ops = (double)bench_skynet_nodes(o->leaves);
+		break;
+	default:
+		wl_plan_more(w, o, r);
 		break;
 	}
 }
@@ -364,7 +412,7 @@ static int run_forked(int w, const struct bench_opts *o, struct row *r)
 
 static void print_header(void)
 {
-	printf("%-9s %10s %14s %10s %8s %-4s %8s  %s\n", "workload",
+	printf("%-15s %10s %20s %10s %8s %-4s %8s  %s\n", "workload",
 	       "count", "checksum", "seconds", "ns/op", "per", "RSS MiB",
 	       "check");
 }
@@ -373,12 +421,12 @@ static void print_row(int w, const struct row *r, bool ok)
 {
 	bool ran = r->reported && r->out.rc == 0;
 
-	printf("%-9s %10ld ", wl_name[w], r->count);
+	printf("%-15s %10ld ", wl_name[w], r->count);
 	if (ran)
-		printf("%14" PRIu64 " %10.6f %8.1f ", r->out.checksum,
+		printf("%20" PRIu64 " %10.6f %8.1f ", r->out.checksum,
 		       r->out.seconds, r->out.seconds * 1e9 / r->ops);
 	else
-		printf("%14s %10s %8s ", "-", "-", "-");
+		printf("%20s %10s %8s ", "-", "-", "-");
 	printf("%-4s %8.1f  %s\n", wl_unit[w], r->rss_mib, ok ? "OK" : "FAIL");
 	fflush(stdout);
 }
@@ -409,6 +457,10 @@ static const struct option bench_longopts[] = {
 	{ "hops", required_argument, NULL, 'n' },
 	{ "leaves", required_argument, NULL, 'l' },
 	{ "window", required_argument, NULL, 'w' },
+	{ "senders", required_argument, NULL, 's' },
+	{ "messages", required_argument, NULL, 'm' },
+	{ "credit", required_argument, NULL, 'c' },
+	{ "total", required_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -428,6 +480,18 @@ static int bench_opt(int c, const char *arg, struct bench_opts *o)
 	case 'w':
 		return bench_parse_long(arg, 1, BENCH_SKYNET_FANOUT,
 					&o->window);
+	case 's':
+		return bench_parse_long(arg, 1, BENCH_FANIN_MAX_SENDERS,
+					&o->senders);
+	case 'm':
+		return bench_parse_long(arg, 1,
+					(1L << BENCH_FANIN_SEQ_BITS) - 1,
+					&o->msgs);
+	case 'c':
+		return bench_parse_long(arg, 0, 1L << 30, &o->credit);
+	case 't':
+		return bench_parse_long(arg, BENCH_SPAWNBURST_MANY, LONG_MAX,
+					&o->total);
 	}
 	return -1;
 }
@@ -456,14 +520,22 @@ static int bench_usage(const char *why)
 	if (why)
 		fprintf(stderr, "actors bench: %s\n", why);
 	fprintf(stderr,
-		"usage: actors bench [pingpong|ring|skynet|all]... [options]\n"
-		"  --rounds N   ping-pong round trips        (default %ld)\n"
-		"  --procs N    ring size                    (default %d)\n"
-		"  --hops N     ring hops in all             (default %ld)\n"
-		"  --leaves N   skynet leaves                (default %ld)\n"
-		"  --window N   skynet children alive, 1-10  (default %d)\n",
+		"usage: actors bench [WORKLOAD|all]... [options]\n"
+		"workloads: pingpong ring skynet fanin spawnburst100 "
+		"spawnburst10000\n"
+		"  (spawnburst with 100 or 10,000 children); none: all\n"
+		"  --rounds N    ping-pong round trips        (default %ld)\n"
+		"  --procs N     ring size                    (default %d)\n"
+		"  --hops N      ring hops in all             (default %ld)\n"
+		"  --leaves N    skynet leaves                (default %ld)\n"
+		"  --window N    skynet children alive, 1-10  (default %d)\n"
+		"  --senders N   fanin senders                (default %d)\n"
+		"  --messages N  fanin messages per sender    (default %ld)\n"
+		"  --credit N    fanin ACK window, 0: none    (default %ld)\n"
+		"  --total N     spawnburst steps in all      (default %ld)\n",
 		BENCH_PINGPONG_ROUNDS, BENCH_RING_PROCS, BENCH_RING_HOPS,
-		BENCH_SKYNET_LEAVES, BENCH_SKYNET_WINDOW);
+		BENCH_SKYNET_LEAVES, BENCH_SKYNET_WINDOW, BENCH_FANIN_SENDERS,
+		BENCH_FANIN_MSGS, BENCH_FANIN_WINDOW, BENCH_SPAWNBURST_TOTAL);
 	return why ? 2 : 0;
 }
 
@@ -471,7 +543,9 @@ static int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o = { BENCH_PINGPONG_ROUNDS, BENCH_RING_PROCS,
 				BENCH_RING_HOPS, BENCH_SKYNET_LEAVES,
-				BENCH_SKYNET_WINDOW };
+				BENCH_SKYNET_WINDOW, BENCH_FANIN_SENDERS,
+				BENCH_FANIN_MSGS, BENCH_FANIN_WINDOW,
+				BENCH_SPAWNBURST_TOTAL };
 	unsigned mask = 0;
 	int c, w, failed = 0;
 
@@ -521,7 +595,7 @@ struct command {
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "", "spawn 100 working children, show workers" },
 	{ "bench", cmd_bench, "[WORKLOAD...] [--rounds N ...]",
-	  "run pingpong, ring, skynet; print a table" },
+	  "run the benchmarks; print a table" },
 	{ "help", cmd_help, "", "this text" },
 	{ "--version", cmd_version, "", "print the version" },
 };
