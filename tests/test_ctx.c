@@ -35,11 +35,13 @@ static struct act__ctx main_ctx, b_ctx;
  *                    const uint64_t in[6], uint64_t out[6]);
  *
  * Loads in[] into rbx, rbp, r12, r13, r14, r15, calls
- * act__ctx_switch(from, to), and once that returns stores the same six
+ * act__ctx_switch_asm(from, to), and once that returns stores the same six
  * registers into out[]. Nothing the compiler generated runs between the
  * loads and the stores, so out[] == in[] exactly when the switch (and
  * whatever ran in the other context meanwhile) preserved them. The
  * caller's own callee-saved registers are pushed and popped around it.
+ * Call it through reg_switch, which first tells TSan (if built with it)
+ * what act__ctx_switch would have told it.
  */
 __asm__(".text\n"
 	".globl tc_reg_switch\n"
@@ -59,7 +61,7 @@ __asm__(".text\n"
 	"	movq 24(%rdx), %r13\n"
 	"	movq 32(%rdx), %r14\n"
 	"	movq 40(%rdx), %r15\n"
-	"	call act__ctx_switch@PLT\n"
+	"	call act__ctx_switch_asm@PLT\n"
 	"	popq %rcx\n"
 	"	movq %rbx, 0(%rcx)\n"
 	"	movq %rbp, 8(%rcx)\n"
@@ -78,6 +80,13 @@ __asm__(".text\n"
 
 void tc_reg_switch(struct act__ctx *from, struct act__ctx *to,
 		   const uint64_t in[6], uint64_t out[6]);
+
+static inline void reg_switch(struct act__ctx *from, struct act__ctx *to,
+			      const uint64_t in[6], uint64_t out[6])
+{
+	act__ctx_announce(from, to);
+	tc_reg_switch(from, to, in, out);
+}
 
 static const char *const reg_name[6] = {"rbx", "rbp", "r12",
 					"r13", "r14", "r15"};
@@ -105,7 +114,7 @@ static void reg_b_entry(void *arg)
 	(void)arg;
 	for (r = 0; r < REG_ROUNDS; r++) {
 		fill(b_in[r], 1000 + r);
-		tc_reg_switch(&b_ctx, &main_ctx, b_in[r], b_out[r]);
+		reg_switch(&b_ctx, &main_ctx, b_in[r], b_out[r]);
 		b_rounds++;
 	}
 	for (;;)
@@ -122,7 +131,7 @@ START_TEST(callee_saved_survive)
 	for (r = 0; r < REG_ROUNDS; r++) {
 		fill(in, r);
 		memset(out, 0, sizeof(out));
-		tc_reg_switch(&main_ctx, &b_ctx, in, out);
+		reg_switch(&main_ctx, &b_ctx, in, out);
 		for (i = 0; i < 6; i++)
 			ck_assert_msg(out[i] == in[i],
 				      "round %d: %s was %#llx, now %#llx", r,

@@ -5,30 +5,114 @@
  * A context is the saved stack pointer of a suspended execution; the
  * callee-saved registers and the floating-point control state (x86-64:
  * MXCSR and the x87 control word; aarch64: FPCR and d8-d15) are pushed on
- * that stack by act__ctx_switch. The implementations live in
+ * that stack by act__ctx_switch_asm. The implementations live in
  * lib/arch/<arch>/ctx.S; no other file contains assembly.
+ *
+ * Under ThreadSanitizer (ACT_TSAN) every context is also a
+ * TSan fiber, and act__ctx_switch tells TSan about the switch just before
+ * it happens, so TSan keeps one shadow stack and one clock per process
+ * instead of seeing a thread's stack pointer jump. Without ACT_TSAN the
+ * wrapper is the bare call and the struct the bare stack pointer.
  */
 #ifndef ACT_ARCH_CTX_H
 #define ACT_ARCH_CTX_H
 
 #include <stddef.h>
 
+#ifdef HAVE_CONFIG_H
+#include "config.h" /* ACT_TSAN from ./configure --enable-sanitizer=thread */
+#endif
+
+/* A file compiled with -fsanitize=thread but without config.h (a test,
+ * the AArch64 smoke build) must agree with the library on the struct. */
+#ifndef ACT_TSAN
+#if defined(__SANITIZE_THREAD__)
+#define ACT_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ACT_TSAN 1
+#endif
+#endif
+#endif
+
+#ifdef ACT_TSAN
+/* TSan's fiber interface, as <sanitizer/tsan_interface.h> declares it. */
+void *__tsan_get_current_fiber(void);
+void *__tsan_create_fiber(unsigned flags);
+void __tsan_destroy_fiber(void *fiber);
+void __tsan_switch_to_fiber(void *fiber, unsigned flags);
+#endif
+
 struct act__ctx {
-	void *sp;
+	void *sp; /* offset 0: the only field ctx.S knows */
+#ifdef ACT_TSAN
+	/* The TSan fiber of this context: made by act__ctx_make for a
+	 * process; for a thread's own context (a worker's sched_ctx) the
+	 * thread's fiber, taken at its first switch away. */
+	void *fiber;
+#endif
 };
 
 /*
- * Save the caller's registers on its stack, store the stack pointer in
- * *from, load to->sp and resume whatever was saved there. Returns when
- * some later act__ctx_switch() names `from` as its target.
+ * The switch itself, in ctx.S: save the caller's registers on its stack,
+ * store the stack pointer in *from, load to->sp and resume whatever was
+ * saved there. Call it through act__ctx_switch only.
  */
-void act__ctx_switch(struct act__ctx *from, struct act__ctx *to);
+void act__ctx_switch_asm(struct act__ctx *from, struct act__ctx *to);
+
+/*
+ * What a switch from `from` to `to` must tell TSan, immediately before
+ * act__ctx_switch_asm; nothing without ACT_TSAN. Separate from the
+ * wrapper for callers that reach the asm some other way (tests).
+ */
+static inline void act__ctx_announce(struct act__ctx *from,
+				     struct act__ctx *to)
+{
+#ifdef ACT_TSAN
+	if (!from->fiber)
+		from->fiber = __tsan_get_current_fiber();
+	/* flags 0: the switch synchronises, as the hand-over of one
+	 * thread of control does */
+	__tsan_switch_to_fiber(to->fiber, 0);
+#else
+	(void)from;
+	(void)to;
+#endif
+}
+
+/*
+ * Switch from the running context, saved into *from, to *to. Returns when
+ * some later act__ctx_switch() names `from` as its target. `to` was made
+ * by act__ctx_make or saved by an earlier switch.
+ */
+static inline void act__ctx_switch(struct act__ctx *from, struct act__ctx *to)
+{
+	act__ctx_announce(from, to);
+	act__ctx_switch_asm(from, to);
+}
 
 /*
  * Prepare ctx so that the first switch to it calls entry(arg) on the stack
- * [stack_lo, stack_hi). entry must never return.
+ * [stack_lo, stack_hi). entry must never return. Under TSan this also
+ * makes ctx's fiber; pair it with act__ctx_destroy.
  */
 void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
 		   void (*entry)(void *), void *arg);
+
+/*
+ * ctx will not be switched to again (its process was reaped): free what
+ * act__ctx_make allocated. Never the running context. Nothing without
+ * ACT_TSAN.
+ */
+static inline void act__ctx_destroy(struct act__ctx *ctx)
+{
+#ifdef ACT_TSAN
+	if (ctx->fiber)
+		__tsan_destroy_fiber(ctx->fiber);
+	ctx->fiber = NULL;
+#else
+	(void)ctx;
+#endif
+}
 
 #endif /* ACT_ARCH_CTX_H */

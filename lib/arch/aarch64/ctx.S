@@ -10,11 +10,11 @@
  */
 	.text
 
-	.globl	act__ctx_switch
-	.hidden	act__ctx_switch
-	.type	act__ctx_switch, %function
+	.globl	act__ctx_switch_asm
+	.hidden	act__ctx_switch_asm
+	.type	act__ctx_switch_asm, %function
 	.p2align 4
-act__ctx_switch:
+act__ctx_switch_asm:
 	sub	sp, sp, #176
 	stp	x19, x20, [sp, #0]
 	stp	x21, x22, [sp, #16]
@@ -46,7 +46,7 @@ act__ctx_switch:
 	ldp	d14, d15, [sp, #144]
 	add	sp, sp, #176
 	ret
-	.size	act__ctx_switch, .-act__ctx_switch
+	.size	act__ctx_switch_asm, .-act__ctx_switch_asm
 
 /* First code on a new stack: x19 = entry, x20 = arg, lr was set here. */
 	.globl	act__ctx_trampoline

@@ -11,12 +11,13 @@
  */
 	.text
 
-	.globl	act__ctx_switch
-	.hidden	act__ctx_switch
-	.type	act__ctx_switch, @function
+	.globl	act__ctx_switch_asm
+	.hidden	act__ctx_switch_asm
+	.type	act__ctx_switch_asm, @function
 	.p2align 4
-/* void act__ctx_switch(struct act__ctx *from (rdi), struct act__ctx *to (rsi)) */
-act__ctx_switch:
+/* void act__ctx_switch_asm(struct act__ctx *from (rdi),
+ *                          struct act__ctx *to (rsi)) */
+act__ctx_switch_asm:
 	.cfi_startproc
 	pushq	%rbp
 	pushq	%rbx
@@ -40,7 +41,7 @@ act__ctx_switch:
 	popq	%rbp
 	ret
 	.cfi_endproc
-	.size	act__ctx_switch, .-act__ctx_switch
+	.size	act__ctx_switch_asm, .-act__ctx_switch_asm
 
 /*
  * First code run on a new stack: r12 = entry, r13 = arg (popped by the

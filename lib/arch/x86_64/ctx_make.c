@@ -26,4 +26,11 @@ void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
 	f[6] = 0;                        /* rbp */
 	f[7] = (uint64_t)(uintptr_t)act__ctx_trampoline;
 	ctx->sp = f;
+#ifdef ACT_TSAN
+	/* A context made again without act__ctx_destroy (a test's reused
+	 * context) must not keep its old fiber's shadow stack. */
+	if (ctx->fiber)
+		__tsan_destroy_fiber(ctx->fiber);
+	ctx->fiber = __tsan_create_fiber(0); /* dies rather than fail */
+#endif
 }
