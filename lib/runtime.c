@@ -238,25 +238,39 @@ static int build(struct act__rt *rt)
 	return rc;
 }
 
-/*
- * ACTORS_WAKE: where a woken process goes. "last" (default): the worker it
- * last ran on, the RFD's choice. "waker": the waking worker, which moves
- * the process next to the one that woke it. An experiment, measured in
- * doc/design/scheduling.md.
- */
-static int wake_policy(struct act__rt *rt)
+/* One of two words in environment variable `name`: 0 (unset or the
+ * first), 1 (the second), or -EINVAL after the one-line error. */
+static int env_choice(const char *name, const char *first,
+		      const char *second)
 {
-	const char *v = getenv("ACTORS_WAKE");
+	const char *v = getenv(name);
 
-	if (!v || !strcmp(v, "last"))
+	if (!v || !strcmp(v, first))
 		return 0;
-	if (!strcmp(v, "waker")) {
-		rt->wake_to_waker = true;
-		return 0;
-	}
-	fprintf(stderr, "actors: ACTORS_WAKE=\"%s\": expected last or waker\n",
-		v);
+	if (!strcmp(v, second))
+		return 1;
+	fprintf(stderr, "actors: %s=\"%s\": expected %s or %s\n", name, v,
+		first, second);
 	return -EINVAL;
+}
+
+/*
+ * Scheduling policies, for measurement (doc/design/scheduling.md):
+ * ACTORS_WAKE: where a woken process goes, "last" (the worker it last ran
+ * on, the RFD's choice) or "waker" (next to the process that woke it).
+ * ACTORS_PLACE: where a spawn goes, "idle" (a random worker if it wants
+ * work, else the spawner's) or "random" (any random worker).
+ */
+static int policies(struct act__rt *rt)
+{
+	int wake = env_choice("ACTORS_WAKE", "last", "waker");
+	int place = env_choice("ACTORS_PLACE", "idle", "random");
+
+	if (wake < 0 || place < 0)
+		return -EINVAL;
+	rt->wake_to_waker = wake;
+	rt->place_random = place;
+	return 0;
 }
 
 /* Workers 1..n-1: threads of their own. */
@@ -326,7 +340,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	if (rc)
 		goto err_rt;
 	rt->print_stats = stats;
-	rc = wake_policy(rt);
+	rc = policies(rt);
 	if (rc)
 		goto err_rt;
 	act__rt_current = rt;

@@ -39,7 +39,8 @@ struct act__rt {
 	int64_t spin_ns;                 /* idle search before sleeping */
 	intptr_t main_reason;
 	bool print_stats;                /* ACTORS_STATS=1: table at exit */
-	bool wake_to_waker;              /* ACTORS_WAKE=waker (experiment) */
+	bool wake_to_waker;              /* ACTORS_WAKE=waker */
+	bool place_random;               /* ACTORS_PLACE=random (experiment) */
 };
 
 /* The running runtime, or NULL. Set before any worker starts. */

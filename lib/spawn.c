@@ -19,16 +19,27 @@
 #include "wake.h"
 #include "worker.h"
 
+/*
+ * Where a spawn goes: a random worker, if that worker wants work (it is
+ * idle, searching or asleep); else the spawner's own queue. A burst is so
+ * spread over the idle workers at once, without waiting for thieves,
+ * while a spawn tree on busy workers stays local and depth-first, and
+ * stealing balances it (placing every spawn at random sent half of them
+ * across cores and made skynet at 2 workers 10x slower, with 20x the
+ * memory: doc/design/scheduling.md).
+ */
 static struct act__worker *place(struct act__worker *w)
 {
-	uint32_t n = w->rt->nworkers;
+	struct act__worker *t;
 
-	if (n == 1)
+	if (w->rt->nworkers == 1)
 		return w;
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 7;
-	w->rng ^= w->rng << 17;
-	return &w->rt->workers[w->rng % n];
+	t = &w->rt->workers[act__worker_rng(w) % w->rt->nworkers];
+	if (t != w && w->rt->place_random)
+		return t;
+	/* relaxed: a hint; a stale one costs balance, not correctness */
+	return atomic_load_explicit(&t->wants_work, memory_order_relaxed) ? t
+									 : w;
 }
 
 static void proc_entry(void *arg)

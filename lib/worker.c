@@ -173,14 +173,6 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 
 /* ---- idle: search, then sleep ------------------------------------------ */
 
-static uint64_t rng_next(struct act__worker *w)
-{
-	w->rng ^= w->rng << 13;
-	w->rng ^= w->rng >> 7;
-	w->rng ^= w->rng << 17;
-	return w->rng;
-}
-
 /* One pass over the other workers from a random one: steal a batch. */
 static bool try_steal(struct act__worker *w)
 {
@@ -189,7 +181,7 @@ static bool try_steal(struct act__worker *w)
 
 	if (n == 1)
 		return false;
-	start = (uint32_t)(rng_next(w) % n);
+	start = (uint32_t)(act__worker_rng(w) % n);
 	for (i = 0; i < n; i++) {
 		struct act__worker *v = &rt->workers[(start + i) % n];
 
@@ -325,7 +317,7 @@ static void sleep_idle(struct act__worker *w)
 	unidle(w, word, bit);
 }
 
-static void idle(struct act__worker *w)
+static void idle_loop(struct act__worker *w)
 {
 	for (;;) {
 		if (search(w) ||
@@ -335,6 +327,14 @@ static void idle(struct act__worker *w)
 		if (!w->spinning) /* not claimed: back to the queue */
 			return;
 	}
+}
+
+static void idle(struct act__worker *w)
+{
+	/* relaxed: a placement hint for spawners (spawn.c place()) */
+	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
+	idle_loop(w);
+	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
 }
 
 void act__wake_idle(struct act__rt *rt, struct act__worker *me)

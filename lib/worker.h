@@ -55,7 +55,17 @@ struct act__worker {
 	/* other threads */
 	struct act__runq rq act__aligned;
 	struct act__doorbell bell act__aligned;
+	/* set while idle (searching or asleep), read by spawners (place) */
+	_Atomic uint8_t wants_work;
 };
+
+static inline uint64_t act__worker_rng(struct act__worker *w)
+{
+	w->rng ^= w->rng << 13;
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	return w->rng;
+}
 
 /* I8: act__worker_self() (arch/tls.h) is the only way to the calling
  * thread's worker; NULL off a worker. */
