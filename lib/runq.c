@@ -168,10 +168,6 @@ struct act__proc *act__runq_pop(struct act__runq *q)
 
 	if (atomic_load_explicit(&q->n_in, memory_order_relaxed))
 		splice_in(q);
-	if (q->stealable && q->nlifo + q->nfifo >= 2 &&
-	    act__unlikely(atomic_load_explicit(&q->hungry,
-					       memory_order_relaxed)))
-		act__runq_publish(q);
 	if (act__unlikely(--q->tick == 0))
 		p = pop_fair(q);
 	if (!p && !(p = pop_lifo(q, false)) && !(p = pop_out(q, false)))

@@ -21,8 +21,8 @@
  *   and a thief may take from it before that.
  * - `out`: work the owner published for thieves: when a thief has marked
  *   the queue `hungry`, the owner moves up to half of its private
- *   processes (capped at ACT_STEAL_MAX), oldest first, here at its next
- *   pop. It keeps at least one for itself, so a lone pair of processes
+ *   processes (capped at ACT_STEAL_MAX), oldest first, here before its
+ *   next pop (the worker loop calls act__runq_publish). It keeps at least one for itself, so a lone pair of processes
  *   waking each other is never split across cores.
  *
  * Steal: a thief locks the victim, takes up to half of `out` + `in`
@@ -139,6 +139,13 @@ void act__runq_push_remote(struct act__runq *q, struct act__proc *p);
 struct act__proc *act__runq_pop(struct act__runq *q);
 /* Owner: move up to half its surplus to `out`; returns how many. */
 uint32_t act__runq_publish(struct act__runq *q);
+/* Owner, before a pop: has a thief asked for work, and is there some? */
+static inline bool act__runq_should_publish(const struct act__runq *q)
+{
+	return q->stealable && q->nlifo + q->nfifo >= 2 &&
+	       act__unlikely(atomic_load_explicit(&q->hungry,
+						  memory_order_relaxed));
+}
 /* Any thread: anything queued? The shared half is read seq_cst (the
  * re-check half of the doorbell Dekker pair); the private half only
  * means something to the owner. */

@@ -380,6 +380,11 @@ void act__worker_loop(struct act__worker *w)
 
 	/* acquire: pairs with the release store of stop in reap/act_main */
 	while (!atomic_load_explicit(&w->rt->stop, memory_order_acquire)) {
+		/* a thief asked: offer half the surplus, and wake a searcher
+		 * if none is left to take it (Go's rule) */
+		if (act__runq_should_publish(&w->rq) &&
+		    act__runq_publish(&w->rq))
+			act__wake_idle_maybe(w->rt, w);
 		p = act__runq_pop(&w->rq);
 		if (p)
 			run_one(w, p);
