@@ -183,6 +183,7 @@ static void reclaim(struct act__rt *rt)
 		}
 		act__mailbox_drain(p, &w0->slab);
 	}
+	act__slab_flush_remote(&w0->slab);
 	for (i = 0; i < rt->nworkers; i++) {
 		stacks += (int64_t)rt->workers[i].stacks.n_out;
 		envs += act__slab_outstanding(&rt->workers[i].slab);

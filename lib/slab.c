@@ -88,7 +88,7 @@ struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 	c = act__slab_class(payload);
 	e = s->free[c];
 	if (!e) {
-		/* acquire: pairs with the release CAS in remote_free */
+		/* acquire: pairs with the release CAS in remote_push */
 		e = atomic_exchange_explicit(&s->remote[c], NULL,
 					     memory_order_acquire);
 		if (!e)
@@ -99,25 +99,65 @@ struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 	return act__slab_take(s, c, e);
 }
 
-static void remote_free(struct act__slab *owner, struct act__env *e)
+/* Push the chain head..tail (n envelopes of class cls) on owner's list. */
+static void remote_push(struct act__slab *owner, int cls,
+			struct act__env *head, struct act__env *tail,
+			unsigned n)
 {
-	struct act__env *_Atomic *head = &owner->remote[e->cls];
-	struct act__env *old = atomic_load_explicit(head, memory_order_relaxed);
+	struct act__env *_Atomic *top = &owner->remote[cls];
+	struct act__env *old = atomic_load_explicit(top, memory_order_relaxed);
 
-	/* release: pairs with the acquire exchange in act__slab_alloc. Only
-	 * pushes and take-all, so no ABA. */
+	/* release: pairs with the acquire exchange in act__slab_alloc_slow.
+	 * Only pushes and take-all, so no ABA. */
 	do {
-		atomic_store_explicit(&e->node.next,
+		atomic_store_explicit(&tail->node.next,
 				      (struct act__mpsc_node *)old,
 				      memory_order_relaxed);
 	} while (!atomic_compare_exchange_weak_explicit(
-		head, &old, e, memory_order_release, memory_order_relaxed));
-	atomic_fetch_add_explicit(&owner->n_remote_free, 1,
+		top, &old, head, memory_order_release, memory_order_relaxed));
+	atomic_fetch_add_explicit(&owner->n_remote_free, n,
 				  memory_order_relaxed);
 }
 
 /* Resolves the owning slab from the envelope's worker index. */
 struct act__slab *act__slab_of_worker(uint16_t worker);
+
+static void rfree_flush(struct act__rfree *r)
+{
+	if (!r->n)
+		return;
+	remote_push(act__slab_of_worker(r->worker), r->cls, r->head, r->tail,
+		    r->n);
+	r->n = 0;
+}
+
+void act__slab_flush_remote(struct act__slab *self)
+{
+	unsigned i;
+
+	for (i = 0; i < ACT_RFREE_SLOTS; i++)
+		rfree_flush(&self->rfree[i]);
+}
+
+/* Owner of self: hold e back for its owner; a full batch goes at once. */
+static void rfree_add(struct act__slab *self, struct act__env *e)
+{
+	struct act__rfree *r =
+		&self->rfree[(e->worker * 8u + e->cls) % ACT_RFREE_SLOTS];
+
+	if (r->n && (r->worker != e->worker || r->cls != e->cls))
+		rfree_flush(r);
+	atomic_store_explicit(&e->node.next, (struct act__mpsc_node *)r->head,
+			      memory_order_relaxed);
+	if (!r->n) {
+		r->tail = e;
+		r->worker = e->worker;
+		r->cls = e->cls;
+	}
+	r->head = e;
+	if (++r->n == ACT_RFREE_BATCH)
+		rfree_flush(r);
+}
 
 void act__env_free_slow(struct act__slab *self, struct act__env *e)
 {
@@ -127,7 +167,10 @@ void act__env_free_slow(struct act__slab *self, struct act__env *e)
 		free(e);
 		return;
 	}
-	remote_free(act__slab_of_worker(e->worker), e);
+	if (self)
+		rfree_add(self, e);
+	else
+		remote_push(act__slab_of_worker(e->worker), e->cls, e, e, 1);
 }
 
 int64_t act__slab_outstanding(struct act__slab *s)

@@ -45,6 +45,21 @@ struct act__slab_chunk {
 	size_t len;
 };
 
+/*
+ * Envelopes this worker freed for another slab, held back so that one CAS
+ * hands a batch to their owner instead of one per envelope (a cross-core
+ * cache-line transfer each). Direct-mapped by (owner, class).
+ */
+#define ACT_RFREE_SLOTS 16
+#define ACT_RFREE_BATCH 32
+
+struct act__rfree {
+	struct act__env *head, *tail;
+	uint16_t worker;              /* owner of the envelopes on it */
+	uint8_t cls;
+	uint8_t n;                    /* 0: the slot is unused */
+};
+
 struct act__slab {
 	/* owner-only */
 	struct act__env *free[ACT_SLAB_CLASSES];
@@ -54,6 +69,7 @@ struct act__slab {
 	uint64_t n_alloc;             /* envelopes handed out */
 	uint64_t n_free;              /* freed by the owner */
 	uint16_t worker;
+	struct act__rfree rfree[ACT_RFREE_SLOTS];
 	/* other threads: remote frees, own cache line */
 	struct act__env *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
 	_Atomic uint64_t n_remote_free;
@@ -116,7 +132,11 @@ static inline void act__env_free(struct act__slab *self, struct act__env *e)
 	}
 	act__env_free_slow(self, e);
 }
-/* Envelopes still out (alloc - frees); exact once all threads stopped. */
+/* Owner of self: hand every held-back remote free to its owner. Call
+ * before the worker sleeps and before it stops. */
+void act__slab_flush_remote(struct act__slab *self);
+/* Envelopes still out (alloc - frees); exact once all threads stopped
+ * and flushed their remote frees. */
 int64_t act__slab_outstanding(struct act__slab *s);
 /* malloc'd envelopes still out, runtime-wide. */
 int64_t act__foreign_outstanding(void);

@@ -331,6 +331,8 @@ static void idle_loop(struct act__worker *w)
 
 static void idle(struct act__worker *w)
 {
+	/* envelopes freed for other workers go back before any wait */
+	act__slab_flush_remote(&w->slab);
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
 	idle_loop(w);
@@ -391,4 +393,5 @@ void act__worker_loop(struct act__worker *w)
 		else
 			idle(w);
 	}
+	act__slab_flush_remote(&w->slab);
 }

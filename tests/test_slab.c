@@ -289,6 +289,8 @@ struct free_job {
 	struct act__env **e;
 	size_t n;
 	struct act__slab *self; /* the freeing thread's slab, or NULL */
+	struct act__slab *owner; /* the envelopes' slab */
+	size_t held;            /* outstanding before the flush */
 };
 
 static void *free_all(void *arg)
@@ -298,6 +300,12 @@ static void *free_all(void *arg)
 
 	for (i = 0; i < j->n; i++)
 		act__env_free(j->self, j->e[i]);
+	/* a worker holds back at most a batch per owner and class */
+	if (j->self)
+		j->held = (size_t)act__slab_outstanding(j->owner);
+	/* ... and hands it over before it waits */
+	if (j->self)
+		act__slab_flush_remote(j->self);
 	return NULL;
 }
 
@@ -310,7 +318,8 @@ static uint64_t remote_free_case(bool from_other_worker)
 	struct act__env *e[N];
 	void *sorted[N];
 	struct free_job job = {e, N,
-			       from_other_worker ? &rt->workers[1].slab : NULL};
+			       from_other_worker ? &rt->workers[1].slab : NULL,
+			       s, 0};
 	pthread_t t;
 	unsigned chunks, i;
 	uint64_t remote;
@@ -324,6 +333,9 @@ static uint64_t remote_free_case(bool from_other_worker)
 	ck_assert_int_eq(act__slab_outstanding(s), N);
 	ck_assert_int_eq(pthread_create(&t, NULL, free_all, &job), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	/* from a worker: batches of ACT_RFREE_BATCH, the rest held back */
+	ck_assert_uint_eq(job.held,
+			  from_other_worker ? N % ACT_RFREE_BATCH : 0);
 	ck_assert_int_eq(act__slab_outstanding(s), 0);
 	ck_assert_uint_eq(atomic_load(&s->n_remote_free), N);
 	/* the other worker's slab did not adopt them */
@@ -644,6 +656,8 @@ static void foreign_main(void *arg)
 	memcpy(&v, m->data, sizeof(v));
 	ck_assert_uint_eq(v, 0xfeedface);
 	act_msg_free(m);
+	/* the worker holds the remote free back until it flushes */
+	act__slab_flush_remote(&act__worker_self()->slab);
 	ck_assert_int_eq(act__slab_outstanding(&act__rt_current->foreign), 0);
 	ck_assert_int_eq(act__foreign_outstanding(), 0);
 }
