@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "actors.h"
+#include "park.h"
 
 /* Result of running fn(arg) in a child process with stderr captured. */
 struct tu_child {
@@ -82,15 +83,20 @@ static inline long tu_count_lines(const char *path)
  */
 static inline int tu_run_suite(Suite *s)
 {
-	static const char *const vars[] = { "ACTORS_SCHEDULERS",
-					    "ACTORS_STACK_SIZE",
-					    "ACTORS_STATS" };
+	static const char *const vars[] = {
+		"ACTORS_SCHEDULERS", "ACTORS_STACK_SIZE", "ACTORS_STATS",
+		"ACTORS_WAKE",       "ACTORS_PLACE",      "ACTORS_SPIN_US"
+	};
 	SRunner *sr = srunner_create(s);
 	unsigned i;
 	int nf;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		unsetenv(vars[i]);
+	/* the fallback switch of DESIGN.md section 6: the whole program
+	 * runs with workers parking in FUTEX_WAIT (tests/fallback.sh) */
+	if (getenv("ACT_TEST_FUTEX_WAIT"))
+		act__park_force_futex_wait = true;
 	srunner_run_all(sr, CK_NORMAL);
 	nf = srunner_ntests_failed(sr);
 	srunner_free(sr);
