@@ -22,9 +22,10 @@
  * what only one thread can touch at that point.
  *
  * Run queues: the model has one run queue that any worker pops. That is
- * the owner popping its own queue, or another worker stealing (DESIGN.md
- * section 2; the library does not steal yet, and then a process only ever
- * runs on its last worker); allowing both checks the protocol for both.
+ * the owner popping its own queue, or another worker stealing it (a steal
+ * moves a queued process to the thief's queue without touching its
+ * queued flag or state, lib/runq.c, so popping it there is the same step);
+ * allowing both checks the protocol for both.
  * Doorbells and worker sleep (idle()) are not modelled: a worker waits for
  * the queue as if its doorbell never lost a ring. Exit signals
  * (kill_pending) are not modelled: nothing sets them yet, and they would
