@@ -256,20 +256,22 @@ static int env_choice(const char *name, const char *first,
 }
 
 /*
- * Scheduling policies, for measurement (doc/design/scheduling.md):
- * ACTORS_WAKE: where a woken process goes, "last" (the worker it last ran
- * on, the RFD's choice) or "waker" (next to the process that woke it).
- * ACTORS_PLACE: where a spawn goes, "idle" (a random worker if it wants
- * work, else the spawner's) or "random" (any random worker).
+ * Scheduling policies, kept switchable for measurement
+ * (doc/design/stealing.md has the figures behind each default):
+ * ACTORS_WAKE: where a woken process goes, "waker" (the waking worker,
+ * next to the process that woke it) or "last" (the worker it last ran
+ * on, the RFD's choice). ACTORS_PLACE: where a spawn goes, "idle" (a
+ * random worker if it wants work, else the spawner's) or "random" (any
+ * random worker).
  */
 static int policies(struct act__rt *rt)
 {
-	int wake = env_choice("ACTORS_WAKE", "last", "waker");
+	int wake_last = env_choice("ACTORS_WAKE", "waker", "last");
 	int place = env_choice("ACTORS_PLACE", "idle", "random");
 
-	if (wake < 0 || place < 0)
+	if (wake_last < 0 || place < 0)
 		return -EINVAL;
-	rt->wake_to_waker = wake;
+	rt->wake_to_waker = !wake_last;
 	rt->place_random = place;
 	return 0;
 }

@@ -14,8 +14,9 @@
 #include "wake.h"
 #include "worker.h"
 
-/* Per thread; read only through act__worker_self (I8). */
-__thread struct act__worker *act__tls_worker
+/* Per thread; read only through act__worker_self (I8). `used`: on x86-64
+ * only the asm in arch/tls.h names it, so LTO would drop it otherwise. */
+__thread struct act__worker *act__tls_worker __attribute__((used))
 	__attribute__((tls_model("initial-exec")));
 
 #if !ACT_TLS_INLINE

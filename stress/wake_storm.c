@@ -16,8 +16,9 @@
  *    a process found already running when it returns from a receive;
  *  - dup-enqueue: act_stats' refused duplicate enqueues, summed;
  *  - moved: a process that resumed on another worker than the one it
- *    first ran on, while no steal happened (under ACTORS_WAKE=last
- *    nothing else may move it; under waker, a wake moves it).
+ *    first ran on, while no steal happened under ACTORS_WAKE=last
+ *    (nothing else may move it then; under the default, waker, a wake
+ *    moves it).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -332,7 +333,7 @@ static uint64_t violations(void)
 	const char *wake = getenv("ACTORS_WAKE");
 
 	/* under ACTORS_WAKE=last, only a steal may move a process */
-	if (!st_get(&ws.steals) && !(wake && !strcmp(wake, "waker")))
+	if (!st_get(&ws.steals) && wake && !strcmp(wake, "last"))
 		v += st_get(&ws.moved);
 	return v;
 }
