@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_multi.c - the runtime with 2-4 workers (worker.c, runtime.c,
- * park.c): spawn placement over workers, wakes across workers and from
- * foreign threads (I1, I2), pair order across workers (I7), timeouts
- * served to every worker, clean stop with parked workers (I9), and the
- * FUTEX_WAIT fallback of parking.
+ * park.c): a spawn burst spread over every worker, work stolen from a
+ * worker kept busy, wakes across workers and from foreign threads (I1,
+ * I2), pair order under many senders across workers (I7), timeouts
+ * served to every worker, clean stop with parked processes and with
+ * workers asleep (I9), the FUTEX_WAIT fallback of parking, the counters
+ * of act_stats, the idle spin (act_config.spin_us, ACTORS_SPIN_US) and
+ * the default worker count.
+ *
+ * 4 workers time-share this machine's cores, so nothing here asserts a
+ * duration: where a check needs a worker to have done something (slept,
+ * run a child) it waits for it, bounded, or builds it in.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,9 +51,13 @@ static int count_fds(void)
 	return count_entries("/proc/self/fd");
 }
 
-/* ---- the RFD's case: one parent, 100 children, 4 workers -------------- */
+/* ---- the RFD's case: one parent, 100 children, 4 workers --------------
+ * Each child works about 0.5 ms (50 ms in all), so that while the parent's
+ * worker runs its share, the others, time-sharing the cores, get to run
+ * some too: by placement on an idle worker or by stealing. */
 
 #define SPREAD_KIDS 100
+#define SPREAD_WORK 250000 /* xorshift steps: ~2 ns each */
 
 static void spread_child(void *arg)
 {
@@ -53,7 +66,7 @@ static void spread_child(void *arg)
 	int32_t where;
 	int i;
 
-	for (i = 0; i < 20000; i++) { /* some work */
+	for (i = 0; i < SPREAD_WORK; i++) { /* some work */
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
@@ -94,12 +107,214 @@ START_TEST(spread_over_workers)
 
 	memset(spread_count, 0, sizeof(spread_count));
 	ck_assert_int_eq(run_main(&cfg, spread_main, NULL), 0);
-	/* random placement: a worker gets none of 100 with odds 4 * 0.75^100 */
 	for (i = 0; i < 4; i++) {
 		ck_assert_int_gt(spread_count[i], 0);
 		total += spread_count[i];
 	}
 	ck_assert_int_eq(total, SPREAD_KIDS);
+}
+END_TEST
+
+/* ---- steals: the children of a busy worker run elsewhere ---------------
+ * Sleepers park on every worker (each reports where: a fresh turn cannot
+ * run out of budget at its one send, so it parks where it reported). A
+ * thread then wakes one of them, S, to spin without runtime calls on
+ * whatever worker Z it lands on, and, once S spins, wakes every sleeper
+ * parked on Z. A wake goes to the process's last worker, Z, from a
+ * foreign thread into Z's `in`; Z is busy, so only a steal can run them.
+ * S spins until all of them ran (bounded: a lost wakeup or a steal that
+ * never comes fails the test, it does not hang it), so every one ran on
+ * another worker, and the steals account for each. */
+
+#define BUSY_WORKERS 4
+#define BUSY_MIN 8             /* sleepers parked on each worker, at least */
+#define BUSY_BATCH 16
+#define BUSY_MAX_SLEEPERS 4096
+#define BUSY_CAP_NS (20 * 1000000000LL) /* the spin's bound */
+
+enum { BT_PARKED = 1, BT_SPIN, BT_GO, BT_RAN, BT_SPUN, BT_QUIT };
+
+struct busy_run {
+	act_pid main;
+	act_pid pid[BUSY_MAX_SLEEPERS];
+	int32_t parked_on[BUSY_MAX_SLEEPERS];
+	int n;                     /* sleepers */
+	int spinner;               /* S: its index */
+	atomic_int spin_worker;    /* Z, once S spins; -1 before */
+	atomic_int target;         /* sleepers woken on Z; INT_MAX before */
+	atomic_int done;           /* of those, how many ran */
+	atomic_int driver_failed;
+	int32_t spun[3];           /* S: same worker, all done, spun at all */
+	int ran, ran_on_z;         /* BT_RAN reports */
+	uint64_t stolen_before, stolen_after, steals_after;
+};
+
+static void busy_spin(struct busy_run *r)
+{
+	int32_t z = act_worker();
+	int64_t end = act__now_ns() + BUSY_CAP_NS;
+
+	atomic_store(&r->spin_worker, z);
+	/* no runtime call from here on: worker z runs nothing else */
+	while (atomic_load(&r->done) < atomic_load(&r->target) &&
+	       act__now_ns() < end)
+		act__cpu_relax();
+	r->spun[0] = act_worker() == z;
+	r->spun[1] = atomic_load(&r->done) >= atomic_load(&r->target);
+	r->spun[2] = 1;
+	act_send(r->main, BT_SPUN, NULL, 0);
+}
+
+static void busy_sleeper(void *arg)
+{
+	struct busy_run *r = arg;
+	struct act_msg *m;
+	int32_t where = act_worker();
+
+	act_send(r->main, BT_PARKED, &where, sizeof(where));
+	m = act_receive(ACT_FOREVER);
+	if (m->tag == BT_SPIN) {
+		busy_spin(r);
+	} else if (m->tag == BT_GO) {
+		where = act_worker();
+		atomic_fetch_add(&r->done, 1);
+		act_send(r->main, BT_RAN, &where, sizeof(where));
+	}
+	act_msg_free(m);
+}
+
+/* A foreign thread: wake S, wait until it spins, wake Z's sleepers. */
+static void *busy_driver(void *arg)
+{
+	struct busy_run *r = arg;
+	int i, z, n = 0;
+	long spins;
+
+	if (act_send(r->pid[r->spinner], BT_SPIN, NULL, 0))
+		goto fail;
+	for (spins = 0; (z = atomic_load(&r->spin_worker)) < 0; spins++) {
+		if (spins > 100000000L)
+			goto fail;
+		sched_yield();
+	}
+	for (i = 0; i < r->n; i++)
+		n += i != r->spinner && r->parked_on[i] == z;
+	atomic_store(&r->target, n);
+	for (i = 0; i < r->n; i++)
+		if (i != r->spinner && r->parked_on[i] == z &&
+		    act_send(r->pid[i], BT_GO, NULL, 0))
+			goto fail;
+	return NULL;
+fail:
+	atomic_store(&r->driver_failed, 1);
+	atomic_store(&r->target, 0); /* let S stop */
+	return NULL;
+}
+
+static void busy_stats(uint64_t *stolen, uint64_t *steals)
+{
+	struct act_worker_stats w[BUSY_WORKERS];
+	int i, n = act_stats(NULL, w, BUSY_WORKERS);
+
+	ck_assert_int_eq(n, BUSY_WORKERS);
+	*stolen = *steals = 0;
+	for (i = 0; i < n; i++) {
+		*stolen += w[i].stolen;
+		*steals += w[i].steals;
+	}
+}
+
+/* Spawn sleepers until each worker has BUSY_MIN of them parked. */
+static void busy_park_sleepers(struct busy_run *r)
+{
+	int count[BUSY_WORKERS] = { 0 }, i, k, enough = 0;
+	struct act_msg *m;
+	int32_t where;
+
+	while (!enough) {
+		ck_assert_int_le(r->n + BUSY_BATCH, BUSY_MAX_SLEEPERS);
+		for (i = 0; i < BUSY_BATCH; i++) {
+			r->pid[r->n + i] = act_spawn(busy_sleeper, r);
+			ck_assert_uint_ne(r->pid[r->n + i].id, 0);
+		}
+		for (i = 0; i < BUSY_BATCH; i++) {
+			m = act_receive(ACT_FOREVER);
+			ck_assert_uint_eq(m->tag, BT_PARKED);
+			memcpy(&where, m->data, sizeof(where));
+			ck_assert_int_ge(where, 0);
+			ck_assert_int_lt(where, BUSY_WORKERS);
+			for (k = 0; k < BUSY_BATCH; k++)
+				if (r->pid[r->n + k].id == m->from.id)
+					r->parked_on[r->n + k] = where;
+			count[where]++;
+			act_msg_free(m);
+		}
+		r->n += BUSY_BATCH;
+		for (enough = 1, k = 0; k < BUSY_WORKERS; k++)
+			enough &= count[k] >= BUSY_MIN;
+	}
+}
+
+static void busy_main(void *arg)
+{
+	struct busy_run *r = arg;
+	struct act_msg *m;
+	uint64_t steals_before;
+	pthread_t t;
+	int32_t where;
+	int i, got_spun = 0;
+
+	r->main = act_self();
+	busy_park_sleepers(r);
+	busy_stats(&r->stolen_before, &steals_before);
+	r->spinner = 0;
+	ck_assert_int_eq(pthread_create(&t, NULL, busy_driver, r), 0);
+	/* the reports of Z's sleepers, and S's when it stops */
+	while (!got_spun || r->ran < atomic_load(&r->target)) {
+		m = act_receive(ACT_FOREVER);
+		if (m->tag == BT_SPUN) {
+			got_spun = 1;
+		} else {
+			ck_assert_uint_eq(m->tag, BT_RAN);
+			memcpy(&where, m->data, sizeof(where));
+			r->ran++;
+			r->ran_on_z += where == atomic_load(&r->spin_worker);
+		}
+		act_msg_free(m);
+	}
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	busy_stats(&r->stolen_after, &r->steals_after);
+	for (i = 0; i < r->n; i++)
+		if (i != r->spinner &&
+		    r->parked_on[i] != atomic_load(&r->spin_worker))
+			act_send(r->pid[i], BT_QUIT, NULL, 0);
+	ck_assert_uint_eq(all_dup_enqueues(), 0);
+}
+
+START_TEST(steals_from_busy_worker)
+{
+	struct act_config cfg = with_workers(BUSY_WORKERS);
+	static struct busy_run r;
+
+	memset(&r, 0, sizeof(r));
+	atomic_store(&r.spin_worker, -1);
+	atomic_store(&r.target, INT_MAX);
+	ck_assert_int_eq(run_main(&cfg, busy_main, &r), 0);
+	ck_assert_int_eq(atomic_load(&r.driver_failed), 0);
+	ck_assert_int_eq(r.spun[2], 1);
+	ck_assert_int_eq(r.spun[0], 1);  /* S never left Z */
+	ck_assert_msg(r.spun[1], "%d of %d sleepers woken on busy worker %d "
+		      "ran in %lld s: no steal took the rest",
+		      atomic_load(&r.done), atomic_load(&r.target),
+		      atomic_load(&r.spin_worker),
+		      (long long)(BUSY_CAP_NS / 1000000000LL));
+	ck_assert_int_ge(atomic_load(&r.target), BUSY_MIN - 1);
+	ck_assert_int_eq(r.ran, atomic_load(&r.target));
+	ck_assert_int_eq(r.ran_on_z, 0); /* all ran elsewhere */
+	ck_assert_uint_gt(r.steals_after, 0);
+	/* each left Z's queue in a steal */
+	ck_assert_uint_ge(r.stolen_after - r.stolen_before,
+			  (uint64_t)r.ran);
 }
 END_TEST
 
@@ -130,6 +345,8 @@ static int count_lines(const char *s)
 #define PAIRS 8
 #define ROUNDS 20000
 
+static int pair_rounds = ROUNDS; /* a test may ask for fewer */
+
 static void echo_partner(void *arg)
 {
 	struct act_msg *m;
@@ -152,7 +369,7 @@ static void pinger(void *arg)
 	uint64_t v = 0;
 	int i, ok = 1;
 
-	for (i = 0; i < ROUNDS; i++) {
+	for (i = 0; i < pair_rounds; i++) {
 		ck_assert_int_eq(act_send(peer, 1, &v, sizeof(v)), 0);
 		m = act_receive(ACT_FOREVER);
 		ok &= m->tag == 2 && *(uint64_t *)m->data == v + 1;
@@ -200,11 +417,15 @@ START_TEST(pairs_futex_wait_fallback)
 }
 END_TEST
 
-/* ---- fan-in: pair order across workers and foreign threads (I7, I2) ---- */
+/* ---- fan-in: pair order across workers and foreign threads (I7, I2) ----
+ * Many senders, processes and threads, into one receiver, at 2, 3 and 4
+ * workers: a sender that runs out of budget yields and may be stolen, and
+ * the receiver moves to its wakers' workers, so the pairs cross workers
+ * mid-stream; each pair's messages still arrive in order, none lost. */
 
-#define FAN_PROCS 4
+#define FAN_PROCS 8
 #define FAN_THREADS 2
-#define FAN_N 20000
+#define FAN_N 10000
 
 struct fan_run {
 	act_pid receiver;
@@ -287,7 +508,7 @@ static void fan_main(void *arg)
 
 START_TEST(fanin_order_across_workers)
 {
-	struct act_config cfg = with_workers(4);
+	struct act_config cfg = with_workers(2 + _i); /* 2, 3, 4 workers */
 	struct fan_run r;
 
 	memset(&r, 0, sizeof(r));
@@ -357,7 +578,8 @@ START_TEST(stop_with_parked_workers)
 	struct act_config cfg = with_workers(4);
 	int tasks = count_tasks(), fds = count_fds(), n = 100, cycle;
 
-	for (cycle = 0; cycle < 200; cycle++) {
+	/* the 1,000 start/stop cycles, 2 to 4 workers each */
+	for (cycle = 0; cycle < 1000; cycle++) {
 		cfg.schedulers = 2 + cycle % 3;
 		ck_assert_int_eq(run_main(&cfg, stop_main, &n), 0);
 	}
@@ -366,117 +588,52 @@ START_TEST(stop_with_parked_workers)
 }
 END_TEST
 
-/* ---- migration between workers (I8) -------------------------------------
- * Under ACTORS_WAKE=waker a woken process moves to the waker's worker, so
- * a process woken alternately from worker 0 and worker 1 resumes on a
- * different thread after most receives. Its pid, act_worker() and the
- * values the compiler keeps in callee-saved registers across the call
- * must all come out right. */
+/*
+ * The main process exits while every other worker sleeps in the futex:
+ * it naps in a timed receive (its worker idles too) until act_stats shows
+ * that each worker slept, naps once more, and returns. act_main must wake
+ * and join them all: no thread is left, nothing leaks. 2 to 4 workers.
+ */
+#define NAP_NS (2 * 1000000)
+#define NAP_MAX 5000 /* naps before giving up: 10 s */
 
-#define MIG_ROUNDS 2000
-
-struct mig_run {
-	act_pid bouncer, pinned[2];
-	int moves, bad;
-};
-
-/* Polls, never waits, so nothing moves it off its worker; reports its
- * worker, then answers each poke by waking the bouncer from here. */
-static struct act_msg *mig_poll(void)
+static void nap_main(void *arg)
 {
-	struct act_msg *m;
+	struct act_worker_stats w[4];
+	int *slept = arg, i, k, n;
 
-	while (!(m = act_receive(0)))
-		act_yield();
-	return m;
-}
-
-static void mig_poker(void *arg)
-{
-	struct mig_run *r = arg;
-	struct act_msg *m;
-	int32_t where = act_worker();
-
-	act_send(r->bouncer, 2, &where, sizeof(where));
-	while ((m = mig_poll()) && m->tag == 1) {
-		act_msg_free(m);
-		where = act_worker();
-		act_send(r->bouncer, 3, &where, sizeof(where));
+	for (i = 0; i < 4; i++)
+		ck_assert_uint_ne(act_spawn(blocked, NULL).id, 0);
+	for (i = 0; i < NAP_MAX; i++) {
+		ck_assert_ptr_null(act_receive(NAP_NS));
+		n = act_stats(NULL, w, 4);
+		for (*slept = 0, k = 0; k < n; k++)
+			*slept += w[k].sleeps > 0;
+		if (*slept == n)
+			break;
 	}
-	act_msg_free(m);
+	ck_assert_ptr_null(act_receive(NAP_NS));
 }
 
-static act__noinline uint64_t mix(uint64_t x)
+START_TEST(stop_with_sleeping_workers)
 {
-	return x * 0x9e3779b97f4a7c15ull + 1;
-}
+	struct act_config cfg;
+	int tasks = count_tasks(), fds = count_fds(), cycle, slept;
 
-static void mig_bounce(struct mig_run *r)
-{
-	uint64_t a = mix(1), b = mix(a), c = mix(b), d = mix(c), e = mix(d);
-	act_pid self = act_self();
-	struct act_msg *m;
-	int32_t from;
-	int i, last = act_worker();
-
-	for (i = 0; i < MIG_ROUNDS; i++) {
-		act_send(r->pinned[i & 1], 1, NULL, 0);
-		m = act_receive(ACT_FOREVER);
-		memcpy(&from, m->data, sizeof(from));
-		act_msg_free(m);
-		/* values held across the switch, possibly on another thread */
-		r->bad += a != mix(1) || b != mix(a) || c != mix(b) ||
-			  d != mix(c) || e != mix(d);
-		r->bad += act_self().id != self.id;
-		r->bad += act_worker() !=
-			  (int)act__worker_self()->index; /* the thread's */
-		r->bad += act__worker_self()->current != self_proc();
-		r->moves += act_worker() != last;
-		last = act_worker();
+	for (cycle = 0; cycle < 30; cycle++) {
+		cfg = with_workers(2 + cycle % 3);
+		slept = 0;
+		ck_assert_int_eq(run_main(&cfg, nap_main, &slept), 0);
+		ck_assert_int_eq(slept, cfg.schedulers);
+		ck_assert_int_eq(count_tasks(), tasks); /* no thread left */
 	}
-}
-
-static void mig_main(void *arg)
-{
-	struct mig_run *r = arg;
-	struct act_msg *m;
-	act_pid kid;
-	int32_t where;
-	int have = 0;
-
-	r->bouncer = act_self();
-	while (have != 3) { /* one poker pinned on each worker */
-		kid = act_spawn(mig_poker, r);
-		m = act_receive(ACT_FOREVER);
-		memcpy(&where, m->data, sizeof(where));
-		act_msg_free(m);
-		if (!(have & (1 << where))) {
-			r->pinned[where] = kid;
-			have |= 1 << where;
-		} else {
-			act_send(kid, 9, NULL, 0); /* not needed: let it go */
-		}
-	}
-	mig_bounce(r);
-	act_send(r->pinned[0], 9, NULL, 0);
-	act_send(r->pinned[1], 9, NULL, 0);
-}
-
-START_TEST(migration_keeps_identity_and_registers)
-{
-	struct act_config cfg = with_workers(2);
-	struct mig_run r;
-
-	memset(&r, 0, sizeof(r));
-	setenv("ACTORS_WAKE", "waker", 1);
-	ck_assert_int_eq(run_main(&cfg, mig_main, &r), 0);
-	unsetenv("ACTORS_WAKE");
-	ck_assert_int_eq(r.bad, 0);
-	/* the pokers are woken by the bouncer, which moves them to its
-	 * worker in turn; the bouncer itself moves on most rounds */
-	ck_assert_int_gt(r.moves, MIG_ROUNDS / 4);
+	ck_assert_int_eq(count_fds(), fds);
 }
 END_TEST
+
+/* Migration between workers (I8) is tests/test_migrate.c, built at -O2
+ * and with -flto: pokers there report where they run now, so stealing
+ * cannot fool it the way it could a poker assumed to stay put. */
 
 START_TEST(bad_wake_policy)
 {
@@ -525,15 +682,37 @@ END_TEST
 
 /* ---- act_stats and ACTORS_STATS ----------------------------------------- */
 
+/* Every counter of b is at least a's: they only grow. */
+static void stats_grew(const struct act_worker_stats *a,
+		       const struct act_worker_stats *b)
+{
+	const uint64_t *x = (const uint64_t *)a, *y = (const uint64_t *)b;
+	size_t i;
+
+	for (i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		ck_assert_uint_le(x[i], y[i]);
+}
+
 static void stats_main(void *arg)
 {
-	struct act_worker_stats w[4];
+	struct act_worker_stats w[4], w2[4];
 	struct act_stats s;
-	uint64_t runs = 0, spawns = 0, placed = 0, dup = 0;
+	uint64_t runs = 0, spawns = 0, placed = 0, dup = 0, steals = 0,
+		 stolen = 0;
 	int i, n;
 
 	(void)arg;
 	pairs_main(NULL); /* 8 pingers and 8 partners over 3 workers */
+	/* Until they all exited. From then on nothing is queued (this
+	 * process runs), no steal can take anything, and no figure is read
+	 * between the two counters of one steal. */
+	for (i = 0; i < 1000000; i++) {
+		ck_assert_int_eq(act_stats(&s, NULL, 0), 3);
+		if (s.procs_alive == 1)
+			break;
+		act_yield();
+	}
+	ck_assert_uint_eq(s.procs_alive, 1); /* this one */
 	n = act_stats(&s, w, 4);
 	ck_assert_int_eq(n, 3);
 	ck_assert_uint_eq(s.workers, 3);
@@ -542,13 +721,24 @@ static void stats_main(void *arg)
 		spawns += w[i].spawns;
 		placed += w[i].placed;
 		dup += w[i].dup_enqueues;
+		steals += w[i].steals;
+		stolen += w[i].stolen;
+		/* a steal takes 1 to ACT_STEAL_MAX processes */
+		ck_assert_uint_ge(w[i].stolen, w[i].steals);
+		ck_assert_uint_le(w[i].stolen, w[i].steals * ACT_STEAL_MAX);
+		ck_assert_uint_le(w[i].placed, w[i].spawns);
 	}
 	ck_assert_uint_eq(spawns, 1 + 2 * PAIRS); /* main included */
 	ck_assert_uint_le(placed, spawns);
 	ck_assert_uint_ge(runs, 1 + 2 * PAIRS); /* each ran at least once */
+	ck_assert_uint_ge(stolen, steals);
 	ck_assert_uint_eq(dup, 0);
+	/* a second look: no counter went back */
+	ck_assert_int_eq(act_stats(NULL, w2, 4), 3);
+	for (i = 0; i < n; i++)
+		stats_grew(&w[i], &w2[i]);
 	ck_assert_uint_ge(s.procs_peak, 1 + PAIRS);
-	ck_assert_uint_ge(s.procs_alive, 1); /* this one */
+	ck_assert_uint_eq(s.procs_alive, 1);
 	ck_assert_int_eq(act_stats(NULL, NULL, 0), 3);
 	ck_assert_int_eq(act_stats(NULL, NULL, 2), -EINVAL);
 	ck_assert_int_eq(act_stats(NULL, w, -1), -EINVAL);
@@ -591,6 +781,163 @@ START_TEST(stats_table_at_exit)
 }
 END_TEST
 
+/* ---- the idle spin: act_config.spin_us and ACTORS_SPIN_US --------------- */
+
+static int64_t spin_seen_ns;
+
+/* What the runtime resolved, then a workload across 2 workers that wakes
+ * across them all the time: with no spin every wake of an idle worker
+ * goes through the futex, and nothing may be lost. */
+static void spin_main(void *arg)
+{
+	(void)arg;
+	spin_seen_ns = act__rt_current->spin_ns;
+	pair_rounds = 2000;
+	pairs_main(NULL);
+	fan_main(&(struct fan_run){ 0 });
+}
+
+/* Run spin_main on 2 workers with spin_us and ACTORS_SPIN_US=env (NULL:
+ * unset); returns act_main's result, spin_seen_ns what was resolved. */
+static int spin_run(int spin_us, const char *env)
+{
+	struct act_config cfg = with_workers(2);
+
+	cfg.spin_us = spin_us;
+	if (env)
+		setenv("ACTORS_SPIN_US", env, 1);
+	else
+		unsetenv("ACTORS_SPIN_US");
+	spin_seen_ns = -1;
+	return run_main(&cfg, spin_main, NULL);
+}
+
+START_TEST(spin_none)
+{
+	ck_assert_int_eq(spin_run(-1, NULL), 0);    /* no spinning */
+	ck_assert_int_eq(spin_seen_ns, 0);
+	ck_assert_int_eq(spin_run(0, "0"), 0);      /* the same, by env */
+	ck_assert_int_eq(spin_seen_ns, 0);
+	ck_assert_int_eq(spin_run(-1, "50"), 0);    /* the field wins */
+	ck_assert_int_eq(spin_seen_ns, 0);
+	unsetenv("ACTORS_SPIN_US");
+}
+END_TEST
+
+START_TEST(spin_values)
+{
+	ck_assert_int_eq(spin_run(0, NULL), 0);     /* the default: 20 us */
+	ck_assert_int_eq(spin_seen_ns, 20000);
+	ck_assert_int_eq(spin_run(0, "50"), 0);
+	ck_assert_int_eq(spin_seen_ns, 50000);
+	ck_assert_int_eq(spin_run(30, "0"), 0);     /* the field wins */
+	ck_assert_int_eq(spin_seen_ns, 30000);
+	ck_assert_int_eq(spin_run(0, "1000000"), 0); /* the most */
+	ck_assert_int_eq(spin_seen_ns, 1000000000);
+	unsetenv("ACTORS_SPIN_US");
+}
+END_TEST
+
+static void bad_spin_child(void *arg)
+{
+	struct act_config cfg = with_workers(2);
+
+	setenv("ACTORS_SPIN_US", (const char *)arg, 1);
+	_exit(act_main(&cfg, blocked, NULL) == -EINVAL ? 0 : 1);
+}
+
+/* A bad ACTORS_SPIN_US: act_main refuses, in one line that names it. */
+START_TEST(spin_bad_env)
+{
+	static const char *const bad[] = { "abc", "2000000", "1000001", "-1",
+					   "", "20us", " 20" };
+	struct act_config cfg = with_workers(2);
+	struct tu_child c;
+	char want[64];
+	unsigned i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tu_run_child(bad_spin_child, (void *)bad[i], &c);
+		ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+			      "ACTORS_SPIN_US=\"%s\": status %#x", bad[i],
+			      c.status);
+		snprintf(want, sizeof(want), "ACTORS_SPIN_US=\"%s\"", bad[i]);
+		ck_assert_ptr_nonnull(strstr(c.err, want));
+		ck_assert_int_eq(count_lines(c.err), 1);
+	}
+	/* and the field: at most 1,000,000 us */
+	unsetenv("ACTORS_SPIN_US");
+	cfg.spin_us = 2000000;
+	ck_assert_int_eq(act_main(&cfg, blocked, NULL), -EINVAL);
+}
+END_TEST
+
+/* ---- the default worker count --------------------------------------------
+ * No act_config.schedulers, no ACTORS_SCHEDULERS: the CPUs of the affinity
+ * mask less one (for the reactor), at least one. */
+
+static void workers_main(void *arg)
+{
+	*(int *)arg = act_workers();
+}
+
+static int expected_workers(void)
+{
+	cpu_set_t set;
+	int n;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	n = CPU_COUNT(&set) - 1;
+	return n < 1 ? 1 : n;
+}
+
+/* In a child: restrict the affinity mask to the first `*arg` CPUs of the
+ * current one, then exit with the default worker count (100 + errno on
+ * failure). */
+static void restricted_child(void *arg)
+{
+	cpu_set_t set, less;
+	int want = *(int *)arg, n = 0, cpu, got = 0, rc;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		_exit(100);
+	CPU_ZERO(&less);
+	for (cpu = 0; cpu < CPU_SETSIZE && n < want; cpu++) {
+		if (CPU_ISSET(cpu, &set)) {
+			CPU_SET(cpu, &less);
+			n++;
+		}
+	}
+	if (n != want || sched_setaffinity(0, sizeof(less), &less))
+		_exit(101);
+	unsetenv("ACTORS_SCHEDULERS");
+	rc = act_main(NULL, workers_main, &got);
+	_exit(rc ? 100 - rc : got);
+}
+
+START_TEST(default_schedulers)
+{
+	struct tu_child c;
+	int got = 0, ncpu, k;
+
+	unsetenv("ACTORS_SCHEDULERS");
+	ck_assert_int_eq(run_main(NULL, workers_main, &got), 0);
+	ck_assert_int_eq(got, expected_workers());
+	/* one CPU: one worker; two: one, the other is the reactor's */
+	ncpu = expected_workers() + 1;
+	for (k = 1; k <= 3 && k <= ncpu; k++) {
+		tu_run_child(restricted_child, &k, &c);
+		ck_assert_msg(WIFEXITED(c.status), "status %#x", c.status);
+		ck_assert_int_eq(WEXITSTATUS(c.status), k > 1 ? k - 1 : 1);
+	}
+	/* the environment still wins over the default */
+	setenv("ACTORS_SCHEDULERS", "3", 1);
+	ck_assert_int_eq(run_main(NULL, workers_main, &got), 0);
+	ck_assert_int_eq(got, 3);
+	unsetenv("ACTORS_SCHEDULERS");
+}
+END_TEST
+
 static Suite *multi_suite(void)
 {
 	Suite *s = suite_create("multi");
@@ -598,16 +945,21 @@ static Suite *multi_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, spread_over_workers);
+	tcase_add_test(tc, steals_from_busy_worker);
 	tcase_add_loop_test(tc, pairs_across_workers, 0, 3);
 	tcase_add_test(tc, pairs_futex_wait_fallback);
-	tcase_add_test(tc, fanin_order_across_workers);
+	tcase_add_loop_test(tc, fanin_order_across_workers, 0, 3);
 	tcase_add_test(tc, timeouts_on_every_worker);
 	tcase_add_test(tc, stop_with_parked_workers);
+	tcase_add_test(tc, stop_with_sleeping_workers);
 	tcase_add_test(tc, stats_counts);
 	tcase_add_test(tc, stats_table_at_exit);
-	tcase_add_test(tc, migration_keeps_identity_and_registers);
 	tcase_add_test(tc, bad_wake_policy);
 	tcase_add_test(tc, slots_return_to_spawner);
+	tcase_add_test(tc, spin_none);
+	tcase_add_test(tc, spin_values);
+	tcase_add_test(tc, spin_bad_env);
+	tcase_add_test(tc, default_schedulers);
 	suite_add_tcase(s, tc);
 	return s;
 }
