@@ -10,9 +10,17 @@
  * thread recomputes every value. act_stats gives each worker's runs during
  * the burst (the main process's worker counts its turns too, about one
  * per result); the children count their own turns per worker. The
- * busiest / least-busy ratio of each shows the imbalance random placement
- * leaves. Steals are printed; none happen before work stealing
- * lands, and that is no failure.
+ * busiest / least-busy ratio of each is printed.
+ *
+ * Balance is checked (with more than one worker): the children's turns
+ * per worker, busiest / least busy, at most --max-ratio percent (default
+ * 200: a factor 2), and at least --min-steals steals (default 1), summed
+ * from act_stats inside the runtime before the main process exits. Spawns
+ * stay on the spawner's worker unless another is idle, so without
+ * stealing the burst would pile up there. With more workers than cores
+ * the workers time-share them, so each child's work (--work) must be long
+ * enough for every worker thread to get the CPU often during the burst:
+ * the default takes about 0.1 ms.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,7 +43,7 @@ struct result {
 
 #define LIST_MAX 8 /* workers listed one by one in the result line */
 
-static long work = 20000, yields = 4;
+static long work = 50000, yields = 4, max_ratio = 200, min_steals = 1;
 
 static struct st_args args = {
 	.prog = "spawn_burst",
@@ -48,6 +56,11 @@ static struct st_args args = {
 	.flags = (const struct st_flag[]){
 		{ "work", &work, 1, 1L << 40, "xorshift steps per child" },
 		{ "yields", &yields, 0, 1000000, "yields per child" },
+		{ "max-ratio", &max_ratio, 0, 1000000,
+		  "child turns per worker, busiest / least, at most this "
+		  "percent (0: no check)" },
+		{ "min-steals", &min_steals, 0, 1L << 40,
+		  "steals at least (0: no check)" },
 		{ .name = NULL },
 	},
 };
@@ -62,6 +75,7 @@ static struct {
 	_Atomic uint64_t *runs;  /* runs per worker during the burst */
 	_Atomic uint64_t *turns; /* children's turns per worker (any) */
 	_Atomic uint64_t steals;
+	_Atomic uint64_t imbalance;  /* checks failed at the end */
 } sb;
 
 static uint64_t start_value(uint64_t i)
@@ -176,6 +190,41 @@ static void sb_main(void *arg)
 
 /* ---- checks and result --------------------------------------------------- */
 
+/* busiest / least of v[], in percent; UINT64_MAX when one is 0. */
+static uint64_t ratio_pct(_Atomic uint64_t *v)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, x;
+	int i;
+
+	for (i = 0; i < sb.nworkers; i++) {
+		x = st_get(&v[i]);
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+	}
+	return lo ? hi * 100 / lo : UINT64_MAX;
+}
+
+/* The main thread, after the run: did the work spread, by stealing? */
+static void check_balance(void)
+{
+	uint64_t r = ratio_pct(sb.turns);
+
+	if (sb.nworkers < 2)
+		return;
+	if (max_ratio && r > (uint64_t)max_ratio) {
+		if (r == UINT64_MAX)
+			st_report(&sb.imbalance, "a worker ran no child");
+		else
+			st_report(&sb.imbalance,
+				  "child turns busiest/least %.2f, above %.2f",
+				  (double)r / 100, (double)max_ratio / 100);
+	}
+	if (st_get(&sb.steals) < (uint64_t)min_steals)
+		st_report(&sb.imbalance,
+			  "%" PRIu64 " steals, fewer than %ld",
+			  st_get(&sb.steals), min_steals);
+}
+
 /* The main thread, after the run: recompute every child's value. */
 static void check_values(void)
 {
@@ -271,10 +320,13 @@ int main(int argc, char **argv)
 		return ST_EXIT_FAIL;
 	}
 	rc = st_run(&w, sb_main, NULL);
-	if (!rc)
+	if (!rc) {
 		check_values();
+		check_balance();
+	}
 	rc = st_finish(&w, rc, st_get(&sb.wrong) + st_get(&sb.dups) +
-				       st_get(&sb.errors));
+				       st_get(&sb.errors) +
+				       st_get(&sb.imbalance));
 	free_all();
 	return rc;
 }
