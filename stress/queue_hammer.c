@@ -12,12 +12,15 @@
  * processes onto the queue of the thread that last ran them
  * (act__runq_push_remote, so into `in`, where thieves may take them).
  *
- * --procs P zeroed process slots, RUNNABLE, each run --iters / P times.
+ * --procs P zeroed process slots, RUNNABLE, each run --iters / P times
+ * (at least once).
  * A run, by the thread's PRNG, then: pushes the process on its own lifo
  * (a local wake), on its own fifo (a yield), parks it for a remote waker,
  * or, on a thief, wakes it onto the owner's queue. The owner publishes
  * when a thief asked (act__runq_should_publish), before each pop, as the
- * worker loop does. Per process: pushes and pops counted (a pop must
+ * worker loop does; before anything else it publishes once a thief has
+ * asked and waits until a thief took some, so a steal happens however
+ * short the run. Per process: pushes and pops counted (a pop must
  * match the pushes so far), and a `running` flag taken at each pop and
  * given back at the next push; at the end every count is --iters / P,
  * every queue empty, and some steals happened.
@@ -89,6 +92,19 @@ static struct {
 	_Atomic uint64_t remote_wakes;
 	pthread_t remote[MAX_REMOTE];
 } h = { .park_mu = PTHREAD_MUTEX_INITIALIZER };
+
+/* A per-thread counter summed over the worker threads. */
+static uint64_t sum(size_t off)
+{
+	uint64_t s = 0;
+	int i;
+
+	for (i = 0; i < h.nworkers; i++)
+		s += st_get((_Atomic uint64_t *)((char *)&h.hw[i] + off));
+	return s;
+}
+
+#define SUM(field) sum(offsetof(struct hw, field))
 
 static bool done(void)
 {
@@ -191,11 +207,24 @@ static void run(struct hw *t, struct act__proc *p)
 	}
 }
 
+/* A steal, sure to happen: publish once a thief asked, and wait until one
+ * took some before popping anything (a stall here is a lost steal). */
+static void first_steal(struct hw *t)
+{
+	while (!atomic_load(&t->rq.hungry))
+		st_spin(64);
+	st_add(&t->published, act__runq_publish(&t->rq));
+	while (!SUM(steals))
+		st_spin(64);
+}
+
 static void *owner_main(void *arg)
 {
 	struct hw *t = arg;
 	struct act__proc *p;
 
+	if (h.nworkers > 1 && n_procs > 1)
+		first_steal(t);
 	while (!done()) {
 		if (act__runq_should_publish(&t->rq))
 			st_add(&t->published, act__runq_publish(&t->rq));
@@ -265,18 +294,6 @@ static void *remote_main(void *arg)
 
 /* ---- setup, checks, result ----------------------------------------------- */
 
-static uint64_t sum(size_t off)
-{
-	uint64_t s = 0;
-	int i;
-
-	for (i = 0; i < h.nworkers; i++)
-		s += st_get((_Atomic uint64_t *)((char *)&h.hw[i] + off));
-	return s;
-}
-
-#define SUM(field) sum(offsetof(struct hw, field))
-
 static uint64_t qh_progress(void)
 {
 	return SUM(runs);
@@ -322,10 +339,8 @@ static int setup(void)
 		return ST_EXIT_USAGE;
 	}
 	h.per_proc = (uint32_t)(args.iters / n_procs);
-	if (!h.per_proc) {
-		fputs("queue_hammer: --iters below --procs\n", stderr);
-		return ST_EXIT_USAGE;
-	}
+	if (!h.per_proc)
+		h.per_proc = 1; /* --iters below --procs: one run each */
 	nw = (size_t)h.nworkers;
 	h.procs = aligned_alloc(64, np * sizeof(*h.procs));
 	h.book = aligned_alloc(64, np * sizeof(*h.book));
@@ -403,7 +418,7 @@ static void check_end(void)
 	}
 	if (h.nparked)
 		st_report(&h.bad_pop, "%u processes still parked", h.nparked);
-	if (h.nworkers > 1 && !SUM(steals))
+	if (h.nworkers > 1 && n_procs > 1 && !SUM(steals))
 		st_report(&h.bad_pop, "no steal took anything: nothing was "
 			  "hammered");
 }
