@@ -285,8 +285,9 @@ static void *remote_main(void *arg)
 		for (i = 0; i < (uint32_t)h.nworkers; i++)
 			if (atomic_load(&p->owner) == h.hw[i].w)
 				break;
-		act__runq_push_remote(&h.hw[i < (uint32_t)h.nworkers ? i : 0].rq,
-				      p);
+		if (i == (uint32_t)h.nworkers)
+			i = 0;
+		act__runq_push_remote(&h.hw[i].rq, p);
 		st_add(&h.remote_wakes, 1);
 	}
 	return NULL;

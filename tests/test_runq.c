@@ -230,7 +230,7 @@ START_TEST(test_repush_after_pop)
 }
 END_TEST
 
-/* --- remote pushes: `in`, spliced onto the lifo top ------------------------ */
+/* --- remote pushes: `in`, spliced onto the lifo top ---------------------- */
 
 static void *push_100_remote(void *arg)
 {
@@ -920,9 +920,9 @@ static bool wait_set(_Atomic uint64_t *a, _Atomic uint64_t *b,
 
 /*
  * The owner pushes STEAL_N processes (lifo and fifo), popping now and then
- * (publishing first when a thief asked, as the worker loop does), while two threads steal and pop
- * what they took: each process comes out exactly once, a thief only gets
- * processes it owns, and nothing is left. The first 64 are pushed before
+ * (publishing first when a thief asked, as the worker loop does), while
+ * two threads steal and pop what they took: each process comes out
+ * exactly once, a thief only gets processes it owns, and nothing is left. The first 64 are pushed before
  * any pop, and the owner publishes once the queue is hungry, then waits
  * for a steal: a steal is sure to happen, whatever the threads' timing.
  */
