@@ -32,7 +32,10 @@ struct act__mpsc_node {
 
 struct act__mpsc {
 	struct act__mpsc_node *_Atomic head; /* producers */
-	struct act__mpsc_node *tail;         /* consumer */
+	/* consumer only; atomic (relaxed) because park_proc's re-check may
+	 * read it while the process, already woken, pops on another worker:
+	 * a hint there, the state CAS decides */
+	struct act__mpsc_node *_Atomic tail;
 	struct act__mpsc_node stub;
 };
 
@@ -40,7 +43,12 @@ static inline void act__mpsc_init(struct act__mpsc *q)
 {
 	atomic_store_explicit(&q->stub.next, NULL, memory_order_relaxed);
 	atomic_store_explicit(&q->head, &q->stub, memory_order_relaxed);
-	q->tail = &q->stub;
+	atomic_store_explicit(&q->tail, &q->stub, memory_order_relaxed);
+}
+
+static inline struct act__mpsc_node *act__mpsc_tail(struct act__mpsc *q)
+{
+	return atomic_load_explicit(&q->tail, memory_order_relaxed);
 }
 
 /*
@@ -63,19 +71,19 @@ static inline void act__mpsc_push(struct act__mpsc *q,
 /* Remove the oldest node, or NULL when empty (or momentarily so). */
 static inline struct act__mpsc_node *act__mpsc_pop(struct act__mpsc *q)
 {
-	struct act__mpsc_node *tail = q->tail, *next, *head;
+	struct act__mpsc_node *tail = act__mpsc_tail(q), *next, *head;
 
 	/* acquire: pairs with the release link store in act__mpsc_push */
 	next = atomic_load_explicit(&tail->next, memory_order_acquire);
 	if (tail == &q->stub) {
 		if (!next)
 			return NULL;
-		q->tail = next;
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
 		tail = next;
 		next = atomic_load_explicit(&next->next, memory_order_acquire);
 	}
 	if (next) {
-		q->tail = next;
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
 		return tail;
 	}
 	head = atomic_load_explicit(&q->head, memory_order_acquire);
@@ -84,7 +92,7 @@ static inline struct act__mpsc_node *act__mpsc_pop(struct act__mpsc *q)
 	act__mpsc_push(q, &q->stub);
 	next = atomic_load_explicit(&tail->next, memory_order_acquire);
 	if (next) {
-		q->tail = next;
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
 		return tail;
 	}
 	return NULL;
@@ -97,7 +105,7 @@ static inline struct act__mpsc_node *act__mpsc_pop(struct act__mpsc *q)
  */
 static inline bool act__mpsc_maybe_nonempty(struct act__mpsc *q)
 {
-	if (q->tail != &q->stub)
+	if (act__mpsc_tail(q) != &q->stub)
 		return true;
 	return atomic_load_explicit(&q->head, memory_order_seq_cst) !=
 	       &q->stub;

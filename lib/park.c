@@ -33,7 +33,10 @@ struct act__futex_waitv {
 };
 
 bool act__park_force_futex_wait;
-static int waitv_state; /* 0 unknown, 1 works, -1 missing */
+/* 0 unknown, 1 works, -1 missing; workers that sleep for the first time
+ * probe at once, each storing the same answer (relaxed: nothing else
+ * hangs on it) */
+static _Atomic int waitv_state;
 
 static bool have_waitv(void)
 {
@@ -43,16 +46,18 @@ static bool have_waitv(void)
 
 	if (act__park_force_futex_wait)
 		return false;
-	if (waitv_state == 0) {
+	if (atomic_load_explicit(&waitv_state, memory_order_relaxed) == 0) {
 		/* a value that does not match returns EAGAIN at once where
 		 * the call exists, ENOSYS where it does not */
 		w = (struct act__futex_waitv){ 0, (uintptr_t)&word,
 					       FUTEX_32 | FUTEX_PRIVATE_FLAG,
 					       0 };
 		rc = syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC);
-		waitv_state = rc < 0 && errno == ENOSYS ? -1 : 1;
+		atomic_store_explicit(&waitv_state,
+				      rc < 0 && errno == ENOSYS ? -1 : 1,
+				      memory_order_relaxed);
 	}
-	return waitv_state > 0;
+	return atomic_load_explicit(&waitv_state, memory_order_relaxed) > 0;
 }
 
 bool act__futex_waitv_available(void)

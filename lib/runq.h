@@ -20,15 +20,17 @@
  *   next pop (so remote children of a spawn tree also run newest first),
  *   and a thief may take from it before that.
  * - `out`: work the owner published for thieves: when a thief has marked
- *   the queue `hungry`, the owner moves up to half of its private
- *   processes (capped at ACT_STEAL_MAX), oldest first, here before its
- *   next pop (the worker loop calls act__runq_publish). It keeps at least one for itself, so a lone pair of processes
- *   waking each other is never split across cores.
+ *   the queue `hungry`, the owner moves half of its surplus (all its
+ *   private processes but one), rounded up, at most ACT_STEAL_MAX, oldest
+ *   first, here before its next pop (the worker loop calls
+ *   act__runq_publish). Keeping one for itself means a lone pair of
+ *   processes waking each other is never split across cores.
  *
- * Steal: a thief locks the victim, takes up to half of `out` + `in`
- * (capped at ACT_STEAL_MAX), oldest first, and makes them its own before
- * it runs any (act__runq_steal). Only queued processes are in the lists,
- * and a queued process is RUNNABLE: nothing running or waiting is taken.
+ * Steal: a thief locks the victim, takes half of `out` + `in`, rounded
+ * up (so a lone process too), at most ACT_STEAL_MAX, oldest first, and
+ * makes them its own before it runs any (act__runq_steal). Only queued
+ * processes are in the lists, and a queued process is RUNNABLE: nothing
+ * running or waiting is taken.
  *
  * Owner pop order: lifo top, then `out` top, then fifo. Fairness, so
  * nothing starves behind processes that keep waking each other on the
@@ -82,7 +84,8 @@ void act__runq_init(struct act__runq *q, bool stealable);
 void act__runq_duplicate(struct act__runq *q, struct act__proc *p);
 
 /* I1: true when p may be queued; a duplicate is counted and refused. */
-static inline bool act__runq_mark_queued(struct act__runq *q, struct act__proc *p)
+static inline bool act__runq_mark_queued(struct act__runq *q,
+					 struct act__proc *p)
 {
 	/* Only a wake-CAS winner or the running owner enqueues, so the flag
 	 * is a check, not a lock: debug builds use an exchange, which also

@@ -20,13 +20,13 @@
 #include "worker.h"
 
 /*
- * Where a spawn goes: a random worker, if that worker wants work (it is
- * idle, searching or asleep); else the spawner's own queue. A burst is so
- * spread over the idle workers at once, without waiting for thieves,
- * while a spawn tree on busy workers stays local and depth-first, and
- * stealing balances it (placing every spawn at random sent half of them
- * across cores and made skynet at 2 workers 10x slower, with 20x the
- * memory: doc/design/scheduling.md).
+ * Where a spawn goes: a random other worker, if that worker wants work
+ * (it is idle, searching or asleep); else the spawner's own queue. A
+ * burst is so spread over the idle workers at once, without waiting for
+ * thieves, while a spawn tree on busy workers stays local and
+ * depth-first, and stealing balances it. Placing every spawn at random
+ * (ACTORS_PLACE=random) sends half of a tree across cores:
+ * doc/design/stealing.md has what that costs skynet.
  */
 static struct act__worker *place(struct act__worker *w)
 {
@@ -34,9 +34,12 @@ static struct act__worker *place(struct act__worker *w)
 
 	if (w->rt->nworkers == 1)
 		return w;
-	t = &w->rt->workers[act__worker_rng(w) % w->rt->nworkers];
-	if (t != w && w->rt->place_random)
-		return t;
+	if (w->rt->place_random)
+		return &w->rt->workers[act__worker_rng(w) % w->rt->nworkers];
+	/* one of the others: the spawner itself is busy by definition */
+	t = &w->rt->workers[(w->index + 1 +
+			     act__worker_rng(w) % (w->rt->nworkers - 1)) %
+			    w->rt->nworkers];
 	/* relaxed: a hint; a stale one costs balance, not correctness */
 	return atomic_load_explicit(&t->wants_work, memory_order_relaxed) ? t
 									 : w;
