@@ -31,7 +31,7 @@
 #define BENCH_FANIN_SENDERS 100
 #define BENCH_FANIN_MSGS 100000L
 #define BENCH_FANIN_WINDOW 1000L
-#define BENCH_SPAWNBURST_TOTAL 300000000L
+#define BENCH_SPAWNBURST_TOTAL 400000000L
 
 /*
  * Skynet window: how many children a node keeps alive at once (1..10). The

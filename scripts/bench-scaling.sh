@@ -32,8 +32,8 @@ pingpong|pingpong 1000000|ns/msg|2000000
 ring|ring 503 2000000|ns/hop|2000000
 skynet|skynet 1000000|s|
 fanin|fanin 100 100000 1000|s|
-spawnburst100|spawnburst 100 300000000|s|
-spawnburst10000|spawnburst 10000 300000000|s|
+spawnburst100|spawnburst 100 400000000|s|
+spawnburst10000|spawnburst 10000 400000000|s|
 EOF
 }
 
