@@ -108,9 +108,9 @@ uint64_t bench_skynet_nodes(long leaves);
  * round of turns the 100 senders queue up to 2,000 messages each, a
  * reduction budget, and the main process takes at most 2,000), and the
  * main process's mailbox grows to most of the 10,000,000 messages
- * (measured at one worker: 1.2 GiB peak RSS and 16 s, against 2 MiB and
- * 0.5 s with a window of 1,000). The ACKs are 1 in window messages, 0.1%
- * by default, and are not counted in *checksum.
+ * (measured at one worker: 1.2 GiB peak RSS and 11 to 16 s, against
+ * 2 MiB and 0.2 to 0.5 s with a window of 1,000). The ACKs are 1 in
+ * window messages, 0.1% by default, and are not counted in *checksum.
  */
 #define BENCH_FANIN_SEQ_BITS 40
 #define BENCH_FANIN_MAX_SENDERS (1 << 20)

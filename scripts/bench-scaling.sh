@@ -109,7 +109,8 @@ ratio() {
 	if [ -z "$1" ] || [ -z "$2" ]; then
 		echo "-"
 	elif [ "$3" = s ]; then
-		awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f (t1/t2)\n", a / b }'
+		awk -v a="$1" -v b="$2" \
+			'BEGIN { printf "%.2f (t1/t2)\n", a / b }'
 	else
 		awk -v a="$1" -v b="$2" \
 			'BEGIN { printf "%.2f (ns2/ns1)\n", b / a }'
