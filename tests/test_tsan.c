@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_tsan.c - the controls of the ThreadSanitizer build (built only by
+ * ./configure --enable-sanitizer=thread): a silent TSan proves nothing
+ * unless it speaks up when there is a race. Each test runs this program
+ * again with a mode argument and its own TSAN_OPTIONS, and reads what
+ * TSan said on stderr and in the exit status.
+ *
+ *   threads-race  two threads write one plain int: TSan must report it
+ *   procs-race    the same from two processes running at once on two
+ *                 workers, whose every switch is announced to TSan as a
+ *                 fiber switch: the report must name the variable and the
+ *                 process function
+ *   procs-clean   two processes on two workers hand the int over by a
+ *                 message: no report, so the runtime's send, wake and
+ *                 receive and the fiber switches carry happens-before
+ *   threads-clean the thread control's own negative control
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "testrt.h"
+
+#if !UNDER_TSAN
+#error "test_tsan is built only with --enable-sanitizer=thread"
+#endif
+
+#define RACE_EXIT 66 /* TSAN_OPTIONS exitcode: a report was made */
+#define WRITES 1000
+
+/* The variable every mode writes; its name appears in TSan's report. */
+int tsan_race_target;
+
+static _Atomic int arrived;
+
+/* A plain store that the compiler keeps, once per iteration. */
+static void write_target(int v)
+{
+	tsan_race_target = v;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* Each side's writes come after its own arrival and after seeing the
+ * other's: nothing orders one side's writes against the other's. */
+static void barrier_spin(void)
+{
+	atomic_fetch_add_explicit(&arrived, 1, memory_order_release);
+	while (atomic_load_explicit(&arrived, memory_order_acquire) < 2)
+		act__cpu_relax();
+}
+
+/* ---- modes, run in the re-executed child ------------------------------ */
+
+static pthread_mutex_t clean_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *thread_racer(void *arg)
+{
+	int i, base = (int)(intptr_t)arg;
+
+	barrier_spin();
+	for (i = 0; i < WRITES; i++)
+		write_target(base + i);
+	return NULL;
+}
+
+static void *thread_locked(void *arg)
+{
+	int i, base = (int)(intptr_t)arg;
+
+	barrier_spin();
+	for (i = 0; i < WRITES; i++) {
+		pthread_mutex_lock(&clean_lock);
+		write_target(base + i);
+		pthread_mutex_unlock(&clean_lock);
+	}
+	return NULL;
+}
+
+static int run_threads(void *(*fn)(void *))
+{
+	pthread_t t[2];
+	intptr_t i;
+
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&t[i], NULL, fn, (void *)(i * WRITES)))
+			return 2;
+	for (i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	return 0;
+}
+
+/*
+ * Two players: the first process to run on worker 0 and the first on
+ * worker 1; any other child exits at once. The players meet (meet()),
+ * which they can do only while both run at the same time on two threads,
+ * and then, without yielding, write (race) or hand the variable over by a
+ * message (clean).
+ */
+#define CANDIDATES 8
+
+struct game {
+	act_pid parent;
+	bool clean;
+	_Atomic int claimed[2];
+	_Atomic uint64_t pid_of[2];
+	_Atomic int meeting; /* 0 empty, 1 + w: player w waits, 3 met */
+};
+
+static int64_t now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/*
+ * Wait for the other player, spinning at most 2 ms at a time (then yield:
+ * the other one may be queued behind us); when this returns, the two were
+ * running at the same moment and neither has yielded since. 10 s without
+ * a meeting is a failure of the set-up (exit 5).
+ */
+static void meet(struct game *g, int w)
+{
+	int64_t give_up = now_ns() + 10000000000LL, until;
+	int mine = 1 + w, other = 2 - w, v;
+
+	for (;;) {
+		v = other;
+		/* acq_rel: each side's pid_of store is seen by the other */
+		if (atomic_compare_exchange_strong_explicit(
+			    &g->meeting, &v, 3, memory_order_acq_rel,
+			    memory_order_acquire))
+			return; /* the other one waits, spinning: met */
+		v = 0;
+		if (atomic_compare_exchange_strong_explicit(
+			    &g->meeting, &v, mine, memory_order_acq_rel,
+			    memory_order_acquire)) {
+			until = now_ns() + 2000000;
+			while (now_ns() < until)
+				if (atomic_load_explicit(&g->meeting,
+							 memory_order_acquire) ==
+				    3)
+					return;
+			v = mine; /* withdraw, unless met meanwhile */
+			if (!atomic_compare_exchange_strong_explicit(
+				    &g->meeting, &v, 0, memory_order_acq_rel,
+				    memory_order_acquire))
+				return;
+		}
+		if (now_ns() > give_up) {
+			fprintf(stderr, "test_tsan: the players never met\n");
+			_exit(5);
+		}
+		act_yield();
+	}
+}
+
+static void player(void *arg)
+{
+	struct game *g = arg;
+	int w = act_worker(), zero = 0, i;
+	struct act_msg *m;
+
+	if (w < 0 || w > 1 ||
+	    !atomic_compare_exchange_strong_explicit(&g->claimed[w], &zero, 1,
+						     memory_order_relaxed,
+						     memory_order_relaxed))
+		return;
+	atomic_store_explicit(&g->pid_of[w], act_self().id,
+			      memory_order_relaxed);
+	meet(g, w);
+	if (!g->clean) {
+		for (i = 0; i < WRITES; i++)
+			write_target(w * WRITES + i);
+	} else if (w == 0) {
+		act_pid other = { atomic_load_explicit(&g->pid_of[1],
+						       memory_order_relaxed) };
+
+		for (i = 0; i < WRITES; i++)
+			write_target(i);
+		if (act_send(other, 1, NULL, 0))
+			abort();
+	} else {
+		m = act_receive(ACT_FOREVER);
+		act_msg_free(m);
+		for (i = 0; i < WRITES; i++)
+			write_target(WRITES + i);
+	}
+	if (act_send(g->parent, 2, &w, sizeof(w)))
+		abort();
+}
+
+/* The candidates land on either worker (placed, or stolen); the first
+ * on each becomes a player. */
+static void game_main(void *arg)
+{
+	struct game *g = arg;
+	int n;
+
+	g->parent = act_self();
+	for (n = 0; n < CANDIDATES; n++)
+		if (act_spawn(player, g).id == 0)
+			abort();
+	for (n = 0; n < 2; n++)
+		act_msg_free(act_receive(ACT_FOREVER));
+}
+
+static int run_procs(bool clean)
+{
+	static struct game g;
+	struct act_config cfg;
+
+	g.clean = clean;
+	act_config_init(&cfg);
+	cfg.schedulers = 2;
+	return act_main(&cfg, game_main, &g) == 0 ? 0 : 3;
+}
+
+static int run_mode(const char *mode)
+{
+	alarm(60);
+	if (!strcmp(mode, "threads-race"))
+		return run_threads(thread_racer);
+	if (!strcmp(mode, "threads-clean"))
+		return run_threads(thread_locked);
+	if (!strcmp(mode, "procs-race"))
+		return run_procs(false);
+	if (!strcmp(mode, "procs-clean"))
+		return run_procs(true);
+	return 4;
+}
+
+/* ---- the tests: run a mode, read TSan's verdict ----------------------- */
+
+struct verdict {
+	int status;     /* as from waitpid */
+	char err[65536]; /* stderr, NUL-terminated, cut at the size */
+};
+
+static void run_child(const char *mode, struct verdict *v)
+{
+	int fds[2];
+	pid_t pid;
+	size_t at = 0;
+	ssize_t n;
+
+	memset(v, 0, sizeof(*v));
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char *argv[] = { "test_tsan", (char *)mode, NULL };
+
+		close(fds[0]);
+		dup2(fds[1], 2);
+		close(fds[1]);
+		/* exitcode: tells a report from a crash; halt_on_error=0: the
+		 * program runs to its end and exits with that code */
+		setenv("TSAN_OPTIONS",
+		       "exitcode=66 halt_on_error=0 report_bugs=1", 1);
+		unsetenv("ACTORS_SCHEDULERS");
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (at < sizeof(v->err) - 1 &&
+	       (n = read(fds[0], v->err + at, sizeof(v->err) - 1 - at)) > 0)
+		at += (size_t)n;
+	v->err[at] = '\0';
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &v->status, 0), pid);
+}
+
+static void assert_race(const struct verdict *v, const char *mode)
+{
+	ck_assert_msg(WIFEXITED(v->status) &&
+			      WEXITSTATUS(v->status) == RACE_EXIT,
+		      "%s: status %#x, not exit %d; stderr:\n%s", mode,
+		      v->status, RACE_EXIT, v->err);
+	ck_assert_msg(strstr(v->err, "WARNING: ThreadSanitizer: data race"),
+		      "%s: no race reported; stderr:\n%s", mode, v->err);
+	ck_assert_msg(strstr(v->err, "tsan_race_target"),
+		      "%s: the report is not about the variable:\n%s", mode,
+		      v->err);
+}
+
+static void assert_clean(const struct verdict *v, const char *mode)
+{
+	ck_assert_msg(!strstr(v->err, "ThreadSanitizer"),
+		      "%s: TSan spoke:\n%s", mode, v->err);
+	ck_assert_msg(WIFEXITED(v->status) && WEXITSTATUS(v->status) == 0,
+		      "%s: status %#x; stderr:\n%s", mode, v->status, v->err);
+}
+
+static struct verdict v;
+
+START_TEST(threads_race_reported)
+{
+	run_child("threads-race", &v);
+	assert_race(&v, "threads-race");
+	ck_assert_msg(strstr(v.err, "thread_racer"),
+		      "no racer in the stacks:\n%s", v.err);
+}
+END_TEST
+
+START_TEST(threads_locked_silent)
+{
+	run_child("threads-clean", &v);
+	assert_clean(&v, "threads-clean");
+}
+END_TEST
+
+START_TEST(procs_race_reported)
+{
+	run_child("procs-race", &v);
+	assert_race(&v, "procs-race");
+	/* the stacks are the processes' own fibers, not the worker's
+	 * scheduler loop: the player is in both of them */
+	ck_assert_msg(strstr(v.err, "player"),
+		      "no player in the stacks:\n%s", v.err);
+}
+END_TEST
+
+START_TEST(procs_handover_silent)
+{
+	run_child("procs-clean", &v);
+	assert_clean(&v, "procs-clean");
+}
+END_TEST
+
+static Suite *tsan_suite(void)
+{
+	Suite *s = suite_create("tsan");
+	TCase *tc = tcase_create("controls");
+
+	tcase_set_timeout(tc, 90);
+	tcase_add_test(tc, threads_race_reported);
+	tcase_add_test(tc, threads_locked_silent);
+	tcase_add_test(tc, procs_race_reported);
+	tcase_add_test(tc, procs_handover_silent);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		return run_mode(argv[1]);
+	return tu_run_suite(tsan_suite());
+}
