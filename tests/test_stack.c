@@ -691,7 +691,7 @@ static int run_many(uint32_t n, size_t stack_size, int guard)
 }
 
 /* Under TSan each live process holds a fiber (some KiB): fewer. */
-#define MANY_MILLION (UNDER_TSAN ? 20000u : 1000000u)
+#define MANY_MILLION (UNDER_TSAN ? 10000u : 1000000u)
 
 START_TEST(million_madvise_16k)
 {
@@ -715,7 +715,7 @@ START_TEST(many_madvise_64k)
 	uint32_t n = getenv("TEST_STACK_FULL") ? 1000000 : 50000;
 
 	if (UNDER_TSAN)
-		n = 10000;
+		n = 5000;
 
 	if (run_many(n, 0, ACT_GUARD_MADVISE) == -EOPNOTSUPP) {
 		printf("SKIP: MADV_GUARD_INSTALL not supported\n");
@@ -743,8 +743,10 @@ END_TEST
 
 START_TEST(canary_mode_all_canaries)
 {
-	ck_assert_int_eq(run_many(20000, 16384, ACT_GUARD_CANARY), 0);
-	ck_assert_uint_eq(mn.canaried, 20000);
+	uint32_t n = UNDER_TSAN ? 5000 : 20000;
+
+	ck_assert_int_eq(run_many(n, 16384, ACT_GUARD_CANARY), 0);
+	ck_assert_uint_eq(mn.canaried, n);
 	ck_assert_uint_eq(mn.guarded, 0);
 }
 END_TEST
