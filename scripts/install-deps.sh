@@ -4,8 +4,9 @@
 # Run as root (or with sudo) on Debian or Ubuntu.
 set -eu
 
+# clang and libclang-rt-dev: the TSan build (scripts/test.sh)
 PKGS="build-essential autoconf automake libtool pkg-config \
-liburing-dev libhwloc-dev libnuma-dev check spin"
+liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev"
 
 missing=""
 for p in $PKGS; do
