@@ -174,6 +174,7 @@ static void reclaim(struct act__rt *rt)
 			&p->state, memory_order_relaxed));
 
 		if (st != ACT_PS_FREE) { /* alive when the main process left */
+			act__ctx_destroy(&p->ctx); /* its TSan fiber */
 			act__stack_put(&w0->stacks, p->stack_lo, p->stack_size);
 			p->stack_lo = NULL;
 			atomic_store_explicit(&p->state, ACT_PS_FREE,

@@ -59,6 +59,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 {
 	struct act__proc *p = act__slot_get(&w->rt->procs, &w->slots);
 	struct act__worker *to;
+	act_pid pid;
 	uint64_t s;
 
 	if (!p)
@@ -91,8 +92,11 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	act__count(&w->n_spawns);
 	if (to != w)
 		act__count(&w->n_placed);
+	pid = p->pid;
+	/* from here p may run on another worker, exit, and its slot go to
+	 * a new process: read nothing of it after the enqueue */
 	act__worker_enqueue(w, to, p);
-	return p->pid;
+	return pid;
 }
 
 #include "env.h"
