@@ -77,8 +77,16 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 		memcpy(e->msg.data, data, len);
 	act__mailbox_push(p, e);
 	act__wake(w, p, 0);
-	if (self)
+	if (self) {
+		/* stealing hints (act__proc_sticky); p may be gone already,
+		 * but its slot, and the worker it names, stay readable */
+		struct act__worker *o =
+			atomic_load_explicit(&p->owner, memory_order_relaxed);
+
+		self->peer_worker = o ? (uint16_t)o->index : UINT16_MAX;
+		self->turn_msgs += self->turn_msgs != UINT16_MAX;
 		act__reduce(w, self);
+	}
 	return 0;
 }
 
@@ -145,6 +153,10 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 		e = wait_for(&w, p, match, ctx, timeout_ns);
 	if (!e)
 		return NULL;
+	/* stealing hints (act__proc_sticky): a receive counts like a send,
+	 * its peer the worker whose slab the envelope came from */
+	p->turn_msgs += p->turn_msgs != UINT16_MAX;
+	p->peer_worker = e->worker;
 	act__held_add(p, e);
 	if (act__unlikely(p->n_held >= p->sweep_at))
 		act__held_sweep(p, &w->slab, false);

@@ -80,7 +80,28 @@ struct act__proc {
 	uint32_t stack_size;             /* at most 1 GiB */
 	uint32_t index;
 	uint32_t free_next;              /* slot free list */
+	/* stealing hints (act__proc_sticky): messages sent and received in
+	 * its last turn (saturating), and the worker of the last one's
+	 * other end */
+	uint16_t turn_msgs;
+	uint16_t peer_worker;
 };
+
+/*
+ * A process that sent or received at least ACT_CHATTY_MSGS messages in
+ * its last turn, the last of them with a process on worker `index`, stays
+ * there: stolen, each of its messages would cross cores, and the other
+ * end, busy with them, gains nothing from a second core (a fan-in:
+ * doc/design/stealing.md). One that computes, or sends a few results, is
+ * taken. Owner of p only.
+ */
+#define ACT_CHATTY_MSGS 16
+
+static inline bool act__proc_sticky(const struct act__proc *p,
+				    uint32_t index)
+{
+	return p->turn_msgs >= ACT_CHATTY_MSGS && p->peer_worker == index;
+}
 
 /* The runtime's table; lives in struct act__rt. */
 struct act__ptable {

@@ -177,20 +177,65 @@ struct act__proc *act__runq_pop(struct act__runq *q)
 	return p;
 }
 
-/* Detach the n oldest private processes (fifo head first, then the lifo
- * bottom) as a list, oldest at the bottom. */
-static void take_oldest(struct act__runq *q, uint32_t n,
-			struct act__plist *to)
+static void plist_unlink(struct act__plist *l, struct act__proc *p)
 {
-	struct act__proc *p;
+	if (p->rq_prev)
+		p->rq_prev->rq_next = p->rq_next;
+	else
+		l->top = p->rq_next;
+	if (p->rq_next)
+		p->rq_next->rq_prev = p->rq_prev;
+	else
+		l->bottom = p->rq_prev;
+}
+
+#define PUBLISH_SCAN 64 /* sticky processes a publish looks past, at most */
+
+/* The fifo's part of take_oldest: its head first. */
+static void take_fifo(struct act__runq *q, uint32_t n, uint32_t *scan,
+		      struct act__plist *to, uint32_t *k)
+{
+	struct act__proc *p, *prev = NULL, *next;
+
+	for (p = q->fifo_head; p && *k < n && *scan; p = next, (*scan)--) {
+		next = p->rq_next;
+		if (act__proc_sticky(p, q->index)) {
+			prev = p;
+			continue;
+		}
+		if (prev)
+			prev->rq_next = next;
+		else
+			q->fifo_head = next;
+		if (q->fifo_tail == p)
+			q->fifo_tail = prev;
+		q->nfifo--;
+		act__plist_push_top(to, p);
+		(*k)++;
+	}
+}
+
+/* Detach up to n of the oldest private processes that are not sticky
+ * (fifo head first, then the lifo bottom up) as a list, oldest at the
+ * bottom; returns how many. */
+static uint32_t take_oldest(struct act__runq *q, uint32_t n,
+			    struct act__plist *to)
+{
+	uint32_t k = 0, scan = n + PUBLISH_SCAN;
+	struct act__proc *p, *next;
 
 	to->top = to->bottom = NULL;
-	while (n--) {
-		p = pop_fifo(q);
-		if (!p)
-			p = pop_lifo(q, true);
+	take_fifo(q, n, &scan, to, &k);
+	for (p = q->lifo.bottom; p && k < n && scan; p = next, scan--) {
+		next = p->rq_prev;
+		if (act__proc_sticky(p, q->index))
+			continue;
+		plist_unlink(&q->lifo, p);
+		q->nlifo--;
 		act__plist_push_top(to, p);
+		k++;
 	}
+	return k;
 }
 
 uint32_t act__runq_publish(struct act__runq *q)
@@ -202,9 +247,8 @@ uint32_t act__runq_publish(struct act__runq *q)
 	atomic_store_explicit(&q->hungry, 0, memory_order_relaxed);
 	if (n > ACT_STEAL_MAX)
 		n = ACT_STEAL_MAX;
-	if (!n)
+	if (!n || !(n = take_oldest(q, n, &batch)))
 		return 0;
-	take_oldest(q, n, &batch);
 	act__spin_lock(&q->lock); /* pairs with the unlock below */
 	plist_splice_top(&q->out, &batch);
 	/* seq_cst: the publish half of the idle Dekker pair; a parking

@@ -65,6 +65,7 @@ struct act__runq {
 	uint32_t tick;                   /* pops until the next fairness pop */
 	uint32_t ticks;                  /* fairness pops so far */
 	uint32_t nlifo, nfifo;
+	uint32_t index;                  /* the owner worker's */
 	bool stealable;                  /* other workers exist */
 
 	/* any thread: the shared half, its lists under lock */

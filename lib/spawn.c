@@ -77,6 +77,8 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->sweep_at = 64;
 	p->exit_reason = ACT_EXIT_NORMAL;
 	p->is_main = is_main;
+	p->turn_msgs = 0;
+	p->peer_worker = UINT16_MAX;
 	p->pid = act__make_pid(
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	atomic_store_explicit(&p->armed_ticket, 0, memory_order_relaxed);

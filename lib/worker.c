@@ -49,6 +49,7 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
 	act__slab_init(&w->slab, (uint16_t)i);
 	act__runq_init(&w->rq, rt->nworkers > 1);
+	w->rq.index = i;
 	return 0;
 }
 
@@ -148,6 +149,7 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	atomic_store_explicit(&p->owner, w, memory_order_relaxed);
 	w->current = p;
 	w->budget = w->reductions;
+	p->turn_msgs = 0;
 	act__ctx_switch(&w->sched_ctx, &p->ctx);
 	w->current = NULL;
 	act__count(&w->n_switches);

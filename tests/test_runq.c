@@ -470,6 +470,50 @@ START_TEST(test_fair_fifo_at_61st_pop)
 END_TEST
 
 /*
+ * A chatty process (ACT_CHATTY_MSGS messages in its last turn, the last
+ * with a process on this worker) is not published: a thief would make
+ * each of its messages cross cores. One whose peer is elsewhere, or that
+ * sent fewer, is published as usual; so is the fifo's sticky head
+ * skipped without losing the fifo's order.
+ */
+START_TEST(test_publish_skips_sticky)
+{
+	struct act__proc *p;
+	int i;
+
+	setup_q(true);
+	q.index = 3;
+	for (i = 0; i < 6; i++)
+		act__runq_push_lifo(&q, &procs[i]);
+	act__runq_push_fifo(&q, &procs[10]);
+	act__runq_push_fifo(&q, &procs[11]);
+	procs[10].turn_msgs = ACT_CHATTY_MSGS; /* fifo head: sticky */
+	procs[10].peer_worker = 3;
+	procs[0].turn_msgs = ACT_CHATTY_MSGS;  /* lifo bottom: sticky */
+	procs[0].peer_worker = 3;
+	procs[1].turn_msgs = ACT_CHATTY_MSGS - 1; /* not chatty enough */
+	procs[1].peer_worker = 3;
+	procs[2].turn_msgs = UINT16_MAX;       /* chatty, peer elsewhere */
+	procs[2].peer_worker = 1;
+	ck_assert(act__proc_sticky(&procs[10], 3));
+	ck_assert(!act__proc_sticky(&procs[10], 1));
+	ck_assert(!act__proc_sticky(&procs[1], 3));
+	/* surplus 7: 4 go, oldest non-sticky first: 11, then 1, 2, 3 */
+	ck_assert_uint_eq(act__runq_publish(&q), 4);
+	ck_assert_uint_eq(n_out(&q), 4);
+	ck_assert_uint_eq(q.nlifo + q.nfifo, 4); /* 0, 4, 5 and 10 stay */
+	/* lifo 5, 4, 0; then `out`, newest first; then the fifo */
+	static const int order[] = { 5, 4, 0, 3, 2, 1, 11, 10 };
+
+	for (i = 0; i < 8; i++) {
+		p = act__runq_pop(&q);
+		ck_assert_int_eq(idx(p), order[i]);
+	}
+	ck_assert_ptr_null(act__runq_pop(&q));
+}
+END_TEST
+
+/*
  * Published work is not starved when both the lifo (a ping-pong pair)
  * and the fifo (a yielding process) are never empty: the second fairness
  * pop, the 122nd, serves `out`.
@@ -1575,6 +1619,7 @@ static Suite *runq_suite(void)
 	tcase_add_test(tc, test_pop_schedule_exact);
 	tcase_add_test(tc, test_publish_counts);
 	tcase_add_test(tc, test_publish_oldest_first);
+	tcase_add_test(tc, test_publish_skips_sticky);
 	tcase_add_test(tc, test_steal_half_oldest_first);
 	tcase_add_test(tc, test_steal_from_in);
 	tcase_add_test(tc, test_steal_cap);
