@@ -54,8 +54,8 @@ struct act__env *act__mailbox_take_new(struct act__proc *p,
 	while ((n = act__mpsc_pop(&p->mbox))) {
 		/* start fetching the next envelope's header and payload,
 		 * likely written on another core, while this one is used */
-		__builtin_prefetch(act__mpsc_peek(&p->mbox));
-		__builtin_prefetch((char *)act__mpsc_peek(&p->mbox) +
+		__builtin_prefetch(act__mpsc_tail(&p->mbox));
+		__builtin_prefetch((char *)act__mpsc_tail(&p->mbox) +
 				   ACT_ENV_HDR);
 		e = act__container_of(n, struct act__env, node);
 		if (act__unlikely(e->to.id != p->pid.id)) {

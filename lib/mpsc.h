@@ -1,30 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mpsc.h - intrusive multi-producer single-consumer queue: producers push
- * onto a lock-free stack, the consumer takes the whole stack with one
- * exchange and reverses it into a private FIFO list.
+ * mpsc.h - intrusive multi-producer single-consumer queue (Vyukov's
+ * node-based queue with a stub node).
  *
  * Producers: any thread. Consumer: one thread at a time (the owner).
- * Push is lock-free (a CAS on head, retried while other producers win),
- * and touches only the head word and the producer's own node. A queue
- * that takes a link store into the previous node (Vyukov's) costs a
- * second cross-core cache-line transfer per push when the previous node
- * came from another core: measured as 84% of act__send in a fan-in at
- * two workers (doc/design/stealing.md).
+ * Push is wait-free (one exchange plus one store). Pop is lock-free for the
+ * consumer but may report "empty" while a producer sits between its
+ * exchange and its link store (the queue is then momentarily
+ * inconsistent); callers treat that as empty-for-now, and anything that
+ * parks re-checks with act__mpsc_maybe_nonempty(), which reads the word
+ * the producer's exchange wrote.
  *
- * Order: a take gets everything pushed before its exchange, newest
- * first; reversed, that is push order, and later pushes land in later
- * takes: FIFO overall (I7 for one sender).
+ * No ABA: nodes are never popped by producers, and a node is pushed again
+ * only after the consumer popped it. Reclamation is the caller's: a popped
+ * node belongs to the consumer; the stub lives in the queue.
  *
- * No ABA: producers only push (the CAS compares head with what they
- * linked their node to, which is correct whatever happened in between),
- * and the consumer takes the whole stack. Reclamation is the caller's: a
- * popped node belongs to the consumer.
- *
- * Memory order: the push CAS is seq_cst: release publishes the node's
- * contents (pairs with the consumer's acquire exchange), and it is the
- * store half of the Dekker pair "push, then read the receiver's state"
- * vs "write state, then act__mpsc_maybe_nonempty()".
+ * Memory order: the producer's exchange on head is acq_rel (it publishes
+ * the node's contents and orders against the previous producer); the link
+ * store is release and pairs with the consumer's acquire load of next.
  */
 #ifndef ACT_MPSC_H
 #define ACT_MPSC_H
@@ -38,81 +31,84 @@ struct act__mpsc_node {
 };
 
 struct act__mpsc {
-	struct act__mpsc_node *_Atomic head; /* producers: newest first */
-	/* consumer only, oldest first; atomic (relaxed) because
-	 * park_proc's re-check may read it while the process, already
-	 * woken, pops on another worker: a hint there, the CAS decides */
-	struct act__mpsc_node *_Atomic local;
+	struct act__mpsc_node *_Atomic head; /* producers */
+	/* consumer only; atomic (relaxed) because park_proc's re-check may
+	 * read it while the process, already woken, pops on another worker:
+	 * a hint there, the state CAS decides */
+	struct act__mpsc_node *_Atomic tail;
+	struct act__mpsc_node stub;
 };
 
 static inline void act__mpsc_init(struct act__mpsc *q)
 {
-	atomic_store_explicit(&q->head, NULL, memory_order_relaxed);
-	atomic_store_explicit(&q->local, NULL, memory_order_relaxed);
+	atomic_store_explicit(&q->stub.next, NULL, memory_order_relaxed);
+	atomic_store_explicit(&q->head, &q->stub, memory_order_relaxed);
+	atomic_store_explicit(&q->tail, &q->stub, memory_order_relaxed);
 }
 
-/* Consumer: the node the next pop returns, if already taken; a hint. */
-static inline struct act__mpsc_node *act__mpsc_peek(struct act__mpsc *q)
+static inline struct act__mpsc_node *act__mpsc_tail(struct act__mpsc *q)
 {
-	return atomic_load_explicit(&q->local, memory_order_relaxed);
-}
-
-static inline void act__mpsc_push(struct act__mpsc *q,
-				  struct act__mpsc_node *n)
-{
-	struct act__mpsc_node *old =
-		atomic_load_explicit(&q->head, memory_order_relaxed);
-
-	do {
-		atomic_store_explicit(&n->next, old, memory_order_relaxed);
-		/* seq_cst: see the head comment (publish + Dekker) */
-	} while (!atomic_compare_exchange_weak_explicit(
-		&q->head, &old, n, memory_order_seq_cst,
-		memory_order_relaxed));
-}
-
-/* Consumer: take everything pushed so far, oldest first. */
-static inline struct act__mpsc_node *act__mpsc_take(struct act__mpsc *q)
-{
-	struct act__mpsc_node *n, *next, *fifo = NULL;
-
-	/* acquire: pairs with the seq_cst (release) push CAS */
-	n = atomic_exchange_explicit(&q->head, NULL, memory_order_acquire);
-	for (; n; n = next) {
-		next = atomic_load_explicit(&n->next, memory_order_relaxed);
-		atomic_store_explicit(&n->next, fifo, memory_order_relaxed);
-		fifo = n;
-	}
-	return fifo;
-}
-
-/* Remove the oldest node, or NULL when empty (or empty for now). */
-static inline struct act__mpsc_node *act__mpsc_pop(struct act__mpsc *q)
-{
-	struct act__mpsc_node *n = act__mpsc_peek(q);
-
-	if (!n) {
-		/* relaxed: a stale NULL is "empty for now"; whoever parks
-		 * re-checks with act__mpsc_maybe_nonempty */
-		if (!atomic_load_explicit(&q->head, memory_order_relaxed))
-			return NULL;
-		n = act__mpsc_take(q);
-	}
-	atomic_store_explicit(&q->local,
-			      atomic_load_explicit(&n->next,
-						   memory_order_relaxed),
-			      memory_order_relaxed);
-	return n;
+	return atomic_load_explicit(&q->tail, memory_order_relaxed);
 }
 
 /*
- * May the queue hold a node? Errs towards "yes". seq_cst load: the load
- * half of the Dekker pair described in the head comment.
+ * Append n. seq_cst exchange: besides publishing n (pairs with the
+ * consumer's acquire of next), it is the store half of the Dekker pair
+ * "push, then read the receiver's state" vs "write state, then
+ * act__mpsc_maybe_nonempty()".
+ */
+static inline void act__mpsc_push(struct act__mpsc *q,
+				  struct act__mpsc_node *n)
+{
+	struct act__mpsc_node *prev;
+
+	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+	prev = atomic_exchange_explicit(&q->head, n, memory_order_seq_cst);
+	/* release: pairs with the acquire load of next in act__mpsc_pop */
+	atomic_store_explicit(&prev->next, n, memory_order_release);
+}
+
+/* Remove the oldest node, or NULL when empty (or momentarily so). */
+static inline struct act__mpsc_node *act__mpsc_pop(struct act__mpsc *q)
+{
+	struct act__mpsc_node *tail = act__mpsc_tail(q), *next, *head;
+
+	/* acquire: pairs with the release link store in act__mpsc_push */
+	next = atomic_load_explicit(&tail->next, memory_order_acquire);
+	if (tail == &q->stub) {
+		if (!next)
+			return NULL;
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+		tail = next;
+		next = atomic_load_explicit(&next->next, memory_order_acquire);
+	}
+	if (next) {
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+		return tail;
+	}
+	head = atomic_load_explicit(&q->head, memory_order_acquire);
+	if (tail != head)
+		return NULL; /* a producer is between exchange and link */
+	act__mpsc_push(q, &q->stub);
+	next = atomic_load_explicit(&tail->next, memory_order_acquire);
+	if (next) {
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+		return tail;
+	}
+	return NULL;
+}
+
+/*
+ * Consumer only: may the queue hold a node? Exact when no producer is
+ * mid-push; errs towards "yes". seq_cst load: the load half of the Dekker
+ * pair described at act__mpsc_push.
  */
 static inline bool act__mpsc_maybe_nonempty(struct act__mpsc *q)
 {
-	return act__mpsc_peek(q) ||
-	       atomic_load_explicit(&q->head, memory_order_seq_cst);
+	if (act__mpsc_tail(q) != &q->stub)
+		return true;
+	return atomic_load_explicit(&q->head, memory_order_seq_cst) !=
+	       &q->stub;
 }
 
 #endif /* ACT_MPSC_H */
