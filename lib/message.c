@@ -190,6 +190,13 @@ void act_msg_free(struct act_msg *msg)
 	atomic_store_explicit(&e->released, 1, memory_order_release);
 }
 
+uint32_t act__slab_workers(void)
+{
+	struct act__rt *rt = act__rt_current;
+
+	return rt ? rt->nworkers : 0;
+}
+
 struct act__slab *act__slab_of_worker(uint16_t worker)
 {
 	struct act__rt *rt = act__rt_current;

@@ -78,6 +78,39 @@ static struct act__env *foreign_alloc(size_t payload)
 	return e;
 }
 
+/* Resolves the owning slab from the envelope's worker index. */
+struct act__slab *act__slab_of_worker(uint16_t worker);
+/* Workers of the running runtime (0 when none). */
+uint32_t act__slab_workers(void);
+
+/*
+ * Before carving fresh memory (a first touch per page: 17-20 us on these
+ * VMs), take the envelopes another worker's receivers freed back to it and
+ * it has not taken yet: a free envelope belongs to nobody, and
+ * act__slab_take makes it this slab's. This matters when processes move:
+ * senders that started on one worker and were pulled to their receiver's
+ * leave their first envelopes on the old worker's list.
+ */
+static struct act__env *adopt_remote(struct act__slab *s, int c)
+{
+	uint32_t n = act__slab_workers(), i;
+	struct act__env *e;
+
+	for (i = 0; i < n; i++) {
+		struct act__slab *o = act__slab_of_worker((uint16_t)i);
+
+		if (o == s || !atomic_load_explicit(&o->remote[c],
+						    memory_order_relaxed))
+			continue;
+		/* acquire: pairs with the release CAS in remote_push */
+		e = atomic_exchange_explicit(&o->remote[c], NULL,
+					     memory_order_acquire);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
 struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 {
 	struct act__env *e;
@@ -91,6 +124,8 @@ struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 		/* acquire: pairs with the release CAS in remote_push */
 		e = atomic_exchange_explicit(&s->remote[c], NULL,
 					     memory_order_acquire);
+		if (!e && s->worker < act__slab_workers())
+			e = adopt_remote(s, c);
 		if (!e)
 			e = slab_carve(s, c);
 		if (!e)
@@ -118,9 +153,6 @@ static void remote_push(struct act__slab *owner, int cls,
 	atomic_fetch_add_explicit(&owner->n_remote_free, n,
 				  memory_order_relaxed);
 }
-
-/* Resolves the owning slab from the envelope's worker index. */
-struct act__slab *act__slab_of_worker(uint16_t worker);
 
 static void rfree_flush(struct act__rfree *r)
 {

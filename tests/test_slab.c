@@ -283,6 +283,42 @@ START_TEST(owner_reuse_no_growth)
 }
 END_TEST
 
+/*
+ * A worker whose free list ran dry takes another worker's remote-freed
+ * envelopes before it carves fresh memory: senders pulled from one worker
+ * to another leave their first envelopes there. The adopted envelopes
+ * become its own, and each slab's count still balances.
+ */
+START_TEST(adopts_remote_frees_before_carving)
+{
+	enum { N = 64 };
+	struct act__rt *rt = fake_rt(2);
+	struct act__slab *s0 = &rt->workers[0].slab, *s1 = &rt->workers[1].slab;
+	struct act__env *e[N], *a;
+	unsigned i;
+
+	for (i = 0; i < N; i++)
+		e[i] = act__slab_alloc(s1, 40);
+	for (i = 0; i < N; i++) /* freed by worker 0: back to worker 1 */
+		act__env_free(s0, e[i]);
+	act__slab_flush_remote(s0);
+	ck_assert_int_eq(act__slab_outstanding(s1), 0);
+	ck_assert_uint_eq(chunk_count(s0), 0);
+	for (i = 0; i < N; i++) {
+		a = act__slab_alloc(s0, 40);
+		ck_assert_uint_eq(a->worker, 0);
+		e[i] = a;
+	}
+	ck_assert_uint_eq(chunk_count(s0), 0); /* nothing carved */
+	ck_assert_int_eq(act__slab_outstanding(s0), N);
+	for (i = 0; i < N; i++)
+		act__env_free(s0, e[i]);
+	ck_assert_int_eq(act__slab_outstanding(s0), 0);
+	ck_assert_int_eq(act__slab_outstanding(s1), 0);
+	fake_rt_free(rt);
+}
+END_TEST
+
 /* ---- remote frees ------------------------------------------------------- */
 
 struct free_job {
@@ -442,7 +478,7 @@ START_TEST(remote_free_concurrent)
 	}
 	for (i = 0; i < T; i++) {
 		jobs[i] = (struct conc_job){
-			{e + i * PER, PER, NULL}, &start, &done};
+			{e + i * PER, PER, NULL, NULL, 0}, &start, &done};
 		ck_assert_int_eq(
 			pthread_create(&th[i], NULL, conc_free, &jobs[i]), 0);
 	}
@@ -475,7 +511,7 @@ START_TEST(foreign_counted)
 	struct act__slab *s = &rt->workers[0].slab;
 	int64_t f0 = act__foreign_outstanding();
 	struct act__env *e[N];
-	struct free_job job = {e, N, NULL};
+	struct free_job job = {e, N, NULL, NULL, 0};
 	pthread_t t;
 	int i;
 
@@ -716,6 +752,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, owner_reuse_no_growth);
 	tcase_add_test(tc, remote_free_off_worker);
 	tcase_add_test(tc, remote_free_from_other_worker);
+	tcase_add_test(tc, adopts_remote_frees_before_carving);
 	tcase_add_test(tc, remote_free_concurrent);
 	tcase_add_test(tc, foreign_counted);
 	suite_add_tcase(s, tc);
