@@ -83,7 +83,8 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 		struct act__worker *o =
 			atomic_load_explicit(&p->owner, memory_order_relaxed);
 
-		self->peer_worker = o ? (uint16_t)o->index : UINT16_MAX;
+		self->peer_worker =
+			o ? (uint16_t)act__worker_index_of(w, o) : UINT16_MAX;
 		self->turn_msgs += self->turn_msgs != UINT16_MAX;
 		act__reduce(w, self);
 	}

@@ -54,7 +54,6 @@ struct act__proc {
 	_Atomic uint8_t kill_pending;    /* exit signal waiting (links, later) */
 	bool canary;                     /* owner: stack unguarded, check it */
 	bool is_main;                    /* owner: act_main's process */
-	struct act__mpsc_node rq_node;   /* link in a worker's inbox */
 	struct act__mpsc mbox;           /* MPSC mailbox of act__env */
 	struct act__worker *_Atomic owner; /* last worker that ran it */
 	_Atomic uint64_t timeout_fired;  /* highest ticket whose timer fired */

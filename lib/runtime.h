@@ -43,6 +43,17 @@ struct act__rt {
 	bool place_random;               /* ACTORS_PLACE=random (experiment) */
 };
 
+/*
+ * Index of worker o, seen from worker me of the same runtime: pointer
+ * arithmetic, because o->index sits on o's first line, which o rewrites
+ * at every reduction; reading it from another core is a cache miss.
+ */
+static inline uint32_t act__worker_index_of(const struct act__worker *me,
+					    const struct act__worker *o)
+{
+	return (uint32_t)(o - me->rt->workers);
+}
+
 /* The running runtime, or NULL. Set before any worker starts. */
 extern struct act__rt *act__rt_current;
 

@@ -90,7 +90,7 @@ static inline bool act__wake(struct act__worker *me, struct act__proc *p,
 		/* a chatty process stays with its peer (act__proc_sticky):
 		 * the waker just won the CAS, so it may read the hints */
 		if (me->rt->wake_to_waker &&
-		    !act__proc_sticky(p, owner->index)) {
+		    !act__proc_sticky(p, act__worker_index_of(me, owner))) {
 			/* the process moves to the waker's worker: it is
 			 * WAITING, so nothing of it runs anywhere (I3) */
 			act__worker_enqueue(me, me, p);
