@@ -235,46 +235,26 @@ static int run_mode(const char *mode)
 
 /* ---- the tests: run a mode, read TSan's verdict ----------------------- */
 
-struct verdict {
-	int status;     /* as from waitpid */
-	char err[65536]; /* stderr, NUL-terminated, cut at the size */
-};
-
-static void run_child(const char *mode, struct verdict *v)
+/* In the forked child (tu_run_child): run this program again in `mode`,
+ * with TSan told to report every race and exit RACE_EXIT after one. */
+static void exec_mode(void *arg)
 {
-	int fds[2];
-	pid_t pid;
-	size_t at = 0;
-	ssize_t n;
+	char *argv[] = { "test_tsan", arg, NULL };
 
-	memset(v, 0, sizeof(*v));
-	ck_assert_int_eq(pipe(fds), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		char *argv[] = { "test_tsan", (char *)mode, NULL };
-
-		close(fds[0]);
-		dup2(fds[1], 2);
-		close(fds[1]);
-		/* exitcode: tells a report from a crash; halt_on_error=0: the
-		 * program runs to its end and exits with that code */
-		setenv("TSAN_OPTIONS",
-		       "exitcode=66 halt_on_error=0 report_bugs=1", 1);
-		unsetenv("ACTORS_SCHEDULERS");
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	while (at < sizeof(v->err) - 1 &&
-	       (n = read(fds[0], v->err + at, sizeof(v->err) - 1 - at)) > 0)
-		at += (size_t)n;
-	v->err[at] = '\0';
-	close(fds[0]);
-	ck_assert_int_eq(waitpid(pid, &v->status, 0), pid);
+	/* exitcode: tells a report from a crash; halt_on_error=0: the
+	 * program runs to its end and exits with that code */
+	setenv("TSAN_OPTIONS", "exitcode=66 halt_on_error=0 report_bugs=1", 1);
+	unsetenv("ACTORS_SCHEDULERS");
+	execv("/proc/self/exe", argv);
+	_exit(127);
 }
 
-static void assert_race(const struct verdict *v, const char *mode)
+static void run_child(const char *mode, struct tu_child *v)
+{
+	tu_run_child(exec_mode, (void *)mode, v);
+}
+
+static void assert_race(const struct tu_child *v, const char *mode)
 {
 	ck_assert_msg(WIFEXITED(v->status) &&
 			      WEXITSTATUS(v->status) == RACE_EXIT,
@@ -287,15 +267,14 @@ static void assert_race(const struct verdict *v, const char *mode)
 		      v->err);
 }
 
-static void assert_clean(const struct verdict *v, const char *mode)
+/* TSan stayed silent and the child exited 0. */
+static bool is_clean(const struct tu_child *v)
 {
-	ck_assert_msg(!strstr(v->err, "ThreadSanitizer"),
-		      "%s: TSan spoke:\n%s", mode, v->err);
-	ck_assert_msg(WIFEXITED(v->status) && WEXITSTATUS(v->status) == 0,
-		      "%s: status %#x; stderr:\n%s", mode, v->status, v->err);
+	return !strstr(v->err, "ThreadSanitizer") && WIFEXITED(v->status) &&
+	       WEXITSTATUS(v->status) == 0;
 }
 
-static struct verdict v;
+static struct tu_child v;
 
 START_TEST(threads_race_reported)
 {
@@ -309,7 +288,8 @@ END_TEST
 START_TEST(threads_locked_silent)
 {
 	run_child("threads-clean", &v);
-	assert_clean(&v, "threads-clean");
+	ck_assert_msg(is_clean(&v), "threads-clean: status %#x; stderr:\n%s",
+		      v.status, v.err);
 }
 END_TEST
 
@@ -327,7 +307,8 @@ END_TEST
 START_TEST(procs_handover_silent)
 {
 	run_child("procs-clean", &v);
-	assert_clean(&v, "procs-clean");
+	ck_assert_msg(is_clean(&v), "procs-clean: status %#x; stderr:\n%s",
+		      v.status, v.err);
 }
 END_TEST
 

@@ -26,7 +26,8 @@
 /* Result of running fn(arg) in a child process with stderr captured. */
 struct tu_child {
 	int status;      /* as from waitpid */
-	char err[4096];  /* what the child wrote on stderr, NUL-terminated */
+	char err[65536]; /* what the child wrote on stderr, NUL-terminated
+			  * (a TSan report runs to kilobytes) */
 };
 
 /*
