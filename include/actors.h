@@ -147,7 +147,8 @@ struct act_worker_stats {
 	uint64_t parks;        /* processes that blocked on it */
 	uint64_t sleeps;       /* times it slept, idle */
 	uint64_t futex_wakes;  /* FUTEX_WAKEs it made to wake a worker */
-	uint64_t reserved[5];
+	uint64_t mutes;        /* senders muted on a receiver's backlog */
+	uint64_t reserved[4];
 };
 
 /* Any thread while a runtime runs. Returns the number of workers. */

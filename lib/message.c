@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "backpressure.h"
 #include "mailbox.h"
 #include "reactor.h"
 #include "runtime.h"
@@ -83,9 +84,15 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 		struct act__worker *o =
 			atomic_load_explicit(&p->owner, memory_order_relaxed);
 
-		self->peer_worker =
-			o ? (uint16_t)act__worker_index_of(w, o) : UINT16_MAX;
-		self->turn_msgs += self->turn_msgs != UINT16_MAX;
+		act__proc_note_peer(self, o ? (uint16_t)act__worker_index_of(
+						   w, o) : UINT16_MAX);
+		/* backpressure: the receiver has a backlog, so the sender
+		 * waits until it has read it (backpressure.h) */
+		if (act__unlikely(atomic_load_explicit(
+			    &p->mutes, memory_order_relaxed)) && p != self) {
+			act__mute(w, self, p);
+			return 0;
+		}
 		act__reduce(w, self);
 	}
 	return 0;
@@ -123,6 +130,7 @@ static struct act__env *wait_for(struct act__worker **wp,
 	}
 	for (;;) {
 		act__switch_out_w(w, p, ACT_SW_PARK);
+		act__turn_begin(p);
 		w = act__worker_self(); /* I8: we may have moved */
 		e = act__mailbox_take_new(p, &w->slab, match, ctx);
 		/* acquire: pairs with the reactor's release of timeout_fired */
@@ -150,17 +158,21 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 	e = p->save_head ? act__mailbox_take_saved(p, match, ctx) : NULL;
 	if (!e)
 		e = act__mailbox_take_new(p, &w->slab, match, ctx);
+	if (!e)
+		act__backlog_clear(w, p);
 	if (!e && timeout_ns != 0)
 		e = wait_for(&w, p, match, ctx, timeout_ns);
 	if (!e)
 		return NULL;
 	/* stealing hints (act__proc_sticky): a receive counts like a send,
 	 * its peer the worker whose slab the envelope came from */
-	p->turn_msgs += p->turn_msgs != UINT16_MAX;
-	p->peer_worker = e->worker;
+	act__proc_note_peer(p, e->worker);
 	act__held_add(p, e);
 	if (act__unlikely(p->n_held >= p->sweep_at))
 		act__held_sweep(p, &w->slab, false);
+	/* a long turn of reading with more to read: senders hold back */
+	if (act__unlikely(w->budget <= w->backlog_at))
+		act__backlog_mark(p);
 	act__reduce(w, p);
 	return &e->msg;
 }

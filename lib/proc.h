@@ -36,6 +36,7 @@ enum act__pstate {
 	ACT_PS_RUNNING,
 	ACT_PS_WAITING,
 	ACT_PS_EXITING,
+	ACT_PS_MUTED,  /* waits for a receiver's backlog (backpressure.h) */
 };
 
 #define ACT_PS_MASK 0xffu
@@ -57,6 +58,9 @@ struct act__proc {
 	struct act__mpsc mbox;           /* MPSC mailbox of act__env */
 	struct act__worker *_Atomic owner; /* last worker that ran it */
 	_Atomic uint64_t timeout_fired;  /* highest ticket whose timer fired */
+	/* backpressure.h: 0, or it has a backlog and this is the slot
+	 * index + 1 of the last sender muted on it (ACT_MUTE_END: none) */
+	_Atomic uint32_t mutes;
 
 	/* Owner only (I3). Second line: what every message touches. */
 	struct act__proc *rq_next act__aligned; /* links in the local queue */
@@ -78,17 +82,23 @@ struct act__proc {
 	_Atomic uint64_t armed_ticket;   /* timer armed for it; 0 none */
 	uint32_t stack_size;             /* at most 1 GiB */
 	uint32_t index;
-	uint32_t free_next;              /* slot free list */
+	union {
+		uint32_t free_next;      /* free: the slot free list */
+		/* alive: 0, or muted on a backlog (backpressure.h) and
+		 * this is the next sender muted there, or ACT_MUTE_END */
+		_Atomic uint32_t mute_next;
+	};
 	/* stealing hints (act__proc_sticky): messages sent and received in
-	 * its last turn (saturating), and the worker of the last one's
-	 * other end */
-	uint16_t turn_msgs;
+	 * its last turn (saturating), and the worker most of them had at
+	 * the other end, by a majority vote (act__proc_note_peer) */
+	uint8_t turn_msgs;
+	uint8_t peer_votes;
 	uint16_t peer_worker;
 };
 
 /*
  * A process that sent or received at least ACT_CHATTY_MSGS messages in
- * its last turn, the last of them with a process on worker `index`, stays
+ * its last turn, most of them with processes on worker `index`, stays
  * there: stolen, each of its messages would cross cores, and the other
  * end, busy with them, gains nothing from a second core (a fan-in:
  * doc/design/stealing.md). One that computes, or sends a few results, is
@@ -100,6 +110,37 @@ static inline bool act__proc_sticky(const struct act__proc *p,
 				    uint32_t index)
 {
 	return p->turn_msgs >= ACT_CHATTY_MSGS && p->peer_worker == index;
+}
+
+/*
+ * p (running) sent or received a message whose other end was on worker
+ * `worker`. Boyer-Moore's majority vote keeps in peer_worker the worker
+ * that more than half of the turn's messages went to or came from, if
+ * one did: a hub fed from two workers stays with the larger side instead
+ * of following whichever sender came last. Owner of p only.
+ */
+static inline void act__proc_note_peer(struct act__proc *p, uint16_t worker)
+{
+	p->turn_msgs += p->turn_msgs != UINT8_MAX;
+	if (p->peer_worker == worker) {
+		p->peer_votes += p->peer_votes != UINT8_MAX;
+	} else if (p->peer_votes) {
+		p->peer_votes--;
+	} else {
+		p->peer_worker = worker;
+		p->peer_votes = 1;
+	}
+}
+
+/*
+ * p starts a new turn for the stealing hints: called where it resumes
+ * after a park or a yield (a backpressure yield excepted: act__send), on
+ * its own stack. Owner of p only.
+ */
+static inline void act__turn_begin(struct act__proc *p)
+{
+	p->turn_msgs = 0;
+	p->peer_votes = 0;
 }
 
 /* The runtime's table; lives in struct act__rt. */

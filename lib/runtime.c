@@ -263,17 +263,20 @@ static int env_choice(const char *name, const char *first,
  * next to the process that woke it) or "last" (the worker it last ran
  * on, the RFD's choice). ACTORS_PLACE: where a spawn goes, "idle" (a
  * random worker if it wants work, else the spawner's) or "random" (any
- * random worker).
+ * random worker). ACTORS_BACKPRESSURE: "mute" (a sender to a backlogged
+ * process waits for it, backpressure.h) or "off" (sends never wait).
  */
 static int policies(struct act__rt *rt)
 {
 	int wake_last = env_choice("ACTORS_WAKE", "waker", "last");
 	int place = env_choice("ACTORS_PLACE", "idle", "random");
+	int bp_off = env_choice("ACTORS_BACKPRESSURE", "mute", "off");
 
-	if (wake_last < 0 || place < 0)
+	if (wake_last < 0 || place < 0 || bp_off < 0)
 		return -EINVAL;
 	rt->wake_to_waker = !wake_last;
 	rt->place_random = place;
+	rt->backpressure = !bp_off;
 	return 0;
 }
 

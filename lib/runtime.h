@@ -40,6 +40,7 @@ struct act__rt {
 	intptr_t main_reason;
 	bool print_stats;                /* ACTORS_STATS=1: table at exit */
 	bool wake_to_waker;              /* ACTORS_WAKE=waker */
+	bool backpressure;               /* ACTORS_BACKPRESSURE=mute */
 	bool place_random;               /* ACTORS_PLACE=random (experiment) */
 };
 

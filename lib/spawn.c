@@ -79,6 +79,8 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->is_main = is_main;
 	p->turn_msgs = 0;
 	p->peer_worker = UINT16_MAX;
+	p->peer_votes = 0;
+	atomic_store_explicit(&p->mute_next, 0, memory_order_relaxed);
 	p->pid = act__make_pid(
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	atomic_store_explicit(&p->armed_ticket, 0, memory_order_relaxed);
@@ -145,9 +147,12 @@ act_pid act_self(void)
 void act_yield(void)
 {
 	struct act__worker *w = act__worker_self();
+	struct act__proc *p = w ? w->current : NULL;
 
-	if (w && w->current)
-		act__switch_out(w->current, ACT_SW_YIELD);
+	if (p) {
+		act__switch_out(p, ACT_SW_YIELD);
+		act__turn_begin(p);
+	}
 }
 
 void act_exit(intptr_t reason)

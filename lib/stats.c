@@ -31,6 +31,7 @@ static void worker_stats(const struct act__worker *w,
 	s->parks = LOAD(w->n_parks);
 	s->sleeps = LOAD(w->n_sleeps);
 	s->futex_wakes = LOAD(w->n_futex_wakes);
+	s->mutes = LOAD(w->n_mutes);
 }
 
 static void rt_stats(const struct act__rt *rt, struct act_stats *s)
@@ -79,15 +80,17 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 		s.workers, (unsigned long long)s.procs_alive,
 		(unsigned long long)s.procs_peak,
 		(unsigned long long)s.timeouts_fired);
-	fprintf(f, "%6s %12s %10s %10s %8s %10s %8s %11s %7s %10s %8s %10s\n",
+	fprintf(f,
+		"%6s %12s %10s %10s %8s %10s %8s %11s %7s %10s %8s %10s "
+		"%10s\n",
 		"worker", "runs", "spawns", "placed", "steals", "steal-fail",
 		"stolen", "remote-wake", "dup-enq", "parks", "sleeps",
-		"futex-wake");
+		"futex-wake", "mutes");
 	for (i = 0; i < rt->nworkers; i++) {
 		worker_stats(&rt->workers[i], &w);
 		fprintf(f,
 			"%6u %12llu %10llu %10llu %8llu %10llu %8llu %11llu "
-			"%7llu %10llu %8llu %10llu\n",
+			"%7llu %10llu %8llu %10llu %10llu\n",
 			i, (unsigned long long)w.runs,
 			(unsigned long long)w.spawns,
 			(unsigned long long)w.placed,
@@ -98,6 +101,7 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 			(unsigned long long)w.dup_enqueues,
 			(unsigned long long)w.parks,
 			(unsigned long long)w.sleeps,
-			(unsigned long long)w.futex_wakes);
+			(unsigned long long)w.futex_wakes,
+			(unsigned long long)w.mutes);
 	}
 }

@@ -3,7 +3,7 @@
  * wake.h - the one path by which a waiting process becomes runnable.
  *
  * Every wake source (a message, a timer, later I/O and exit signals) calls
- * act__wake. It CASes WAITING -> RUNNABLE; only the winner enqueues, on the
+ * act__wake; a backlog's release calls act__wake_state for MUTED. It CASes WAITING -> RUNNABLE; only the winner enqueues, on the
  * process's last worker (I1, I2), or, under ACTORS_WAKE=waker, on the
  * waking worker's own queue. A ticketed wake (timer, I/O) succeeds
  * only for the wait it was armed for (I4); ticket 0 wakes any wait (a
@@ -62,9 +62,14 @@ static inline void act__worker_enqueue(struct act__worker *me,
 	}
 }
 
-/* me: the caller's worker, or NULL (reactor, foreign thread). */
-static inline bool act__wake(struct act__worker *me, struct act__proc *p,
-			     uint64_t ticket)
+/*
+ * Make p, waiting in state `from` (WAITING, or MUTED for a backlog's
+ * release), runnable and queue it. me: the caller's worker, or NULL
+ * (reactor, foreign thread).
+ */
+static inline bool act__wake_state(struct act__worker *me,
+				   struct act__proc *p, uint64_t ticket,
+				   unsigned from)
 {
 	/* seq_cst: the load half of the Dekker pair with the seq_cst store
 	 * of WAITING in the worker's park_proc (the waker published its
@@ -73,7 +78,7 @@ static inline bool act__wake(struct act__worker *me, struct act__proc *p,
 	struct act__worker *owner;
 
 	for (;;) {
-		if (act__ps(s) != ACT_PS_WAITING)
+		if (act__ps(s) != from)
 			return false;
 		if (ticket && act__ps_ticket(s) != ticket)
 			return false;
@@ -100,6 +105,13 @@ static inline bool act__wake(struct act__worker *me, struct act__proc *p,
 	}
 	act__worker_enqueue(me, owner, p);
 	return true;
+}
+
+/* The wake of every wait source: a message (ticket 0), a timer, I/O. */
+static inline bool act__wake(struct act__worker *me, struct act__proc *p,
+			     uint64_t ticket)
+{
+	return act__wake_state(me, p, ticket, ACT_PS_WAITING);
 }
 
 

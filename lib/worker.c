@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "backpressure.h"
 #include "mailbox.h"
 #include "overflow.h"
 #include "runtime.h"
@@ -46,6 +47,11 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 	w->index = i;
 	w->slots.head = UINT32_MAX;
 	w->reductions = rt->cfg.reductions;
+	/* a turn that used ACT_BACKLOG_REDUCTIONS with mail left has a
+	 * backlog; so has one that ends with mail left (budget 1) */
+	w->backlog_at = !rt->backpressure ? INT32_MIN :
+			w->reductions > ACT_BACKLOG_REDUCTIONS ?
+			w->reductions - ACT_BACKLOG_REDUCTIONS : 1;
 	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
 	act__slab_init(&w->slab, (uint16_t)i);
 	act__runq_init(&w->rq, rt->nworkers > 1);
@@ -83,6 +89,30 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
 	/* Something arrived meanwhile: take it back unless a waker did. */
 	if (atomic_compare_exchange_strong_explicit(
 		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),
+		    memory_order_acq_rel, memory_order_relaxed))
+		act__runq_push_lifo(&w->rq, p);
+}
+
+/*
+ * Backpressure (backpressure.h), on the worker's stack: publish MUTED,
+ * then look again, as park_proc does; only the release ends this wait.
+ */
+static void mute_park(struct act__worker *w, struct act__proc *p)
+{
+	uint64_t s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	uint64_t muted = (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_MUTED;
+
+	act__count(&w->n_parks);
+	/* seq_cst: the store half of the Dekker pair with
+	 * act__backlog_release's seq_cst store of mute_next, followed by
+	 * the seq_cst state load in act__wake_state */
+	atomic_store_explicit(&p->state, muted, memory_order_seq_cst);
+	if (atomic_load_explicit(&p->mute_next, memory_order_seq_cst))
+		return;
+	/* Released meanwhile: take it back unless the releaser did. */
+	if (atomic_compare_exchange_strong_explicit(
+		    &p->state, &muted,
+		    (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
 		    memory_order_acq_rel, memory_order_relaxed))
 		act__runq_push_lifo(&w->rq, p);
 }
@@ -130,6 +160,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
 	p->stack_lo = NULL;
 	act__mailbox_drain(p, &w->slab);
+	act__backlog_clear(w, p); /* its muted senders go on */
 	if (p->is_main) {
 		rt->main_reason = p->exit_reason;
 		act__rt_stop(rt);
@@ -149,7 +180,6 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	atomic_store_explicit(&p->owner, w, memory_order_relaxed);
 	w->current = p;
 	w->budget = w->reductions;
-	p->turn_msgs = 0;
 	act__ctx_switch(&w->sched_ctx, &p->ctx);
 	w->current = NULL;
 	act__count(&w->n_switches);
@@ -165,6 +195,9 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 		break;
 	case ACT_SW_PARK:
 		park_proc(w, p);
+		break;
+	case ACT_SW_MUTE:
+		mute_park(w, p);
 		break;
 	case ACT_SW_EXIT:
 		reap(w, p);

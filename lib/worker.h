@@ -29,6 +29,7 @@ enum act__switch_reason {
 	ACT_SW_YIELD = 1,
 	ACT_SW_PARK,
 	ACT_SW_EXIT,
+	ACT_SW_MUTE,
 };
 
 struct act__worker {
@@ -38,6 +39,7 @@ struct act__worker {
 	int switch_reason;
 	int32_t budget;                  /* reductions left to current */
 	int32_t reductions;              /* budget of each turn (config) */
+	int32_t backlog_at;              /* budget left: a reader's backlog */
 	struct act__rt *rt;
 	uint32_t index;
 	struct act__slot_cache slots;    /* free process slots */
@@ -50,7 +52,7 @@ struct act__worker {
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
 		n_steal_fails, n_stolen, n_remote_wakes, n_parks, n_sleeps,
-		n_futex_wakes, n_exits;
+		n_futex_wakes, n_mutes, n_exits;
 
 	/* other threads */
 	struct act__runq rq act__aligned;
@@ -106,8 +108,10 @@ static inline void act__switch_out_w(struct act__worker *w,
  */
 static inline void act__reduce(struct act__worker *w, struct act__proc *p)
 {
-	if (act__unlikely(--w->budget <= 0))
+	if (act__unlikely(--w->budget <= 0)) {
 		act__switch_out_w(w, p, ACT_SW_YIELD);
+		act__turn_begin(p);
+	}
 }
 
 #endif /* ACT_WORKER_H */

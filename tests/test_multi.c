@@ -26,15 +26,6 @@
 #include "park.h"
 #include "reactor.h"
 
-static struct act_config with_workers(int n)
-{
-	struct act_config cfg;
-
-	act_config_init(&cfg);
-	cfg.schedulers = n;
-	return cfg;
-}
-
 static uint64_t all_dup_enqueues(void)
 {
 	struct act__rt *rt = act__rt_current;
@@ -329,15 +320,6 @@ static void spread_main_2(void *arg)
 		act_spawn(spread_child, &self);
 	for (i = 0; i < 2; i++)
 		act_msg_free(act_receive(ACT_FOREVER));
-}
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-
-	for (; *s; s++)
-		n += *s == '\n';
-	return n;
 }
 
 /* ---- ping-pong pairs across workers ------------------------------------ */

@@ -45,6 +45,16 @@
 #define UNDER_TSAN 0
 #endif
 
+/* The default configuration with n workers. */
+static inline struct act_config with_workers(int n)
+{
+	struct act_config cfg;
+
+	act_config_init(&cfg);
+	cfg.schedulers = n;
+	return cfg;
+}
+
 static inline struct act__proc *lookup(act_pid p)
 {
 	return act__proc_lookup(&act__rt_current->procs, p);

@@ -63,6 +63,16 @@ static inline void tu_run_child(void (*fn)(void *), void *arg,
 }
 
 /* Count the lines of a text file (e.g. /proc/self/maps); -1 on error. */
+/* Lines in a string (a child's stderr, say). */
+static inline int count_lines(const char *s)
+{
+	int n = 0;
+
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
 static inline long tu_count_lines(const char *path)
 {
 	FILE *f = fopen(path, "re");
@@ -86,7 +96,8 @@ static inline int tu_run_suite(Suite *s)
 {
 	static const char *const vars[] = {
 		"ACTORS_SCHEDULERS", "ACTORS_STACK_SIZE", "ACTORS_STATS",
-		"ACTORS_WAKE",       "ACTORS_PLACE",      "ACTORS_SPIN_US"
+		"ACTORS_WAKE",       "ACTORS_PLACE",      "ACTORS_SPIN_US",
+		"ACTORS_BACKPRESSURE"
 	};
 	SRunner *sr = srunner_create(s);
 	unsigned i;
