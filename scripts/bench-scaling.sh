@@ -9,6 +9,11 @@
 #   BENCH_REPEAT=N    take the best (lowest) of N runs of each; default 1
 #   BENCH_TIMEOUT=S   give up on one run after S seconds; default 300
 #   BENCH_BUILD=NAME  use build/NAME; default release
+#   BENCH_WORKERS="1 2 4 8 15"  the worker counts, first one the base;
+#                     default "1 2". With more than two, each figure
+#                     after the first carries its ratio to the first in
+#                     brackets (same sense as above) and there is no
+#                     ratio column.
 #
 # The programs are those of bench/ in build/release, built with
 # scripts/build.sh release if one is missing; an existing build is used as
@@ -17,6 +22,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 repeat=${BENCH_REPEAT:-1}
+counts=${BENCH_WORKERS:-1 2}
 limit=${BENCH_TIMEOUT:-300}
 name=${BENCH_BUILD:-release}
 build=build/$name
@@ -49,6 +55,15 @@ check_env() {
 	case $limit in
 	'' | *[!0-9]* | 0) usage_error "BENCH_TIMEOUT must be 1 or more" ;;
 	esac
+	n=0
+	for w in $counts; do
+		case $w in
+		*[!0-9]* | 0) usage_error "BENCH_WORKERS: \"$w\" is not a worker count" ;;
+		esac
+		n=$((n + 1))
+	done
+	[ "$n" -ge 2 ] || usage_error "BENCH_WORKERS needs two counts or more"
+	ncounts=$n
 }
 
 ensure_build() {
@@ -117,24 +132,46 @@ ratio() {
 	fi
 }
 
-# one_row LINE: runs one workload at 1 and 2 workers, prints its row.
+# one_row LINE: runs one workload at each worker count, prints its row.
 one_row() {
 	IFS='|' read -r wl cmd unit ops <<EOF
 $1
 EOF
-	# shellcheck disable=SC2086 # cmd is the program and its arguments
-	t1=$(best 1 $cmd) || t1=
-	# shellcheck disable=SC2086
-	t2=$(best 2 $cmd) || t2=
-	[ -n "$t1" ] && [ -n "$t2" ] || failed=1
-	printf '%-16s %16s %16s  %s\n' "$wl" "$(figure "$t1" "$unit" "$ops")" \
-		"$(figure "$t2" "$unit" "$ops")" "$(ratio "$t1" "$t2" "$unit")"
+	row=$(printf '%-16s' "$wl")
+	base=
+	last=
+	first=1
+	for w in $counts; do
+		# shellcheck disable=SC2086 # cmd is the program and its arguments
+		t=$(best "$w" $cmd) || t=
+		[ -n "$t" ] || failed=1
+		f=$(figure "$t" "$unit" "$ops")
+		if [ "$first" = 1 ]; then
+			base=$t
+			first=0
+		elif [ "$ncounts" -gt 2 ]; then
+			f="$f [$(ratio "$base" "$t" "$unit" | cut -d' ' -f1)]"
+		else
+			last=$t
+		fi
+		row="$row $(printf '%16s' "$f")"
+	done
+	if [ "$ncounts" -eq 2 ]; then
+		row="$row  $(ratio "$base" "$last" "$unit")"
+	fi
+	echo "$row"
 }
 
 check_env
 ensure_build
 echo "bench-scaling: $build, best of $repeat, $(nproc) CPUs, $(uname -r)"
-printf '%-16s %16s %16s  %s\n' workload "1 worker" "2 workers" ratio
+head=$(printf '%-16s' workload)
+for w in $counts; do
+	if [ "$w" = 1 ]; then name="1 worker"; else name="$w workers"; fi
+	head="$head $(printf '%16s' "$name")"
+done
+if [ "$ncounts" -eq 2 ]; then head="$head  ratio"; fi
+echo "$head"
 while read -r line; do
 	one_row "$line"
 done <<EOF

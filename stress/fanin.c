@@ -8,7 +8,9 @@
  * whose pattern depends on both, so a torn or misrouted copy shows.
  * Flow control keeps memory bounded: the receiver ACKs every --window
  * messages of a sender, and a sender waits for an ACK once it is two
- * windows ahead (so senders park and wake too). The receiver checks, per
+ * windows ahead (so senders park and wake too). With --window 0 there is
+ * none, and the runtime's backpressure (senders muted while the receiver
+ * has a backlog) is what bounds the mailbox. The receiver checks, per
  * sender, that seq runs 0, 1, 2, ... and, at END, that all M came.
  */
 #include <errno.h>

@@ -3,7 +3,8 @@
  * test_backpressure.c - senders wait while their receiver has a backlog
  * (lib/backpressure.h): a sender to a backlogged process is muted until
  * the receiver finds its mailbox empty, then goes on; a receiver that
- * exits releases its muted senders; two processes that flood each other
+ * exits releases its muted senders; the runtime stops cleanly with a
+ * sender muted for good; two processes that flood each other
  * never both stop; order per sender holds under muting across workers;
  * ACTORS_BACKPRESSURE=off turns it off, and a bad value is refused.
  *
@@ -214,6 +215,51 @@ START_TEST(exit_releases_senders)
 }
 END_TEST
 
+/* ---- the runtime stops with a sender muted ------------------------------ */
+
+static void backlog_sender(void *arg)
+{
+	act_pid to = *(act_pid *)arg;
+
+	act_send(to, T_LATE, NULL, 0); /* mutes, for ever */
+	ck_abort_msg("a muted sender ran on");
+}
+
+static void stop_receiver(void *arg)
+{
+	act_pid self = act_self(), late;
+
+	late = backlog_then(backlog_sender, &self, true);
+	ck_assert_int_eq(act_send(*(act_pid *)arg, T_THROUGH, &late,
+				  sizeof(late)), 0);
+	for (;;)
+		act_yield(); /* keeps its backlog: never reads again */
+}
+
+static void stop_main(void *arg)
+{
+	act_pid self = act_self(), late;
+	struct act_msg *m;
+
+	(void)arg;
+	ck_assert(!act_pid_eq(act_spawn(stop_receiver, &self), ACT_PID_NONE));
+	m = act_receive(ACT_FOREVER);
+	ck_assert_int_eq(m->tag, T_THROUGH);
+	memcpy(&late, m->data, sizeof(late));
+	act_msg_free(m);
+	ck_assert(wait_muted(late));
+	/* main exits: the runtime stops with the receiver runnable and the
+	 * sender muted on it */
+}
+
+START_TEST(stop_with_muted_sender)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, stop_main, NULL), 0);
+}
+END_TEST
+
 /* ---- two processes that flood each other both finish ------------------ */
 
 #define CROSS_PAIRS 4
@@ -387,6 +433,7 @@ static Suite *backpressure_suite(void)
 	tcase_add_test(tc, mutes_until_drained);
 	tcase_add_test(tc, off_never_mutes);
 	tcase_add_test(tc, exit_releases_senders);
+	tcase_add_test(tc, stop_with_muted_sender);
 	tcase_add_loop_test(tc, cross_flood_finishes, 0, 3);
 	tcase_add_loop_test(tc, flood_keeps_order, 0, 3);
 	tcase_add_test(tc, bad_env);
