@@ -14,15 +14,24 @@ void act__backlog_release(struct act__worker *w, struct act__proc *p)
 
 	while (i && i != ACT_MUTE_END) {
 		struct act__proc *s = &slots[i - 1];
+		uint64_t st, t;
 
 		/* read before the store: once unlisted, s may mute again
 		 * elsewhere and rewrite it */
 		i = atomic_load_explicit(&s->mute_next, memory_order_relaxed);
+		/* this mute's ticket: s is MUTED with it, or still RUNNING
+		 * and mute_park will use the next one. Read before the
+		 * store: after it, s may be released, run and mute again,
+		 * and a ticket read then could end that later mute (the
+		 * ABA model/mute.pml found). relaxed: s cannot move on
+		 * from this mute before the store below */
+		st = atomic_load_explicit(&s->state, memory_order_relaxed);
+		t = act__ps_ticket(st) + (act__ps(st) != ACT_PS_MUTED);
 		/* seq_cst: the store half of the Dekker pair with
 		 * mute_park's seq_cst store of MUTED and load of mute_next;
-		 * act__wake's seq_cst state load is the load half */
+		 * act__wake_state's seq_cst state load is the load half */
 		atomic_store_explicit(&s->mute_next, 0, memory_order_seq_cst);
-		act__wake_state(w, s, 0, ACT_PS_MUTED);
+		act__wake_state(w, s, t, ACT_PS_MUTED);
 	}
 }
 
@@ -36,8 +45,11 @@ void act__mute(struct act__worker *w, struct act__proc *self,
 	/* a muted process has no backlog: nobody waits on it (no cycle) */
 	act__backlog_clear(w, self);
 	do {
-		if (!h)
-			return; /* r read its mail meanwhile */
+		if (!h) { /* r read its mail meanwhile */
+			atomic_store_explicit(&self->mute_next, 0,
+					      memory_order_relaxed);
+			return;
+		}
 		atomic_store_explicit(&self->mute_next, h,
 				      memory_order_relaxed);
 		/* release: pairs with the acquire exchange in

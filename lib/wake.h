@@ -3,11 +3,13 @@
  * wake.h - the one path by which a waiting process becomes runnable.
  *
  * Every wake source (a message, a timer, later I/O and exit signals) calls
- * act__wake; a backlog's release calls act__wake_state for MUTED. It CASes WAITING -> RUNNABLE; only the winner enqueues, on the
- * process's last worker (I1, I2), or, under ACTORS_WAKE=waker, on the
- * waking worker's own queue. A ticketed wake (timer, I/O) succeeds
- * only for the wait it was armed for (I4); ticket 0 wakes any wait (a
- * message is relevant to whatever the process waits for).
+ * act__wake, which CASes WAITING -> RUNNABLE; a backlog's release calls
+ * act__wake_state, which CASes MUTED -> RUNNABLE. Only the winner
+ * enqueues, on the process's last worker (I1, I2), or, under
+ * ACTORS_WAKE=waker, on the waking worker's own queue. A ticketed wake
+ * (timer, I/O, a release) succeeds only for the wait it was armed for
+ * (I4); ticket 0 wakes any wait (a message is relevant to whatever the
+ * process waits for).
  */
 #ifndef ACT_WAKE_H
 #define ACT_WAKE_H

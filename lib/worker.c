@@ -99,8 +99,12 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
  */
 static void mute_park(struct act__worker *w, struct act__proc *p)
 {
-	uint64_t s = atomic_load_explicit(&p->state, memory_order_relaxed);
-	uint64_t muted = (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_MUTED;
+	/* each mute is a wait of its own ticket (act__backlog_release
+	 * finds it), so a CAS left over from an earlier mute, ours or the
+	 * releaser's, cannot end this one */
+	uint64_t t = act__ps_ticket(atomic_load_explicit(
+			     &p->state, memory_order_relaxed)) + 1;
+	uint64_t muted = act__ps_make(t, ACT_PS_MUTED);
 
 	act__count(&w->n_parks);
 	/* seq_cst: the store half of the Dekker pair with
@@ -111,8 +115,7 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
 		return;
 	/* Released meanwhile: take it back unless the releaser did. */
 	if (atomic_compare_exchange_strong_explicit(
-		    &p->state, &muted,
-		    (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
+		    &p->state, &muted, act__ps_make(t, ACT_PS_RUNNABLE),
 		    memory_order_acq_rel, memory_order_relaxed))
 		act__runq_push_lifo(&w->rq, p);
 }
