@@ -271,6 +271,12 @@ struct cross {
 	act_pid main;
 };
 
+static bool is_go(const struct act_msg *m, void *ctx)
+{
+	(void)ctx;
+	return m->tag == T_LATE;
+}
+
 static void cross_proc(void *arg)
 {
 	struct cross *c = arg;
@@ -278,7 +284,9 @@ static void cross_proc(void *arg)
 	uint32_t sent = 0, got = 0, next = 0, v, k;
 	int rc = 0;
 
-	m = act_receive(ACT_FOREVER); /* the peer's pid, in c, is set */
+	/* main's go: the peer's pid, in c, is set. Only that message: the
+	 * peer may have started first, and its floods wait their turn */
+	m = act_receive_match(is_go, NULL, ACT_FOREVER);
 	act_msg_free(m);
 	while (!rc && (sent < CROSS_N || got < CROSS_N)) {
 		for (k = 0; k < CROSS_BURST && sent < CROSS_N && !rc;
