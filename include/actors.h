@@ -120,6 +120,9 @@ ACT_API struct act_msg *act_receive_match(
 	int64_t timeout_ns);
 ACT_API void act_msg_free(struct act_msg *msg);
 
+/* Timers. Inside a process. */
+ACT_API int act_sleep(int64_t ns);
+
 /* Where am I. Any thread (act_worker: -1 off a worker). */
 ACT_API int act_worker(void);
 ACT_API int act_workers(void);

@@ -118,15 +118,20 @@ static struct act__env *wait_for(struct act__worker **wp,
 	struct act__rt *rt = act__rt_current;
 	uint64_t t = act__ps_ticket(atomic_load_explicit(
 			     &p->state, memory_order_relaxed)) + 1;
+	struct act__timeout *armed = NULL;
 	struct act__env *e;
-	bool armed = false;
 
 	p->wait_ticket = t;
 	if (timeout_ns > 0) {
-		if (act__reactor_arm_timeout(&rt->reactor, p, t,
-					     act__now_ns() + timeout_ns))
+		int64_t now = act__now_ns();
+
+		armed = act__reactor_arm_timeout(
+			&rt->reactor, p, t,
+			timeout_ns < INT64_MAX - now ? now + timeout_ns
+						     : INT64_MAX);
+		if (!armed)
 			return NULL; /* no memory for the timer: time out */
-		armed = true;
+		p->armed = armed;
 	}
 	for (;;) {
 		act__switch_out_w(w, p, ACT_SW_PARK);
@@ -138,9 +143,10 @@ static struct act__env *wait_for(struct act__worker **wp,
 					      memory_order_acquire) >= t)
 			break;
 	}
-	if (armed) /* lets the reactor drop the entry early */
-		atomic_store_explicit(&p->armed_ticket, 0,
-				      memory_order_relaxed);
+	if (armed) { /* fired or not, the wait is over */
+		p->armed = NULL;
+		act__reactor_disarm(&rt->reactor, w, armed);
+	}
 	*wp = w;
 	return e;
 }
@@ -180,6 +186,39 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 struct act_msg *act_receive(int64_t timeout_ns)
 {
 	return act_receive_match(NULL, NULL, timeout_ns);
+}
+
+/* act_sleep's match: no message ends a sleep. */
+static bool match_none(const struct act_msg *m, void *ctx)
+{
+	(void)m;
+	(void)ctx;
+	return false;
+}
+
+int act_sleep(int64_t ns)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p = w ? w->current : NULL;
+	int64_t end;
+
+	if (!p)
+		return -EPERM;
+	if (ns < 0)
+		return -EINVAL;
+	if (ns == 0) {
+		act_yield();
+		return 0;
+	}
+	end = act__now_ns();
+	end = ns < INT64_MAX - end ? end + ns : INT64_MAX;
+	/* a receive that takes nothing: messages that come meanwhile wake
+	 * it, go to the save queue in order, and it waits again */
+	if (wait_for(&w, p, match_none, NULL, ns))
+		act__fatal("act_sleep took a message");
+	/* the timeout fires at its deadline or later: back early means
+	 * there was no memory to arm it */
+	return act__now_ns() < end ? -ENOMEM : 0;
 }
 
 void act_msg_free(struct act_msg *msg)

@@ -46,6 +46,7 @@ enum act__pstate {
 
 struct act__worker;
 struct act__env;
+struct act__timeout;
 
 struct act__proc {
 	/* Written by other threads (senders, wakers): first cache line. */
@@ -79,7 +80,7 @@ struct act__proc {
 	void (*fn)(void *);
 	void *arg;
 	intptr_t exit_reason;
-	_Atomic uint64_t armed_ticket;   /* timer armed for it; 0 none */
+	struct act__timeout *armed;      /* its receive's timeout, or NULL */
 	uint32_t stack_size;             /* at most 1 GiB */
 	uint32_t index;
 	union {

@@ -1,26 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reactor.c - the reactor thread: for now a min-heap of receive timeouts.
+ * reactor.c - the reactor thread: receive timeouts on a timer wheel, fed
+ * by an MPSC command queue (see reactor.h for the protocol).
  *
- * Workers arm a timeout under `lock` (one short critical section per
- * blocking receive with a finite timeout) and ring the doorbell only when
- * the new deadline is earlier than the one the reactor sleeps towards.
- * The reactor pops due entries and, for each, records the fired ticket in
- * the process (so a wait that has not parked yet still sees it, I2) and
- * calls act__wake with that ticket (I4). Entries of receives that ended
- * early are dropped when they come due, or all at once when the heap has
- * grown to twice its live entries (a receive clears armed_ticket as it
- * returns), so the heap stays within twice the number of processes.
+ * The loop: announce sleep (doorbell prepare), take every command, fire
+ * what is due, publish the next deadline, look at the queue once more,
+ * sleep until the next deadline or a ring. Publishing the deadline and
+ * looking at the queue again, against a worker's push and its look at
+ * the deadline, is a Dekker pair (both seq_cst): either the reactor sees
+ * the command before it sleeps, or the worker sees the deadline the
+ * reactor will sleep towards and rings if its own is earlier.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "reactor.h"
 #include "runtime.h"
 #include "wake.h"
-
-#define COMPACT_MIN 1024u
+#include "worker.h"
 
 int64_t act__now_ns(void)
 {
@@ -30,164 +29,171 @@ int64_t act__now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void sift_up(struct act__timeout *h, uint32_t i)
-{
-	struct act__timeout x = h[i];
+#define container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
 
-	while (i && h[(i - 1) / 2].deadline > x.deadline) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = x;
+static void push_cmd(struct act__reactor *r, struct act__rcmd *c,
+		     uint8_t op)
+{
+	c->op = op;
+	act__mpsc_push(&r->cmds, &c->q);
 }
 
-static void sift_down(struct act__timeout *h, uint32_t n, uint32_t i)
+struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
+					      struct act__proc *p,
+					      uint64_t ticket,
+					      int64_t deadline)
 {
-	struct act__timeout x = h[i];
-	uint32_t c;
+	struct act__timeout *t = malloc(sizeof(*t));
 
-	while ((c = 2 * i + 1) < n) {
-		if (c + 1 < n && h[c + 1].deadline < h[c].deadline)
-			c++;
-		if (h[c].deadline >= x.deadline)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	h[i] = x;
-}
-
-static struct act__proc *entry_proc(struct act__reactor *r,
-				    const struct act__timeout *t)
-{
-	struct act__proc *p = &r->rt->procs.slots[t->index];
-
-	/* acquire: pairs with the release store of gen in slot_free */
-	return atomic_load_explicit(&p->gen, memory_order_acquire) == t->gen
-		       ? p
-		       : NULL;
-}
-
-static bool entry_live(struct act__reactor *r, const struct act__timeout *t)
-{
-	struct act__proc *p = entry_proc(r, t);
-
-	return p && atomic_load_explicit(&p->armed_ticket,
-					 memory_order_relaxed) == t->ticket;
-}
-
-/* Caller holds lock. Drop entries whose receive already ended. */
-static void compact(struct act__reactor *r)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < r->n; i++)
-		if (entry_live(r, &r->heap[i]))
-			r->heap[n++] = r->heap[i];
-	r->n = n;
-	for (i = n / 2; i-- > 0;)
-		sift_down(r->heap, n, i);
-	r->compact_at = 2 * n > COMPACT_MIN ? 2 * n : COMPACT_MIN;
-}
-
-int act__reactor_arm_timeout(struct act__reactor *r, struct act__proc *p,
-			     uint64_t ticket, int64_t deadline)
-{
-	struct act__timeout *h;
-	bool earliest;
-
-	atomic_store_explicit(&p->armed_ticket, ticket, memory_order_relaxed);
-	pthread_mutex_lock(&r->lock);
-	if (r->n >= r->compact_at)
-		compact(r);
-	if (r->n == r->cap) {
-		uint32_t cap = r->cap ? 2 * r->cap : 256;
-
-		h = realloc(r->heap, cap * sizeof(*h));
-		if (!h) {
-			pthread_mutex_unlock(&r->lock);
-			return -ENOMEM;
-		}
-		r->heap = h;
-		r->cap = cap;
-	}
-	r->heap[r->n] = (struct act__timeout){ deadline, p->index,
-					       (uint32_t)(p->pid.id >> 32),
-					       ticket };
-	sift_up(r->heap, r->n++);
-	earliest = deadline < r->next_deadline;
-	if (earliest)
-		r->next_deadline = deadline;
-	pthread_mutex_unlock(&r->lock);
-	if (earliest) /* the reactor sleeps past this deadline: tell it */
+	if (!t)
+		return NULL;
+	atomic_store_explicit(&t->state, ACT_TO_ARMED, memory_order_relaxed);
+	t->index = p->index;
+	t->gen = (uint32_t)(p->pid.id >> 32);
+	t->ticket = ticket;
+	t->deadline = deadline;
+	act__tnode_init(&t->node);
+	/* seq_cst push, then seq_cst load of the deadline the reactor
+	 * sleeps towards: the worker's half of the Dekker pair with
+	 * reactor_main's store of next_deadline and its look at the queue */
+	push_cmd(r, &t->arm, ACT_RC_ARM);
+	if (deadline < atomic_load_explicit(&r->next_deadline,
+					    memory_order_seq_cst))
 		act__doorbell_ring(&r->bell);
-	return 0;
+	return t;
 }
 
-static void fire(struct act__reactor *r, const struct act__timeout *t)
+void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
+			 struct act__timeout *t)
 {
-	struct act__proc *p = entry_proc(r, t);
-	uint64_t old;
+	uint32_t armed = ACT_TO_ARMED;
 
-	if (!p)
+	/* acq_rel: the winner of ARMED owns the record's fate; on failure
+	 * (FIRED) acquire pairs with the reactor's release CAS, after which
+	 * it no longer touches the record, and we free it */
+	if (!atomic_compare_exchange_strong_explicit(
+		    &t->state, &armed, ACT_TO_CANCELLED,
+		    memory_order_acq_rel, memory_order_acquire)) {
+		free(t);
+		return;
+	}
+	/* the reactor unlinks it from the wheel and frees it when it takes
+	 * this; no ring: it makes nothing due sooner */
+	push_cmd(r, &t->cancel, ACT_RC_CANCEL);
+	if (++w->unrung_cancels >= ACT_REACTOR_CANCEL_BATCH) {
+		w->unrung_cancels = 0;
+		act__doorbell_ring(&r->bell);
+	}
+}
+
+/* The wheel's callback: t's deadline has come. */
+static void fire(struct act__tnode *n, void *ctx)
+{
+	struct act__reactor *r = ctx;
+	struct act__timeout *t = container_of(n, struct act__timeout, node);
+	uint32_t index = t->index, gen = t->gen, armed = ACT_TO_ARMED;
+	uint64_t ticket = t->ticket, old;
+	struct act__proc *p = &r->rt->procs.slots[index];
+
+	/* acq_rel: pairs with act__reactor_disarm's CAS. Once FIRED, the
+	 * process may free t at any time: nothing of t is read after this */
+	if (!atomic_compare_exchange_strong_explicit(
+		    &t->state, &armed, ACT_TO_FIRED, memory_order_acq_rel,
+		    memory_order_relaxed))
+		return; /* cancelled: its cancel command frees it */
+	/* acquire: pairs with the release store of gen in slot_free */
+	if (atomic_load_explicit(&p->gen, memory_order_acquire) != gen)
 		return;
 	old = atomic_load_explicit(&p->timeout_fired, memory_order_relaxed);
 	/* seq_cst: the store half of the Dekker pair with park_proc's
 	 * WAITING store + timeout_fired load; also releases to wait_for */
-	while (old < t->ticket &&
+	while (old < ticket &&
 	       !atomic_compare_exchange_weak_explicit(
-		       &p->timeout_fired, &old, t->ticket,
-		       memory_order_seq_cst, memory_order_relaxed))
+		       &p->timeout_fired, &old, ticket, memory_order_seq_cst,
+		       memory_order_relaxed))
 		;
 	act__count(&r->n_fired);
-	act__wake(NULL, p, t->ticket);
+	act__wake(NULL, p, ticket);
 }
 
-/* Fire everything due; returns the next deadline (INT64_MAX: none). */
-static int64_t run_due(struct act__reactor *r)
+/* Take every command on the queue. */
+static void take_commands(struct act__reactor *r)
 {
-	struct act__timeout t;
-	int64_t now = act__now_ns(), next;
+	struct act__mpsc_node *q;
+	struct act__timeout *t;
+	struct act__rcmd *c;
 
-	pthread_mutex_lock(&r->lock);
-	while (r->n && r->heap[0].deadline <= now) {
-		t = r->heap[0];
-		r->heap[0] = r->heap[--r->n];
-		sift_down(r->heap, r->n, 0);
-		pthread_mutex_unlock(&r->lock);
-		if (entry_live(r, &t))
-			fire(r, &t);
-		pthread_mutex_lock(&r->lock);
+	while ((q = act__mpsc_pop(&r->cmds)) != NULL) {
+		c = container_of(q, struct act__rcmd, q);
+		switch (c->op) {
+		case ACT_RC_ARM:
+			t = container_of(c, struct act__timeout, arm);
+			act__wheel_add(&r->wheel, &t->node, t->deadline);
+			break;
+		case ACT_RC_CANCEL:
+			/* its arm came first (one process's pushes, in
+			 * order); if it fired since, it is off the wheel */
+			t = container_of(c, struct act__timeout, cancel);
+			act__wheel_del(&r->wheel, &t->node);
+			free(t);
+			break;
+		default:
+			act__fatal("reactor: bad command %u", c->op);
+		}
 	}
-	next = r->n ? r->heap[0].deadline : INT64_MAX;
-	r->next_deadline = next;
-	pthread_mutex_unlock(&r->lock);
-	return next;
+}
+
+/* At stop, for each timeout still on the wheel: its process never came
+ * back from its wait; hand the record to it, for reclaim to free. */
+static void abandon(struct act__tnode *n, void *ctx)
+{
+	struct act__timeout *t = container_of(n, struct act__timeout, node);
+	uint32_t armed = ACT_TO_ARMED;
+
+	(void)ctx;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &t->state, &armed, ACT_TO_FIRED, memory_order_acq_rel,
+		    memory_order_relaxed))
+		free(t); /* cancelled: was its command not taken? */
+}
+
+/* The workers have stopped: take the last commands, empty the wheel. */
+static void drop_all(struct act__reactor *r)
+{
+	take_commands(r);
+	act__wheel_advance(&r->wheel, INT64_MAX, abandon, r);
 }
 
 static void *reactor_main(void *arg)
 {
 	struct act__reactor *r = arg;
-	int64_t next;
+	int64_t next, now;
 	uint32_t seen;
 
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
 		seen = act__doorbell_prepare(&r->bell);
-		next = run_due(r);
-		if (atomic_load_explicit(&r->stop, memory_order_seq_cst)) {
+		take_commands(r);
+		now = act__now_ns();
+		act__wheel_advance(&r->wheel, now, fire, r);
+		next = act__wheel_next_ns(&r->wheel);
+		atomic_store_explicit(&r->n_held, r->wheel.count,
+				      memory_order_relaxed);
+		/* seq_cst: the reactor's half of the Dekker pair with
+		 * act__reactor_arm_timeout's push and deadline load */
+		atomic_store_explicit(&r->next_deadline, next,
+				      memory_order_seq_cst);
+		if (act__mpsc_maybe_nonempty(&r->cmds) ||
+		    atomic_load_explicit(&r->stop, memory_order_seq_cst)) {
 			act__doorbell_cancel(&r->bell);
-			break;
+			continue;
 		}
-		if (next != INT64_MAX) {
-			next -= act__now_ns();
-			if (next < 0)
-				next = 0;
-		} else {
-			next = -1;
-		}
-		act__doorbell_sleep(&r->bell, seen, next);
+		act__doorbell_sleep(&r->bell, seen,
+				    next == INT64_MAX ? -1 :
+				    next > now ? next - now : 0);
 	}
+	drop_all(r);
 	return NULL;
 }
 
@@ -196,18 +202,13 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	int rc;
 
 	r->rt = rt;
-	r->heap = NULL;
-	r->n = r->cap = 0;
-	r->compact_at = COMPACT_MIN;
-	r->next_deadline = INT64_MAX;
+	act__mpsc_init(&r->cmds);
+	act__wheel_init(&r->wheel, ACT_REACTOR_TICK_NS, act__now_ns());
+	atomic_store_explicit(&r->next_deadline, INT64_MAX,
+			      memory_order_relaxed);
 	atomic_store_explicit(&r->stop, 0, memory_order_relaxed);
-	pthread_mutex_init(&r->lock, NULL);
 	rc = pthread_create(&r->thread, NULL, reactor_main, r);
-	if (rc) {
-		pthread_mutex_destroy(&r->lock);
-		return -rc;
-	}
-	return 0;
+	return -rc;
 }
 
 void act__reactor_stop(struct act__reactor *r)
@@ -217,7 +218,4 @@ void act__reactor_stop(struct act__reactor *r)
 	atomic_fetch_add_explicit(&r->bell.seq, 1, memory_order_seq_cst);
 	act__futex_wake(&r->bell.seq, 1);
 	pthread_join(r->thread, NULL);
-	pthread_mutex_destroy(&r->lock);
-	free(r->heap);
-	r->heap = NULL;
 }

@@ -1,10 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reactor.h - the runtime's own thread for things that complete later:
- * for now receive timeouts (a deadline heap); the io_uring ring and the
- * timer wheel join it in later work. The reactor never runs a process: it
- * wakes one through act__wake with the wait's ticket (I4), which enqueues
- * it on its last worker.
+ * for now receive timeouts, on a hierarchical timer wheel (wheel.h) that
+ * only this thread touches; the io_uring ring joins it in later work. The
+ * reactor never runs a process: it wakes one through act__wake with the
+ * wait's ticket (I4), which enqueues it on a worker.
+ *
+ * Workers hand it commands through an MPSC queue (act__mpsc) and ring its
+ * doorbell only when it sleeps past what they ask for: arming a timeout
+ * rings only if the deadline is earlier than the one the reactor sleeps
+ * towards; a cancel does not ring at all (the reactor takes it when it
+ * next wakes), except once in ACT_REACTOR_CANCEL_BATCH cancels from one
+ * worker, which bounds the memory they hold.
+ *
+ * A receive timeout is a record (struct act__timeout) that the waiting
+ * process and the reactor share, and its state word says who frees it:
+ * the reactor fires it (ARMED -> FIRED) and the process frees it, or the
+ * process's receive ends first (ARMED -> CANCELLED) and the reactor frees
+ * it when it takes the cancel.
  */
 #ifndef ACT_REACTOR_H
 #define ACT_REACTOR_H
@@ -12,35 +25,79 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "mpsc.h"
 #include "park.h"
+#include "wheel.h"
 
 struct act__rt;
 struct act__proc;
+struct act__worker;
+
+/* The wheel's tick: the timers' resolution. */
+#define ACT_REACTOR_TICK_NS 250000 /* 250 us */
+/* Cancels one worker sends without ringing before it rings once. */
+#define ACT_REACTOR_CANCEL_BATCH 256
+
+enum act__rcmd_op {
+	ACT_RC_ARM = 1,     /* add a receive timeout to the wheel */
+	ACT_RC_CANCEL,      /* the receive ended first: drop it and free */
+};
+
+/* A command on the reactor's queue. */
+struct act__rcmd {
+	struct act__mpsc_node q;
+	uint8_t op;
+};
+
+enum act__timeout_state {
+	ACT_TO_ARMED = 1,
+	ACT_TO_FIRED,       /* the reactor is done with it: process frees */
+	ACT_TO_CANCELLED,   /* the process is done with it: reactor frees */
+};
 
 struct act__timeout {
+	struct act__rcmd arm, cancel;    /* its two commands, in order */
+	struct act__tnode node;          /* the reactor's: in the wheel */
+	_Atomic uint32_t state;          /* enum act__timeout_state */
+	uint32_t index, gen;             /* the waiting process's slot */
+	uint64_t ticket;                 /* the wait it ends (I4) */
 	int64_t deadline;                /* CLOCK_MONOTONIC ns */
-	uint32_t index;                  /* slot */
-	uint32_t gen;
-	uint64_t ticket;
 };
 
 struct act__reactor {
 	struct act__rt *rt;
 	pthread_t thread;
-	pthread_mutex_t lock;            /* guards heap, n, cap */
-	struct act__timeout *heap;
-	uint32_t n, cap, compact_at;
-	int64_t next_deadline;           /* heap top as the thread sleeps */
+	struct act__mpsc cmds;           /* workers -> reactor */
+	struct act__wheel wheel;         /* reactor only */
+	/* the deadline the reactor sleeps towards (INT64_MAX: none);
+	 * written by the reactor, read by workers deciding to ring */
+	_Atomic int64_t next_deadline;
 	struct act__doorbell bell;
 	_Atomic uint32_t stop;
 	_Atomic uint64_t n_fired;        /* reactor writes, act_stats reads */
+	_Atomic uint32_t n_held;         /* timers on the wheel, as of its
+					  * last loop (reactor writes) */
 };
 
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt);
 void act__reactor_stop(struct act__reactor *r);
-/* Any worker: wake p's wait `ticket` at `deadline` unless it ends first. */
-int act__reactor_arm_timeout(struct act__reactor *r, struct act__proc *p,
-			     uint64_t ticket, int64_t deadline);
+
+/*
+ * Any worker, for the process p running on it: arm a timeout that ends
+ * p's wait `ticket` at `deadline` unless the wait ends first. Returns the
+ * record, to give to act__reactor_disarm when the wait is over, or NULL
+ * without memory.
+ */
+struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
+					      struct act__proc *p,
+					      uint64_t ticket,
+					      int64_t deadline);
+
+/* The wait of t is over (for whatever reason): give t up. w: the caller's
+ * worker (it counts the cancels it has not rung for). */
+void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
+			 struct act__timeout *t);
+
 int64_t act__now_ns(void);
 
 #endif /* ACT_REACTOR_H */

@@ -174,6 +174,9 @@ static void reclaim(struct act__rt *rt)
 			&p->state, memory_order_relaxed));
 
 		if (st != ACT_PS_FREE) { /* alive when the main process left */
+			/* its timeout: the reactor, stopped, handed it over */
+			free(p->armed);
+			p->armed = NULL;
 			act__ctx_destroy(&p->ctx); /* its TSan fiber */
 			act__stack_put(&w0->stacks, p->stack_lo, p->stack_size);
 			p->stack_lo = NULL;

@@ -83,7 +83,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	atomic_store_explicit(&p->mute_next, 0, memory_order_relaxed);
 	p->pid = act__make_pid(
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
-	atomic_store_explicit(&p->armed_ticket, 0, memory_order_relaxed);
+	p->armed = NULL;
 	atomic_store_explicit(&p->kill_pending, 0, memory_order_relaxed);
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p);

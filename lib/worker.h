@@ -48,6 +48,7 @@ struct act__worker {
 	struct act__stack_cache stacks;
 	pthread_t thread;
 	bool spinning;                   /* holds one unit of rt->nspinning */
+	uint32_t unrung_cancels;         /* reactor cancels since a ring */
 	/* counters: the owner writes them with plain loads and stores
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
