@@ -120,8 +120,14 @@ ACT_API struct act_msg *act_receive_match(
 	int64_t timeout_ns);
 ACT_API void act_msg_free(struct act_msg *msg);
 
-/* Timers. Inside a process. */
+/* Timers. act_sleep: inside a process; the others: any thread. */
+typedef uint64_t act_timer; /* names a timer; never 0 */
 ACT_API int act_sleep(int64_t ns);
+ACT_API int act_send_after(int64_t ns, act_pid to, uint32_t tag,
+			   const void *data, size_t len, act_timer *ref);
+ACT_API int act_send_interval(int64_t ns, act_pid to, uint32_t tag,
+			      const void *data, size_t len, act_timer *ref);
+ACT_API int act_timer_cancel(act_timer ref);
 
 /* Where am I. Any thread (act_worker: -1 off a worker). */
 ACT_API int act_worker(void);

@@ -45,8 +45,9 @@ static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
 	return e;
 }
 
+/* from: the sender named when the caller is not a process. */
 int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
-	      const void *data, size_t len)
+	      const void *data, size_t len, act_pid from)
 {
 	struct act__worker *w;
 	struct act__proc *p, *self;
@@ -69,7 +70,7 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 	e->to = to;
 	e->msg.tag = tag;
 	e->msg.rsvd = 0;
-	e->msg.from = self ? self->pid : ACT_PID_NONE;
+	e->msg.from = self ? self->pid : from;
 	e->msg.len = len;
 	e->msg.data = len ? (char *)e + ACT_ENV_HDR : NULL;
 	if (len <= 8 && len)
@@ -106,7 +107,7 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 		return -ESRCH;
 	if (tag >= ACT_TAG_RESERVED || (len && !data))
 		return -EINVAL;
-	return act__send(rt, to, tag, data, len);
+	return act__send(rt, to, tag, data, len, ACT_PID_NONE);
 }
 
 /* Blocked part of a receive: park until a match, or the deadline. */

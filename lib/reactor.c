@@ -29,11 +29,8 @@ int64_t act__now_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-#define container_of(ptr, type, member) \
-	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
-
-static void push_cmd(struct act__reactor *r, struct act__rcmd *c,
-		     uint8_t op)
+void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
+		       uint8_t op)
 {
 	c->op = op;
 	act__mpsc_push(&r->cmds, &c->q);
@@ -54,10 +51,11 @@ struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 	t->ticket = ticket;
 	t->deadline = deadline;
 	act__tnode_init(&t->node);
+	t->node.kind = ACT_TK_TIMEOUT;
 	/* seq_cst push, then seq_cst load of the deadline the reactor
 	 * sleeps towards: the worker's half of the Dekker pair with
 	 * reactor_main's store of next_deadline and its look at the queue */
-	push_cmd(r, &t->arm, ACT_RC_ARM);
+	act__reactor_push(r, &t->arm, ACT_RC_ARM);
 	if (deadline < atomic_load_explicit(&r->next_deadline,
 					    memory_order_seq_cst))
 		act__doorbell_ring(&r->bell);
@@ -80,18 +78,41 @@ void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
 	}
 	/* the reactor unlinks it from the wheel and frees it when it takes
 	 * this; no ring: it makes nothing due sooner */
-	push_cmd(r, &t->cancel, ACT_RC_CANCEL);
-	if (++w->unrung_cancels >= ACT_REACTOR_CANCEL_BATCH) {
-		w->unrung_cancels = 0;
-		act__doorbell_ring(&r->bell);
-	}
+	act__reactor_push(r, &t->cancel, ACT_RC_CANCEL);
+	(void)w;
+	act__reactor_ring_lazy(r);
 }
+
+void act__reactor_ring_lazy(struct act__reactor *r)
+{
+	struct act__worker *w = act__worker_self();
+
+	if (w && ++w->unrung_cancels < ACT_REACTOR_CANCEL_BATCH)
+		return;
+	if (w)
+		w->unrung_cancels = 0;
+	act__doorbell_ring(&r->bell);
+}
+
+static void fire_timeout(struct act__reactor *r, struct act__timeout *t);
 
 /* The wheel's callback: t's deadline has come. */
 static void fire(struct act__tnode *n, void *ctx)
 {
 	struct act__reactor *r = ctx;
-	struct act__timeout *t = container_of(n, struct act__timeout, node);
+	struct act__timeout *t;
+
+	if (n->kind == ACT_TK_USER) {
+		act__utimer_fire(r, act__container_of(n, struct act__utimer, node));
+		return;
+	}
+	t = act__container_of(n, struct act__timeout, node);
+	fire_timeout(r, t);
+}
+
+/* A receive timeout's deadline has come. */
+static void fire_timeout(struct act__reactor *r, struct act__timeout *t)
+{
 	uint32_t index = t->index, gen = t->gen, armed = ACT_TO_ARMED;
 	uint64_t ticket = t->ticket, old;
 	struct act__proc *p = &r->rt->procs.slots[index];
@@ -125,19 +146,33 @@ static void take_commands(struct act__reactor *r)
 	struct act__rcmd *c;
 
 	while ((q = act__mpsc_pop(&r->cmds)) != NULL) {
-		c = container_of(q, struct act__rcmd, q);
+		c = act__container_of(q, struct act__rcmd, q);
 		switch (c->op) {
 		case ACT_RC_ARM:
-			t = container_of(c, struct act__timeout, arm);
+			t = act__container_of(c, struct act__timeout, arm);
 			act__wheel_add(&r->wheel, &t->node, t->deadline);
 			break;
 		case ACT_RC_CANCEL:
 			/* its arm came first (one process's pushes, in
 			 * order); if it fired since, it is off the wheel */
-			t = container_of(c, struct act__timeout, cancel);
+			t = act__container_of(c, struct act__timeout, cancel);
 			act__wheel_del(&r->wheel, &t->node);
 			free(t);
 			break;
+		case ACT_RC_UARM:
+			act__utimer_arm(r, act__container_of(c, struct act__utimer,
+							arm));
+			break;
+		case ACT_RC_UCANCEL: {
+			/* its arm came first: the canceller learned the
+			 * timer from its creator, after the creator's push */
+			struct act__utimer *u =
+				act__container_of(c, struct act__utimer, cancel);
+
+			act__wheel_del(&r->wheel, &u->node);
+			act__utimer_release(r, u);
+			break;
+		}
 		default:
 			act__fatal("reactor: bad command %u", c->op);
 		}
@@ -148,10 +183,14 @@ static void take_commands(struct act__reactor *r)
  * back from its wait; hand the record to it, for reclaim to free. */
 static void abandon(struct act__tnode *n, void *ctx)
 {
-	struct act__timeout *t = container_of(n, struct act__timeout, node);
+	struct act__timeout *t = act__container_of(n, struct act__timeout, node);
 	uint32_t armed = ACT_TO_ARMED;
 
-	(void)ctx;
+	if (n->kind == ACT_TK_USER) { /* nobody is left to send it to */
+		act__utimer_release(ctx, act__container_of(n, struct act__utimer,
+						      node));
+		return;
+	}
 	if (!atomic_compare_exchange_strong_explicit(
 		    &t->state, &armed, ACT_TO_FIRED, memory_order_acq_rel,
 		    memory_order_relaxed))
@@ -203,6 +242,9 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 
 	r->rt = rt;
 	act__mpsc_init(&r->cmds);
+	atomic_store_explicit(&r->timers.lock, 0, memory_order_relaxed);
+	r->timers.free_head = UINT32_MAX;
+	atomic_store_explicit(&r->timers.n, 0, memory_order_relaxed);
 	act__wheel_init(&r->wheel, ACT_REACTOR_TICK_NS, act__now_ns());
 	atomic_store_explicit(&r->next_deadline, INT64_MAX,
 			      memory_order_relaxed);
@@ -218,4 +260,5 @@ void act__reactor_stop(struct act__reactor *r)
 	atomic_fetch_add_explicit(&r->bell.seq, 1, memory_order_seq_cst);
 	act__futex_wake(&r->bell.seq, 1);
 	pthread_join(r->thread, NULL);
+	act__utimers_destroy(&r->timers);
 }

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "actors.h"
 #include "mpsc.h"
 #include "park.h"
 #include "wheel.h"
@@ -41,6 +42,8 @@ struct act__worker;
 enum act__rcmd_op {
 	ACT_RC_ARM = 1,     /* add a receive timeout to the wheel */
 	ACT_RC_CANCEL,      /* the receive ended first: drop it and free */
+	ACT_RC_UARM,        /* add a user timer (act_send_after, interval) */
+	ACT_RC_UCANCEL,     /* a user timer was cancelled: drop and free */
 };
 
 /* A command on the reactor's queue. */
@@ -64,6 +67,43 @@ struct act__timeout {
 	int64_t deadline;                /* CLOCK_MONOTONIC ns */
 };
 
+/* What a wheel node belongs to (act__tnode.kind). */
+enum { ACT_TK_TIMEOUT = 1, ACT_TK_USER };
+
+/* act_send_after / act_send_interval timers (timer.c). */
+enum act__ut_state {
+	ACT_UT_FREE = 0,
+	ACT_UT_ARMED,
+	ACT_UT_FIRING,      /* the reactor is sending its message */
+	ACT_UT_CANCELLED,   /* cancelled: its cancel command frees it */
+};
+
+#define ACT_UT_CHUNK 4096u
+#define ACT_UT_CHUNKS 1024u  /* at most 4,194,304 timers at once */
+
+struct act__utimer {
+	struct act__rcmd arm, cancel;    /* its two commands */
+	struct act__tnode node;          /* the reactor's: in the wheel */
+	/* generation << 32 | enum act__ut_state; the generation goes up
+	 * each time the slot is freed, so a stale act_timer never matches */
+	_Atomic uint64_t word;
+	act_pid to, from;
+	uint32_t tag;
+	uint32_t free_next;              /* on the free list (lock) */
+	uint32_t index;                  /* its own, in the table */
+	int64_t interval;                /* 0: once */
+	int64_t deadline;
+	size_t len;
+	void *data;                      /* the payload's copy, or NULL */
+};
+
+struct act__utimers {
+	_Atomic uint32_t lock;           /* guards free_head and growth */
+	uint32_t free_head;              /* UINT32_MAX: none */
+	_Atomic uint32_t n;              /* slots ever handed out */
+	struct act__utimer *_Atomic chunks[ACT_UT_CHUNKS];
+};
+
 struct act__reactor {
 	struct act__rt *rt;
 	pthread_t thread;
@@ -73,6 +113,7 @@ struct act__reactor {
 	 * written by the reactor, read by workers deciding to ring */
 	_Atomic int64_t next_deadline;
 	struct act__doorbell bell;
+	struct act__utimers timers;      /* act_send_after and interval */
 	_Atomic uint32_t stop;
 	_Atomic uint64_t n_fired;        /* reactor writes, act_stats reads */
 	_Atomic uint32_t n_held;         /* timers on the wheel, as of its
@@ -99,5 +140,18 @@ void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
 			 struct act__timeout *t);
 
 int64_t act__now_ns(void);
+
+/* Put c on the reactor's command queue (no ring). Any thread. */
+void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
+		       uint8_t op);
+
+/* timer.c: the reactor's side of user timers. */
+void act__utimer_arm(struct act__reactor *r, struct act__utimer *u);
+void act__utimer_fire(struct act__reactor *r, struct act__utimer *u);
+void act__utimer_release(struct act__reactor *r, struct act__utimer *u);
+void act__utimers_destroy(struct act__utimers *t);
+/* Ring for a command that makes nothing due sooner: once a batch from
+ * a worker, always from elsewhere. */
+void act__reactor_ring_lazy(struct act__reactor *r);
 
 #endif /* ACT_REACTOR_H */

@@ -64,4 +64,9 @@ struct act__leaks {
 };
 extern struct act__leaks act__last_leaks;
 
+/* message.c: send from any thread; `from` names the sender when the
+ * caller is not a process (the reactor sends timers' messages). */
+int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
+	      const void *data, size_t len, act_pid from);
+
 #endif /* ACT_RUNTIME_H */

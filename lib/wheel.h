@@ -40,6 +40,7 @@ struct act__tnode {
 	int64_t deadline;                /* ns, as the caller's clock */
 	uint64_t expires;                /* tick: ceil(deadline / tick) */
 	uint16_t where;                  /* ACT_WHEEL_NONE: not queued */
+	uint8_t kind;                    /* the owner's: what embeds it */
 };
 
 struct act__wheel {

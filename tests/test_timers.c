@@ -225,6 +225,307 @@ START_TEST(early_receives_leave_no_timer)
 }
 END_TEST
 
+/* ---- act_send_after, act_send_interval, act_timer_cancel -------------- */
+
+static void after_main(void *arg)
+{
+	act_pid self = act_self();
+	uint64_t v = 0x1122334455667788ull;
+	int64_t t0 = act__now_ns();
+	struct act_msg *m;
+	act_timer ref = 0, ref2;
+
+	(void)arg;
+	ck_assert_int_eq(act_send_after(20 * MS, self, 7, &v, sizeof(v), &ref),
+			 0);
+	ck_assert_uint_ne(ref, 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_int_ge(act__now_ns() - t0, 20 * MS); /* never early */
+	ck_assert_uint_eq(m->tag, 7);
+	ck_assert(act_pid_eq(m->from, self)); /* from: who set it */
+	ck_assert_uint_eq(m->len, sizeof(v));
+	ck_assert(!memcmp(m->data, &v, sizeof(v)));
+	act_msg_free(m);
+	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT); /* fired, done */
+
+	/* cancelled first: no message; twice: -ENOENT */
+	ck_assert_int_eq(act_send_after(200 * MS, self, 8, NULL, 0, &ref), 0);
+	ck_assert_int_eq(act_timer_cancel(ref), 0);
+	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT);
+	ck_assert_ptr_null(act_receive(300 * MS));
+
+	/* a late cancel: the message already came, and stays */
+	ck_assert_int_eq(act_send_after(1 * MS, self, 9, NULL, 0, &ref2), 0);
+	ck_assert_int_eq(act_sleep(20 * MS), 0);
+	ck_assert_int_eq(act_timer_cancel(ref2), -ENOENT);
+	m = act_receive(0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 9);
+	act_msg_free(m);
+	/* a stale ref of a reused slot still names nothing */
+	ck_assert_int_eq(act_send_after(100 * MS, self, 10, NULL, 0, &ref2),
+			 0);
+	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT);
+	ck_assert_int_eq(act_timer_cancel(ref2), 0);
+	/* no ref wanted */
+	ck_assert_int_eq(act_send_after(0, self, 11, NULL, 0, NULL), 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_uint_eq(m->tag, 11);
+	act_msg_free(m);
+}
+
+START_TEST(send_after_and_cancel)
+{
+	struct act_config cfg = with_workers(1 + _i);
+
+	ck_assert_int_eq(run_main(&cfg, after_main, NULL), 0);
+}
+END_TEST
+
+static void interval_main(void *arg)
+{
+	act_pid self = act_self();
+	int64_t t0 = act__now_ns(), prev = t0, t;
+	struct act_msg *m;
+	act_timer ref;
+	int i;
+
+	(void)arg;
+	ck_assert_int_eq(act_send_interval(5 * MS, self, 3, NULL, 0, &ref), 0);
+	for (i = 1; i <= 5; i++) {
+		m = act_receive(ACT_FOREVER);
+		t = act__now_ns();
+		ck_assert_uint_eq(m->tag, 3);
+		act_msg_free(m);
+		ck_assert_int_ge(t - t0, i * 5 * MS); /* never early */
+		ck_assert_int_ge(t, prev);
+		prev = t;
+	}
+	ck_assert_int_eq(act_timer_cancel(ref), 0);
+	while ((m = act_receive(0)) != NULL) /* sent before the cancel */
+		act_msg_free(m);
+	ck_assert_ptr_null(act_receive(40 * MS)); /* none after it */
+	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT);
+}
+
+START_TEST(interval_until_cancelled)
+{
+	struct act_config cfg = with_workers(1 + _i);
+
+	ck_assert_int_eq(run_main(&cfg, interval_main, NULL), 0);
+}
+END_TEST
+
+static void short_lived(void *arg)
+{
+	(void)arg;
+}
+
+/* An interval to a process that exits is freed at its next firing. */
+static void dead_main(void *arg)
+{
+	act_pid c = act_spawn(short_lived, NULL);
+	act_timer ref;
+	int n;
+
+	(void)arg;
+	ck_assert(wait_gone(c));
+	ck_assert_int_eq(act_send_interval(2 * MS, c, 1, NULL, 0, &ref), 0);
+	for (n = 0; n < 1000 && act_timer_cancel(ref) == 0; n++) {
+		/* cancelled while still pending: set it up again */
+		ck_assert_int_eq(act_send_interval(2 * MS, c, 1, NULL, 0,
+						   &ref), 0);
+		act_sleep(10 * MS);
+	}
+	ck_assert_int_lt(n, 1000); /* reclaimed before a cancel found it */
+}
+
+START_TEST(dead_target_reclaims)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, dead_main, NULL), 0);
+}
+END_TEST
+
+static void bad_timer_main(void *arg)
+{
+	act_pid self = act_self();
+	act_timer ref;
+	int x = 0;
+
+	(void)arg;
+	ck_assert_int_eq(act_send_after(-1, self, 1, NULL, 0, &ref), -EINVAL);
+	ck_assert_int_eq(act_send_interval(0, self, 1, NULL, 0, &ref),
+			 -EINVAL);
+	ck_assert_int_eq(act_send_interval(-5, self, 1, NULL, 0, &ref),
+			 -EINVAL);
+	ck_assert_int_eq(act_send_after(MS, self, ACT_TAG_RESERVED, NULL, 0,
+					&ref), -EINVAL);
+	ck_assert_int_eq(act_send_after(MS, self, 1, NULL, 4, &ref), -EINVAL);
+	ck_assert_int_eq(act_send_after(MS, self, 1, &x,
+					(size_t)ACT_MSG_MAX + 1, &ref),
+			 -EMSGSIZE);
+	ck_assert_int_eq(act_timer_cancel(0), -ENOENT);
+	ck_assert_int_eq(act_timer_cancel(UINT64_MAX), -ENOENT);
+	ck_assert_int_eq(act_timer_cancel((UINT64_C(7) << 32) | 1), -ENOENT);
+}
+
+START_TEST(timer_bad_calls)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, bad_timer_main, NULL), 0);
+	/* no runtime */
+	ck_assert_int_eq(act_send_after(MS, ACT_PID_NONE, 1, NULL, 0, NULL),
+			 -ESRCH);
+	ck_assert_int_eq(act_timer_cancel(1), -ESRCH);
+}
+END_TEST
+
+/* ---- cancel vs fire: exactly one outcome each -------------------------- */
+
+#define RACE_N (UNDER_TSAN ? 2000 : 20000)
+
+struct race {
+	act_pid target;
+	act_pid main;
+};
+
+/* Sets timers to the target at 0-1 ms and cancels each at once, or after
+ * a spin: a cancel that returns 0 means no message, -ENOENT one. */
+static void race_setter(void *arg)
+{
+	struct race *rc = arg;
+	uint64_t x = 0x2545F4914F6CDD1Dull, cancelled = 0, fired = 0;
+	volatile uint64_t spin;
+	act_timer ref;
+	uint32_t i;
+	int r = 0, c;
+
+	for (i = 0; i < RACE_N && !r; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		r = act_send_after((int64_t)(x % (1 * MS)), rc->target, 1, &i,
+				   sizeof(i), &ref);
+		for (spin = 0; spin < (x >> 40) % 3000; spin++)
+			;
+		c = act_timer_cancel(ref);
+		cancelled += c == 0;
+		fired += c == -ENOENT;
+		if (c != 0 && c != -ENOENT)
+			r = c;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(cancelled + fired, RACE_N);
+	ck_assert_int_eq(act_send(rc->main, 2, &fired, sizeof(fired)), 0);
+	ck_assert_int_eq(act_send(rc->target, 4, NULL, 0), 0);
+}
+
+static void race_target(void *arg)
+{
+	struct race *rc = arg;
+	struct act_msg *m = NULL;
+	uint64_t got = 0;
+	bool done = false;
+
+	/* every timer's deadline is within 1 ms of its setting, so once
+	 * the setter is done (tag 4), 200 ms of silence means all came */
+	while (!done || (m = act_receive(200 * MS)) != NULL) {
+		if (!done)
+			m = act_receive(ACT_FOREVER);
+		got += m->tag == 1;
+		done |= m->tag == 4;
+		act_msg_free(m);
+	}
+	ck_assert_int_eq(act_send(rc->main, 3, &got, sizeof(got)), 0);
+}
+
+static void race_main(void *arg)
+{
+	static struct race rc;
+	uint64_t fired = 0, got = 0, v;
+	struct act_msg *m;
+	int i;
+
+	(void)arg;
+	rc.main = act_self();
+	rc.target = act_spawn(race_target, &rc);
+	act_spawn(race_setter, &rc);
+	for (i = 0; i < 2; i++) {
+		m = act_receive(ACT_FOREVER);
+		memcpy(&v, m->data, sizeof(v));
+		if (m->tag == 2)
+			fired = v;
+		else
+			got = v;
+		act_msg_free(m);
+	}
+	/* a cancel that lost (-ENOENT) left exactly one message */
+	ck_assert_uint_eq(got, fired);
+}
+
+START_TEST(cancel_races_fire)
+{
+	struct act_config cfg = with_workers(2 + _i);
+
+	ck_assert_int_eq(run_main(&cfg, race_main, NULL), 0);
+}
+END_TEST
+
+/* ---- 10,000 timers at once: each on time or after, in deadline order --- */
+
+#define MANY_T (UNDER_TSAN ? 2000 : 10000)
+
+static void many_timers_main(void *arg)
+{
+	static int64_t lo[MANY_T], hi[MANY_T];
+	act_pid self = act_self();
+	uint64_t x = 88172645463325252ull;
+	int64_t base = act__now_ns() + 100 * MS, max_lo = 0, ns, set_all;
+	struct act_msg *m;
+	uint32_t i, k, early = 0, order = 0, after = 0;
+
+	(void)arg;
+	for (i = 0; i < MANY_T; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		ns = base + (int64_t)(x % (200 * MS)) - act__now_ns();
+		if (ns < 0) /* setting them took long: due at once */
+			ns = 0;
+		/* its deadline is now + ns as act_send_after reads the
+		 * clock: between these two */
+		lo[i] = act__now_ns() + ns;
+		ck_assert_int_eq(act_send_after(ns, self, 1, &i, sizeof(i),
+						NULL), 0);
+		hi[i] = act__now_ns() + ns;
+	}
+	set_all = act__now_ns();
+	for (i = 0; i < MANY_T; i++) {
+		m = act_receive(ACT_FOREVER);
+		memcpy(&k, m->data, sizeof(k));
+		act_msg_free(m);
+		early += act__now_ns() < lo[k];
+		/* in deadline order, among those due after the last was set
+		 * (one due before that could only fire once set) */
+		if (lo[k] > set_all) {
+			order += hi[k] < max_lo;
+			after++;
+		}
+		if (lo[k] > max_lo)
+			max_lo = lo[k];
+	}
+	ck_assert_uint_eq(early, 0);
+	ck_assert_uint_eq(order, 0); /* one reactor, one receiver: in order */
+	ck_assert_uint_gt(after, MANY_T / 2);
+}
+
+START_TEST(many_timers_in_order)
+{
+	struct act_config cfg = with_workers(1 + _i);
+
+	ck_assert_int_eq(run_main(&cfg, many_timers_main, NULL), 0);
+}
+END_TEST
+
 static Suite *timers_suite(void)
 {
 	Suite *s = suite_create("timers");
@@ -236,6 +537,12 @@ static Suite *timers_suite(void)
 	tcase_add_test(tc, sleep_zero_and_bad);
 	tcase_add_loop_test(tc, many_sleepers, 0, 3);
 	tcase_add_loop_test(tc, early_receives_leave_no_timer, 0, 2);
+	tcase_add_loop_test(tc, send_after_and_cancel, 0, 2);
+	tcase_add_loop_test(tc, interval_until_cancelled, 0, 2);
+	tcase_add_test(tc, dead_target_reclaims);
+	tcase_add_test(tc, timer_bad_calls);
+	tcase_add_loop_test(tc, cancel_races_fire, 0, 3);
+	tcase_add_loop_test(tc, many_timers_in_order, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * timer.c - act_send_after, act_send_interval, act_timer_cancel.
+ *
+ * A timer is a slot of a table that grows by chunks and never moves
+ * (struct act__utimers, in the reactor), named by act_timer =
+ * generation << 32 | (index + 1). Its word holds the generation and the
+ * state, and every hand-over is a CAS on it:
+ *
+ *   creator     FREE(g) -> ARMED(g), then the ARM command (reactor.h)
+ *   reactor     ARMED(g) -> FIRING(g), send, then ARMED(g) again (an
+ *               interval: back on the wheel) or FREE(g + 1) (done)
+ *   canceller   ARMED(g) -> CANCELLED(g), then the CANCEL command; the
+ *               reactor takes it off the wheel and frees it: FREE(g + 1)
+ *
+ * A canceller that finds FIRING waits for the send to end, so once
+ * act_timer_cancel has returned 0 no message of that timer is sent; one
+ * that finds another generation, FREE or CANCELLED gets -ENOENT (fired
+ * and done, or cancelled before). A timer whose destination has exited
+ * is freed at its next firing: its message would go nowhere.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reactor.h"
+#include "runtime.h"
+#include "worker.h"
+
+#define UT_WORD(gen, st) (((uint64_t)(gen) << 32) | (st))
+#define UT_GEN(word) ((uint32_t)((word) >> 32))
+#define UT_STATE(word) ((uint32_t)(word) & 0xffffffffu)
+
+static struct act__utimer *ut_slot(struct act__utimers *t, uint32_t i)
+{
+	/* acquire: pairs with the release store of the chunk in ut_alloc */
+	struct act__utimer *c = atomic_load_explicit(
+		&t->chunks[i / ACT_UT_CHUNK], memory_order_acquire);
+
+	return c ? &c[i % ACT_UT_CHUNK] : NULL;
+}
+
+/* A free slot, its word FREE(g); NULL when the table is full or no
+ * memory. Any thread. */
+static struct act__utimer *ut_alloc(struct act__utimers *t, uint32_t *index)
+{
+	struct act__utimer *u = NULL, *c;
+	uint32_t i, k;
+
+	act__spin_lock(&t->lock); /* pairs with the unlock below */
+	if (t->free_head != UINT32_MAX) {
+		i = t->free_head;
+		u = ut_slot(t, i);
+		t->free_head = u->free_next;
+	} else {
+		i = atomic_load_explicit(&t->n, memory_order_relaxed);
+		if (i < ACT_UT_CHUNK * ACT_UT_CHUNKS) {
+			if (i % ACT_UT_CHUNK == 0) {
+				c = calloc(ACT_UT_CHUNK, sizeof(*c));
+				if (c) {
+					for (k = 0; k < ACT_UT_CHUNK; k++) {
+						c[k].index = i + k;
+						atomic_store_explicit(
+							&c[k].word,
+							UT_WORD(1, ACT_UT_FREE),
+							memory_order_relaxed);
+					}
+					/* release: pairs with the
+					 * acquire load in ut_slot */
+					atomic_store_explicit(
+						&t->chunks[i / ACT_UT_CHUNK],
+						c, memory_order_release);
+				}
+			}
+			u = ut_slot(t, i);
+			if (u) /* release: pairs with act_timer_cancel */
+				atomic_store_explicit(&t->n, i + 1,
+						      memory_order_release);
+		}
+	}
+	act__spin_unlock(&t->lock);
+	*index = i;
+	return u;
+}
+
+/* Reactor: the timer is done; free its slot for the next generation. */
+void act__utimer_release(struct act__reactor *r, struct act__utimer *u)
+{
+	struct act__utimers *t = &r->timers;
+	uint64_t w = atomic_load_explicit(&u->word, memory_order_relaxed);
+
+	free(u->data);
+	u->data = NULL;
+	/* release: a canceller that sees the new generation sees the slot
+	 * as done (pairs with its acquire load) */
+	atomic_store_explicit(&u->word, UT_WORD(UT_GEN(w) + 1, ACT_UT_FREE),
+			      memory_order_release);
+	act__spin_lock(&t->lock); /* pairs with the unlock below */
+	u->free_next = t->free_head;
+	t->free_head = u->index;
+	act__spin_unlock(&t->lock);
+}
+
+void act__utimers_destroy(struct act__utimers *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < ACT_UT_CHUNKS; i++) {
+		free(atomic_load_explicit(&t->chunks[i],
+					  memory_order_relaxed));
+		atomic_store_explicit(&t->chunks[i], NULL,
+				      memory_order_relaxed);
+	}
+	t->free_head = UINT32_MAX;
+	atomic_store_explicit(&t->n, 0, memory_order_relaxed);
+}
+
+void act__utimer_arm(struct act__reactor *r, struct act__utimer *u)
+{
+	act__wheel_add(&r->wheel, &u->node, u->deadline);
+}
+
+void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
+{
+	uint64_t w = atomic_load_explicit(&u->word, memory_order_relaxed);
+	uint64_t armed = UT_WORD(UT_GEN(w), ACT_UT_ARMED);
+	int64_t now;
+	int rc;
+
+	/* acq_rel: pairs with act_timer_cancel's CAS; while FIRING, a
+	 * canceller waits */
+	if (!atomic_compare_exchange_strong_explicit(
+		    &u->word, &armed, UT_WORD(UT_GEN(w), ACT_UT_FIRING),
+		    memory_order_acq_rel, memory_order_relaxed))
+		return; /* cancelled: its cancel command frees it */
+	rc = act__send(r->rt, u->to, u->tag, u->data, u->len, u->from);
+	if (rc == -ENOMEM || (u->interval && rc != -ESRCH)) {
+		now = act__now_ns();
+		if (rc == -ENOMEM) /* no envelope: try again a tick later */
+			u->deadline = now + ACT_REACTOR_TICK_NS;
+		else if (u->deadline > INT64_MAX - u->interval)
+			u->deadline = INT64_MAX;
+		else
+			u->deadline += u->interval;
+		if (u->deadline < now) /* fell behind: no burst to catch up */
+			u->deadline = now;
+		/* release: pairs with act_timer_cancel's acquire load */
+		atomic_store_explicit(&u->word,
+				      UT_WORD(UT_GEN(w), ACT_UT_ARMED),
+				      memory_order_release);
+		act__wheel_add(&r->wheel, &u->node, u->deadline);
+		return;
+	}
+	act__utimer_release(r, u); /* once, or nobody left to send to */
+}
+
+/* act_send_after and act_send_interval. */
+static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
+		 const void *data, size_t len, act_timer *ref)
+{
+	struct act__rt *rt = act__rt_current;
+	struct act__worker *w = act__worker_self();
+	struct act__reactor *r;
+	struct act__utimer *u;
+	uint32_t index;
+	uint64_t word;
+	int64_t now;
+
+	if (!rt)
+		return -ESRCH;
+	if (ns < 0 || interval < 0 || tag >= ACT_TAG_RESERVED ||
+	    (len && !data))
+		return -EINVAL;
+	if (len > ACT_MSG_MAX)
+		return -EMSGSIZE;
+	r = &rt->reactor;
+	u = ut_alloc(&r->timers, &index);
+	if (!u)
+		return -ENOMEM;
+	u->data = NULL;
+	if (len && !(u->data = malloc(len))) {
+		act__utimer_release(r, u);
+		return -ENOMEM;
+	}
+	if (len)
+		memcpy(u->data, data, len);
+	now = act__now_ns();
+	u->to = to;
+	u->from = w && w->current ? w->current->pid : ACT_PID_NONE;
+	u->tag = tag;
+	u->len = len;
+	u->interval = interval;
+	u->deadline = ns < INT64_MAX - now ? now + ns : INT64_MAX;
+	act__tnode_init(&u->node);
+	u->node.kind = ACT_TK_USER;
+	word = atomic_load_explicit(&u->word, memory_order_relaxed);
+	atomic_store_explicit(&u->word, UT_WORD(UT_GEN(word), ACT_UT_ARMED),
+			      memory_order_relaxed);
+	if (ref)
+		*ref = ((uint64_t)UT_GEN(word) << 32) | (index + 1);
+	/* seq_cst push, then seq_cst load: as act__reactor_arm_timeout */
+	act__reactor_push(r, &u->arm, ACT_RC_UARM);
+	if (u->deadline < atomic_load_explicit(&r->next_deadline,
+					       memory_order_seq_cst))
+		act__doorbell_ring(&r->bell);
+	return 0;
+}
+
+int act_send_after(int64_t ns, act_pid to, uint32_t tag, const void *data,
+		   size_t len, act_timer *ref)
+{
+	return start(ns, 0, to, tag, data, len, ref);
+}
+
+int act_send_interval(int64_t ns, act_pid to, uint32_t tag,
+		      const void *data, size_t len, act_timer *ref)
+{
+	if (ns <= 0)
+		return act__rt_current ? -EINVAL : -ESRCH;
+	return start(ns, ns, to, tag, data, len, ref);
+}
+
+int act_timer_cancel(act_timer ref)
+{
+	struct act__rt *rt = act__rt_current;
+	uint32_t index = (uint32_t)ref - 1, gen = (uint32_t)(ref >> 32);
+	struct act__reactor *r;
+	struct act__utimer *u;
+	uint64_t w;
+
+	if (!rt)
+		return -ESRCH;
+	r = &rt->reactor;
+	if ((uint32_t)ref == 0 || gen == 0 ||
+	    index >= atomic_load_explicit(&r->timers.n, memory_order_acquire))
+		return -ENOENT;
+	u = ut_slot(&r->timers, index);
+	for (;;) {
+		/* acquire: pairs with the reactor's release stores */
+		w = atomic_load_explicit(&u->word, memory_order_acquire);
+		if (UT_GEN(w) != gen || UT_STATE(w) == ACT_UT_FREE ||
+		    UT_STATE(w) == ACT_UT_CANCELLED)
+			return -ENOENT;
+		if (UT_STATE(w) == ACT_UT_FIRING) {
+			sched_yield(); /* a send: it ends soon */
+			continue;
+		}
+		/* acq_rel: pairs with the reactor's CAS in act__utimer_fire */
+		if (atomic_compare_exchange_weak_explicit(
+			    &u->word, &w, UT_WORD(gen, ACT_UT_CANCELLED),
+			    memory_order_acq_rel, memory_order_acquire))
+			break;
+	}
+	act__reactor_push(r, &u->cancel, ACT_RC_UCANCEL);
+	act__reactor_ring_lazy(r);
+	return 0;
+}
