@@ -13,6 +13,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -58,7 +59,7 @@ struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 	act__reactor_push(r, &t->arm, ACT_RC_ARM);
 	if (deadline < atomic_load_explicit(&r->next_deadline,
 					    memory_order_seq_cst))
-		act__doorbell_ring(&r->bell);
+		act__reactor_wake(r);
 	return t;
 }
 
@@ -91,7 +92,7 @@ void act__reactor_ring_lazy(struct act__reactor *r)
 		return;
 	if (w)
 		w->unrung_cancels = 0;
-	act__doorbell_ring(&r->bell);
+	act__reactor_wake(r);
 }
 
 static void fire_timeout(struct act__reactor *r, struct act__timeout *t);
@@ -204,11 +205,21 @@ static void drop_all(struct act__reactor *r)
 	act__wheel_advance(&r->wheel, INT64_MAX, abandon, r);
 }
 
+/* Set by act__reactor_start for reactor_main: why there is no ring. */
+static char ring_why[160];
+
 static void *reactor_main(void *arg)
 {
 	struct act__reactor *r = arg;
 	int64_t next, now;
 	uint32_t seen;
+
+	/* the ring is the reactor thread's (SINGLE_ISSUER) */
+	act__ring_init(&r->ring, ring_why, sizeof(ring_why));
+	/* release: pairs with the acquire load in act__reactor_start, after
+	 * which workers may read r->ring */
+	atomic_store_explicit(&r->ready, 1, memory_order_release);
+	act__futex_wake(&r->ready, 1);
 
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
@@ -228,9 +239,11 @@ static void *reactor_main(void *arg)
 			act__doorbell_cancel(&r->bell);
 			continue;
 		}
-		act__doorbell_sleep(&r->bell, seen,
-				    next == INT64_MAX ? -1 :
-				    next > now ? next - now : 0);
+		next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
+		if (r->ring.mode != ACT_RING_NONE)
+			act__ring_wait(&r->ring, &r->bell, seen, next);
+		else
+			act__doorbell_sleep(&r->bell, seen, next);
 	}
 	drop_all(r);
 	return NULL;
@@ -249,16 +262,27 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	atomic_store_explicit(&r->next_deadline, INT64_MAX,
 			      memory_order_relaxed);
 	atomic_store_explicit(&r->stop, 0, memory_order_relaxed);
+	atomic_store_explicit(&r->ready, 0, memory_order_relaxed);
 	rc = pthread_create(&r->thread, NULL, reactor_main, r);
-	return -rc;
+	if (rc)
+		return -rc;
+	/* acquire: pairs with reactor_main's release store of ready */
+	while (!atomic_load_explicit(&r->ready, memory_order_acquire))
+		act__futex_wait(&r->ready, 0, -1);
+	if (ring_why[0])
+		fprintf(stderr, "actors: %s: timers work, I/O will not\n",
+			ring_why);
+	return 0;
 }
 
 void act__reactor_stop(struct act__reactor *r)
 {
 	/* release: pairs with the acquire load in reactor_main */
 	atomic_store_explicit(&r->stop, 1, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&r->bell.seq, 1, memory_order_seq_cst);
-	act__futex_wake(&r->bell.seq, 1);
+	act__ring_kick(&r->ring, &r->bell);
 	pthread_join(r->thread, NULL);
+	/* here, not in the reactor: the kick above read the ring's mode,
+	 * and the workers, joined before, their last kicks */
+	act__ring_exit(&r->ring);
 	act__utimers_destroy(&r->timers);
 }

@@ -28,6 +28,7 @@
 #include "actors.h"
 #include "mpsc.h"
 #include "park.h"
+#include "ring.h"
 #include "wheel.h"
 
 struct act__rt;
@@ -113,6 +114,9 @@ struct act__reactor {
 	 * written by the reactor, read by workers deciding to ring */
 	_Atomic int64_t next_deadline;
 	struct act__doorbell bell;
+	struct act__ring ring;           /* set up before act__reactor_start
+					  * returns, then read-only to others */
+	_Atomic uint32_t ready;          /* 1 once ring is set up */
 	struct act__utimers timers;      /* act_send_after and interval */
 	_Atomic uint32_t stop;
 	_Atomic uint64_t n_fired;        /* reactor writes, act_stats reads */
@@ -140,6 +144,20 @@ void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
 			 struct act__timeout *t);
 
 int64_t act__now_ns(void);
+
+/* Wake the reactor if it sleeps (the doorbell protocol of park.h, in
+ * whatever it sleeps in: ring.h). True if it had to. Any thread. */
+static inline bool act__reactor_wake(struct act__reactor *r)
+{
+	/* seq_cst: the load half of the Dekker pair with
+	 * act__doorbell_prepare's store of sleeping, as act__doorbell_ring */
+	if (!atomic_load_explicit(&r->bell.sleeping, memory_order_seq_cst) ||
+	    !atomic_exchange_explicit(&r->bell.sleeping, 0,
+				      memory_order_seq_cst))
+		return false;
+	act__ring_kick(&r->ring, &r->bell);
+	return true;
+}
 
 /* Put c on the reactor's command queue (no ring). Any thread. */
 void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,

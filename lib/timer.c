@@ -203,7 +203,7 @@ static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
 	act__reactor_push(r, &u->arm, ACT_RC_UARM);
 	if (u->deadline < atomic_load_explicit(&r->next_deadline,
 					       memory_order_seq_cst))
-		act__doorbell_ring(&r->bell);
+		act__reactor_wake(r);
 	return 0;
 }
 

@@ -1,15 +1,26 @@
 #!/bin/sh
-# The multi-worker Check programs again, with every worker parking in
-# plain FUTEX_WAIT instead of futex_waitv (the fallback of DESIGN.md
-# section 6, forced by ACT_TEST_FUTEX_WAIT, which tests/testutil.h reads).
+# Check programs again on the fallbacks of DESIGN.md section 6:
+#   - the multi-worker ones with every worker parking in plain FUTEX_WAIT
+#     instead of futex_waitv (ACT_TEST_FUTEX_WAIT, read by
+#     tests/testutil.h);
+#   - the timer ones with the reactor's doorbell an eventfd read instead
+#     of IORING_OP_FUTEX_WAIT (ACT_TEST_RING=eventfd), and with no
+#     io_uring at all (ACT_TEST_RING=none), both read by lib/ring.c.
 # Prints each program's Check line indented and ends with its own
 # "N passed, N failed" over their cases (scripts/summary.sh counts that).
 set -u
 dir=tests # make check runs in the build directory
 passed=0
 failed=0
-for prog in test_multi test_invariants; do
-	out=$(ACT_TEST_FUTEX_WAIT=1 CK_VERBOSITY=normal "$dir/$prog" 2>&1)
+for run in "ACT_TEST_FUTEX_WAIT=1 test_multi" \
+	"ACT_TEST_FUTEX_WAIT=1 test_invariants" \
+	"ACT_TEST_RING=eventfd test_timers" \
+	"ACT_TEST_RING=eventfd test_mailbox" \
+	"ACT_TEST_RING=none test_timers" \
+	"ACT_TEST_RING=none test_mailbox"; do
+	var=${run%% *}
+	prog=${run#* }
+	out=$(env "$var" CK_VERBOSITY=normal "$dir/$prog" 2>&1)
 	rc=$?
 	line=$(echo "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n 1)
 	echo "$out" | grep -E ':[EF]:' | sed 's/^/  /'
@@ -18,7 +29,7 @@ for prog in test_multi test_invariants; do
 		failed=$((failed + 1))
 		continue
 	fi
-	echo "  $prog (FUTEX_WAIT): $line"
+	echo "  $prog ($var): $line"
 	checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
 	bad=$(echo "$line" |
 		sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2/' |

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "testrt.h"
 
@@ -526,6 +527,41 @@ START_TEST(many_timers_in_order)
 }
 END_TEST
 
+/* ---- no io_uring: one line at start-up, and timers still work --------- */
+
+static void ringless_main(void *arg)
+{
+	struct act_msg *m;
+
+	(void)arg;
+	ck_assert_int_eq(act_send_after(MS, act_self(), 5, NULL, 0, NULL), 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_uint_eq(m->tag, 5);
+	act_msg_free(m);
+	ck_assert_int_eq(act_sleep(MS), 0);
+}
+
+static void ringless_child(void *arg)
+{
+	struct act_config cfg = with_workers(2);
+
+	(void)arg;
+	setenv("ACT_TEST_RING", "none", 1);
+	_exit(act_main(&cfg, ringless_main, NULL) == 0 ? 0 : 1);
+}
+
+START_TEST(no_ring_says_so_once)
+{
+	struct tu_child c;
+
+	tu_run_child(ringless_child, NULL, &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "status %#x: %s", c.status, c.err);
+	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_ptr_nonnull(strstr(c.err, "actors: io_uring is off"));
+}
+END_TEST
+
 static Suite *timers_suite(void)
 {
 	Suite *s = suite_create("timers");
@@ -543,6 +579,7 @@ static Suite *timers_suite(void)
 	tcase_add_test(tc, timer_bad_calls);
 	tcase_add_loop_test(tc, cancel_races_fire, 0, 3);
 	tcase_add_loop_test(tc, many_timers_in_order, 0, 2);
+	tcase_add_test(tc, no_ring_says_so_once);
 	suite_add_tcase(s, tc);
 	return s;
 }

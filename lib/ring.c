@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/* ring.c - the reactor's io_uring ring and its doorbell; see ring.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "ring.h"
+
+/* Linux 6.7's futex ops in io_uring, missing from older headers. */
+#ifndef IORING_OP_FUTEX_WAIT
+#define IORING_OP_FUTEX_WAIT 51
+#endif
+#define ACT_FUTEX2_SIZE_U32 0x02u
+#define ACT_FUTEX2_PRIVATE 128u
+#define ACT_FUTEX_BITSET_MATCH_ANY 0xffffffffu
+
+#define BELL_TAG 1u /* user_data of the doorbell's wait */
+
+static bool has_op(struct io_uring *ring, int op)
+{
+	struct io_uring_probe *p = io_uring_get_probe_ring(ring);
+	bool yes = p && io_uring_opcode_supported(p, op);
+
+	io_uring_free_probe(p);
+	return yes;
+}
+
+void act__ring_init(struct act__ring *g, char *why, size_t why_len)
+{
+	struct io_uring_params p;
+	const char *force = getenv("ACT_TEST_RING");
+	int rc;
+
+	g->mode = ACT_RING_NONE;
+	g->efd = -1;
+	g->bell_armed = false;
+	why[0] = '\0';
+	if (force && !strcmp(force, "none")) {
+		snprintf(why, why_len, "io_uring is off (ACT_TEST_RING=none)");
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	rc = io_uring_queue_init_params(ACT_RING_ENTRIES, &g->ring, &p);
+	if (rc == -EINVAL) { /* before 6.1: neither flag */
+		memset(&p, 0, sizeof(p));
+		rc = io_uring_queue_init_params(ACT_RING_ENTRIES, &g->ring,
+						&p);
+	}
+	if (rc < 0) {
+		snprintf(why, why_len, "io_uring is unavailable (%s)",
+			 strerror(-rc));
+		return;
+	}
+	g->setup_flags = p.flags;
+	if ((!force || strcmp(force, "eventfd")) &&
+	    has_op(&g->ring, IORING_OP_FUTEX_WAIT)) {
+		g->mode = ACT_RING_FUTEX;
+		return;
+	}
+	g->efd = eventfd(0, EFD_CLOEXEC);
+	if (g->efd < 0) {
+		snprintf(why, why_len, "no eventfd for io_uring's doorbell "
+			 "(%s)", strerror(errno));
+		io_uring_queue_exit(&g->ring);
+		return;
+	}
+	g->mode = ACT_RING_EVENTFD;
+}
+
+void act__ring_exit(struct act__ring *g)
+{
+	if (g->mode == ACT_RING_NONE)
+		return;
+	io_uring_queue_exit(&g->ring);
+	if (g->efd >= 0)
+		close(g->efd);
+	g->efd = -1;
+	g->mode = ACT_RING_NONE;
+}
+
+/* Put the doorbell's wait in the ring, if it is not there. */
+static void arm_bell(struct act__ring *g, struct act__doorbell *bell,
+		     uint32_t seen)
+{
+	struct io_uring_sqe *sqe;
+
+	if (g->bell_armed)
+		return;
+	sqe = io_uring_get_sqe(&g->ring);
+	if (!sqe) { /* full of other work: submit it, then there is room */
+		io_uring_submit(&g->ring);
+		sqe = io_uring_get_sqe(&g->ring);
+		if (!sqe)
+			return; /* the timeout below still bounds the wait */
+	}
+	if (g->mode == ACT_RING_FUTEX) {
+		/* as liburing 2.5's io_uring_prep_futex_wait: fd holds the
+		 * futex2 flags, addr the word, off the value, addr3 the
+		 * mask; it ends at once if seq is no longer `seen` */
+		io_uring_prep_rw(IORING_OP_FUTEX_WAIT, sqe,
+				 (int)(ACT_FUTEX2_SIZE_U32 | ACT_FUTEX2_PRIVATE),
+				 (const void *)&bell->seq, 0, seen);
+		sqe->addr3 = ACT_FUTEX_BITSET_MATCH_ANY;
+	} else {
+		io_uring_prep_read(sqe, g->efd, &g->efd_buf,
+				   sizeof(g->efd_buf), 0);
+	}
+	io_uring_sqe_set_data64(sqe, BELL_TAG);
+	g->bell_armed = true;
+}
+
+void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
+		    uint32_t seen, int64_t timeout_ns)
+{
+	struct __kernel_timespec ts;
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+	int rc;
+
+	arm_bell(g, bell, seen);
+	ts.tv_sec = timeout_ns / 1000000000;
+	ts.tv_nsec = timeout_ns % 1000000000;
+	/* one io_uring_enter: submit the doorbell's wait, wait for one */
+	rc = io_uring_submit_and_wait_timeout(&g->ring, &cqe, 1,
+					      timeout_ns >= 0 ? &ts : NULL,
+					      NULL);
+	(void)rc; /* -ETIME, -EINTR: look at the timers and the queue */
+	io_uring_for_each_cqe(&g->ring, head, cqe) {
+		if (cqe->user_data == BELL_TAG)
+			g->bell_armed = false;
+		n++;
+	}
+	io_uring_cq_advance(&g->ring, n);
+	atomic_store_explicit(&bell->sleeping, 0, memory_order_relaxed);
+}
+
+void act__ring_kick(struct act__ring *g, struct act__doorbell *bell)
+{
+	uint64_t one = 1;
+
+	atomic_fetch_add_explicit(&bell->seq, 1, memory_order_seq_cst);
+	if (g->mode == ACT_RING_EVENTFD) {
+		/* a full counter (2^64 - 2) only means it is already set */
+		if (write(g->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			act__futex_wake(&bell->seq, 1);
+		return;
+	}
+	act__futex_wake(&bell->seq, 1); /* FUTEX_WAIT, in the ring or not */
+}
