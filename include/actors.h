@@ -81,7 +81,9 @@ struct act_config {
 	int stack_guard;    /* enum act_guard */
 	int spin_us;        /* idle search before a worker sleeps, in us;
 			     * 0: ACTORS_SPIN_US or 20; negative: none */
-	uint32_t reserved[8];
+	uint32_t ring_entries; /* the reactor's io_uring SQ size, 1 to
+				* 32768; 0: ACTORS_RING_ENTRIES or 256 */
+	uint32_t reserved[7];
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */

@@ -215,7 +215,8 @@ static void *reactor_main(void *arg)
 	uint32_t seen;
 
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
-	act__ring_init(&r->ring, ring_why, sizeof(ring_why));
+	act__ring_init(&r->ring, r->rt->cfg.ring_entries, ring_why,
+		       sizeof(ring_why));
 	/* release: pairs with the acquire load in act__reactor_start, after
 	 * which workers may read r->ring */
 	atomic_store_explicit(&r->ready, 1, memory_order_release);

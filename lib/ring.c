@@ -28,7 +28,8 @@ static bool has_op(struct io_uring *ring, int op)
 	return yes;
 }
 
-void act__ring_init(struct act__ring *g, char *why, size_t why_len)
+void act__ring_init(struct act__ring *g, unsigned entries, char *why,
+		    size_t why_len)
 {
 	struct io_uring_params p;
 	const char *force = getenv("ACT_TEST_RING");
@@ -44,11 +45,10 @@ void act__ring_init(struct act__ring *g, char *why, size_t why_len)
 	}
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-	rc = io_uring_queue_init_params(ACT_RING_ENTRIES, &g->ring, &p);
+	rc = io_uring_queue_init_params(entries, &g->ring, &p);
 	if (rc == -EINVAL) { /* before 6.1: neither flag */
 		memset(&p, 0, sizeof(p));
-		rc = io_uring_queue_init_params(ACT_RING_ENTRIES, &g->ring,
-						&p);
+		rc = io_uring_queue_init_params(entries, &g->ring, &p);
 	}
 	if (rc < 0) {
 		snprintf(why, why_len, "io_uring is unavailable (%s)",

@@ -30,7 +30,8 @@
 
 #include "park.h"
 
-#define ACT_RING_ENTRIES 256
+#define ACT_RING_ENTRIES 256        /* default SQ size */
+#define ACT_RING_MAX_ENTRIES 32768  /* the kernel's limit */
 
 enum act__ring_mode {
 	ACT_RING_NONE = 0,     /* no io_uring: futex doorbell */
@@ -52,7 +53,8 @@ struct act__ring {
  * ACT_RING_NONE and `why` holds one line that says why (empty when a
  * ring was made). Never fails the runtime.
  */
-void act__ring_init(struct act__ring *g, char *why, size_t why_len);
+void act__ring_init(struct act__ring *g, unsigned entries, char *why,
+		    size_t why_len);
 void act__ring_exit(struct act__ring *g);
 
 /*

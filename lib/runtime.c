@@ -67,6 +67,9 @@ static int check_fields(const struct act_config *c)
 		return bad_field("spin_us", c->spin_us,
 				 "0 (default), negative (no spinning) or at "
 				 "most 1000000");
+	if (c->ring_entries > ACT_RING_MAX_ENTRIES)
+		return bad_field("ring_entries", c->ring_entries,
+				 "0 (default) or 1 to 32768");
 	if (c->stack_guard < ACT_GUARD_AUTO ||
 	    c->stack_guard > ACT_GUARD_CANARY)
 		return bad_field("stack_guard", c->stack_guard,
@@ -120,7 +123,7 @@ static int resolve_spin(struct act_config *c)
 /* Field set > environment > default. */
 static int resolve(const struct act_config *in, struct act_config *out)
 {
-	uint64_t sched = 0;
+	uint64_t sched = 0, ring = 0;
 	int rc;
 
 	if (in) {
@@ -133,7 +136,11 @@ static int resolve(const struct act_config *in, struct act_config *out)
 	}
 	out->stack_size = act__stack_size_ok(out->stack_size);
 	sched = (uint64_t)out->schedulers;
+	ring = out->ring_entries;
 	rc = act__env_stack_size("ACTORS_STACK_SIZE", &out->stack_size);
+	if (!rc)
+		rc = act__env_uint("ACTORS_RING_ENTRIES", 1,
+				   ACT_RING_MAX_ENTRIES, &ring);
 	if (!rc)
 		rc = act__env_uint("ACTORS_SCHEDULERS", 1, MAX_SCHEDULERS,
 				   &sched);
@@ -148,6 +155,7 @@ static int resolve(const struct act_config *in, struct act_config *out)
 		out->max_procs = DEFAULT_MAX_PROCS;
 	if (!out->reductions)
 		out->reductions = DEFAULT_REDUCTIONS;
+	out->ring_entries = ring ? (uint32_t)ring : ACT_RING_ENTRIES;
 	return 0;
 }
 

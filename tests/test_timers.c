@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -562,6 +563,64 @@ START_TEST(no_ring_says_so_once)
 }
 END_TEST
 
+/* ---- the ring's size: act_config.ring_entries, ACTORS_RING_ENTRIES ---- */
+
+static uint32_t ring_seen;
+
+static void ring_size_main(void *arg)
+{
+	(void)arg;
+	ring_seen = act__rt_current->cfg.ring_entries;
+	ringless_main(NULL); /* timers work whatever the size */
+}
+
+START_TEST(ring_entries_resolved)
+{
+	struct act_config cfg = with_workers(2);
+
+	ck_assert_int_eq(run_main(&cfg, ring_size_main, NULL), 0);
+	ck_assert_uint_eq(ring_seen, ACT_RING_ENTRIES); /* the default */
+	setenv("ACTORS_RING_ENTRIES", "1", 1); /* one SQE: the doorbell */
+	ck_assert_int_eq(run_main(&cfg, ring_size_main, NULL), 0);
+	ck_assert_uint_eq(ring_seen, 1);
+	cfg.ring_entries = 8; /* the field beats the environment */
+	ck_assert_int_eq(run_main(&cfg, ring_size_main, NULL), 0);
+	ck_assert_uint_eq(ring_seen, 8);
+	unsetenv("ACTORS_RING_ENTRIES");
+	cfg.ring_entries = ACT_RING_MAX_ENTRIES + 1;
+	ck_assert_int_eq(act_main(&cfg, ring_size_main, NULL), -EINVAL);
+}
+END_TEST
+
+static void bad_ring_child(void *arg)
+{
+	struct act_config cfg = with_workers(2);
+
+	setenv("ACTORS_RING_ENTRIES", (const char *)arg, 1);
+	_exit(act_main(&cfg, ring_size_main, NULL) == -EINVAL ? 0 : 1);
+}
+
+START_TEST(ring_entries_bad_env)
+{
+	static const char *const bad[] = { "", "0", "-1", "32769", "abc",
+					   "64k", " 64" };
+	struct tu_child c;
+	char want[64];
+	unsigned i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tu_run_child(bad_ring_child, (void *)bad[i], &c);
+		ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+			      "ACTORS_RING_ENTRIES=\"%s\": status %#x", bad[i],
+			      c.status);
+		snprintf(want, sizeof(want), "ACTORS_RING_ENTRIES=\"%s\"",
+			 bad[i]);
+		ck_assert_ptr_nonnull(strstr(c.err, want));
+		ck_assert_int_eq(count_lines(c.err), 1);
+	}
+}
+END_TEST
+
 static Suite *timers_suite(void)
 {
 	Suite *s = suite_create("timers");
@@ -580,6 +639,8 @@ static Suite *timers_suite(void)
 	tcase_add_loop_test(tc, cancel_races_fire, 0, 3);
 	tcase_add_loop_test(tc, many_timers_in_order, 0, 2);
 	tcase_add_test(tc, no_ring_says_so_once);
+	tcase_add_test(tc, ring_entries_resolved);
+	tcase_add_test(tc, ring_entries_bad_env);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -122,7 +122,7 @@ static inline int tu_run_suite(Suite *s)
 	static const char *const vars[] = {
 		"ACTORS_SCHEDULERS", "ACTORS_STACK_SIZE", "ACTORS_STATS",
 		"ACTORS_WAKE",       "ACTORS_PLACE",      "ACTORS_SPIN_US",
-		"ACTORS_BACKPRESSURE"
+		"ACTORS_BACKPRESSURE", "ACTORS_RING_ENTRIES"
 	};
 	SRunner *sr = srunner_create(s);
 	unsigned i;
