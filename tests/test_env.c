@@ -438,7 +438,8 @@ START_TEST(config_bad_fields)
 	ck_assert_int_eq(check_bad_cfg(&cfg, "reserved", "1"), -EINVAL);
 
 	act_config_init(&cfg);
-	cfg.reserved[7] = 3; /* the last one */
+	/* the last one */
+	cfg.reserved[sizeof(cfg.reserved) / sizeof(cfg.reserved[0]) - 1] = 3;
 	ck_assert_int_eq(check_bad_cfg(&cfg, "reserved", "3"), -EINVAL);
 
 	act_config_init(&cfg);
