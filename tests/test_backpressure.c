@@ -404,31 +404,12 @@ END_TEST
 
 /* ---- a bad ACTORS_BACKPRESSURE: one line, -EINVAL --------------------- */
 
-static void blocked(void *arg)
-{
-	(void)arg;
-}
-
-static void bad_env_child(void *arg)
-{
-	setenv("ACTORS_BACKPRESSURE", (const char *)arg, 1);
-	_exit(act_main(NULL, blocked, NULL) == -EINVAL ? 0 : 1);
-}
-
 START_TEST(bad_env)
 {
 	static const char *const bad[] = { "", "on", "MUTE", "1" };
-	struct tu_child c;
-	unsigned i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		tu_run_child(bad_env_child, (void *)bad[i], &c);
-		ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
-			      "ACTORS_BACKPRESSURE=\"%s\": status %#x", bad[i],
-			      c.status);
-		ck_assert_ptr_nonnull(strstr(c.err, "ACTORS_BACKPRESSURE"));
-		ck_assert_int_eq(count_lines(c.err), 1);
-	}
+	assert_env_refused("ACTORS_BACKPRESSURE", bad,
+			   sizeof(bad) / sizeof(bad[0]));
 }
 END_TEST
 

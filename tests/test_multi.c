@@ -287,6 +287,10 @@ START_TEST(steals_from_busy_worker)
 	struct act_config cfg = with_workers(BUSY_WORKERS);
 	static struct busy_run r;
 
+	/* hundreds of sleepers report to main at once: with backpressure,
+	 * one muted in its report is released onto main's worker, and so
+	 * parks elsewhere than the worker it reported (lib/backpressure.h) */
+	setenv("ACTORS_BACKPRESSURE", "off", 1);
 	memset(&r, 0, sizeof(r));
 	atomic_store(&r.spin_worker, -1);
 	atomic_store(&r.target, INT_MAX);
@@ -820,33 +824,14 @@ START_TEST(spin_values)
 }
 END_TEST
 
-static void bad_spin_child(void *arg)
-{
-	struct act_config cfg = with_workers(2);
-
-	setenv("ACTORS_SPIN_US", (const char *)arg, 1);
-	_exit(act_main(&cfg, blocked, NULL) == -EINVAL ? 0 : 1);
-}
-
 /* A bad ACTORS_SPIN_US: act_main refuses, in one line that names it. */
 START_TEST(spin_bad_env)
 {
 	static const char *const bad[] = { "abc", "2000000", "1000001", "-1",
 					   "", "20us", " 20" };
 	struct act_config cfg = with_workers(2);
-	struct tu_child c;
-	char want[64];
-	unsigned i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		tu_run_child(bad_spin_child, (void *)bad[i], &c);
-		ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
-			      "ACTORS_SPIN_US=\"%s\": status %#x", bad[i],
-			      c.status);
-		snprintf(want, sizeof(want), "ACTORS_SPIN_US=\"%s\"", bad[i]);
-		ck_assert_ptr_nonnull(strstr(c.err, want));
-		ck_assert_int_eq(count_lines(c.err), 1);
-	}
+	assert_env_refused("ACTORS_SPIN_US", bad, sizeof(bad) / sizeof(bad[0]));
 	/* and the field: at most 1,000,000 us */
 	unsetenv("ACTORS_SPIN_US");
 	cfg.spin_us = 2000000;

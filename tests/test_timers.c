@@ -592,32 +592,13 @@ START_TEST(ring_entries_resolved)
 }
 END_TEST
 
-static void bad_ring_child(void *arg)
-{
-	struct act_config cfg = with_workers(2);
-
-	setenv("ACTORS_RING_ENTRIES", (const char *)arg, 1);
-	_exit(act_main(&cfg, ring_size_main, NULL) == -EINVAL ? 0 : 1);
-}
-
 START_TEST(ring_entries_bad_env)
 {
 	static const char *const bad[] = { "", "0", "-1", "32769", "abc",
 					   "64k", " 64" };
-	struct tu_child c;
-	char want[64];
-	unsigned i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		tu_run_child(bad_ring_child, (void *)bad[i], &c);
-		ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
-			      "ACTORS_RING_ENTRIES=\"%s\": status %#x", bad[i],
-			      c.status);
-		snprintf(want, sizeof(want), "ACTORS_RING_ENTRIES=\"%s\"",
-			 bad[i]);
-		ck_assert_ptr_nonnull(strstr(c.err, want));
-		ck_assert_int_eq(count_lines(c.err), 1);
-	}
+	assert_env_refused("ACTORS_RING_ENTRIES", bad,
+			   sizeof(bad) / sizeof(bad[0]));
 }
 END_TEST
 

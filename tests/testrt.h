@@ -10,6 +10,9 @@
 #include <dirent.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "testutil.h"
 
@@ -120,6 +123,49 @@ static inline bool timer_due_by(int64_t t)
 
 	return atomic_load(&r->next_deadline) <= t + ACT_REACTOR_TICK_NS ||
 	       atomic_load(&r->cmds.head) != &r->cmds.stub;
+}
+
+/* assert_env_refused's child: var=value, then act_main on 2 workers. */
+struct tu_env_case {
+	const char *var, *value;
+};
+
+static inline void tu_env_nop(void *arg)
+{
+	(void)arg;
+}
+
+static inline void tu_env_child(void *arg)
+{
+	const struct tu_env_case *ec = arg;
+	struct act_config cfg = with_workers(2);
+
+	setenv(ec->var, ec->value, 1);
+	_exit(act_main(&cfg, tu_env_nop, NULL) == -EINVAL ? 0 : 1);
+}
+
+/*
+ * Each of the n bad values of environment variable var makes act_main
+ * return -EINVAL, with one line on stderr that names var="value".
+ */
+static inline void assert_env_refused(const char *var,
+				      const char *const *bad, unsigned n)
+{
+	struct tu_env_case ec = { var, NULL };
+	struct tu_child c;
+	char want[128];
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		ec.value = bad[i];
+		tu_run_child(tu_env_child, &ec, &c);
+		ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+			      "%s=\"%s\": status %#x", var, bad[i], c.status);
+		snprintf(want, sizeof(want), "%s=\"%s\"", var, bad[i]);
+		ck_assert_msg(strstr(c.err, want), "%s: stderr: %s", want,
+			      c.err);
+		ck_assert_int_eq(count_lines(c.err), 1);
+	}
 }
 
 /* Entries of a /proc directory, less . and .. */
