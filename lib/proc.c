@@ -51,7 +51,7 @@ static struct act__proc *chain_nth(struct act__ptable *t, uint32_t head,
 	struct act__proc *p = &t->slots[head];
 
 	while (--n)
-		p = &t->slots[p->free_next];
+		p = &t->slots[act__free_next(p)];
 	return p;
 }
 
@@ -67,9 +67,9 @@ static void refill(struct act__ptable *t, struct act__slot_cache *c)
 		last = chain_nth(t, t->shared_head, n);
 		c->head = t->shared_head;
 		c->n = n;
-		t->shared_head = last->free_next;
+		t->shared_head = act__free_next(last);
 		t->shared_n -= n;
-		last->free_next = UINT32_MAX;
+		act__set_free_next(last, UINT32_MAX);
 	}
 	pool_unlock(t);
 }
@@ -104,7 +104,7 @@ struct act__proc *act__slot_get(struct act__ptable *t,
 	if (c->head == UINT32_MAX)
 		return grow(t);
 	p = &t->slots[c->head];
-	c->head = p->free_next;
+	c->head = act__free_next(p);
 	c->n--;
 	return p;
 }
@@ -115,17 +115,17 @@ void act__slot_put(struct act__ptable *t, struct act__slot_cache *c,
 	struct act__proc *last;
 	uint32_t batch;
 
-	p->free_next = c->head;
+	act__set_free_next(p, c->head);
 	c->head = p->index;
 	if (++c->n <= ACT_SLOT_CACHE_MAX)
 		return;
 	/* spill the newest ACT_SLOT_BATCH; the walk is outside the lock */
 	batch = c->head;
 	last = chain_nth(t, batch, ACT_SLOT_BATCH);
-	c->head = last->free_next;
+	c->head = act__free_next(last);
 	c->n -= ACT_SLOT_BATCH;
 	pool_lock(t);
-	last->free_next = t->shared_head;
+	act__set_free_next(last, t->shared_head);
 	t->shared_head = batch;
 	t->shared_n += ACT_SLOT_BATCH;
 	pool_unlock(t);

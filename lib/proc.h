@@ -83,10 +83,14 @@ struct act__proc {
 	struct act__timeout *armed;      /* its receive's timeout, or NULL */
 	uint32_t stack_size;             /* at most 1 GiB */
 	uint32_t index;
+	/* One word, two lives. Free: the next slot on the free list
+	 * (free_next, act__free_next). Alive: 0, or muted on a backlog
+	 * (backpressure.h) and the next sender muted there, or
+	 * ACT_MUTE_END. Atomic for both: a worker's mute_park may still
+	 * read it as mute_next after the process was released, ran, exited
+	 * and its slot went back on a free list. */
 	union {
-		uint32_t free_next;      /* free: the slot free list */
-		/* alive: 0, or muted on a backlog (backpressure.h) and
-		 * this is the next sender muted there, or ACT_MUTE_END */
+		_Atomic uint32_t free_next;
 		_Atomic uint32_t mute_next;
 	};
 	/* stealing hints (act__proc_sticky): messages sent and received in
@@ -96,6 +100,17 @@ struct act__proc {
 	uint8_t peer_votes;
 	uint16_t peer_worker;
 };
+
+/* The free list's link, relaxed: the list's own lock or owner orders it. */
+static inline uint32_t act__free_next(const struct act__proc *p)
+{
+	return atomic_load_explicit(&p->free_next, memory_order_relaxed);
+}
+
+static inline void act__set_free_next(struct act__proc *p, uint32_t next)
+{
+	atomic_store_explicit(&p->free_next, next, memory_order_relaxed);
+}
 
 /*
  * A process that sent or received at least ACT_CHATTY_MSGS messages in

@@ -163,7 +163,8 @@ static uint32_t free_list_len(struct act__rt *rt, uint32_t head)
 {
 	uint32_t n = 0;
 
-	for (; head != UINT32_MAX; head = rt->procs.slots[head].free_next)
+	for (; head != UINT32_MAX;
+	     head = act__free_next(&rt->procs.slots[head]))
 		n++;
 	return n;
 }
@@ -190,7 +191,7 @@ static void reclaim(struct act__rt *rt)
 			p->stack_lo = NULL;
 			atomic_store_explicit(&p->state, ACT_PS_FREE,
 					      memory_order_relaxed);
-			p->free_next = w0->slots.head;
+			act__set_free_next(p, w0->slots.head);
 			w0->slots.head = i;
 		}
 		act__mailbox_drain(p, &w0->slab);
