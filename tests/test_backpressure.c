@@ -408,8 +408,8 @@ START_TEST(bad_env)
 {
 	static const char *const bad[] = { "", "on", "MUTE", "1" };
 
-	assert_env_refused("ACTORS_BACKPRESSURE", bad,
-			   sizeof(bad) / sizeof(bad[0]));
+	ck_assert_uint_eq(assert_env_refused("ACTORS_BACKPRESSURE", bad, N_BAD),
+			  N_BAD);
 }
 END_TEST
 

@@ -831,7 +831,8 @@ START_TEST(spin_bad_env)
 					   "", "20us", " 20" };
 	struct act_config cfg = with_workers(2);
 
-	assert_env_refused("ACTORS_SPIN_US", bad, sizeof(bad) / sizeof(bad[0]));
+	ck_assert_uint_eq(assert_env_refused("ACTORS_SPIN_US", bad, N_BAD),
+			  N_BAD);
 	/* and the field: at most 1,000,000 us */
 	unsetenv("ACTORS_SPIN_US");
 	cfg.spin_us = 2000000;

@@ -597,8 +597,8 @@ START_TEST(ring_entries_bad_env)
 	static const char *const bad[] = { "", "0", "-1", "32769", "abc",
 					   "64k", " 64" };
 
-	assert_env_refused("ACTORS_RING_ENTRIES", bad,
-			   sizeof(bad) / sizeof(bad[0]));
+	ck_assert_uint_eq(assert_env_refused("ACTORS_RING_ENTRIES", bad, N_BAD),
+			  N_BAD);
 }
 END_TEST
 

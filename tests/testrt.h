@@ -125,6 +125,9 @@ static inline bool timer_due_by(int64_t t)
 	       atomic_load(&r->cmds.head) != &r->cmds.stub;
 }
 
+/* The number of values in a test's local array `bad`. */
+#define N_BAD (sizeof(bad) / sizeof(bad[0]))
+
 /* assert_env_refused's child: var=value, then act_main on 2 workers. */
 struct tu_env_case {
 	const char *var, *value;
@@ -148,8 +151,8 @@ static inline void tu_env_child(void *arg)
  * Each of the n bad values of environment variable var makes act_main
  * return -EINVAL, with one line on stderr that names var="value".
  */
-static inline void assert_env_refused(const char *var,
-				      const char *const *bad, unsigned n)
+static inline unsigned assert_env_refused(const char *var,
+					  const char *const *bad, unsigned n)
 {
 	struct tu_env_case ec = { var, NULL };
 	struct tu_child c;
@@ -166,6 +169,7 @@ static inline void assert_env_refused(const char *var,
 			      c.err);
 		ck_assert_int_eq(count_lines(c.err), 1);
 	}
+	return i; /* values checked */
 }
 
 /* Entries of a /proc directory, less . and .. */
