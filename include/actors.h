@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -83,7 +85,9 @@ struct act_config {
 			     * 0: ACTORS_SPIN_US or 20; negative: none */
 	uint32_t ring_entries; /* the reactor's io_uring SQ size, 1 to
 				* 32768; 0: ACTORS_RING_ENTRIES or 256 */
-	uint32_t reserved[7];
+	uint32_t timer_us;  /* timer resolution (the wheel's tick), 10 to
+			     * 100,000 us; 0: ACTORS_TIMER_US or 250 */
+	uint32_t reserved[6];
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */
@@ -113,6 +117,10 @@ ACT_API act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 ACT_API act_pid act_self(void);
 ACT_API void act_yield(void);
 ACT_API void act_exit(intptr_t reason) __attribute__((noreturn));
+/* Any thread: end pid with `reason` (ACT_EXIT_KILL ends it with
+ * ACT_EXIT_KILLED) at its next blocking call or yield; an I/O operation
+ * it waits on is cancelled first. 0, or -ESRCH. */
+ACT_API int act_kill(act_pid pid, intptr_t reason);
 
 /* Messages. act_send: any thread; the others: inside a process. */
 ACT_API int act_send(act_pid to, uint32_t tag, const void *data, size_t len);
@@ -131,6 +139,41 @@ ACT_API int act_send_interval(int64_t ns, act_pid to, uint32_t tag,
 			      const void *data, size_t len, act_timer *ref);
 ACT_API int act_timer_cancel(act_timer ref);
 
+/*
+ * I/O on the reactor's io_uring ring. Inside a process: the caller waits
+ * (other processes run) until the operation completes. Each returns what
+ * its system call would (a count, a descriptor, poll revents, 0) or
+ * -errno, and -ENOSYS when the runtime has no io_uring, -EPERM outside a
+ * process. read/write take an offset, or -1 for the file position. The
+ * _timeout forms give up after timeout_ns (negative: never) and return
+ * -ETIMEDOUT; the buffer is the caller's again when any of them returns.
+ */
+ACT_API ssize_t act_io_read(int fd, void *buf, size_t n, int64_t off);
+ACT_API ssize_t act_io_write(int fd, const void *buf, size_t n, int64_t off);
+ACT_API ssize_t act_io_recv(int fd, void *buf, size_t n, int flags);
+ACT_API ssize_t act_io_send(int fd, const void *buf, size_t n, int flags);
+ACT_API int act_io_accept(int fd, struct sockaddr *addr, socklen_t *addrlen,
+			  int flags);
+ACT_API int act_io_connect(int fd, const struct sockaddr *addr,
+			   socklen_t addrlen);
+ACT_API int act_io_close(int fd);
+ACT_API int act_io_poll(int fd, short events);
+ACT_API ssize_t act_io_read_timeout(int fd, void *buf, size_t n, int64_t off,
+				    int64_t timeout_ns);
+ACT_API ssize_t act_io_write_timeout(int fd, const void *buf, size_t n,
+				     int64_t off, int64_t timeout_ns);
+ACT_API ssize_t act_io_recv_timeout(int fd, void *buf, size_t n, int flags,
+				    int64_t timeout_ns);
+ACT_API ssize_t act_io_send_timeout(int fd, const void *buf, size_t n,
+				    int flags, int64_t timeout_ns);
+ACT_API int act_io_accept_timeout(int fd, struct sockaddr *addr,
+				  socklen_t *addrlen, int flags,
+				  int64_t timeout_ns);
+ACT_API int act_io_connect_timeout(int fd, const struct sockaddr *addr,
+				   socklen_t addrlen, int64_t timeout_ns);
+ACT_API int act_io_close_timeout(int fd, int64_t timeout_ns);
+ACT_API int act_io_poll_timeout(int fd, short events, int64_t timeout_ns);
+
 /* Where am I. Any thread (act_worker: -1 off a worker). */
 ACT_API int act_worker(void);
 ACT_API int act_workers(void);
@@ -142,6 +185,12 @@ struct act_stats {
 	uint64_t procs_alive;    /* processes alive now */
 	uint64_t procs_peak;     /* most process slots ever in use */
 	uint64_t timeouts_fired; /* receive timeouts the reactor fired */
+	uint64_t io_ops;         /* act_io_* operations completed */
+	uint64_t io_cancels;     /* of them, cancelled (timeout, kill, stop) */
+	uint64_t io_inflight;    /* operations in the kernel now */
+	uint64_t reactor_loops;  /* turns of the reactor's loop */
+	uint64_t reactor_wakes;  /* workers the reactor woke (at most one
+				  * FUTEX_WAKE per worker per loop) */
 	uint64_t reserved[4];
 };
 

@@ -138,6 +138,9 @@ static struct act__env *wait_for(struct act__worker **wp,
 		act__switch_out_w(w, p, ACT_SW_PARK);
 		act__turn_begin(p);
 		w = act__worker_self(); /* I8: we may have moved */
+		e = NULL;
+		if (act__killed(p))
+			break;
 		e = act__mailbox_take_new(p, &w->slab, match, ctx);
 		/* acquire: pairs with the reactor's release of timeout_fired */
 		if (e || atomic_load_explicit(&p->timeout_fired,
@@ -146,8 +149,10 @@ static struct act__env *wait_for(struct act__worker **wp,
 	}
 	if (armed) { /* fired or not, the wait is over */
 		p->armed = NULL;
-		act__reactor_disarm(&rt->reactor, w, armed);
+		act__reactor_disarm(&rt->reactor, armed);
 	}
+	if (!e)
+		act__die_if_killed(p);
 	*wp = w;
 	return e;
 }

@@ -37,6 +37,8 @@ enum act__pstate {
 	ACT_PS_WAITING,
 	ACT_PS_EXITING,
 	ACT_PS_MUTED,  /* waits for a receiver's backlog (backpressure.h) */
+	ACT_PS_IOWAIT, /* waits for an I/O completion (io.h): messages do
+			* not end this wait, only the completion or a kill */
 };
 
 #define ACT_PS_MASK 0xffu
@@ -53,7 +55,7 @@ struct act__proc {
 	_Atomic uint64_t state;
 	_Atomic uint32_t gen;            /* generation of the occupant */
 	_Atomic uint8_t queued;          /* I1: in a run queue */
-	_Atomic uint8_t kill_pending;    /* exit signal waiting (links, later) */
+	_Atomic uint8_t killed;          /* act_kill: exit at the next wait */
 	bool canary;                     /* owner: stack unguarded, check it */
 	bool is_main;                    /* owner: act_main's process */
 	struct act__mpsc mbox;           /* MPSC mailbox of act__env */
@@ -62,6 +64,8 @@ struct act__proc {
 	/* backpressure.h: 0, or it has a backlog and this is the slot
 	 * index + 1 of the last sender muted on it (ACT_MUTE_END: none) */
 	_Atomic uint32_t mutes;
+	/* guards killed and exit_reason against act_kill (act__proc_lock) */
+	atomic_flag lock;
 
 	/* Owner only (I3). Second line: what every message touches. */
 	struct act__proc *rq_next act__aligned; /* links in the local queue */
@@ -79,7 +83,7 @@ struct act__proc {
 	void *stack_lo;
 	void (*fn)(void *);
 	void *arg;
-	intptr_t exit_reason;
+	intptr_t exit_reason;            /* under lock until EXITING */
 	struct act__timeout *armed;      /* its receive's timeout, or NULL */
 	uint32_t stack_size;             /* at most 1 GiB */
 	uint32_t index;
@@ -100,6 +104,30 @@ struct act__proc {
 	uint8_t peer_votes;
 	uint16_t peer_worker;
 };
+
+/* The slot's lock: a spinlock held for a few stores (act_kill, act_exit). */
+static inline void act__proc_lock(struct act__proc *p)
+{
+	/* acquire: pairs with the release clear in act__proc_unlock */
+	while (atomic_flag_test_and_set_explicit(&p->lock,
+						 memory_order_acquire))
+		act__cpu_relax();
+}
+
+static inline void act__proc_unlock(struct act__proc *p)
+{
+	/* release: pairs with the acquire in act__proc_lock */
+	atomic_flag_clear_explicit(&p->lock, memory_order_release);
+}
+
+/* p, running or waking, was killed: it must exit with exit_reason. */
+static inline bool act__killed(struct act__proc *p)
+{
+	/* seq_cst: the load half of the Dekker pairs with act_kill's store
+	 * of killed (followed by its state load in the wake), as the
+	 * mailbox check in park_proc; acquire for exit_reason */
+	return atomic_load_explicit(&p->killed, memory_order_seq_cst) != 0;
+}
 
 /* The free list's link, relaxed: the list's own lock or owner orders it. */
 static inline uint32_t act__free_next(const struct act__proc *p)

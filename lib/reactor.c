@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "io.h"
 #include "reactor.h"
 #include "runtime.h"
 #include "wake.h"
@@ -63,8 +64,7 @@ struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 	return t;
 }
 
-void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
-			 struct act__timeout *t)
+void act__reactor_disarm(struct act__reactor *r, struct act__timeout *t)
 {
 	uint32_t armed = ACT_TO_ARMED;
 
@@ -80,7 +80,6 @@ void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
 	/* the reactor unlinks it from the wheel and frees it when it takes
 	 * this; no ring: it makes nothing due sooner */
 	act__reactor_push(r, &t->cancel, ACT_RC_CANCEL);
-	(void)w;
 	act__reactor_ring_lazy(r);
 }
 
@@ -136,7 +135,48 @@ static void fire_timeout(struct act__reactor *r, struct act__timeout *t)
 		       memory_order_relaxed))
 		;
 	act__count(&r->n_fired);
-	act__wake(NULL, p, ticket);
+	act__reactor_wake_proc(r, p, ticket, ACT_PS_WAITING);
+}
+
+bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
+			    uint64_t ticket, unsigned from)
+{
+	struct act__worker *owner;
+	uint32_t i;
+
+	if (!act__wake_claim(p, ticket, from))
+		return false;
+	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
+	act__runq_push_remote(&owner->rq, p);
+	i = (uint32_t)(owner - r->rt->workers);
+	if (!r->is_marked[i]) {
+		r->is_marked[i] = 1;
+		r->marked[r->n_marked++] = i;
+	}
+	return true;
+}
+
+/* The end of a loop: ring each worker that got work once (item 3). */
+static void flush_wakes(struct act__reactor *r)
+{
+	struct act__worker *w;
+	uint32_t i;
+
+	for (i = 0; i < r->n_marked; i++) {
+		w = &r->rt->workers[r->marked[i]];
+		r->is_marked[r->marked[i]] = 0;
+		if (act__doorbell_ring(&w->bell))
+			act__count(&r->n_wakes);
+		else if (w->rq.stealable)
+			act__wake_idle_maybe(r->rt, NULL);
+	}
+	r->n_marked = 0;
+}
+
+/* A CQE that is not the doorbell's. */
+static void on_cqe(void *ctx, uint64_t user_data, int32_t res)
+{
+	act__io_cqe(ctx, user_data, res);
 }
 
 /* Take every command on the queue. */
@@ -163,6 +203,14 @@ static void take_commands(struct act__reactor *r)
 		case ACT_RC_UARM:
 			act__utimer_arm(r, act__container_of(c, struct act__utimer,
 							arm));
+			break;
+		case ACT_RC_IO:
+			act__io_take(r, act__container_of(c, struct act__io,
+							  submit));
+			break;
+		case ACT_RC_IOCANCEL:
+			act__io_take_cancel(r, act__container_of(
+						       c, struct act__io, cancel));
 			break;
 		case ACT_RC_UCANCEL: {
 			/* its arm came first: the canceller learned the
@@ -198,15 +246,37 @@ static void abandon(struct act__tnode *n, void *ctx)
 		free(t); /* cancelled: was its command not taken? */
 }
 
-/* The workers have stopped: take the last commands, empty the wheel. */
+/* The workers have stopped: take the last commands, end the I/O still in
+ * the kernel, empty the wheel. */
 static void drop_all(struct act__reactor *r)
 {
+	r->stopping = true;
 	take_commands(r);
+	act__io_drain(r);
 	act__wheel_advance(&r->wheel, INT64_MAX, abandon, r);
 }
 
 /* Set by act__reactor_start for reactor_main: why there is no ring. */
 static char ring_why[160];
+
+/* One turn: completions, commands, SQEs, timers, then the wakes. */
+static int64_t turn(struct act__reactor *r)
+{
+	int64_t now;
+
+	if (r->ring.mode != ACT_RING_NONE)
+		act__ring_reap(&r->ring, on_cqe, r);
+	take_commands(r);
+	if (r->ring.mode != ACT_RING_NONE)
+		act__io_fill(r);
+	now = act__now_ns();
+	act__wheel_advance(&r->wheel, now, fire, r);
+	flush_wakes(r);
+	act__count(&r->n_loops);
+	atomic_store_explicit(&r->n_held, r->wheel.count,
+			      memory_order_relaxed);
+	return now;
+}
 
 static void *reactor_main(void *arg)
 {
@@ -214,6 +284,7 @@ static void *reactor_main(void *arg)
 	int64_t next, now;
 	uint32_t seen;
 
+	pthread_setname_np(pthread_self(), "act-reactor");
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
 	act__ring_init(&r->ring, r->rt->cfg.ring_entries, ring_why,
 		       sizeof(ring_why));
@@ -224,13 +295,9 @@ static void *reactor_main(void *arg)
 
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
-		seen = act__doorbell_prepare(&r->bell);
-		take_commands(r);
-		now = act__now_ns();
-		act__wheel_advance(&r->wheel, now, fire, r);
+		now = turn(r);
 		next = act__wheel_next_ns(&r->wheel);
-		atomic_store_explicit(&r->n_held, r->wheel.count,
-				      memory_order_relaxed);
+		seen = act__doorbell_prepare(&r->bell);
 		/* seq_cst: the reactor's half of the Dekker pair with
 		 * act__reactor_arm_timeout's push and deadline load */
 		atomic_store_explicit(&r->next_deadline, next,
@@ -238,6 +305,8 @@ static void *reactor_main(void *arg)
 		if (act__mpsc_maybe_nonempty(&r->cmds) ||
 		    atomic_load_explicit(&r->stop, memory_order_seq_cst)) {
 			act__doorbell_cancel(&r->bell);
+			if (r->ring.mode != ACT_RING_NONE)
+				act__ring_poll(&r->ring, r->inflight != NULL);
 			continue;
 		}
 		next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
@@ -259,14 +328,25 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	atomic_store_explicit(&r->timers.lock, 0, memory_order_relaxed);
 	r->timers.free_head = UINT32_MAX;
 	atomic_store_explicit(&r->timers.n, 0, memory_order_relaxed);
-	act__wheel_init(&r->wheel, ACT_REACTOR_TICK_NS, act__now_ns());
+	act__wheel_init(&r->wheel, (int64_t)rt->cfg.timer_us * 1000,
+			act__now_ns());
+	r->marked = calloc(rt->nworkers, sizeof(*r->marked));
+	r->is_marked = calloc(rt->nworkers, 1);
+	if (!r->marked || !r->is_marked) {
+		free(r->marked);
+		free(r->is_marked);
+		return -ENOMEM;
+	}
 	atomic_store_explicit(&r->next_deadline, INT64_MAX,
 			      memory_order_relaxed);
 	atomic_store_explicit(&r->stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&r->ready, 0, memory_order_relaxed);
 	rc = pthread_create(&r->thread, NULL, reactor_main, r);
-	if (rc)
+	if (rc) {
+		free(r->marked);
+		free(r->is_marked);
 		return -rc;
+	}
 	/* acquire: pairs with reactor_main's release store of ready */
 	while (!atomic_load_explicit(&r->ready, memory_order_acquire))
 		act__futex_wait(&r->ready, 0, -1);
@@ -286,4 +366,6 @@ void act__reactor_stop(struct act__reactor *r)
 	 * and the workers, joined before, their last kicks */
 	act__ring_exit(&r->ring);
 	act__utimers_destroy(&r->timers);
+	free(r->marked);
+	free(r->is_marked);
 }

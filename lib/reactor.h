@@ -35,8 +35,10 @@ struct act__rt;
 struct act__proc;
 struct act__worker;
 
-/* The wheel's tick: the timers' resolution. */
-#define ACT_REACTOR_TICK_NS 250000 /* 250 us */
+/* The wheel's tick, the timers' resolution: act_config.timer_us. */
+#define ACT_TIMER_US_DEFAULT 250
+#define ACT_TIMER_US_MIN 10
+#define ACT_TIMER_US_MAX 100000
 /* Cancels one worker sends without ringing before it rings once. */
 #define ACT_REACTOR_CANCEL_BATCH 256
 
@@ -45,6 +47,8 @@ enum act__rcmd_op {
 	ACT_RC_CANCEL,      /* the receive ended first: drop it and free */
 	ACT_RC_UARM,        /* add a user timer (act_send_after, interval) */
 	ACT_RC_UCANCEL,     /* a user timer was cancelled: drop and free */
+	ACT_RC_IO,          /* start an I/O operation (io.h) */
+	ACT_RC_IOCANCEL,    /* a killed process's operation: cancel it */
 };
 
 /* A command on the reactor's queue. */
@@ -105,6 +109,8 @@ struct act__utimers {
 	struct act__utimer *_Atomic chunks[ACT_UT_CHUNKS];
 };
 
+struct act__io;
+
 struct act__reactor {
 	struct act__rt *rt;
 	pthread_t thread;
@@ -122,6 +128,20 @@ struct act__reactor {
 	_Atomic uint64_t n_fired;        /* reactor writes, act_stats reads */
 	_Atomic uint32_t n_held;         /* timers on the wheel, as of its
 					  * last loop (reactor writes) */
+	/* I/O (io.c), reactor only: operations taken but not yet in the
+	 * SQ (FIFO), those in the kernel (a list, for the cancels at stop),
+	 * and cancels waiting for SQ room */
+	struct act__io *pend_head, *pend_tail;
+	struct act__io *inflight;
+	struct act__io *cancel_head, *cancel_tail;
+	bool stopping;                   /* draining: wake nobody */
+	/* wakes of one loop, rung once per worker at its end */
+	uint32_t *marked;                /* worker indexes */
+	uint8_t *is_marked;              /* per worker */
+	uint32_t n_marked;
+	/* counters: the reactor writes, act_stats reads (relaxed) */
+	_Atomic uint64_t n_io_ops, n_io_cancels, n_inflight, n_loops,
+		n_wakes;
 };
 
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt);
@@ -138,10 +158,16 @@ struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 					      uint64_t ticket,
 					      int64_t deadline);
 
-/* The wait of t is over (for whatever reason): give t up. w: the caller's
- * worker (it counts the cancels it has not rung for). */
-void act__reactor_disarm(struct act__reactor *r, struct act__worker *w,
-			 struct act__timeout *t);
+/* The wait of t is over (for whatever reason): give t up. */
+void act__reactor_disarm(struct act__reactor *r, struct act__timeout *t);
+
+/*
+ * Reactor: make p, waiting in state `from` for ticket, runnable on its
+ * last worker, which is rung once at the end of this loop
+ * (act__reactor_flush_wakes). False if the wait was over already.
+ */
+bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
+			    uint64_t ticket, unsigned from);
 
 int64_t act__now_ns(void);
 

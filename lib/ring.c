@@ -118,24 +118,51 @@ void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
 {
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
-	unsigned head, n = 0;
-	int rc;
 
 	arm_bell(g, bell, seen);
 	ts.tv_sec = timeout_ns / 1000000000;
 	ts.tv_nsec = timeout_ns % 1000000000;
-	/* one io_uring_enter: submit the doorbell's wait, wait for one */
-	rc = io_uring_submit_and_wait_timeout(&g->ring, &cqe, 1,
-					      timeout_ns >= 0 ? &ts : NULL,
-					      NULL);
-	(void)rc; /* -ETIME, -EINTR: look at the timers and the queue */
-	io_uring_for_each_cqe(&g->ring, head, cqe) {
-		if (cqe->user_data == BELL_TAG)
-			g->bell_armed = false;
-		n++;
-	}
-	io_uring_cq_advance(&g->ring, n);
+	/* one io_uring_enter: submit what the loop queued (and the
+	 * doorbell's wait), wait for one completion. -ETIME, -EINTR (a
+	 * signal), -EBUSY (completions to reap first), -EAGAIN: the loop
+	 * reaps, looks at the timers and the queue, and comes back */
+	(void)io_uring_submit_and_wait_timeout(&g->ring, &cqe, 1,
+					       timeout_ns >= 0 ? &ts : NULL,
+					       NULL);
 	atomic_store_explicit(&bell->sleeping, 0, memory_order_relaxed);
+}
+
+void act__ring_poll(struct act__ring *g, bool inflight)
+{
+	/* submit what is queued; with DEFER_TASKRUN completions are only
+	 * posted when the reactor enters with GETEVENTS: do that while
+	 * operations are in the kernel */
+	if (io_uring_sq_ready(&g->ring) || inflight)
+		(void)io_uring_submit_and_get_events(&g->ring);
+}
+
+void act__ring_reap(struct act__ring *g,
+		    void (*fn)(void *ctx, uint64_t user_data, int32_t res),
+		    void *ctx)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n;
+
+	do {
+		n = 0;
+		io_uring_for_each_cqe(&g->ring, head, cqe) {
+			if (cqe->user_data == BELL_TAG)
+				g->bell_armed = false;
+			else
+				fn(ctx, cqe->user_data, cqe->res);
+			n++;
+		}
+		io_uring_cq_advance(&g->ring, n);
+		/* completions the CQ had no room for wait in the kernel
+		 * (IORING_FEAT_NODROP) until it is emptied: flush them */
+		if (io_uring_cq_has_overflow(&g->ring))
+			(void)io_uring_get_events(&g->ring);
+	} while (n || io_uring_cq_ready(&g->ring));
 }
 
 void act__ring_kick(struct act__ring *g, struct act__doorbell *bell)

@@ -65,6 +65,16 @@ void act__ring_exit(struct act__ring *g);
 void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
 		    uint32_t seen, int64_t timeout_ns);
 
+/* Reactor: submit what is in the SQ, and collect completions without
+ * waiting (inflight: operations are in the kernel). */
+void act__ring_poll(struct act__ring *g, bool inflight);
+
+/* Reactor: hand every CQE but the doorbell's to fn, emptying the CQ and
+ * the kernel's overflow list. */
+void act__ring_reap(struct act__ring *g,
+		    void (*fn)(void *ctx, uint64_t user_data, int32_t res),
+		    void *ctx);
+
 /* A waker that took the doorbell's `sleeping` (act__doorbell_ring's
  * protocol): wake the reactor in whatever it sleeps in. Any thread. */
 void act__ring_kick(struct act__ring *g, struct act__doorbell *bell);

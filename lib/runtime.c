@@ -70,6 +70,10 @@ static int check_fields(const struct act_config *c)
 	if (c->ring_entries > ACT_RING_MAX_ENTRIES)
 		return bad_field("ring_entries", c->ring_entries,
 				 "0 (default) or 1 to 32768");
+	if (c->timer_us && (c->timer_us < ACT_TIMER_US_MIN ||
+			    c->timer_us > ACT_TIMER_US_MAX))
+		return bad_field("timer_us", c->timer_us,
+				 "0 (default) or 10 to 100000");
 	if (c->stack_guard < ACT_GUARD_AUTO ||
 	    c->stack_guard > ACT_GUARD_CANARY)
 		return bad_field("stack_guard", c->stack_guard,
@@ -123,7 +127,7 @@ static int resolve_spin(struct act_config *c)
 /* Field set > environment > default. */
 static int resolve(const struct act_config *in, struct act_config *out)
 {
-	uint64_t sched = 0, ring = 0;
+	uint64_t sched = 0, ring = 0, timer = 0;
 	int rc;
 
 	if (in) {
@@ -137,10 +141,14 @@ static int resolve(const struct act_config *in, struct act_config *out)
 	out->stack_size = act__stack_size_ok(out->stack_size);
 	sched = (uint64_t)out->schedulers;
 	ring = out->ring_entries;
+	timer = out->timer_us;
 	rc = act__env_stack_size("ACTORS_STACK_SIZE", &out->stack_size);
 	if (!rc)
 		rc = act__env_uint("ACTORS_RING_ENTRIES", 1,
 				   ACT_RING_MAX_ENTRIES, &ring);
+	if (!rc)
+		rc = act__env_uint("ACTORS_TIMER_US", ACT_TIMER_US_MIN,
+				   ACT_TIMER_US_MAX, &timer);
 	if (!rc)
 		rc = act__env_uint("ACTORS_SCHEDULERS", 1, MAX_SCHEDULERS,
 				   &sched);
@@ -156,6 +164,7 @@ static int resolve(const struct act_config *in, struct act_config *out)
 	if (!out->reductions)
 		out->reductions = DEFAULT_REDUCTIONS;
 	out->ring_entries = ring ? (uint32_t)ring : ACT_RING_ENTRIES;
+	out->timer_us = timer ? (uint32_t)timer : ACT_TIMER_US_DEFAULT;
 	return 0;
 }
 

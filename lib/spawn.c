@@ -84,13 +84,15 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->pid = act__make_pid(
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	p->armed = NULL;
-	atomic_store_explicit(&p->kill_pending, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->killed, 0, memory_order_relaxed);
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p);
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	/* release: pairs with act_kill's acquire state load, which then
+	 * sees this occupant's generation, not the last one's */
 	atomic_store_explicit(&p->state,
 			      act__ps_make(act__ps_ticket(s), ACT_PS_RUNNABLE),
-			      memory_order_relaxed);
+			      memory_order_release);
 	to = is_main ? w : place(w);
 	atomic_store_explicit(&p->owner, to, memory_order_relaxed);
 	act__count(&w->n_spawns);
@@ -152,28 +154,93 @@ void act_yield(void)
 	if (p) {
 		act__switch_out(p, ACT_SW_YIELD);
 		act__turn_begin(p);
+		act__die_if_killed(p);
 	}
+}
+
+void act__die_if_killed(struct act__proc *p)
+{
+	if (act__unlikely(act__killed(p)))
+		act__exit_now(p);
+}
+
+/* p leaves for good: EXITING under the lock (act_kill looks at it there
+ * before it writes exit_reason), then reap on the worker's stack. With
+ * set, reason becomes the exit reason unless a kill's came first. */
+static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
+						 bool set, intptr_t reason)
+{
+	uint64_t s = atomic_load_explicit(&p->state, memory_order_relaxed);
+
+	act__proc_lock(p);
+	if (set && !atomic_load_explicit(&p->killed, memory_order_relaxed))
+		p->exit_reason = reason;
+	/* release: senders that see EXITING stop sending (-ESRCH) */
+	atomic_store_explicit(&p->state,
+			      act__ps_make(act__ps_ticket(s), ACT_PS_EXITING),
+			      memory_order_release);
+	act__proc_unlock(p);
+	act__switch_out(p, ACT_SW_EXIT);
+	act__fatal("exited process %llu resumed",
+		   (unsigned long long)p->pid.id);
 }
 
 void act_exit(intptr_t reason)
 {
 	struct act__worker *w = act__worker_self();
 	struct act__proc *p = w ? w->current : NULL;
-	uint64_t s;
 
 	if (!p) {
 		fputs("actors: act_exit called outside a process\n", stderr);
 		abort();
 	}
-	p->exit_reason = reason;
-	s = atomic_load_explicit(&p->state, memory_order_relaxed);
-	/* release: senders that see EXITING stop sending (-ESRCH) */
-	atomic_store_explicit(&p->state,
-			      act__ps_make(act__ps_ticket(s), ACT_PS_EXITING),
-			      memory_order_release);
-	act__switch_out(p, ACT_SW_EXIT);
-	act__fatal("exited process %llu resumed",
-		   (unsigned long long)p->pid.id);
+	exit_proc(p, true, reason);
+}
+
+void act__exit_now(struct act__proc *p)
+{
+	exit_proc(p, false, 0);
+}
+
+int act_kill(act_pid pid, intptr_t reason)
+{
+	struct act__rt *rt = act__rt_current;
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p;
+	unsigned st;
+	bool alive, set = false;
+
+	if (!rt)
+		return -ESRCH;
+	p = act__proc_lookup(&rt->procs, pid);
+	if (!p)
+		return -ESRCH;
+	if (reason == ACT_EXIT_KILL)
+		reason = ACT_EXIT_KILLED;
+	if (w && w->current == p)
+		act_exit(reason);
+	act__proc_lock(p);
+	/* acquire: pairs with act__spawn's release store of RUNNABLE (and
+	 * the EXITING store under this lock), so the generation read next
+	 * is at least the one of the occupant whose state this is */
+	st = act__ps(atomic_load_explicit(&p->state, memory_order_acquire));
+	alive = st != ACT_PS_FREE && st != ACT_PS_EXITING &&
+		atomic_load_explicit(&p->gen, memory_order_acquire) ==
+			(uint32_t)(pid.id >> 32);
+	if (alive && !atomic_load_explicit(&p->killed, memory_order_relaxed)) {
+		p->exit_reason = reason;
+		/* seq_cst: the store half of the Dekker pair with the
+		 * killed loads in park_proc and park_io (act__killed) */
+		atomic_store_explicit(&p->killed, 1, memory_order_seq_cst);
+		set = true;
+	}
+	act__proc_unlock(p);
+	if (!set)
+		return alive ? 0 : -ESRCH; /* alive: killed already */
+	/* end whatever it waits in; a muted one dies when released */
+	if (!act__wake(w, p, 0))
+		act__wake_state(w, p, 0, ACT_PS_IOWAIT);
+	return 0;
 }
 
 int act_worker(void)

@@ -48,6 +48,11 @@ static void rt_stats(const struct act__rt *rt, struct act_stats *s)
 	s->procs_alive = spawned > exited ? spawned - exited : 0;
 	s->procs_peak = LOAD(rt->procs.hwm);
 	s->timeouts_fired = LOAD(rt->reactor.n_fired);
+	s->io_ops = LOAD(rt->reactor.n_io_ops);
+	s->io_cancels = LOAD(rt->reactor.n_io_cancels);
+	s->io_inflight = LOAD(rt->reactor.n_inflight);
+	s->reactor_loops = LOAD(rt->reactor.n_loops);
+	s->reactor_wakes = LOAD(rt->reactor.n_wakes);
 }
 
 int act_stats(struct act_stats *stats, struct act_worker_stats *workers,
@@ -76,10 +81,16 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 	rt_stats(rt, &s);
 	fprintf(f,
 		"actors: %u workers, %llu processes alive, at most %llu "
-		"slots in use, %llu timeouts fired\n",
+		"slots in use, %llu timeouts fired\n"
+		"actors: reactor: %llu loops, %llu worker wakes, %llu I/O "
+		"operations (%llu cancelled)\n",
 		s.workers, (unsigned long long)s.procs_alive,
 		(unsigned long long)s.procs_peak,
-		(unsigned long long)s.timeouts_fired);
+		(unsigned long long)s.timeouts_fired,
+		(unsigned long long)s.reactor_loops,
+		(unsigned long long)s.reactor_wakes,
+		(unsigned long long)s.io_ops,
+		(unsigned long long)s.io_cancels);
 	fprintf(f,
 		"%6s %12s %10s %10s %8s %10s %8s %11s %7s %10s %8s %10s "
 		"%10s\n",

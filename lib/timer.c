@@ -138,7 +138,7 @@ void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
 	if (rc == -ENOMEM || (u->interval && rc != -ESRCH)) {
 		now = act__now_ns();
 		if (rc == -ENOMEM) /* no envelope: try again a tick later */
-			u->deadline = now + ACT_REACTOR_TICK_NS;
+			u->deadline = now + r->wheel.tick_ns;
 		else if (u->deadline > INT64_MAX - u->interval)
 			u->deadline = INT64_MAX;
 		else

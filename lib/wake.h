@@ -65,19 +65,16 @@ static inline void act__worker_enqueue(struct act__worker *me,
 }
 
 /*
- * Make p, waiting in state `from` (WAITING, or MUTED for a backlog's
- * release), runnable and queue it. me: the caller's worker, or NULL
- * (reactor, foreign thread).
+ * Take p, waiting in state `from` for ticket (0: any wait), over:
+ * WAITING (or MUTED, IOWAIT) -> RUNNABLE. Only the winner may enqueue it.
  */
-static inline bool act__wake_state(struct act__worker *me,
-				   struct act__proc *p, uint64_t ticket,
+static inline bool act__wake_claim(struct act__proc *p, uint64_t ticket,
 				   unsigned from)
 {
 	/* seq_cst: the load half of the Dekker pair with the seq_cst store
 	 * of WAITING in the worker's park_proc (the waker published its
 	 * message or timeout flag before this load) */
 	uint64_t s = atomic_load_explicit(&p->state, memory_order_seq_cst);
-	struct act__worker *owner;
 
 	for (;;) {
 		if (act__ps(s) != from)
@@ -90,8 +87,23 @@ static inline bool act__wake_state(struct act__worker *me,
 			    &p->state, &s,
 			    (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
 			    memory_order_acq_rel, memory_order_relaxed))
-			break;
+			return true;
 	}
+}
+
+/*
+ * Make p, waiting in state `from` (WAITING, or MUTED for a backlog's
+ * release, IOWAIT for a kill), runnable and queue it. me: the caller's
+ * worker, or NULL (foreign thread; the reactor batches its own wakes).
+ */
+static inline bool act__wake_state(struct act__worker *me,
+				   struct act__proc *p, uint64_t ticket,
+				   unsigned from)
+{
+	struct act__worker *owner;
+
+	if (!act__wake_claim(p, ticket, from))
+		return false;
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
 	if (me && me != owner) {
 		/* a chatty process stays with its peer (act__proc_sticky):

@@ -13,6 +13,7 @@
 #include "overflow.h"
 #include "runtime.h"
 #include "wake.h"
+#include "io.h"
 #include "worker.h"
 
 /* Per thread; read only through act__worker_self (I8). `used`: on x86-64
@@ -83,7 +84,7 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
 	 * the seq_cst state load in act__wake */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
 	if (!act__mpsc_maybe_nonempty(&p->mbox) &&
-	    !atomic_load_explicit(&p->kill_pending, memory_order_seq_cst) &&
+	    !act__killed(p) &&
 	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
 		return;
 	/* Something arrived meanwhile: take it back unless a waker did. */
@@ -116,6 +117,30 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
 	/* Released meanwhile: take it back unless the releaser did. */
 	if (atomic_compare_exchange_strong_explicit(
 		    &p->state, &muted, act__ps_make(t, ACT_PS_RUNNABLE),
+		    memory_order_acq_rel, memory_order_relaxed))
+		act__runq_push_lifo(&w->rq, p);
+}
+
+/*
+ * I2 for I/O, on the worker's stack: publish IOWAIT, then look at the
+ * operation (io.h) and the kill flag again. Messages do not end this
+ * wait; a kill does, once, to have the operation cancelled.
+ */
+static void park_io(struct act__worker *w, struct act__proc *p)
+{
+	struct act__io *io = w->wait_io;
+	uint64_t t = p->wait_ticket;
+	uint64_t waiting = act__ps_make(t, ACT_PS_IOWAIT);
+
+	act__count(&w->n_parks);
+	/* seq_cst: the store half of the Dekker pairs with the reactor's
+	 * seq_cst update of io->word and act_kill's store of killed, each
+	 * followed by the seq_cst state load in act__wake_state */
+	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
+	if (!act__io_wants_run(io, p))
+		return;
+	if (atomic_compare_exchange_strong_explicit(
+		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),
 		    memory_order_acq_rel, memory_order_relaxed))
 		act__runq_push_lifo(&w->rq, p);
 }
@@ -201,6 +226,9 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 		break;
 	case ACT_SW_MUTE:
 		mute_park(w, p);
+		break;
+	case ACT_SW_IOWAIT:
+		park_io(w, p);
 		break;
 	case ACT_SW_EXIT:
 		reap(w, p);

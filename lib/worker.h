@@ -24,12 +24,14 @@
 #include "stack.h"
 
 struct act__rt;
+struct act__io;
 
 enum act__switch_reason {
 	ACT_SW_YIELD = 1,
 	ACT_SW_PARK,
 	ACT_SW_EXIT,
 	ACT_SW_MUTE,
+	ACT_SW_IOWAIT,  /* wait for w->wait_io's completion (io.h) */
 };
 
 struct act__worker {
@@ -49,6 +51,7 @@ struct act__worker {
 	pthread_t thread;
 	bool spinning;                   /* holds one unit of rt->nspinning */
 	uint32_t unrung_cancels;         /* reactor cancels since a ring */
+	struct act__io *wait_io;         /* ACT_SW_IOWAIT: the operation */
 	/* counters: the owner writes them with plain loads and stores
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
@@ -103,6 +106,12 @@ static inline void act__switch_out_w(struct act__worker *w,
 	act__ctx_switch(&p->ctx, &w->sched_ctx);
 }
 
+/* From p itself: exit now with p->exit_reason (set by act_exit or a
+ * kill). Never returns. */
+void act__exit_now(struct act__proc *p) __attribute__((noreturn));
+/* From p itself, back from a switch: exit if it was killed. */
+void act__die_if_killed(struct act__proc *p);
+
 /*
  * Charge one reduction to p, running on w; yields when the budget is
  * spent. w must not be used by the caller after this returns (I8).
@@ -112,6 +121,7 @@ static inline void act__reduce(struct act__worker *w, struct act__proc *p)
 	if (act__unlikely(--w->budget <= 0)) {
 		act__switch_out_w(w, p, ACT_SW_YIELD);
 		act__turn_begin(p);
+		act__die_if_killed(p);
 	}
 }
 

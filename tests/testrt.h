@@ -121,7 +121,7 @@ static inline bool timer_due_by(int64_t t)
 {
 	struct act__reactor *r = &act__rt_current->reactor;
 
-	return atomic_load(&r->next_deadline) <= t + ACT_REACTOR_TICK_NS ||
+	return atomic_load(&r->next_deadline) <= t + r->wheel.tick_ns ||
 	       atomic_load(&r->cmds.head) != &r->cmds.stub;
 }
 

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io.c - act_io_*: the process's side (fill a record, hand it over, wait)
+ * and the reactor's (SQEs, CQEs, cancels, the drain at stop). The
+ * protocol is in io.h.
+ *
+ * Reactor side. A taken operation joins a FIFO of pending ones; each
+ * loop moves as many as the SQ has room for into it (two entries for a
+ * timed one: the operation, IOSQE_IO_LINK, and its IORING_OP_LINK_TIMEOUT)
+ * and onto the in-flight list. A full SQ is submitted and refilled; when
+ * the kernel refuses more for now (-EBUSY: completions to reap first,
+ * -EAGAIN: no memory) the rest waits for the next loop, in order. No
+ * operation is dropped: the kernel keeps completions that overflow the
+ * CQ (IORING_FEAT_NODROP) until they are reaped.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+
+#include "io.h"
+#include "runtime.h"
+#include "wake.h"
+#include "worker.h"
+
+/* user_data of the entries that are not an operation's own */
+#define UD_LINK 2u    /* a linked timeout */
+#define UD_CANCEL 3u  /* an IORING_OP_ASYNC_CANCEL */
+
+/* ---- the process's side ---------------------------------------------- */
+
+static int64_t io_run(struct act__io *io, int64_t timeout_ns)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p = w ? w->current : NULL;
+	struct act__reactor *r;
+	uint32_t word;
+	uint64_t t;
+
+	if (!p)
+		return -EPERM;
+	r = &w->rt->reactor;
+	if (r->ring.mode == ACT_RING_NONE)
+		return -ENOSYS;
+	act__die_if_killed(p);
+	io->timed = timeout_ns >= 0;
+	if (io->timed) {
+		io->ts.tv_sec = timeout_ns / 1000000000;
+		io->ts.tv_nsec = timeout_ns % 1000000000;
+	}
+	t = act__ps_ticket(atomic_load_explicit(&p->state,
+						memory_order_relaxed)) + 1;
+	p->wait_ticket = t;
+	io->p = p;
+	io->ticket = t;
+	io->res = 0;
+	atomic_store_explicit(&io->word, 0, memory_order_relaxed);
+	/* seq_cst push (act__mpsc_push), then the doorbell's seq_cst
+	 * load in act__reactor_wake: the reactor sees the command before
+	 * it sleeps, or it is woken */
+	act__reactor_push(r, &io->submit, ACT_RC_IO);
+	act__reactor_wake(r);
+	for (;;) {
+		w->wait_io = io;
+		act__switch_out_w(w, p, ACT_SW_IOWAIT);
+		act__turn_begin(p);
+		w = act__worker_self(); /* I8: we may have moved */
+		/* acquire: pairs with the reactor's RMW that completed it,
+		 * after its store of res */
+		word = atomic_load_explicit(&io->word, memory_order_acquire);
+		if (act__io_over(word))
+			break;
+		if ((word & ACT_IO_CANCEL_REQ) || !act__killed(p))
+			continue; /* a spurious wake: wait on */
+		/* killed: ask for the cancel, unless it completed already;
+		 * acq_rel: pairs with the reactor's RMWs of word */
+		if (atomic_compare_exchange_strong_explicit(
+			    &io->word, &word, word | ACT_IO_CANCEL_REQ,
+			    memory_order_acq_rel, memory_order_acquire)) {
+			act__reactor_push(r, &io->cancel, ACT_RC_IOCANCEL);
+			act__reactor_wake(r);
+		}
+	}
+	/* I6: only now are the record and the buffer free, and may p die */
+	act__die_if_killed(p);
+	if (io->res == -ECANCELED && io->timed)
+		return -ETIMEDOUT;
+	return io->res;
+}
+
+static int64_t io_rw(uint8_t op, int fd, const void *buf, size_t n,
+		     uint64_t off, int flags, int64_t timeout_ns)
+{
+	struct act__io io;
+
+	io.op = op;
+	io.fd = fd;
+	io.buf = (void *)buf;
+	/* one operation moves at most what read(2) would */
+	io.len = n > 0x7ffff000u ? 0x7ffff000u : (uint32_t)n;
+	io.off = off;
+	io.flags = flags;
+	return io_run(&io, timeout_ns);
+}
+
+ssize_t act_io_read_timeout(int fd, void *buf, size_t n, int64_t off,
+			    int64_t timeout_ns)
+{
+	return io_rw(IORING_OP_READ, fd, buf, n, (uint64_t)off, 0, timeout_ns);
+}
+
+ssize_t act_io_write_timeout(int fd, const void *buf, size_t n, int64_t off,
+			     int64_t timeout_ns)
+{
+	return io_rw(IORING_OP_WRITE, fd, buf, n, (uint64_t)off, 0,
+		     timeout_ns);
+}
+
+ssize_t act_io_recv_timeout(int fd, void *buf, size_t n, int flags,
+			    int64_t timeout_ns)
+{
+	return io_rw(IORING_OP_RECV, fd, buf, n, 0, flags, timeout_ns);
+}
+
+ssize_t act_io_send_timeout(int fd, const void *buf, size_t n, int flags,
+			    int64_t timeout_ns)
+{
+	return io_rw(IORING_OP_SEND, fd, buf, n, 0, flags, timeout_ns);
+}
+
+int act_io_accept_timeout(int fd, struct sockaddr *addr, socklen_t *addrlen,
+			  int flags, int64_t timeout_ns)
+{
+	return (int)io_rw(IORING_OP_ACCEPT, fd, addr, 0,
+			  (uint64_t)(uintptr_t)addrlen, flags, timeout_ns);
+}
+
+int act_io_connect_timeout(int fd, const struct sockaddr *addr,
+			   socklen_t addrlen, int64_t timeout_ns)
+{
+	return (int)io_rw(IORING_OP_CONNECT, fd, addr, 0, addrlen, 0,
+			  timeout_ns);
+}
+
+int act_io_close_timeout(int fd, int64_t timeout_ns)
+{
+	return (int)io_rw(IORING_OP_CLOSE, fd, NULL, 0, 0, 0, timeout_ns);
+}
+
+int act_io_poll_timeout(int fd, short events, int64_t timeout_ns)
+{
+	return (int)io_rw(IORING_OP_POLL_ADD, fd, NULL, 0, 0,
+			  (unsigned short)events, timeout_ns);
+}
+
+ssize_t act_io_read(int fd, void *buf, size_t n, int64_t off)
+{
+	return act_io_read_timeout(fd, buf, n, off, ACT_FOREVER);
+}
+
+ssize_t act_io_write(int fd, const void *buf, size_t n, int64_t off)
+{
+	return act_io_write_timeout(fd, buf, n, off, ACT_FOREVER);
+}
+
+ssize_t act_io_recv(int fd, void *buf, size_t n, int flags)
+{
+	return act_io_recv_timeout(fd, buf, n, flags, ACT_FOREVER);
+}
+
+ssize_t act_io_send(int fd, const void *buf, size_t n, int flags)
+{
+	return act_io_send_timeout(fd, buf, n, flags, ACT_FOREVER);
+}
+
+int act_io_accept(int fd, struct sockaddr *addr, socklen_t *addrlen,
+		  int flags)
+{
+	return act_io_accept_timeout(fd, addr, addrlen, flags, ACT_FOREVER);
+}
+
+int act_io_connect(int fd, const struct sockaddr *addr, socklen_t addrlen)
+{
+	return act_io_connect_timeout(fd, addr, addrlen, ACT_FOREVER);
+}
+
+int act_io_close(int fd)
+{
+	return act_io_close_timeout(fd, ACT_FOREVER);
+}
+
+int act_io_poll(int fd, short events)
+{
+	return act_io_poll_timeout(fd, events, ACT_FOREVER);
+}
+
+/* ---- the reactor's side ---------------------------------------------- */
+
+/*
+ * io's result is in: set bits (COMPLETE, or CANCEL_TAKEN) and, if that
+ * ends the operation, wake its process. Nothing of io is read after the
+ * RMW that ends it: the process may return and reuse its stack.
+ */
+static void io_settle(struct act__reactor *r, struct act__io *io,
+		      uint32_t bits)
+{
+	struct act__proc *p = io->p;
+	uint64_t ticket = io->ticket;
+	uint32_t old;
+
+	/* seq_cst: the store half of the Dekker pair with park_io's IOWAIT
+	 * store and word load; release for res and the cancel's reads */
+	old = atomic_fetch_or_explicit(&io->word, bits, memory_order_seq_cst);
+	if (act__io_over(old) || !act__io_over(old | bits))
+		return;
+	if (!r->stopping)
+		act__reactor_wake_proc(r, p, ticket, ACT_PS_IOWAIT);
+}
+
+/* The operation's CQE (or its end without one): it is done. */
+static void io_complete(struct act__reactor *r, struct act__io *io,
+			int32_t res)
+{
+	struct act__io **pp, *prev = NULL;
+
+	if (io->cancel_queued) { /* its cancel must not outlive it: the
+				  * record's address may name another
+				  * operation soon */
+		for (pp = &r->cancel_head; *pp != io; pp = &(*pp)->cnext)
+			prev = *pp;
+		*pp = io->cnext;
+		if (r->cancel_tail == io)
+			r->cancel_tail = prev;
+		io->cancel_queued = false;
+	}
+	if (io->where == ACT_IO_INFLIGHT) {
+		if (io->rprev)
+			io->rprev->rnext = io->rnext;
+		else
+			r->inflight = io->rnext;
+		if (io->rnext)
+			io->rnext->rprev = io->rprev;
+		act__count_n(&r->n_inflight, -1);
+	}
+	io->where = ACT_IO_DONE;
+	io->res = res;
+	act__count(&r->n_io_ops);
+	if (res == -ECANCELED)
+		act__count(&r->n_io_cancels);
+	io_settle(r, io, ACT_IO_COMPLETE);
+}
+
+void act__io_take(struct act__reactor *r, struct act__io *io)
+{
+	if (r->stopping) { /* it never reaches the kernel */
+		io->where = ACT_IO_QUEUED;
+		io->cancel_queued = false;
+		io_complete(r, io, -ECANCELED);
+		return;
+	}
+	io->where = ACT_IO_PENDING;
+	io->cancel_queued = false;
+	io->rnext = NULL;
+	if (r->pend_tail)
+		r->pend_tail->rnext = io;
+	else
+		r->pend_head = io;
+	r->pend_tail = io;
+}
+
+static void cancel_push(struct act__reactor *r, struct act__io *io)
+{
+	if (io->cancel_queued)
+		return;
+	io->cancel_queued = true;
+	io->cnext = NULL;
+	if (r->cancel_tail)
+		r->cancel_tail->cnext = io;
+	else
+		r->cancel_head = io;
+	r->cancel_tail = io;
+}
+
+void act__io_take_cancel(struct act__reactor *r, struct act__io *io)
+{
+	struct act__io **pp, *prev = NULL;
+
+	switch (io->where) {
+	case ACT_IO_DONE: /* completed meanwhile: the command ends it */
+		io_settle(r, io, ACT_IO_CANCEL_TAKEN);
+		return;
+	case ACT_IO_PENDING: /* not in the kernel: drop it from the FIFO */
+		for (pp = &r->pend_head; *pp != io; pp = &(*pp)->rnext)
+			prev = *pp;
+		*pp = io->rnext;
+		if (r->pend_tail == io)
+			r->pend_tail = prev;
+		io_complete(r, io, -ECANCELED);
+		io_settle(r, io, ACT_IO_CANCEL_TAKEN);
+		return;
+	default: /* in the kernel: ask it, and wait for the CQE */
+		io_settle(r, io, ACT_IO_CANCEL_TAKEN);
+		cancel_push(r, io);
+		return;
+	}
+}
+
+/* Fill sqe with io's operation. */
+static void prep(struct io_uring_sqe *sqe, struct act__io *io)
+{
+	switch (io->op) {
+	case IORING_OP_READ:
+		io_uring_prep_read(sqe, io->fd, io->buf, io->len, io->off);
+		break;
+	case IORING_OP_WRITE:
+		io_uring_prep_write(sqe, io->fd, io->buf, io->len, io->off);
+		break;
+	case IORING_OP_RECV:
+		io_uring_prep_recv(sqe, io->fd, io->buf, io->len, io->flags);
+		break;
+	case IORING_OP_SEND:
+		io_uring_prep_send(sqe, io->fd, io->buf, io->len, io->flags);
+		break;
+	case IORING_OP_ACCEPT:
+		io_uring_prep_accept(sqe, io->fd, io->buf,
+				     (socklen_t *)(uintptr_t)io->off,
+				     io->flags);
+		break;
+	case IORING_OP_CONNECT:
+		io_uring_prep_connect(sqe, io->fd, io->buf,
+				      (socklen_t)io->off);
+		break;
+	case IORING_OP_CLOSE:
+		io_uring_prep_close(sqe, io->fd);
+		break;
+	case IORING_OP_POLL_ADD:
+		io_uring_prep_poll_add(sqe, io->fd, (unsigned)io->flags);
+		break;
+	default:
+		act__fatal("io: bad operation %u", io->op);
+	}
+	io_uring_sqe_set_data(sqe, io);
+}
+
+/* Room for n entries in the SQ, submitting what is there if need be. */
+static bool sq_room(struct act__reactor *r, unsigned n)
+{
+	struct io_uring *ring = &r->ring.ring;
+	int rc;
+
+	if (io_uring_sq_space_left(ring) >= n)
+		return true;
+	/* -EBUSY, -EAGAIN: the kernel takes nothing now; the entries
+	 * stay in the SQ for the next submit, after the CQ is reaped */
+	do
+		rc = io_uring_submit(ring);
+	while (rc == -EINTR);
+	return io_uring_sq_space_left(ring) >= n;
+}
+
+static void put_cancel(struct act__reactor *r, struct act__io *io)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring.ring);
+
+	io_uring_prep_cancel(sqe, io, 0);
+	io_uring_sqe_set_data64(sqe, UD_CANCEL);
+}
+
+void act__io_fill(struct act__reactor *r)
+{
+	struct io_uring_sqe *sqe;
+	struct act__io *io;
+
+	while ((io = r->cancel_head) != NULL && sq_room(r, 1)) {
+		r->cancel_head = io->cnext;
+		if (!r->cancel_head)
+			r->cancel_tail = NULL;
+		io->cancel_queued = false;
+		put_cancel(r, io);
+	}
+	while ((io = r->pend_head) != NULL && sq_room(r, io->timed ? 2 : 1)) {
+		r->pend_head = io->rnext;
+		if (!r->pend_head)
+			r->pend_tail = NULL;
+		sqe = io_uring_get_sqe(&r->ring.ring);
+		prep(sqe, io);
+		if (io->timed) {
+			sqe->flags |= IOSQE_IO_LINK;
+			sqe = io_uring_get_sqe(&r->ring.ring);
+			io_uring_prep_link_timeout(sqe, &io->ts, 0);
+			io_uring_sqe_set_data64(sqe, UD_LINK);
+		}
+		io->where = ACT_IO_INFLIGHT;
+		io->rprev = NULL;
+		io->rnext = r->inflight;
+		if (r->inflight)
+			r->inflight->rprev = io;
+		r->inflight = io;
+		act__count(&r->n_inflight);
+	}
+}
+
+void act__io_cqe(struct act__reactor *r, uint64_t user_data, int32_t res)
+{
+	if (user_data == UD_LINK || user_data == UD_CANCEL)
+		return; /* the operation's own CQE tells what happened;
+			 * a cancel's -EALREADY: it ends by itself */
+	io_complete(r, (struct act__io *)(uintptr_t)user_data, res);
+}
+
+/*
+ * The workers have stopped: no process will run again, but the kernel
+ * may still write into their stacks. Cancel every operation and wait for
+ * every completion, so that reclaim frees no memory the kernel holds
+ * (I6). An operation that a cancel cannot end (a read stuck in a device)
+ * is waited for, with a line on stderr every 10 seconds.
+ */
+void act__io_drain(struct act__reactor *r)
+{
+	struct __kernel_timespec ts = { .tv_sec = 10, .tv_nsec = 0 };
+	struct io_uring_cqe *cqe;
+	struct act__io *io;
+	unsigned head, n;
+
+	while (r->pend_head) { /* never reached the kernel */
+		io = r->pend_head;
+		r->pend_head = io->rnext;
+		io_complete(r, io, -ECANCELED);
+	}
+	r->pend_tail = NULL;
+	if (r->ring.mode == ACT_RING_NONE)
+		return;
+	for (io = r->inflight; io; io = io->rnext)
+		cancel_push(r, io);
+	while (r->inflight || r->cancel_head) {
+		act__io_fill(r);
+		if (io_uring_submit_and_wait_timeout(&r->ring.ring, &cqe, 1,
+						     &ts, NULL) == -ETIME)
+			fprintf(stderr, "actors: stopping: %llu I/O operations "
+				"not ended by their cancel; waiting\n",
+				(unsigned long long)atomic_load_explicit(
+					&r->n_inflight, memory_order_relaxed));
+		n = 0;
+		io_uring_for_each_cqe(&r->ring.ring, head, cqe) {
+			if (cqe->user_data > UD_CANCEL)
+				act__io_cqe(r, cqe->user_data, cqe->res);
+			n++;
+		}
+		io_uring_cq_advance(&r->ring.ring, n);
+	}
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * io.h - I/O on the reactor's io_uring ring (act_io_*).
+ *
+ * A process that calls act_io_* fills a record (struct act__io) on its
+ * own stack, hands it to the reactor through the command queue, rings
+ * the reactor if it sleeps, and waits in state IOWAIT with a new ticket
+ * (I4). The reactor puts the operation in the ring (with a linked
+ * timeout for the _timeout forms), and when its completion comes it
+ * stores the result and wakes the process with that ticket (I2, through
+ * act__wake_state's CAS). Messages do not end an IOWAIT.
+ *
+ * I6: the record, the process's stack and the caller's buffer stay in
+ * use until the completion has come, whatever happens meanwhile. A
+ * killed process asks the reactor to cancel (IORING_OP_ASYNC_CANCEL) and
+ * waits on for the completion; at runtime stop the reactor cancels what
+ * is left and waits for every completion before the stacks are freed.
+ *
+ * The record's word says who may still touch it:
+ *   COMPLETE     the reactor has the result (the CQE came, or the
+ *                operation was dropped before it reached the kernel);
+ *   CANCEL_REQ   the killed process pushed its cancel command;
+ *   CANCEL_TAKEN the reactor took that command.
+ * The operation is over for the process when COMPLETE is set and, if
+ * CANCEL_REQ is, CANCEL_TAKEN too: then neither of the record's queue
+ * nodes is in the reactor's hands, and the reactor, whose update made it
+ * so, reads nothing of it afterwards.
+ */
+#ifndef ACT_IO_H
+#define ACT_IO_H
+
+#include <liburing.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "proc.h"
+#include "reactor.h"
+
+enum {
+	ACT_IO_COMPLETE = 1u,
+	ACT_IO_CANCEL_REQ = 2u,
+	ACT_IO_CANCEL_TAKEN = 4u,
+};
+
+/* Where the reactor keeps a record (act__io.where; reactor only). */
+enum { ACT_IO_QUEUED = 0, ACT_IO_PENDING, ACT_IO_INFLIGHT, ACT_IO_DONE };
+
+struct act__io {
+	struct act__rcmd submit;         /* ACT_RC_IO */
+	struct act__rcmd cancel;         /* ACT_RC_IOCANCEL */
+	_Atomic uint32_t word;           /* ACT_IO_* bits */
+	int32_t res;                     /* the CQE's res, before COMPLETE */
+	/* the operation: the caller's, read-only once submitted */
+	uint8_t op;                      /* IORING_OP_* */
+	bool timed;                      /* with a linked timeout */
+	int fd;
+	uint32_t len;
+	int flags;                       /* MSG_*, SOCK_*, poll events */
+	void *buf;                       /* buffer, or sockaddr */
+	uint64_t off;                    /* offset, socklen_t * or length */
+	struct __kernel_timespec ts;     /* the linked timeout */
+	struct act__proc *p;
+	uint64_t ticket;
+	/* reactor only */
+	uint8_t where;                   /* ACT_IO_QUEUED... */
+	bool cancel_queued;              /* on the cancel FIFO */
+	struct act__io *rnext, *rprev;   /* pending FIFO, or in-flight list */
+	struct act__io *cnext;           /* cancels waiting for SQ room */
+};
+
+static inline bool act__io_over(uint32_t word)
+{
+	return (word & ACT_IO_COMPLETE) &&
+	       (!(word & ACT_IO_CANCEL_REQ) || (word & ACT_IO_CANCEL_TAKEN));
+}
+
+/*
+ * Worker, in park_io: should p, just published IOWAIT, run again? Yes
+ * when its operation is over, or when it was killed and has not asked
+ * for the cancel yet.
+ */
+static inline bool act__io_wants_run(struct act__io *io, struct act__proc *p)
+{
+	/* seq_cst: the load half of the Dekker pair with the reactor's
+	 * seq_cst RMW of word (act__io_complete), followed by its state load */
+	uint32_t word = atomic_load_explicit(&io->word, memory_order_seq_cst);
+
+	return act__io_over(word) ||
+	       (!(word & ACT_IO_CANCEL_REQ) && act__killed(p));
+}
+
+/* The reactor's side (io.c), reactor thread only. */
+void act__io_take(struct act__reactor *r, struct act__io *io);
+void act__io_take_cancel(struct act__reactor *r, struct act__io *io);
+/* Put pending operations and cancels in the SQ, as room allows. */
+void act__io_fill(struct act__reactor *r);
+/* A CQE of an operation, a linked timeout or a cancel. */
+void act__io_cqe(struct act__reactor *r, uint64_t user_data, int32_t res);
+/* At stop, after r->stopping is set and the last commands are taken:
+ * cancel everything, wait for every completion. */
+void act__io_drain(struct act__reactor *r);
+
+#endif /* ACT_IO_H */
