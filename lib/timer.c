@@ -121,6 +121,17 @@ void act__utimer_arm(struct act__reactor *r, struct act__utimer *u)
 	act__wheel_add(&r->wheel, &u->node, u->deadline);
 }
 
+static bool creator_alive(struct act__reactor *r, act_pid pid)
+{
+	struct act__proc *p = act__proc_lookup(&r->rt->procs, pid);
+	unsigned st;
+
+	if (!p)
+		return false;
+	st = act__ps(atomic_load_explicit(&p->state, memory_order_relaxed));
+	return st != ACT_PS_FREE && st != ACT_PS_EXITING;
+}
+
 void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
 {
 	uint64_t w = atomic_load_explicit(&u->word, memory_order_relaxed);
@@ -134,6 +145,13 @@ void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
 		    &u->word, &armed, UT_WORD(UT_GEN(w), ACT_UT_FIRING),
 		    memory_order_acq_rel, memory_order_relaxed))
 		return; /* cancelled: its cancel command frees it */
+	/* an interval lives as long as the process that made it (as
+	 * Erlang's timer:send_interval/2); a timer set from outside a
+	 * process has none, and a one-shot timer goes out regardless */
+	if (u->interval && u->from.id && !creator_alive(r, u->from)) {
+		act__utimer_release(r, u);
+		return;
+	}
 	rc = act__send(r->rt, u->to, u->tag, u->data, u->len, u->from);
 	if (rc == -ENOMEM || (u->interval && rc != -ESRCH)) {
 		now = act__now_ns();

@@ -755,7 +755,9 @@ START_TEST(stats_table_at_exit)
 	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: 2 workers"));
 	ck_assert_ptr_nonnull(strstr(c.err, "futex-wake"));
-	ck_assert_int_eq(count_lines(c.err), 4); /* summary, header, 2 */
+	ck_assert_ptr_nonnull(strstr(c.err, "actors: reactor: "));
+	/* summary, reactor, header, 2 workers */
+	ck_assert_int_eq(count_lines(c.err), 5);
 
 	tu_run_child(stats_print_child, "0", &c);
 	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);

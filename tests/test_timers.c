@@ -602,6 +602,111 @@ START_TEST(ring_entries_bad_env)
 }
 END_TEST
 
+/* ---- an interval ends with the process that set it ------------------- */
+
+static void interval_setter(void *arg)
+{
+	act_pid parent = *(act_pid *)arg;
+	act_timer ref;
+
+	ck_assert_int_eq(act_send_interval(2 * MS, parent, 1, NULL, 0, &ref),
+			 0);
+	ck_assert_int_eq(act_send(parent, 2, &ref, sizeof(ref)), 0);
+	/* and exits: the interval dies with it */
+}
+
+static bool is_tag2(const struct act_msg *m, void *ctx)
+{
+	(void)ctx;
+	return m->tag == 2;
+}
+
+static void dead_creator_main(void *arg)
+{
+	struct act__reactor *r = &act__rt_current->reactor;
+	act_pid self = act_self();
+	struct act_msg *m;
+	act_timer ref;
+	int n, late = 0, ticks = 0;
+
+	(void)arg;
+	ck_assert(act_spawn(interval_setter, &self).id);
+	m = act_receive_match(is_tag2, NULL, ACT_FOREVER);
+	memcpy(&ref, m->data, sizeof(ref));
+	act_msg_free(m);
+	/* the setter is gone soon after its reply: wait until its timer
+	 * is off the wheel (our own sleep's timer is, once we are back) */
+	for (n = 0; n < 1000; n++) {
+		while ((m = act_receive(0)) != NULL) {
+			ticks++;
+			act_msg_free(m);
+		}
+		if (!atomic_load(&r->n_held) &&
+		    atomic_load(&r->cmds.head) == &r->cmds.stub)
+			break;
+		act_sleep(MS);
+	}
+	ck_assert_int_lt(n, 1000);
+	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT); /* freed */
+	/* freed, not merely quiet: nothing more comes */
+	act_sleep(20 * MS);
+	while ((m = act_receive(0)) != NULL) {
+		late++;
+		act_msg_free(m);
+	}
+	ck_assert_int_eq(late, 0);
+	ck_assert_int_le(ticks, 1000);
+}
+
+START_TEST(dead_creator_reclaims)
+{
+	struct act_config cfg = with_workers(1 + _i);
+
+	ck_assert_int_eq(run_main(&cfg, dead_creator_main, NULL), 0);
+}
+END_TEST
+
+/* ---- the wheel's tick: act_config.timer_us, ACTORS_TIMER_US ---------- */
+
+static int64_t tick_seen;
+
+static void tick_main(void *arg)
+{
+	(void)arg;
+	tick_seen = act__rt_current->reactor.wheel.tick_ns;
+	ck_assert_int_eq(act_sleep(MS), 0); /* timers work at any tick */
+}
+
+START_TEST(timer_us_resolved)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, tick_main, NULL), 0);
+	ck_assert_int_eq(tick_seen, ACT_TIMER_US_DEFAULT * 1000);
+	setenv("ACTORS_TIMER_US", "1000", 1);
+	ck_assert_int_eq(run_main(&cfg, tick_main, NULL), 0);
+	ck_assert_int_eq(tick_seen, 1000 * 1000);
+	cfg.timer_us = 50; /* the field beats the environment */
+	ck_assert_int_eq(run_main(&cfg, tick_main, NULL), 0);
+	ck_assert_int_eq(tick_seen, 50 * 1000);
+	unsetenv("ACTORS_TIMER_US");
+	cfg.timer_us = 9;
+	ck_assert_int_eq(act_main(&cfg, tick_main, NULL), -EINVAL);
+	cfg.timer_us = ACT_TIMER_US_MAX + 1;
+	ck_assert_int_eq(act_main(&cfg, tick_main, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(timer_us_bad_env)
+{
+	static const char *const bad[] = { "", "0", "9", "-250", "100001",
+					   "1ms", "abc" };
+
+	ck_assert_uint_eq(assert_env_refused("ACTORS_TIMER_US", bad, N_BAD),
+			  N_BAD);
+}
+END_TEST
+
 static Suite *timers_suite(void)
 {
 	Suite *s = suite_create("timers");
@@ -622,6 +727,9 @@ static Suite *timers_suite(void)
 	tcase_add_test(tc, no_ring_says_so_once);
 	tcase_add_test(tc, ring_entries_resolved);
 	tcase_add_test(tc, ring_entries_bad_env);
+	tcase_add_loop_test(tc, dead_creator_reclaims, 0, 2);
+	tcase_add_test(tc, timer_us_resolved);
+	tcase_add_test(tc, timer_us_bad_env);
 	suite_add_tcase(s, tc);
 	return s;
 }
