@@ -141,6 +141,27 @@ int bench_spawnburst(long children, long total, double *seconds,
 		     uint64_t *checksum);
 uint64_t bench_spawnburst_expect(long children, long total);
 
+/*
+ * Timeouts: procs processes each wait rounds times in act_receive() with
+ * a timeout from [min_ns, max_ns) and nothing to receive, all at once;
+ * then procs processes wait 60 s while the main process sleeps idle_ns,
+ * and the OS process's CPU time over that span is the idle cost.
+ * Lateness is return time minus deadline (never negative: early is a
+ * bug, flagged in early).
+ */
+#define BENCH_TIMEOUTS_PROCS 10000
+#define BENCH_TIMEOUTS_ROUNDS 5
+
+struct bench_timeouts_result {
+	long samples;
+	int early;            /* some wait returned before its deadline */
+	double p50_us, p99_us, max_us;
+	double idle_cpu_pct;  /* CPU time / wall time while idle, in % */
+};
+
+int bench_timeouts(long procs, long rounds, int64_t min_ns, int64_t max_ns,
+		   int64_t idle_ns, struct bench_timeouts_result *res);
+
 /* Helpers shared by the workloads and their drivers (bench.c). */
 double bench_now(void);
 int bench_status(int main_rc, int err);

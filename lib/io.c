@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include "io.h"
 #include "runtime.h"
@@ -55,11 +56,11 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 	io->ticket = t;
 	io->res = 0;
 	atomic_store_explicit(&io->word, 0, memory_order_relaxed);
-	/* seq_cst push (act__mpsc_push), then the doorbell's seq_cst
-	 * load in act__reactor_wake: the reactor sees the command before
-	 * it sleeps, or it is woken */
+	/* the ring of the doorbell waits until this worker runs out of
+	 * processes, or has handed over a batch (act__worker_ring_reactor):
+	 * the reactor then takes them all in one loop and one system call */
 	act__reactor_push(r, &io->submit, ACT_RC_IO);
-	act__reactor_wake(r);
+	w->io_unrung = w->io_unrung ? w->io_unrung : 1;
 	for (;;) {
 		w->wait_io = io;
 		act__switch_out_w(w, p, ACT_SW_IOWAIT);
@@ -122,9 +123,28 @@ ssize_t act_io_recv_timeout(int fd, void *buf, size_t n, int flags,
 	return io_rw(IORING_OP_RECV, fd, buf, n, 0, flags, timeout_ns);
 }
 
+/*
+ * A send is tried at once without blocking (MSG_DONTWAIT), as Go's
+ * netpoller tries first: on a socket with room, the common case for a
+ * reply, that is one system call instead of two trips through the
+ * reactor. Only "no room" (or not a socket) goes to the ring, so the
+ * result is what a blocking send gives, a partial count included.
+ */
 ssize_t act_io_send_timeout(int fd, const void *buf, size_t n, int flags,
 			    int64_t timeout_ns)
 {
+	struct act__worker *w = act__worker_self();
+	ssize_t rc;
+
+	if (w && w->current && w->rt->reactor.ring.mode != ACT_RING_NONE &&
+	    !(flags & MSG_DONTWAIT)) {
+		rc = send(fd, buf, n, flags | MSG_DONTWAIT);
+		if (rc >= 0)
+			return rc;
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != ENOTSOCK && errno != EINTR)
+			return -errno;
+	}
 	return io_rw(IORING_OP_SEND, fd, buf, n, 0, flags, timeout_ns);
 }
 

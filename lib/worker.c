@@ -443,6 +443,15 @@ void act__wake_idle(struct act__rt *rt, struct act__worker *me)
 	atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst);
 }
 
+void act__worker_ring_reactor(struct act__worker *w)
+{
+	w->io_unrung = 0;
+	/* seq_cst: after the commands' seq_cst pushes, the doorbell's
+	 * load in act__reactor_wake: the reactor sees them before it
+	 * sleeps, or is woken */
+	act__reactor_wake(&w->rt->reactor);
+}
+
 void act__worker_loop(struct act__worker *w)
 {
 	struct act__proc *p;
@@ -455,10 +464,16 @@ void act__worker_loop(struct act__worker *w)
 		    act__runq_publish(&w->rq))
 			act__wake_idle_maybe(w->rt, w);
 		p = act__runq_pop(&w->rq);
-		if (p)
+		if (p) {
 			run_one(w, p);
-		else
-			idle(w);
+			if (act__unlikely(w->io_unrung) &&
+			    ++w->io_unrung > ACT_IO_RING_BATCH)
+				act__worker_ring_reactor(w);
+			continue;
+		}
+		if (w->io_unrung)
+			act__worker_ring_reactor(w);
+		idle(w);
 	}
 	act__slab_flush_remote(&w->slab);
 }
