@@ -666,6 +666,56 @@ START_TEST(dead_creator_reclaims)
 }
 END_TEST
 
+/* ---- each worker woken at most once per reactor loop ------------------ */
+
+#define SAME_TICK_N 2000
+
+struct same_tick {
+	act_pid parent;
+	int64_t deadline;
+};
+
+static void same_tick_sleeper(void *arg)
+{
+	struct same_tick *st = arg;
+	int64_t left = st->deadline - act__now_ns();
+
+	ck_assert_int_gt(left, 0); /* armed well before the deadline */
+	act_sleep(left);
+	act_send(st->parent, 1, NULL, 0);
+}
+
+static void same_tick_main(void *arg)
+{
+	struct same_tick st = { act_self(), act__now_ns() + 300 * MS };
+	struct act_stats a, b;
+	int i;
+
+	(void)arg;
+	for (i = 0; i < SAME_TICK_N; i++)
+		ck_assert(act_spawn(same_tick_sleeper, &st).id);
+	act_stats(&a, NULL, 0);
+	for (i = 0; i < SAME_TICK_N; i++)
+		act_msg_free(act_receive(ACT_FOREVER));
+	act_stats(&b, NULL, 0);
+	ck_assert_uint_eq(b.timeouts_fired - a.timeouts_fired, SAME_TICK_N);
+	/* all fire in one loop of the reactor (one tick): it queues them
+	 * all, then rings each sleeping worker once; ringing per wake, a
+	 * worker that runs its first sleeper and sleeps again (no spin)
+	 * would be rung again and again */
+	ck_assert_uint_le(b.reactor_wakes - a.reactor_wakes,
+			  (uint64_t)act_workers());
+}
+
+START_TEST(one_wake_per_worker_per_loop)
+{
+	struct act_config cfg = with_workers(2 + _i);
+
+	cfg.spin_us = -1; /* an idle worker sleeps at once */
+	ck_assert_int_eq(run_main(&cfg, same_tick_main, NULL), 0);
+}
+END_TEST
+
 /* ---- the wheel's tick: act_config.timer_us, ACTORS_TIMER_US ---------- */
 
 static int64_t tick_seen;
@@ -730,6 +780,7 @@ static Suite *timers_suite(void)
 	tcase_add_loop_test(tc, dead_creator_reclaims, 0, 2);
 	tcase_add_test(tc, timer_us_resolved);
 	tcase_add_test(tc, timer_us_bad_env);
+	tcase_add_loop_test(tc, one_wake_per_worker_per_loop, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
