@@ -162,6 +162,8 @@ static void flush_wakes(struct act__reactor *r)
 	struct act__worker *w;
 	uint32_t i;
 
+	if (r->n_marked)
+		act__count(&r->n_wake_loops);
 	for (i = 0; i < r->n_marked; i++) {
 		w = &r->rt->workers[r->marked[i]];
 		r->is_marked[r->marked[i]] = 0;

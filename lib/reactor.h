@@ -145,6 +145,7 @@ struct act__reactor {
 	/* counters: the reactor writes, act_stats reads (relaxed) */
 	_Atomic uint64_t n_io_ops, n_io_cancels, n_inflight, n_loops,
 		n_wakes;
+	_Atomic uint64_t n_wake_loops;   /* loops that queued a process */
 };
 
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt);
