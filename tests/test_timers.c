@@ -680,15 +680,16 @@ static void same_tick_sleeper(void *arg)
 	struct same_tick *st = arg;
 	int64_t left = st->deadline - act__now_ns();
 
-	ck_assert_int_gt(left, 0); /* armed well before the deadline */
-	act_sleep(left);
+	/* on a loaded machine a late spawn may start past the deadline:
+	 * it still arms a timer, due at once */
+	act_sleep(left > 0 ? left : 1);
 	act_send(st->parent, 1, NULL, 0);
 }
 
 static void same_tick_main(void *arg)
 {
 	struct act__reactor *r = &act__rt_current->reactor;
-	struct same_tick st = { act_self(), act__now_ns() + 300 * MS };
+	struct same_tick st = { act_self(), act__now_ns() + 500 * MS };
 	struct act_stats a, b;
 	uint64_t loops;
 	int i;
