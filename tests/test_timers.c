@@ -695,10 +695,10 @@ static void same_tick_main(void *arg)
 	int i;
 
 	(void)arg;
-	for (i = 0; i < SAME_TICK_N; i++)
-		ck_assert(act_spawn(same_tick_sleeper, &st).id);
 	act_stats(&a, NULL, 0);
 	loops = atomic_load(&r->n_wake_loops);
+	for (i = 0; i < SAME_TICK_N; i++)
+		ck_assert(act_spawn(same_tick_sleeper, &st).id);
 	for (i = 0; i < SAME_TICK_N; i++)
 		act_msg_free(act_receive(ACT_FOREVER));
 	act_stats(&b, NULL, 0);
