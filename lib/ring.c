@@ -43,6 +43,10 @@ void act__ring_init(struct act__ring *g, unsigned entries, char *why,
 		snprintf(why, why_len, "io_uring is off (ACT_TEST_RING=none)");
 		return;
 	}
+	/* a timed operation takes two entries at once (it and its linked
+	 * timeout): a ring of one could never take it */
+	if (entries < 2)
+		entries = 2;
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
 	rc = io_uring_queue_init_params(entries, &g->ring, &p);
