@@ -2,11 +2,24 @@
 # Install the Debian 12 packages that build and test libactors.
 # Idempotent: does nothing when every package is already installed.
 # Run as root (or with sudo) on Debian or Ubuntu.
+#
+#   --bench  also the benchmarks' extras: golang-go, for the Go peer of
+#            scripts/bench-echo.sh
 set -eu
 
 # clang and libclang-rt-dev: the TSan build (scripts/test.sh)
 PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev"
+
+for arg in "$@"; do
+	case $arg in
+	--bench) PKGS="$PKGS golang-go" ;;
+	*)
+		echo "usage: install-deps.sh [--bench]" >&2
+		exit 2
+		;;
+	esac
+done
 
 missing=""
 for p in $PKGS; do

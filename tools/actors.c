@@ -2,8 +2,10 @@
 /*
  * actors.c - the actors command-line tool.
  *
- *   actors demo                 spawn 100 working children, show where ran
+ *   actors demo                 spawn 100 working children, show where ran;
+ *                               then serve echoes to a loopback client
  *   actors bench [WORKLOAD...]  run the bench/ workloads, print a table
+ *   actors bench echo [...]     the echo server against the load generator
  *   actors help | --version
  *
  * Each subcommand is one entry of commands[]; runtime errors (negative
@@ -13,6 +15,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,14 +29,103 @@
 #include <actors.h>
 
 #include "../bench/bench.h"
+#include "../bench/echoload.h"
+#include "../examples/echo_server.h"
 
 static void usage(FILE *f);
+
+/* ---- the echo server, in this process --------------------------------- */
+
+/*
+ * `actors demo` and `actors bench echo`: the echo server of examples/ runs
+ * a runtime on this thread (act_main in echo_server_serve) while the load
+ * generator of bench/ runs on a thread of its own against 127.0.0.1; when
+ * the load is done, that thread stops the server with echo_server_stop(),
+ * an act_send from outside the runtime.
+ */
+
+struct echo_plan {
+	int conns;
+	double seconds;  /* measured */
+	double warmup;   /* before them */
+};
+
+struct echo_outcome {
+	int rc;  /* 0, or a negative errno: echo_server_strerror() */
+	struct echoload_result load;
+	struct echo_server_stats server;
+};
+
+struct echo_client {
+	struct echo_server *server;
+	struct echoload_opts opts;
+	struct echoload_result res;
+	int rc;
+};
+
+static void *echo_client_main(void *arg)
+{
+	struct echo_client *c = arg;
+
+	c->rc = echoload_run(&c->opts, &c->res);
+	echo_server_stop(c->server);
+	return NULL;
+}
+
+/* Serves p's load; fills *out and returns out->rc. */
+static int echo_inproc(const struct echo_plan *p, struct echo_outcome *out)
+{
+	struct echo_client c;
+	pthread_t tid;
+	int fd, port, rc;
+
+	memset(out, 0, sizeof(*out));
+	fd = echo_server_listen(ECHO_SERVER_HOST, 0, &port);
+	if (fd < 0)
+		return out->rc = fd;
+	c.server = echo_server_new(fd, 0, 0);
+	if (c.server == NULL) {
+		close(fd);
+		return out->rc = -ENOMEM;
+	}
+	echoload_opts_init(&c.opts, ECHO_SERVER_HOST, port);
+	c.opts.conns = p->conns;
+	c.opts.seconds = p->seconds;
+	c.opts.warmup = p->warmup;
+	rc = -pthread_create(&tid, NULL, echo_client_main, &c);
+	if (rc == 0) {
+		rc = echo_server_serve(c.server);
+		/* If the server failed, this resets the client's
+		 * connections, which ends its run at once. */
+		close(fd);
+		fd = -1;
+		pthread_join(tid, NULL);
+		if (rc == 0)
+			rc = c.rc;
+		out->load = c.res;
+		echo_server_stats(c.server, &out->server);
+	}
+	if (fd >= 0)
+		close(fd);
+	echo_server_free(c.server);
+	return out->rc = rc;
+}
+
+/* The run served every request right, and some. */
+static bool echo_ok(const struct echo_outcome *out)
+{
+	return out->rc == 0 && out->load.errors == 0 &&
+	       out->load.requests > 0;
+}
 
 /* ---- actors demo ---------------------------------------------------- */
 
 #define DEMO_CHILDREN 100
 #define DEMO_STEP 200   /* child i counts the primes below 200 * (i + 1) */
 #define DEMO_REPLY 1    /* child -> parent: struct demo_reply */
+#define DEMO_ECHO_CONNS 50
+#define DEMO_ECHO_SECONDS 2.0
+#define DEMO_ECHO_WARMUP 0.25
 
 /*
  * The answer: the sum over i of pi(200 * (i + 1)), which is 121,460.
@@ -206,10 +298,38 @@ static void demo_print(const struct demo_run *run, uint64_t expect)
 	       run->sum == expect ? "OK" : "FAIL", run->seconds * 1e3);
 }
 
+/* The echo part of the demo; true when it went right. */
+static bool demo_echo(void)
+{
+	const struct echo_plan plan = { DEMO_ECHO_CONNS, DEMO_ECHO_SECONDS,
+					DEMO_ECHO_WARMUP };
+	struct echo_outcome out;
+	const struct echoload_result *r = &out.load;
+
+	printf("\necho server: one process per connection, %d connections "
+	       "from a loopback client\n", plan.conns);
+	fflush(stdout);
+	if (echo_inproc(&plan, &out)) {
+		fprintf(stderr, "actors demo: echo: %s\n",
+			echo_server_strerror(out.rc));
+		return false;
+	}
+	printf("  %" PRIu64 " requests of %d bytes in %.2f s: %.0f "
+	       "requests/s\n", r->requests, ECHOLOAD_SIZE, r->seconds,
+	       r->rps);
+	printf("  latency p50 %.1f us, p99 %.1f us, p999 %.1f us, "
+	       "max %.1f us\n", r->p50_us, r->p99_us, r->p999_us, r->max_us);
+	printf("  %" PRIu64 " connections accepted, wrong responses %" PRIu64
+	       ", connections lost %" PRIu64 ": %s\n", out.server.accepted,
+	       r->mismatches, r->lost, echo_ok(&out) ? "OK" : "FAIL");
+	return echo_ok(&out);
+}
+
 static int cmd_demo(int argc, char **argv)
 {
 	struct demo_run run = { .err = 0 };
 	uint64_t expect;
+	bool ok;
 	int rc;
 
 	if (argc > 1) {
@@ -225,7 +345,10 @@ static int cmd_demo(int argc, char **argv)
 	else
 		fprintf(stderr, "actors demo: %s\n", bench_strerror(rc));
 	free(run.per_worker);
-	return rc == 0 && run.sum == expect ? 0 : 1;
+	ok = rc == 0 && run.sum == expect;
+	fflush(NULL);
+	ok = demo_echo() && ok;
+	return ok ? 0 : 1;
 }
 
 /* ---- actors bench --------------------------------------------------- */
@@ -367,8 +490,11 @@ child_run(int w, const struct bench_opts *o, int fd)
 	_exit(io_all(fd, &out, sizeof(out), true) ? 1 : 0);
 }
 
-/* Reaps the child; takes its peak RSS and says how it ended if badly. */
-static int reap(const char *name, pid_t pid, struct row *r)
+/*
+ * Reaps the child; takes its peak RSS and says how it ended if badly
+ * (reported: it wrote its outcome).
+ */
+static int reap(const char *name, pid_t pid, bool reported, double *rss_mib)
 {
 	struct rusage ru;
 	int status;
@@ -376,11 +502,11 @@ static int reap(const char *name, pid_t pid, struct row *r)
 	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			return -errno;
-	r->rss_mib = (double)ru.ru_maxrss / 1024.0;  /* ru_maxrss: KiB */
+	*rss_mib = (double)ru.ru_maxrss / 1024.0;  /* ru_maxrss: KiB */
 	if (WIFSIGNALED(status))
 		fprintf(stderr, "actors bench %s: killed by signal %d (%s)\n",
 			name, WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else if (!r->reported)
+	else if (!reported)
 		fprintf(stderr, "actors bench %s: exited %d with no result\n",
 			name, WEXITSTATUS(status));
 	return 0;
@@ -407,7 +533,7 @@ static int run_forked(int w, const struct bench_opts *o, struct row *r)
 	}
 	r->reported = io_all(fd[0], &r->out, sizeof(r->out), false) == 0;
 	close(fd[0]);
-	return reap(wl_name[w], pid, r);
+	return reap(wl_name[w], pid, r->reported, &r->rss_mib);
 }
 
 static void print_header(void)
@@ -450,6 +576,137 @@ static bool bench_one(int w, const struct bench_opts *o)
 	print_row(w, &r, ok);
 	return ok;
 }
+
+/* ---- actors bench echo ------------------------------------------------ */
+
+#define ECHO_BENCH_SECONDS 5.0
+
+/* In the forked child: serve, report, exit. */
+static void __attribute__((noreturn))
+echo_child(const struct echo_plan *p, int fd)
+{
+	struct echo_outcome out;
+
+	echo_inproc(p, &out);
+	_exit(io_all(fd, &out, sizeof(out), true) ? 1 : 0);
+}
+
+/* Runs the echo benchmark in a forked child, like the workloads. */
+static int echo_forked(const struct echo_plan *p, struct echo_outcome *out,
+		       bool *reported, double *rss_mib)
+{
+	int fd[2];
+	pid_t pid;
+
+	if (pipe(fd))
+		return -errno;
+	fflush(NULL);  /* or the child would flush our buffers again */
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		echo_child(p, fd[1]);
+	}
+	close(fd[1]);
+	if (pid < 0) {
+		close(fd[0]);
+		return -errno;
+	}
+	*reported = io_all(fd[0], out, sizeof(*out), false) == 0;
+	close(fd[0]);
+	return reap("echo", pid, *reported, rss_mib);
+}
+
+static int echo_usage(const char *why)
+{
+	if (why)
+		fprintf(stderr, "actors bench echo: %s\n", why);
+	fprintf(why ? stderr : stdout,
+		"usage: actors bench echo [--conns K] [--seconds S]\n"
+		"The echo server (examples/echo_server.c) on this process's "
+		"runtime against\nthe load generator (bench/echoload.c) on "
+		"127.0.0.1: K connections, each\nsending %d bytes and "
+		"waiting for their echo, %.1f s of warm-up, then S s.\n"
+		"  --conns K    connections   (default %d)\n"
+		"  --seconds S  measured time (default %.0f)\n",
+		ECHOLOAD_SIZE, ECHOLOAD_WARMUP, ECHOLOAD_CONNS,
+		ECHO_BENCH_SECONDS);
+	return why ? 2 : 0;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end != '\0' || !(v >= 0.001) || v > 1e6)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static const struct option echo_longopts[] = {
+	{ "conns", required_argument, NULL, 'c' },
+	{ "seconds", required_argument, NULL, 's' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void echo_print(const struct echo_plan *p,
+		       const struct echo_outcome *out, bool reported,
+		       double rss_mib)
+{
+	const struct echoload_result *r = &out->load;
+	bool ran = reported && out->rc == 0;
+
+	printf("%-8s %6s %8s %10s %11s %8s %8s %8s %8s  %s\n", "workload",
+	       "conns", "seconds", "requests", "req/s", "p50 us", "p99 us",
+	       "p999 us", "RSS MiB", "check");
+	printf("%-8s %6d %8.2f ", "echo", p->conns, p->seconds);
+	if (ran)
+		printf("%10" PRIu64 " %11.1f %8.1f %8.1f %8.1f ", r->requests,
+		       r->rps, r->p50_us, r->p99_us, r->p999_us);
+	else
+		printf("%10s %11s %8s %8s %8s ", "-", "-", "-", "-", "-");
+	printf("%8.1f  %s\n", rss_mib, reported && echo_ok(out) ? "OK" :
+	       "FAIL");
+	fflush(stdout);
+}
+
+static int cmd_bench_echo(int argc, char **argv)
+{
+	struct echo_plan p = { ECHOLOAD_CONNS, ECHO_BENCH_SECONDS,
+			       ECHOLOAD_WARMUP };
+	struct echo_outcome out = { .rc = 0 };
+	bool reported = false;
+	double rss_mib = 0;
+	long conns;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", echo_longopts, NULL)) != -1) {
+		if (c == 'h')
+			return echo_usage(NULL);
+		if (c == 'c' && bench_parse_long(optarg, 1, ECHOLOAD_MAX_CONNS,
+						 &conns) == 0)
+			p.conns = (int)conns;
+		else if (c != 's' || parse_seconds(optarg, &p.seconds))
+			return echo_usage("bad option or value");
+	}
+	if (optind < argc)
+		return echo_usage("unexpected operand");
+	rc = echo_forked(&p, &out, &reported, &rss_mib);
+	if (rc)
+		fprintf(stderr, "actors bench echo: %s\n", strerror(-rc));
+	else if (reported && out.rc)
+		fprintf(stderr, "actors bench echo: %s\n",
+			echo_server_strerror(out.rc));
+	echo_print(&p, &out, reported, rss_mib);
+	return !rc && reported && echo_ok(&out) ? 0 : 1;
+}
+
+/* ---- actors bench, the options ---------------------------------------- */
 
 static const struct option bench_longopts[] = {
 	{ "rounds", required_argument, NULL, 'r' },
@@ -521,6 +778,7 @@ static int bench_usage(const char *why)
 		fprintf(stderr, "actors bench: %s\n", why);
 	fprintf(stderr,
 		"usage: actors bench [WORKLOAD|all]... [options]\n"
+		"   or: actors bench echo [--conns K] [--seconds S]\n"
 		"workloads: pingpong ring skynet fanin spawnburst100 "
 		"spawnburst10000\n"
 		"  (spawnburst with 100 or 10,000 children); none: all\n"
@@ -549,6 +807,8 @@ static int cmd_bench(int argc, char **argv)
 	unsigned mask = 0;
 	int c, w, failed = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "echo"))
+		return cmd_bench_echo(argc - 1, argv + 1);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", bench_longopts, NULL)) != -1) {
 		if (c == 'h')
@@ -593,8 +853,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "demo", cmd_demo, "", "spawn 100 working children, show workers" },
-	{ "bench", cmd_bench, "[WORKLOAD...] [--rounds N ...]",
+	{ "demo", cmd_demo, "", "100 working children, then an echo server" },
+	{ "bench", cmd_bench, "[WORKLOAD...|echo] [OPTIONS]",
 	  "run the benchmarks; print a table" },
 	{ "help", cmd_help, "", "this text" },
 	{ "--version", cmd_version, "", "print the version" },

@@ -1,0 +1,621 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * echoload.c - the echo load generator (see echoload.h): connections,
+ * the epoll loop of each client thread, and the latency histogram.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "echoload.h"
+
+#define NSEC 1000000000ull
+#define MAX_EVENTS 128
+#define POLL_MS 100  /* longest epoll_wait, so the deadline is seen */
+
+/* ---- latency histogram -------------------------------------------------- */
+
+/*
+ * Log-linear, in nanoseconds: values below 2 * SUB have a bucket each;
+ * above, each power of two [2^m, 2^(m+1)) is cut into SUB equal buckets.
+ * A value's bucket is its top SUB_BITS + 1 bits, so the width of a bucket
+ * is at most 1/SUB of its values: 3.1%.
+ */
+#define SUB_BITS 5
+#define SUB (1u << SUB_BITS)
+#define HIST_BUCKETS ((64 - SUB_BITS + 1) * SUB)
+
+struct hist {
+	uint64_t count;
+	uint64_t max;
+	uint64_t n[HIST_BUCKETS];
+};
+
+static unsigned hist_index(uint64_t v)
+{
+	unsigned shift;
+
+	if (v < SUB)
+		return (unsigned)v;
+	shift = (unsigned)(63 - __builtin_clzll(v)) - SUB_BITS;
+	return (shift + 1) * SUB + (unsigned)((v >> shift) - SUB);
+}
+
+/* The lowest and highest values of bucket i. */
+static void hist_bounds(unsigned i, uint64_t *lo, uint64_t *hi)
+{
+	unsigned shift;
+	uint64_t mant;
+
+	if (i < 2 * SUB) {
+		*lo = *hi = i;
+		return;
+	}
+	shift = i / SUB - 1;
+	mant = i % SUB + SUB;
+	*lo = mant << shift;
+	*hi = ((mant + 1) << shift) - 1;
+}
+
+static void hist_add(struct hist *h, uint64_t v)
+{
+	h->n[hist_index(v)]++;
+	h->count++;
+	if (v > h->max)
+		h->max = v;
+}
+
+static void hist_merge(struct hist *to, const struct hist *from)
+{
+	unsigned i;
+
+	for (i = 0; i < HIST_BUCKETS; i++)
+		to->n[i] += from->n[i];
+	to->count += from->count;
+	if (from->max > to->max)
+		to->max = from->max;
+}
+
+/* The value at quantile q (0 < q <= 1): its bucket's middle, <= max. */
+static uint64_t hist_quantile(const struct hist *h, double q)
+{
+	uint64_t rank, seen = 0, lo, hi;
+	unsigned i;
+
+	if (h->count == 0)
+		return 0;
+	rank = (uint64_t)(q * (double)h->count + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->n[i];
+		if (seen >= rank)
+			break;
+	}
+	hist_bounds(i, &lo, &hi);
+	lo += (hi - lo) / 2;
+	return lo < h->max ? lo : h->max;
+}
+
+/* ---- connections ------------------------------------------------------- */
+
+struct conn {
+	int fd;
+	int index;          /* among all connections, for messages */
+	bool dead;
+	bool want_out;      /* EPOLLOUT is in its interest set */
+	size_t sent, got;   /* bytes of the request in flight */
+	uint64_t seq;       /* requests started */
+	uint64_t t0;        /* ns: its request's send */
+	unsigned char *req, *resp;
+};
+
+/* One thread's share of the connections. */
+struct client {
+	const struct echoload_opts *o;
+	const char *name;   /* host:port, for messages */
+	struct conn *conns;
+	int n, alive;
+	int ep;
+	uint64_t t_measure, t_end;  /* ns: window start and end */
+	uint64_t requests, mismatches, lost;
+	int err;            /* the -errno that stopped it, or 0 */
+	bool said_lost, said_mismatch;
+	pthread_t tid;
+	struct hist *hist;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
+}
+
+/* The request bytes: xorshift64 of the connection and sequence number. */
+static void fill(unsigned char *p, size_t len, int index, uint64_t seq)
+{
+	uint64_t x = ((uint64_t)index << 40) ^ seq ^ 0x9e3779b97f4a7c15ull;
+	size_t i, k;
+
+	for (i = 0; i < len; i += k) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		k = len - i < 8 ? len - i : 8;
+		memcpy(p + i, &x, k);
+	}
+}
+
+static void conn_lose(struct client *c, struct conn *k, const char *what,
+		      int err)
+{
+	if (!c->said_lost) {
+		c->said_lost = true;
+		fprintf(stderr, "echoload: %s, connection %d: %s%s\n", what,
+			k->index, err ? strerror(err) : "closed by the server",
+			" (further losses only counted)");
+	}
+	epoll_ctl(c->ep, EPOLL_CTL_DEL, k->fd, NULL);
+	close(k->fd);
+	k->dead = true;
+	c->lost++;
+	c->alive--;
+}
+
+static int set_out(struct client *c, struct conn *k, bool on)
+{
+	struct epoll_event ev = { .events = EPOLLIN | (on ? EPOLLOUT : 0),
+				  .data.ptr = k };
+
+	if (k->want_out == on)
+		return 0;
+	if (epoll_ctl(c->ep, EPOLL_CTL_MOD, k->fd, &ev)) {
+		c->err = -errno;
+		fprintf(stderr, "echoload: epoll_ctl: %s\n", strerror(errno));
+		return -1;
+	}
+	k->want_out = on;
+	return 0;
+}
+
+/* Sends what it can of the request; -1 on a failure of the client. */
+static int conn_send(struct client *c, struct conn *k)
+{
+	size_t size = c->o->size;
+	ssize_t n;
+
+	while (k->sent < size) {
+		n = send(k->fd, k->req + k->sent, size - k->sent,
+			 MSG_NOSIGNAL);
+		if (n > 0) {
+			k->sent += (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			return set_out(c, k, true);
+		} else {
+			conn_lose(c, k, "send", n < 0 ? errno : EIO);
+			return 0;
+		}
+	}
+	return set_out(c, k, false);
+}
+
+static int conn_start(struct client *c, struct conn *k, uint64_t now)
+{
+	fill(k->req, c->o->size, k->index, ++k->seq);
+	k->sent = 0;
+	k->got = 0;
+	k->t0 = now;
+	return conn_send(c, k);
+}
+
+/* A whole response: check and count it, then send the next request. */
+static int conn_done(struct client *c, struct conn *k)
+{
+	uint64_t now = now_ns();
+
+	if (memcmp(k->req, k->resp, c->o->size)) {
+		c->mismatches++;
+		if (!c->said_mismatch) {
+			c->said_mismatch = true;
+			fprintf(stderr, "echoload: connection %d: response "
+				"%" PRIu64 " differs from its request "
+				"(further ones only counted)\n", k->index,
+				k->seq);
+		}
+	} else if (now >= c->t_measure && now < c->t_end) {
+		c->requests++;
+		hist_add(c->hist, now - k->t0);
+	}
+	return conn_start(c, k, now);
+}
+
+static int conn_recv(struct client *c, struct conn *k)
+{
+	size_t size = c->o->size;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(k->fd, k->resp + k->got, size - k->got, 0);
+		if (n > 0)
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		conn_lose(c, k, "recv", n < 0 ? errno : 0);
+		return 0;
+	}
+	k->got += (size_t)n;
+	if (k->got < size)
+		return 0;
+	if (k->sent < size) {  /* an echo of bytes never sent */
+		conn_lose(c, k, "recv", EPROTO);
+		return 0;
+	}
+	return conn_done(c, k);
+}
+
+/* ---- one client thread -------------------------------------------------- */
+
+static int client_setup(struct client *c)
+{
+	struct epoll_event ev;
+	int i;
+
+	c->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (c->ep < 0) {
+		c->err = -errno;
+		fprintf(stderr, "echoload: epoll_create1: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < c->n; i++) {
+		ev.events = EPOLLIN;
+		ev.data.ptr = &c->conns[i];
+		if (epoll_ctl(c->ep, EPOLL_CTL_ADD, c->conns[i].fd, &ev)) {
+			c->err = -errno;
+			fprintf(stderr, "echoload: epoll_ctl: %s\n",
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int client_events(struct client *c, struct epoll_event *ev, int n)
+{
+	struct conn *k;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		k = ev[i].data.ptr;
+		if (!k->dead && (ev[i].events & EPOLLOUT) && conn_send(c, k))
+			return -1;
+		if (!k->dead && (ev[i].events & ~EPOLLOUT) &&
+		    conn_recv(c, k))
+			return -1;
+	}
+	return 0;
+}
+
+static void client_loop(struct client *c)
+{
+	struct epoll_event ev[MAX_EVENTS];
+	uint64_t now = now_ns();
+	int i, n, ms;
+
+	for (i = 0; i < c->n; i++)
+		if (conn_start(c, &c->conns[i], now))
+			return;
+	while (c->alive > 0) {
+		now = now_ns();
+		if (now >= c->t_end)
+			break;
+		ms = (int)((c->t_end - now + 999999) / 1000000);
+		n = epoll_wait(c->ep, ev, MAX_EVENTS,
+			       ms < POLL_MS ? ms : POLL_MS);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			c->err = -errno;
+			fprintf(stderr, "echoload: epoll_wait: %s\n",
+				strerror(errno));
+			return;
+		}
+		if (client_events(c, ev, n))
+			return;
+	}
+}
+
+static void *client_main(void *arg)
+{
+	struct client *c = arg;
+
+	if (client_setup(c) == 0)
+		client_loop(c);
+	return NULL;
+}
+
+/* ---- the run ------------------------------------------------------------ */
+
+static int check_opts(const struct echoload_opts *o)
+{
+	if (o->port < 1 || o->port > 65535 || o->conns < 1 ||
+	    o->conns > ECHOLOAD_MAX_CONNS || o->threads < 1 ||
+	    o->threads > ECHOLOAD_MAX_THREADS || o->size < 1 ||
+	    o->size > ECHOLOAD_MAX_SIZE || !(o->seconds > 0) ||
+	    o->seconds > 1e6 || !(o->warmup >= 0) || o->warmup > 1e6) {
+		fprintf(stderr, "echoload: option out of range\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Makes room for conns descriptors and a few more, if the limit allows. */
+static void raise_nofile(int conns)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)conns + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	setrlimit(RLIMIT_NOFILE, &rl);  /* connect says EMFILE if short */
+}
+
+static int resolve(const struct echoload_opts *o, const char *name,
+		   struct addrinfo **res)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICSERV,
+				  .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	char serv[16];
+	int rc;
+
+	snprintf(serv, sizeof(serv), "%d", o->port);
+	rc = getaddrinfo(o->host, serv, &hints, res);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "echoload: %s: %s\n", name,
+		rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+	return rc == EAI_MEMORY ? -ENOMEM : -EADDRNOTAVAIL;
+}
+
+/* Opens one connection to ai: blocking connect, then non-blocking. */
+static int dial(const struct addrinfo *ai, const char **call)
+{
+	int fd, one = 1, err;
+
+	*call = "socket";
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	*call = "connect";
+	while (connect(fd, ai->ai_addr, ai->ai_addrlen))
+		if (errno != EINTR)
+			goto err;
+	*call = "setsockopt TCP_NODELAY";
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)))
+		goto err;
+	*call = "fcntl O_NONBLOCK";
+	if (fcntl(fd, F_SETFL, O_NONBLOCK))
+		goto err;
+	return fd;
+err:
+	err = -errno;
+	close(fd);
+	return err;
+}
+
+/* Opens every connection, each with its two buffers in bufs. */
+static int connect_all(const struct echoload_opts *o, const char *name,
+		       struct conn *conns, unsigned char *bufs)
+{
+	const struct addrinfo *ai = NULL;
+	struct addrinfo *res;
+	const char *call = "connect";
+	int i, fd = -EADDRNOTAVAIL, rc;
+
+	rc = resolve(o, name, &res);
+	if (rc)
+		return rc;
+	for (i = 0; i < o->conns; i++) {
+		if (ai) {
+			fd = dial(ai, &call);
+		} else {  /* the first: the first address that answers */
+			for (ai = res; ai; ai = ai->ai_next) {
+				fd = dial(ai, &call);
+				if (fd >= 0)
+					break;
+			}
+		}
+		if (fd < 0) {
+			fprintf(stderr, "echoload: %s %s (connection %d of "
+				"%d): %s\n", call, name, i + 1, o->conns,
+				strerror(-fd));
+			break;
+		}
+		conns[i] = (struct conn){ .fd = fd, .index = i,
+					  .req = bufs + 2 * o->size * i };
+		conns[i].resp = conns[i].req + o->size;
+	}
+	freeaddrinfo(res);
+	if (fd >= 0)
+		return 0;
+	while (i-- > 0)
+		close(conns[i].fd);
+	return fd;
+}
+
+/* Deals the connections out to clients and sets their deadlines. */
+static void deal(const struct echoload_opts *o, const char *name,
+		 struct client *cl, struct conn *conns, struct hist *hists)
+{
+	uint64_t start = now_ns();
+	uint64_t warm = (uint64_t)(o->warmup * 1e9);
+	uint64_t span = (uint64_t)(o->seconds * 1e9);
+	int t, first = 0, last;
+
+	for (t = 0; t < o->threads; t++) {
+		last = (int)((long)o->conns * (t + 1) / o->threads);
+		cl[t] = (struct client){ .o = o, .name = name, .ep = -1,
+					 .conns = conns + first,
+					 .n = last - first,
+					 .alive = last - first,
+					 .t_measure = start + warm,
+					 .t_end = start + warm + span,
+					 .hist = &hists[t] };
+		first = last;
+	}
+}
+
+/* Runs the clients: threads 1..T-1 on new threads, client 0 here. */
+static int run_clients(struct client *cl, int n)
+{
+	int t, rc, err = 0;
+
+	for (t = 1; t < n; t++) {
+		rc = pthread_create(&cl[t].tid, NULL, client_main, &cl[t]);
+		if (rc) {
+			fprintf(stderr, "echoload: pthread_create: %s\n",
+				strerror(rc));
+			err = -rc;
+			n = t;
+			break;
+		}
+	}
+	if (!err)
+		client_main(&cl[0]);
+	for (t = 1; t < n; t++)
+		pthread_join(cl[t].tid, NULL);
+	return err;
+}
+
+/* Adds up the clients into r and closes everything they hold. */
+static int gather(const struct echoload_opts *o, struct client *cl,
+		  struct echoload_result *r)
+{
+	struct hist *h = cl[0].hist;
+	int t, i, err = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (t = 0; t < o->threads; t++) {
+		if (t)
+			hist_merge(h, cl[t].hist);
+		r->requests += cl[t].requests;
+		r->mismatches += cl[t].mismatches;
+		r->lost += cl[t].lost;
+		if (!err)
+			err = cl[t].err;
+		for (i = 0; i < cl[t].n; i++)
+			if (!cl[t].conns[i].dead)
+				close(cl[t].conns[i].fd);
+		if (cl[t].ep >= 0)
+			close(cl[t].ep);
+	}
+	r->errors = r->mismatches + r->lost;
+	r->seconds = o->seconds;
+	r->rps = (double)r->requests / o->seconds;
+	r->p50_us = (double)hist_quantile(h, 0.50) / 1e3;
+	r->p99_us = (double)hist_quantile(h, 0.99) / 1e3;
+	r->p999_us = (double)hist_quantile(h, 0.999) / 1e3;
+	r->max_us = (double)h->max / 1e3;
+	return err;
+}
+
+int echoload_run(const struct echoload_opts *o, struct echoload_result *r)
+{
+	struct echoload_opts oo = *o;
+	struct client *cl = NULL;
+	struct conn *conns = NULL;
+	unsigned char *bufs = NULL;
+	struct hist *hists = NULL;
+	char name[300];
+	int rc, err;
+
+	memset(r, 0, sizeof(*r));
+	oo.host = o->host ? o->host : ECHOLOAD_HOST;
+	rc = check_opts(&oo);
+	if (rc)
+		return rc;
+	if (oo.threads > oo.conns)
+		oo.threads = oo.conns;
+	snprintf(name, sizeof(name), strchr(oo.host, ':') ? "[%s]:%d" :
+		 "%s:%d", oo.host, oo.port);
+	conns = calloc((size_t)oo.conns, sizeof(*conns));
+	bufs = malloc(2 * oo.size * (size_t)oo.conns);
+	cl = calloc((size_t)oo.threads, sizeof(*cl));
+	hists = calloc((size_t)oo.threads, sizeof(*hists));
+	rc = -ENOMEM;
+	if (!conns || !bufs || !cl || !hists) {
+		fprintf(stderr, "echoload: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	raise_nofile(oo.conns);
+	rc = connect_all(&oo, name, conns, bufs);
+	if (rc)
+		goto out;
+	deal(&oo, name, cl, conns, hists);
+	rc = run_clients(cl, oo.threads);
+	err = gather(&oo, cl, r);
+	if (!rc)
+		rc = err;
+out:
+	free(hists);
+	free(cl);
+	free(bufs);
+	free(conns);
+	return rc;
+}
+
+void echoload_opts_init(struct echoload_opts *o, const char *host, int port)
+{
+	*o = (struct echoload_opts){ .host = host, .port = port,
+				     .conns = ECHOLOAD_CONNS, .threads = 1,
+				     .size = ECHOLOAD_SIZE,
+				     .seconds = ECHOLOAD_SECONDS,
+				     .warmup = ECHOLOAD_WARMUP };
+}
+
+void echoload_print(FILE *f, const struct echoload_opts *o,
+		    const struct echoload_result *r, bool json)
+{
+	const char *host = o->host ? o->host : ECHOLOAD_HOST;
+
+	if (json) {
+		fprintf(f, "{\"host\": \"%s\", \"port\": %d, \"conns\": %d, "
+			"\"threads\": %d, \"size\": %zu, \"seconds\": %.3f, "
+			"\"requests\": %" PRIu64 ", \"rps\": %.1f, "
+			"\"p50_us\": %.1f, \"p99_us\": %.1f, "
+			"\"p999_us\": %.1f, \"max_us\": %.1f, "
+			"\"mismatches\": %" PRIu64 ", \"lost\": %" PRIu64
+			", \"errors\": %" PRIu64 "}\n", host, o->port,
+			o->conns, o->threads, o->size, r->seconds,
+			r->requests, r->rps, r->p50_us, r->p99_us,
+			r->p999_us, r->max_us, r->mismatches, r->lost,
+			r->errors);
+		return;
+	}
+	fprintf(f, "echo %s:%d conns %d threads %d size %zu: %" PRIu64
+		" requests in %.2f s, %.0f req/s, latency p50 %.1f us, "
+		"p99 %.1f us, p999 %.1f us, max %.1f us, errors %" PRIu64
+		"\n", host, o->port, o->conns, o->threads, o->size,
+		r->requests, r->seconds, r->rps, r->p50_us, r->p99_us,
+		r->p999_us, r->max_us, r->errors);
+}

@@ -1,0 +1,3 @@
+module actors/bench/peers/go_echo
+
+go 1.19

@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * echo_server.c - a TCP echo server on libactors (see echo_server.h).
+ *
+ *   echo_server [--host H] [--port P] [--workers N]
+ *
+ * Processes: main (waits for a stop request), one acceptor, one watcher
+ * of a signalfd for SIGINT and SIGTERM, and one process per connection.
+ * Every wait is an act_io_* call or act_receive(), so a worker blocks on
+ * none of them; the few plain system calls left (setsockopt, close on the
+ * rare error paths) do not block.
+ *
+ * Built with -DECHO_SERVER_NO_MAIN into bench/libechosrv.la, the same code
+ * serves `actors demo` and `actors bench echo`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <actors.h>
+
+#include "echo_server.h"
+
+#define CONN_BUF 8192        /* a connection's buffer, on its stack */
+#define OPEN_MAX (1 << 20)   /* most descriptors tracked in open[] */
+
+/* Messages to the main process; the payload is an int where there is one. */
+enum {
+	TAG_STOP = 1,  /* echo_server_stop(): no payload */
+	TAG_SIGNAL,    /* the watcher read a signal: its number */
+	TAG_FAILED,    /* the acceptor or watcher gave up: a -errno */
+};
+
+/* Warnings said once per server (bits of warned). */
+enum {
+	WARN_BACKOFF = 1 << 0,
+	WARN_SPAWN = 1 << 1,
+	WARN_IO = 1 << 2,
+	WARN_SOCKOPT = 1 << 3,
+};
+
+struct echo_server {
+	/* Set by echo_server_new(), read-only after. */
+	int listen_fd;
+	int workers;
+	unsigned flags;
+	int nopen;                  /* entries of open[] */
+	_Atomic unsigned char *open; /* open[fd]: a connection owns fd */
+
+	/* Written by echo_server_serve() before act_main(): read-only then. */
+	int sigfd;                  /* -1 without ECHO_SERVER_SIGNALS */
+
+	/*
+	 * Between the main process and echo_server_stop() callers: stop
+	 * sends to main only while live, so never to a runtime that has
+	 * stopped or not started. main is written under the lock before
+	 * the first spawn and read by the children without it.
+	 */
+	pthread_mutex_t lock;
+	act_pid main;
+	bool live;
+	bool stopping;
+
+	/* Written by the main process; read after act_main() returned. */
+	int err;
+	int signal;
+
+	/* Counters, from any worker (relaxed: read after the run). */
+	_Atomic uint64_t accepted, closed, io_errors, backoffs, spawn_fails;
+	_Atomic unsigned warned;
+	uint64_t left_open;
+};
+
+/*
+ * The server now serving, for the connection processes, whose one
+ * argument is their descriptor. One runtime per OS process, so at most
+ * one server serves at a time; echo_server_serve() claims this slot.
+ */
+static struct echo_server *_Atomic serving;
+
+static void warn_once(struct echo_server *s, unsigned bit, const char *what,
+		      int err, const char *then)
+{
+	if (s->flags & ECHO_SERVER_QUIET)
+		return;
+	if (atomic_fetch_or_explicit(&s->warned, bit, memory_order_relaxed) &
+	    bit)
+		return;
+	fprintf(stderr, "echo_server: %s: %s; %s (said once)\n", what,
+		strerror(-err), then);
+}
+
+static void count(_Atomic uint64_t *c)
+{
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+/* Marks fd as owned by a connection process (on) or not. */
+static void track(struct echo_server *s, int fd, bool on)
+{
+	if (fd < s->nopen)
+		atomic_store_explicit(&s->open[fd], on, memory_order_relaxed);
+}
+
+/* ---- a connection ---------------------------------------------------- */
+
+/* A peer that resets or goes away is a normal end, not an error. */
+static bool peer_gone(ssize_t err)
+{
+	return err == -ECONNRESET || err == -EPIPE || err == -ETIMEDOUT;
+}
+
+static ssize_t send_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = act_io_send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n == -EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? n : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void conn_proc(void *arg)
+{
+	struct echo_server *s =
+		atomic_load_explicit(&serving, memory_order_relaxed);
+	int fd = (int)(intptr_t)arg;
+	char buf[CONN_BUF];
+	const char *what = "recv";
+	ssize_t n;
+
+	for (;;) {
+		n = act_io_recv(fd, buf, sizeof(buf), 0);
+		if (n == -EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		what = "send";
+		n = send_all(fd, buf, (size_t)n);
+		if (n < 0)
+			break;
+		what = "recv";
+	}
+	if (n < 0 && !peer_gone(n)) {
+		count(&s->io_errors);
+		warn_once(s, WARN_IO, what, (int)n, "closing the connection");
+	}
+	track(s, fd, false);
+	act_io_close(fd);  /* fd is released even when close reports EIO */
+	count(&s->closed);
+}
+
+/* ---- the acceptor ----------------------------------------------------- */
+
+static void nodelay(struct echo_server *s, int fd)
+{
+	int one = 1;
+
+	/* Echoes are small: send each one now. EOPNOTSUPP: not TCP. */
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) &&
+	    errno != EOPNOTSUPP)
+		warn_once(s, WARN_SOCKOPT, "setsockopt TCP_NODELAY", -errno,
+			  "going on without it");
+}
+
+static void backoff(struct echo_server *s, unsigned bit, const char *what,
+		    int err)
+{
+	warn_once(s, bit, what, err, "pausing accepts 10 ms at a time");
+	count(&s->backoffs);
+	act_sleep(ECHO_SERVER_BACKOFF_NS);
+}
+
+static void conn_start(struct echo_server *s, int fd)
+{
+	nodelay(s, fd);
+	count(&s->accepted);
+	track(s, fd, true);
+	if (act_pid_eq(act_spawn(conn_proc, (void *)(intptr_t)fd),
+		       ACT_PID_NONE)) {
+		track(s, fd, false);
+		close(fd);
+		count(&s->spawn_fails);
+		backoff(s, WARN_SPAWN, "act_spawn", -ENOMEM);
+	}
+}
+
+/*
+ * What accept(2)'s failures mean here: 1 to give up (the socket is not a
+ * listening one, or there is no io_uring), 0 to try again at once (the
+ * peer went away, or a network error it passed on, as accept(2) says),
+ * and for the rest, out of descriptors or memory first, a back-off.
+ */
+static int accept_failure(int err)
+{
+	switch (-err) {
+	case EBADF:
+	case EINVAL:
+	case ENOTSOCK:
+	case EOPNOTSUPP:
+	case EFAULT:
+	case ENOSYS:
+	case ECANCELED:
+		return 1;
+	case EINTR:
+	case EAGAIN:
+	case ECONNABORTED:
+	case EPROTO:
+	case EPERM:
+	case ENETDOWN:
+	case ENOPROTOOPT:
+	case EHOSTDOWN:
+	case ENONET:
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+		return 0;
+	}
+	return -1;
+}
+
+static void report(struct echo_server *s, int err)
+{
+	act_send(s->main, TAG_FAILED, &err, sizeof(err));
+}
+
+static void acceptor_proc(void *arg)
+{
+	struct echo_server *s = arg;
+	int fd, how;
+
+	for (;;) {
+		fd = act_io_accept(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			conn_start(s, fd);
+			continue;
+		}
+		how = accept_failure(fd);
+		if (how > 0) {
+			report(s, fd);
+			return;
+		}
+		if (how < 0)
+			backoff(s, WARN_BACKOFF, "accept", fd);
+	}
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static void watcher_proc(void *arg)
+{
+	struct echo_server *s = arg;
+	struct signalfd_siginfo si;
+	ssize_t n;
+	int sig;
+
+	do
+		n = act_io_read(s->sigfd, &si, sizeof(si), -1);
+	while (n == -EINTR || n == -EAGAIN);
+	if (n != (ssize_t)sizeof(si)) {
+		report(s, n < 0 ? (int)n : -EIO);
+		return;
+	}
+	sig = (int)si.ssi_signo;
+	act_send(s->main, TAG_SIGNAL, &sig, sizeof(sig));
+}
+
+static int signals_block(struct echo_server *s, sigset_t *old)
+{
+	sigset_t set;
+	int rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	rc = pthread_sigmask(SIG_BLOCK, &set, old);
+	if (rc) {
+		fprintf(stderr, "echo_server: pthread_sigmask: %s\n",
+			strerror(rc));
+		return -rc;
+	}
+	s->sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (s->sigfd < 0) {
+		rc = -errno;
+		fprintf(stderr, "echo_server: signalfd: %s\n", strerror(errno));
+		pthread_sigmask(SIG_SETMASK, old, NULL);
+		return rc;
+	}
+	return 0;
+}
+
+/* ---- the main process ------------------------------------------------- */
+
+/* Publishes the main pid; false when a stop came first. */
+static bool main_begin(struct echo_server *s)
+{
+	bool go;
+
+	pthread_mutex_lock(&s->lock);
+	go = !s->stopping;
+	if (go) {
+		s->main = act_self();
+		s->live = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return go;
+}
+
+static void main_end(struct echo_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->live = false;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int msg_int(const struct act_msg *m)
+{
+	int v = -EPROTO;
+
+	if (m->len == sizeof(v))
+		memcpy(&v, m->data, sizeof(v));
+	return v;
+}
+
+/* Waits for a stop request, a signal, or a failure. */
+static void main_wait(struct echo_server *s)
+{
+	struct act_msg *m;
+	bool done = false;
+
+	while (!done) {
+		m = act_receive(ACT_FOREVER);
+		if (m == NULL)
+			return;
+		done = true;
+		if (m->tag == TAG_SIGNAL)
+			s->signal = msg_int(m);
+		else if (m->tag == TAG_FAILED)
+			s->err = msg_int(m);
+		else if (m->tag != TAG_STOP)
+			done = false;  /* not ours: ignore it */
+		act_msg_free(m);
+	}
+}
+
+static void main_proc(void *arg)
+{
+	struct echo_server *s = arg;
+	act_pid acceptor, watcher = ACT_PID_NONE;
+
+	if (!main_begin(s))
+		return;
+	acceptor = act_spawn(acceptor_proc, s);
+	if (s->sigfd >= 0)
+		watcher = act_spawn(watcher_proc, s);
+	if (act_pid_eq(acceptor, ACT_PID_NONE) ||
+	    (s->sigfd >= 0 && act_pid_eq(watcher, ACT_PID_NONE)))
+		s->err = -ENOMEM;
+	else
+		main_wait(s);
+	main_end(s);
+	/* The runtime would end them too; this cancels the accept now. */
+	if (!act_pid_eq(acceptor, ACT_PID_NONE))
+		act_kill(acceptor, ACT_EXIT_KILL);
+	if (!act_pid_eq(watcher, ACT_PID_NONE))
+		act_kill(watcher, ACT_EXIT_KILL);
+}
+
+/* ---- the API ---------------------------------------------------------- */
+
+/* Names host:port for messages, with brackets around an IPv6 address. */
+static void addr_name(char *buf, size_t len, const char *host, int port)
+{
+	snprintf(buf, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host,
+		 port);
+}
+
+static int listen_one(const struct addrinfo *ai, const char *name)
+{
+	const char *call = "socket";
+	int fd, one = 1, err;
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+	if (fd < 0)
+		goto err;
+	call = "setsockopt SO_REUSEADDR";
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
+		goto err_close;
+	call = "bind";
+	if (bind(fd, ai->ai_addr, ai->ai_addrlen))
+		goto err_close;
+	call = "listen";
+	if (listen(fd, SOMAXCONN))
+		goto err_close;
+	return fd;
+err_close:
+	err = errno;
+	close(fd);
+	errno = err;
+err:
+	err = -errno;
+	fprintf(stderr, "echo_server: %s %s: %s\n", call, name,
+		strerror(errno));
+	return err;
+}
+
+static int bound_port_of(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len)) {
+		fprintf(stderr, "echo_server: getsockname: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+}
+
+int echo_server_listen(const char *host, int port, int *bound_port)
+{
+	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
+				  .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM };
+	struct addrinfo *res, *ai;
+	char serv[16], name[300];
+	int fd = -EADDRNOTAVAIL, rc, p;
+
+	host = host ? host : ECHO_SERVER_HOST;
+	addr_name(name, sizeof(name), host, port);
+	if (port < 0 || port > 65535) {
+		fprintf(stderr, "echo_server: %s: bad port\n", name);
+		return -EINVAL;
+	}
+	snprintf(serv, sizeof(serv), "%d", port);
+	rc = getaddrinfo(host, serv, &hints, &res);
+	if (rc) {
+		fprintf(stderr, "echo_server: %s: %s\n", name,
+			rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
+		return rc == EAI_MEMORY ? -ENOMEM : -EADDRNOTAVAIL;
+	}
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = listen_one(ai, name);
+		if (fd >= 0)
+			break;
+	}
+	freeaddrinfo(res);
+	if (fd >= 0 && bound_port) {
+		p = bound_port_of(fd);
+		if (p < 0) {
+			close(fd);
+			return -EIO;
+		}
+		*bound_port = p;
+	}
+	return fd;
+}
+
+/* Size of open[]: the descriptor limit, which bounds every fd. */
+static int open_size(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > OPEN_MAX)
+		return OPEN_MAX;
+	return (int)rl.rlim_cur;
+}
+
+struct echo_server *echo_server_new(int listen_fd, int workers,
+				    unsigned flags)
+{
+	struct echo_server *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->nopen = open_size();
+	s->open = calloc((size_t)s->nopen, sizeof(*s->open));
+	if (s->open == NULL) {
+		free(s);
+		return NULL;
+	}
+	s->listen_fd = listen_fd;
+	s->workers = workers;
+	s->flags = flags;
+	s->sigfd = -1;
+	pthread_mutex_init(&s->lock, NULL);
+	return s;
+}
+
+/* After the runtime stopped: close what the discarded processes held. */
+static void close_left(struct echo_server *s)
+{
+	int fd;
+
+	for (fd = 0; fd < s->nopen; fd++) {
+		if (atomic_load_explicit(&s->open[fd], memory_order_relaxed)) {
+			close(fd);
+			s->open[fd] = 0;
+			s->left_open++;
+		}
+	}
+}
+
+int echo_server_serve(struct echo_server *s)
+{
+	struct echo_server *none = NULL;
+	struct act_config cfg;
+	sigset_t old;
+	int rc;
+
+	if (!atomic_compare_exchange_strong(&serving, &none, s))
+		return -EBUSY;
+	if (s->flags & ECHO_SERVER_SIGNALS) {
+		rc = signals_block(s, &old);
+		if (rc)
+			goto out;
+	}
+	act_config_init(&cfg);
+	cfg.schedulers = s->workers;
+	rc = act_main(&cfg, main_proc, s);
+	if (rc > 0)
+		rc = -EPROTO;  /* main_proc never exits abnormally */
+	if (rc == 0)
+		rc = s->err;
+	close_left(s);
+	if (s->sigfd >= 0) {
+		close(s->sigfd);
+		s->sigfd = -1;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+out:
+	atomic_store(&serving, NULL);
+	return rc;
+}
+
+int echo_server_stop(struct echo_server *s)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	if (s->live)
+		rc = act_send(s->main, TAG_STOP, NULL, 0);
+	pthread_mutex_unlock(&s->lock);
+	return rc;
+}
+
+void echo_server_stats(struct echo_server *s, struct echo_server_stats *st)
+{
+	st->accepted = atomic_load(&s->accepted);
+	st->closed = atomic_load(&s->closed);
+	st->left_open = s->left_open;
+	st->io_errors = atomic_load(&s->io_errors);
+	st->backoffs = atomic_load(&s->backoffs);
+	st->spawn_fails = atomic_load(&s->spawn_fails);
+	st->signal = s->signal;
+}
+
+void echo_server_free(struct echo_server *s)
+{
+	if (s == NULL)
+		return;
+	pthread_mutex_destroy(&s->lock);
+	free(s->open);
+	free(s);
+}
+
+const char *echo_server_strerror(int rc)
+{
+	if (rc == -ENOSYS)
+		return "no io_uring in this runtime (act_io_*: ENOSYS)";
+	return strerror(-rc);
+}
+
+static void print_stats(const struct echo_server_stats *st)
+{
+	fprintf(stderr,
+		"echo_server: stopped by %s: %llu connections accepted, "
+		"%llu closed by their process, %llu at the stop, "
+		"%llu I/O errors, %llu accept back-offs\n",
+		st->signal ? strsignal(st->signal) : "request",
+		(unsigned long long)st->accepted,
+		(unsigned long long)st->closed,
+		(unsigned long long)st->left_open,
+		(unsigned long long)st->io_errors,
+		(unsigned long long)st->backoffs);
+}
+
+int echo_server_run(const struct echo_server_opts *o)
+{
+	const char *host = o->host ? o->host : ECHO_SERVER_HOST;
+	struct echo_server_stats st;
+	struct echo_server *s;
+	char name[300];
+	int fd, port, rc;
+
+	fd = echo_server_listen(host, o->port, &port);
+	if (fd < 0)
+		return fd;
+	s = echo_server_new(fd, o->workers, ECHO_SERVER_SIGNALS);
+	if (s == NULL) {
+		fprintf(stderr, "echo_server: %s\n", strerror(ENOMEM));
+		close(fd);
+		return -ENOMEM;
+	}
+	addr_name(name, sizeof(name), host, port);
+	printf("echo_server: listening on %s\n", name);
+	fflush(stdout);
+	rc = echo_server_serve(s);
+	echo_server_stats(s, &st);
+	if (rc)
+		fprintf(stderr, "echo_server: %s\n", echo_server_strerror(rc));
+	else
+		print_stats(&st);
+	echo_server_free(s);
+	close(fd);
+	return rc;
+}
+
+/* ---- the program -------------------------------------------------------- */
+
+#ifndef ECHO_SERVER_NO_MAIN
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: echo_server [--host H] [--port P] [--workers N]\n"
+		"  --host H     address to listen on        (default %s)\n"
+		"  --port P     TCP port, 0: an ephemeral one (default 0)\n"
+		"  --workers N  worker threads (act_config.schedulers;\n"
+		"               default: ACTORS_SCHEDULERS or the runtime's)\n"
+		"Prints \"echo_server: listening on HOST:PORT\" on stdout; "
+		"stops on SIGINT or SIGTERM.\n",
+		ECHO_SERVER_HOST);
+	return status;
+}
+
+static int parse_int(const char *s, long min, long max, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static const struct option longopts[] = {
+	{ "host", required_argument, NULL, 'H' },
+	{ "port", required_argument, NULL, 'p' },
+	{ "workers", required_argument, NULL, 'w' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+int main(int argc, char **argv)
+{
+	struct echo_server_opts o = { ECHO_SERVER_HOST, 0, 0 };
+	int c, bad = 0;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		if (c == 'h')
+			return usage(stdout, 0);
+		if (c == 'H')
+			o.host = optarg;
+		else if (c == 'p')
+			bad = parse_int(optarg, 0, 65535, &o.port);
+		else if (c == 'w')
+			bad = parse_int(optarg, 1, 1024, &o.workers);
+		else
+			return usage(stderr, 2);  /* getopt said why */
+		if (bad) {
+			fprintf(stderr, "echo_server: bad value '%s'\n",
+				optarg);
+			return usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		return usage(stderr, 2);
+	return echo_server_run(&o) ? 1 : 0;
+}
+
+#endif /* ECHO_SERVER_NO_MAIN */
