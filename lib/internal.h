@@ -40,6 +40,22 @@
 			      memory_order_relaxed)
 
 /* Spin-wait hint. */
+/* AddressSanitizer: give a region back clean (stacks reused after a
+ * process left frames behind). Nothing without ASan. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ACT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ACT_ASAN 1
+#endif
+#endif
+#ifdef ACT_ASAN
+void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+#define act__asan_unpoison(p, n) __asan_unpoison_memory_region((p), (n))
+#else
+#define act__asan_unpoison(p, n) ((void)(p), (void)(n))
+#endif
+
 static inline void act__cpu_relax(void)
 {
 #if defined(__x86_64__)

@@ -369,6 +369,10 @@ void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 
 	if (!pl)
 		act__fatal("no pool for a stack of %zu bytes", size);
+	/* a process that exits or is killed deep in its calls leaves
+	 * ASan's redzones of the frames it never returned from: the next
+	 * process on this stack must not find them */
+	act__asan_unpoison(lo, size);
 	*top_link(lo, size) = pl->free_top;
 	pl->free_top = (char *)lo + size;
 	c->n_out--;
