@@ -35,7 +35,7 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 	struct act__worker *w = act__worker_self();
 	struct act__proc *p = w ? w->current : NULL;
 	struct act__reactor *r;
-	uint32_t word;
+	uint8_t word;
 	uint64_t t;
 
 	if (!p)
@@ -55,20 +55,20 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 	io->p = p;
 	io->ticket = t;
 	io->res = 0;
-	atomic_store_explicit(&io->word, 0, memory_order_relaxed);
+	/* the last operation's RMWs all came before it ended (io.h) */
+	atomic_store_explicit(&p->io_word, 0, memory_order_relaxed);
 	/* the ring of the doorbell waits until this worker runs out of
 	 * processes, or has handed over a batch (act__worker_ring_reactor):
 	 * the reactor then takes them all in one loop and one system call */
 	act__reactor_push(r, &io->submit, ACT_RC_IO);
 	w->io_unrung = w->io_unrung ? w->io_unrung : 1;
 	for (;;) {
-		w->wait_io = io;
 		act__switch_out_w(w, p, ACT_SW_IOWAIT);
 		act__turn_begin(p);
 		w = act__worker_self(); /* I8: we may have moved */
 		/* acquire: pairs with the reactor's RMW that completed it,
 		 * after its store of res */
-		word = atomic_load_explicit(&io->word, memory_order_acquire);
+		word = atomic_load_explicit(&p->io_word, memory_order_acquire);
 		if (act__io_over(word))
 			break;
 		if ((word & ACT_IO_CANCEL_REQ) || !act__killed(p))
@@ -76,7 +76,7 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 		/* killed: ask for the cancel, unless it completed already;
 		 * acq_rel: pairs with the reactor's RMWs of word */
 		if (atomic_compare_exchange_strong_explicit(
-			    &io->word, &word, word | ACT_IO_CANCEL_REQ,
+			    &p->io_word, &word, word | ACT_IO_CANCEL_REQ,
 			    memory_order_acq_rel, memory_order_acquire)) {
 			act__reactor_push(r, &io->cancel, ACT_RC_IOCANCEL);
 			act__reactor_wake(r);
@@ -226,11 +226,12 @@ static void io_settle(struct act__reactor *r, struct act__io *io,
 {
 	struct act__proc *p = io->p;
 	uint64_t ticket = io->ticket;
-	uint32_t old;
+	unsigned old;
 
 	/* seq_cst: the store half of the Dekker pair with park_io's IOWAIT
-	 * store and word load; release for res and the cancel's reads */
-	old = atomic_fetch_or_explicit(&io->word, bits, memory_order_seq_cst);
+	 * store and io_word load; release for res and the cancel's reads */
+	old = atomic_fetch_or_explicit(&p->io_word, (uint8_t)bits,
+				       memory_order_seq_cst);
 	if (act__io_over(old) || !act__io_over(old | bits))
 		return;
 	if (!r->stopping)

@@ -16,7 +16,8 @@
  * waits on for the completion; at runtime stop the reactor cancels what
  * is left and waits for every completion before the stacks are freed.
  *
- * The record's word says who may still touch it:
+ * The process's io_word (in its slot: a process has one operation at a
+ * time) says who may still touch the record:
  *   COMPLETE     the reactor has the result (the CQE came, or the
  *                operation was dropped before it reached the kernel);
  *   CANCEL_REQ   the killed process pushed its cancel command;
@@ -24,7 +25,12 @@
  * The operation is over for the process when COMPLETE is set and, if
  * CANCEL_REQ is, CANCEL_TAKEN too: then neither of the record's queue
  * nodes is in the reactor's hands, and the reactor, whose update made it
- * so, reads nothing of it afterwards.
+ * so, reads nothing of it afterwards. The word is not in the record
+ * because park_io reads it after publishing IOWAIT, and by then the
+ * process may have been woken, run elsewhere and left io_run: a slot is
+ * never freed, a stack frame is (model/io.pml found it; a late read
+ * meets the next operation's word, and its CAS, for the old ticket,
+ * fails).
  */
 #ifndef ACT_IO_H
 #define ACT_IO_H
@@ -48,7 +54,6 @@ enum { ACT_IO_QUEUED = 0, ACT_IO_PENDING, ACT_IO_INFLIGHT, ACT_IO_DONE };
 struct act__io {
 	struct act__rcmd submit;         /* ACT_RC_IO */
 	struct act__rcmd cancel;         /* ACT_RC_IOCANCEL */
-	_Atomic uint32_t word;           /* ACT_IO_* bits */
 	int32_t res;                     /* the CQE's res, before COMPLETE */
 	/* the operation: the caller's, read-only once submitted */
 	uint8_t op;                      /* IORING_OP_* */
@@ -68,7 +73,7 @@ struct act__io {
 	struct act__io *cnext;           /* cancels waiting for SQ room */
 };
 
-static inline bool act__io_over(uint32_t word)
+static inline bool act__io_over(unsigned word)
 {
 	return (word & ACT_IO_COMPLETE) &&
 	       (!(word & ACT_IO_CANCEL_REQ) || (word & ACT_IO_CANCEL_TAKEN));
@@ -79,11 +84,11 @@ static inline bool act__io_over(uint32_t word)
  * when its operation is over, or when it was killed and has not asked
  * for the cancel yet.
  */
-static inline bool act__io_wants_run(struct act__io *io, struct act__proc *p)
+static inline bool act__io_wants_run(struct act__proc *p)
 {
 	/* seq_cst: the load half of the Dekker pair with the reactor's
-	 * seq_cst RMW of word (act__io_complete), followed by its state load */
-	uint32_t word = atomic_load_explicit(&io->word, memory_order_seq_cst);
+	 * seq_cst RMW of io_word (io_settle), followed by its state load */
+	unsigned word = atomic_load_explicit(&p->io_word, memory_order_seq_cst);
 
 	return act__io_over(word) ||
 	       (!(word & ACT_IO_CANCEL_REQ) && act__killed(p));

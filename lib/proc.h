@@ -66,6 +66,9 @@ struct act__proc {
 	_Atomic uint32_t mutes;
 	/* guards killed and exit_reason against act_kill (act__proc_lock) */
 	atomic_flag lock;
+	/* its I/O operation's ACT_IO_* bits (io.h): here, not in the
+	 * record on its stack, which a late park_io must not read */
+	_Atomic uint8_t io_word;
 
 	/* Owner only (I3). Second line: what every message touches. */
 	struct act__proc *rq_next act__aligned; /* links in the local queue */

@@ -128,16 +128,15 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
  */
 static void park_io(struct act__worker *w, struct act__proc *p)
 {
-	struct act__io *io = w->wait_io;
 	uint64_t t = p->wait_ticket;
 	uint64_t waiting = act__ps_make(t, ACT_PS_IOWAIT);
 
 	act__count(&w->n_parks);
 	/* seq_cst: the store half of the Dekker pairs with the reactor's
-	 * seq_cst update of io->word and act_kill's store of killed, each
+	 * seq_cst update of p->io_word and act_kill's store of killed, each
 	 * followed by the seq_cst state load in act__wake_state */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
-	if (!act__io_wants_run(io, p))
+	if (!act__io_wants_run(p))
 		return;
 	if (atomic_compare_exchange_strong_explicit(
 		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),

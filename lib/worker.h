@@ -24,14 +24,13 @@
 #include "stack.h"
 
 struct act__rt;
-struct act__io;
 
 enum act__switch_reason {
 	ACT_SW_YIELD = 1,
 	ACT_SW_PARK,
 	ACT_SW_EXIT,
 	ACT_SW_MUTE,
-	ACT_SW_IOWAIT,  /* wait for w->wait_io's completion (io.h) */
+	ACT_SW_IOWAIT,  /* wait for an I/O completion (io.h) */
 };
 
 struct act__worker {
@@ -51,7 +50,6 @@ struct act__worker {
 	pthread_t thread;
 	bool spinning;                   /* holds one unit of rt->nspinning */
 	uint32_t unrung_cancels;         /* reactor cancels since a ring */
-	struct act__io *wait_io;         /* ACT_SW_IOWAIT: the operation */
 	uint32_t io_unrung;              /* 0, or 1 + turns run since I/O
 					  * was handed over without a ring */
 	/* counters: the owner writes them with plain loads and stores
