@@ -17,6 +17,7 @@ for run in "ACT_TEST_FUTEX_WAIT=1 test_multi" \
 	"ACT_TEST_RING=eventfd test_timers" \
 	"ACT_TEST_RING=eventfd test_mailbox" \
 	"ACT_TEST_RING=eventfd test_io" \
+	"ACT_TEST_RING=eventfd test_io_kill" \
 	"ACT_TEST_RING=none test_timers" \
 	"ACT_TEST_RING=none test_mailbox"; do
 	var=${run%% *}

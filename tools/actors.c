@@ -6,6 +6,7 @@
  *                               then serve echoes to a loopback client
  *   actors bench [WORKLOAD...]  run the bench/ workloads, print a table
  *   actors bench echo [...]     the echo server against the load generator
+ *   actors bench timeouts [...] receive-timeout lateness, idle CPU
  *   actors help | --version
  *
  * Each subcommand is one entry of commands[]; runtime errors (negative
@@ -480,14 +481,13 @@ static int io_all(int fd, void *buf, size_t len, bool wr)
 	return 0;
 }
 
-/* In the forked child: run the workload, report, exit. */
+/* In the forked child: fill in *out, send its len bytes back, exit. */
 static void __attribute__((noreturn))
-child_run(int w, const struct bench_opts *o, int fd)
+child_report(void (*fill)(const void *arg, void *out), const void *arg,
+	     void *out, size_t len, int fd)
 {
-	struct outcome out = { .rc = 0 };
-
-	out.rc = wl_run(w, o, &out.seconds, &out.checksum);
-	_exit(io_all(fd, &out, sizeof(out), true) ? 1 : 0);
+	fill(arg, out);
+	_exit(io_all(fd, out, len, true) ? 1 : 0);
 }
 
 /*
@@ -512,8 +512,15 @@ static int reap(const char *name, pid_t pid, bool reported, double *rss_mib)
 	return 0;
 }
 
-/* Runs workload w in a forked child and fills in r's results. */
-static int run_forked(int w, const struct bench_opts *o, struct row *r)
+/*
+ * Runs fill(arg, out) in a forked child, which sends the len bytes of
+ * *out back through a pipe: each workload starts and stops a runtime of
+ * its own, in an OS process of its own (its own peak RSS). *reported:
+ * the child sent them. 0, or -errno if the pipe or the fork failed.
+ */
+static int run_child(const char *name, void (*fill)(const void *, void *),
+		     const void *arg, void *out, size_t len, bool *reported,
+		     double *rss_mib)
 {
 	int fd[2];
 	pid_t pid;
@@ -524,16 +531,39 @@ static int run_forked(int w, const struct bench_opts *o, struct row *r)
 	pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
-		child_run(w, o, fd[1]);
+		child_report(fill, arg, out, len, fd[1]);
 	}
 	close(fd[1]);
 	if (pid < 0) {
 		close(fd[0]);
 		return -errno;
 	}
-	r->reported = io_all(fd[0], &r->out, sizeof(r->out), false) == 0;
+	*reported = io_all(fd[0], out, len, false) == 0;
 	close(fd[0]);
-	return reap(wl_name[w], pid, r->reported, &r->rss_mib);
+	return reap(name, pid, *reported, rss_mib);
+}
+
+/* A workload and its options, for wl_fill() in the child. */
+struct wl_job {
+	int w;
+	const struct bench_opts *o;
+};
+
+static void wl_fill(const void *arg, void *out)
+{
+	const struct wl_job *j = arg;
+	struct outcome *r = out;
+
+	r->rc = wl_run(j->w, j->o, &r->seconds, &r->checksum);
+}
+
+/* Runs workload w in a forked child and fills in r's results. */
+static int run_forked(int w, const struct bench_opts *o, struct row *r)
+{
+	struct wl_job j = { w, o };
+
+	return run_child(wl_name[w], wl_fill, &j, &r->out, sizeof(r->out),
+			 &r->reported, &r->rss_mib);
 }
 
 static void print_header(void)
@@ -581,39 +611,18 @@ static bool bench_one(int w, const struct bench_opts *o)
 
 #define ECHO_BENCH_SECONDS 5.0
 
-/* In the forked child: serve, report, exit. */
-static void __attribute__((noreturn))
-echo_child(const struct echo_plan *p, int fd)
+/* In the forked child: serve (echo_inproc fills in *out). */
+static void echo_fill(const void *arg, void *out)
 {
-	struct echo_outcome out;
-
-	echo_inproc(p, &out);
-	_exit(io_all(fd, &out, sizeof(out), true) ? 1 : 0);
+	echo_inproc(arg, out);
 }
 
 /* Runs the echo benchmark in a forked child, like the workloads. */
 static int echo_forked(const struct echo_plan *p, struct echo_outcome *out,
 		       bool *reported, double *rss_mib)
 {
-	int fd[2];
-	pid_t pid;
-
-	if (pipe(fd))
-		return -errno;
-	fflush(NULL);  /* or the child would flush our buffers again */
-	pid = fork();
-	if (pid == 0) {
-		close(fd[0]);
-		echo_child(p, fd[1]);
-	}
-	close(fd[1]);
-	if (pid < 0) {
-		close(fd[0]);
-		return -errno;
-	}
-	*reported = io_all(fd[0], out, sizeof(*out), false) == 0;
-	close(fd[0]);
-	return reap("echo", pid, *reported, rss_mib);
+	return run_child("echo", echo_fill, p, out, sizeof(*out), reported,
+			 rss_mib);
 }
 
 static int echo_usage(const char *why)
@@ -706,6 +715,113 @@ static int cmd_bench_echo(int argc, char **argv)
 	return !rc && reported && echo_ok(&out) ? 0 : 1;
 }
 
+/* ---- actors bench timeouts -------------------------------------------- */
+
+/* As bench/timeouts: waits of 50 to 150 ms, then 2 s idle. */
+#define TIMEOUTS_MIN_NS 50000000LL
+#define TIMEOUTS_MAX_NS 150000000LL
+#define TIMEOUTS_IDLE_NS 2000000000LL
+
+struct timeouts_plan {
+	long procs, rounds;
+};
+
+/* What the forked child sends back. */
+struct timeouts_outcome {
+	int rc;
+	struct bench_timeouts_result res;
+};
+
+static void timeouts_fill(const void *arg, void *out)
+{
+	const struct timeouts_plan *p = arg;
+	struct timeouts_outcome *t = out;
+
+	t->rc = bench_timeouts(p->procs, p->rounds, TIMEOUTS_MIN_NS,
+			       TIMEOUTS_MAX_NS, TIMEOUTS_IDLE_NS, &t->res);
+}
+
+static int timeouts_usage(const char *why)
+{
+	if (why)
+		fprintf(stderr, "actors bench timeouts: %s\n", why);
+	fprintf(why ? stderr : stdout,
+		"usage: actors bench timeouts [--procs N] [--rounds R]\n"
+		"N processes each wait R times in act_receive() with a "
+		"timeout of %lld to\n%lld ms and nothing to receive, all "
+		"at once; prints how late the waits\nended (p50, p99, max, "
+		"in us), then the CPU the runtime uses over %lld s\nwith N "
+		"timers pending and nothing to run. It runs only when "
+		"named.\n"
+		"  --procs N   processes waiting at once (default %d)\n"
+		"  --rounds R  waits each                (default %d)\n",
+		TIMEOUTS_MIN_NS / 1000000, TIMEOUTS_MAX_NS / 1000000,
+		TIMEOUTS_IDLE_NS / 1000000000, BENCH_TIMEOUTS_PROCS,
+		BENCH_TIMEOUTS_ROUNDS);
+	return why ? 2 : 0;
+}
+
+static const struct option timeouts_longopts[] = {
+	{ "procs", required_argument, NULL, 'p' },
+	{ "rounds", required_argument, NULL, 'r' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* ok: it ran, and no wait ended before its deadline. */
+static void timeouts_print(const struct timeouts_plan *p,
+			   const struct timeouts_outcome *t, bool ran,
+			   bool ok, double rss_mib)
+{
+	const struct bench_timeouts_result *r = &t->res;
+
+	printf("%-8s %6s %7s %9s %9s %9s %7s %8s  %s\n", "workload",
+	       "procs", "waits", "p50 us", "p99 us", "max us", "idle %",
+	       "RSS MiB", "check");
+	printf("%-8s %6ld ", "timeouts", p->procs);
+	if (ran)
+		printf("%7ld %9.0f %9.0f %9.0f %7.2f ", r->samples, r->p50_us,
+		       r->p99_us, r->max_us, r->idle_cpu_pct);
+	else
+		printf("%7s %9s %9s %9s %7s ", "-", "-", "-", "-", "-");
+	printf("%8.1f  %s%s\n", rss_mib, ok ? "OK" : "FAIL",
+	       ran && r->early ? " (some waits ended early)" : "");
+	fflush(stdout);
+}
+
+static int cmd_bench_timeouts(int argc, char **argv)
+{
+	struct timeouts_plan p = { BENCH_TIMEOUTS_PROCS,
+				   BENCH_TIMEOUTS_ROUNDS };
+	struct timeouts_outcome t = { .rc = 0 };
+	bool reported = false, ran;
+	double rss_mib = 0;
+	int c, rc;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", timeouts_longopts, NULL)) !=
+	       -1) {
+		if (c == 'h')
+			return timeouts_usage(NULL);
+		if (c == 'p' && !bench_parse_long(optarg, 1, 1000000, &p.procs))
+			continue;
+		if (c != 'r' || bench_parse_long(optarg, 1, 1000, &p.rounds))
+			return timeouts_usage("bad option or value");
+	}
+	if (optind < argc)
+		return timeouts_usage("unexpected operand");
+	rc = run_child("timeouts", timeouts_fill, &p, &t, sizeof(t),
+		       &reported, &rss_mib);
+	if (rc)
+		fprintf(stderr, "actors bench timeouts: %s\n", strerror(-rc));
+	else if (reported && t.rc)
+		fprintf(stderr, "actors bench timeouts: %s\n",
+			bench_strerror(t.rc));
+	ran = !rc && reported && !t.rc;
+	timeouts_print(&p, &t, ran, ran && !t.res.early, rss_mib);
+	return ran && !t.res.early ? 0 : 1;
+}
+
 /* ---- actors bench, the options ---------------------------------------- */
 
 static const struct option bench_longopts[] = {
@@ -779,9 +895,12 @@ static int bench_usage(const char *why)
 	fprintf(stderr,
 		"usage: actors bench [WORKLOAD|all]... [options]\n"
 		"   or: actors bench echo [--conns K] [--seconds S]\n"
+		"   or: actors bench timeouts [--procs N] [--rounds R]\n"
 		"workloads: pingpong ring skynet fanin spawnburst100 "
 		"spawnburst10000\n"
 		"  (spawnburst with 100 or 10,000 children); none: all\n"
+		"  (echo and timeouts run alone, only when named: "
+		"--help after either)\n"
 		"  --rounds N    ping-pong round trips        (default %ld)\n"
 		"  --procs N     ring size                    (default %d)\n"
 		"  --hops N      ring hops in all             (default %ld)\n"
@@ -809,6 +928,8 @@ static int cmd_bench(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "echo"))
 		return cmd_bench_echo(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "timeouts"))
+		return cmd_bench_timeouts(argc - 1, argv + 1);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", bench_longopts, NULL)) != -1) {
 		if (c == 'h')
@@ -854,7 +975,7 @@ struct command {
 
 static const struct command commands[] = {
 	{ "demo", cmd_demo, "", "100 working children, then an echo server" },
-	{ "bench", cmd_bench, "[WORKLOAD...|echo] [OPTIONS]",
+	{ "bench", cmd_bench, "[WORKLOAD...|echo|timeouts] ...",
 	  "run the benchmarks; print a table" },
 	{ "help", cmd_help, "", "this text" },
 	{ "--version", cmd_version, "", "print the version" },
