@@ -17,7 +17,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
-#include <sys/socket.h>
 
 #include "io.h"
 #include "runtime.h"
@@ -123,28 +122,9 @@ ssize_t act_io_recv_timeout(int fd, void *buf, size_t n, int flags,
 	return io_rw(IORING_OP_RECV, fd, buf, n, 0, flags, timeout_ns);
 }
 
-/*
- * A send is tried at once without blocking (MSG_DONTWAIT), as Go's
- * netpoller tries first: on a socket with room, the common case for a
- * reply, that is one system call instead of two trips through the
- * reactor. Only "no room" (or not a socket) goes to the ring, so the
- * result is what a blocking send gives, a partial count included.
- */
 ssize_t act_io_send_timeout(int fd, const void *buf, size_t n, int flags,
 			    int64_t timeout_ns)
 {
-	struct act__worker *w = act__worker_self();
-	ssize_t rc;
-
-	if (w && w->current && w->rt->reactor.ring.mode != ACT_RING_NONE &&
-	    !(flags & MSG_DONTWAIT)) {
-		rc = send(fd, buf, n, flags | MSG_DONTWAIT);
-		if (rc >= 0)
-			return rc;
-		if (errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != ENOTSOCK && errno != EINTR)
-			return -errno;
-	}
 	return io_rw(IORING_OP_SEND, fd, buf, n, 0, flags, timeout_ns);
 }
 

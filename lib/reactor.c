@@ -178,10 +178,7 @@ static void flush_wakes(struct act__reactor *r)
 /* A CQE that is not the doorbell's. */
 static void on_cqe(void *ctx, uint64_t user_data, int32_t res)
 {
-	struct act__reactor *r = ctx;
-
-	r->last_reaped++;
-	act__io_cqe(r, user_data, res);
+	act__io_cqe(ctx, user_data, res);
 }
 
 /* Take every command on the queue. */
@@ -269,7 +266,6 @@ static int64_t turn(struct act__reactor *r)
 {
 	int64_t now;
 
-	r->last_reaped = 0;
 	if (r->ring.mode != ACT_RING_NONE)
 		act__ring_reap(&r->ring, on_cqe, r);
 	take_commands(r);
@@ -282,32 +278,6 @@ static int64_t turn(struct act__reactor *r)
 	atomic_store_explicit(&r->n_held, r->wheel.count,
 			      memory_order_relaxed);
 	return now;
-}
-
-/*
- * How many completions to sleep for. A busy server's completions come
- * one by one, and the kernel would wake the reactor for each (a context
- * switch apiece, the dearest thing on a VM); with DEFER_TASKRUN it
- * wakes the ring's waiter only once `want` are ready (a ring of the
- * doorbell still wakes it at once). So a reactor that reaped many in
- * its last loop asks for half as many, at most a quarter of those in
- * flight, and bounds the wait by ACT_IO_BATCH_WAIT_NS: a burst costs one
- * wake, and a lone completion at most that long. Under light load it
- * asks for one, as before.
- */
-static unsigned batch_wait(struct act__reactor *r, int64_t *timeout_ns)
-{
-	uint64_t inflight = atomic_load_explicit(&r->n_inflight,
-						 memory_order_relaxed);
-	unsigned want = r->last_reaped / 2;
-
-	if (want > inflight / 4)
-		want = (unsigned)(inflight / 4);
-	if (want <= 1)
-		return 1;
-	if (*timeout_ns < 0 || *timeout_ns > ACT_IO_BATCH_WAIT_NS)
-		*timeout_ns = ACT_IO_BATCH_WAIT_NS;
-	return want;
 }
 
 static void *reactor_main(void *arg)
@@ -342,13 +312,10 @@ static void *reactor_main(void *arg)
 			continue;
 		}
 		next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
-		if (r->ring.mode != ACT_RING_NONE) {
-			unsigned want = batch_wait(r, &next);
-
-			act__ring_wait(&r->ring, &r->bell, seen, next, want);
-		} else {
+		if (r->ring.mode != ACT_RING_NONE)
+			act__ring_wait(&r->ring, &r->bell, seen, next);
+		else
 			act__doorbell_sleep(&r->bell, seen, next);
-		}
 	}
 	drop_all(r);
 	return NULL;

@@ -39,8 +39,6 @@ struct act__worker;
 #define ACT_TIMER_US_DEFAULT 250
 #define ACT_TIMER_US_MIN 10
 #define ACT_TIMER_US_MAX 100000
-/* The longest a busy reactor waits for a batch of completions. */
-#define ACT_IO_BATCH_WAIT_NS 100000 /* 100 us */
 /* Cancels one worker sends without ringing before it rings once. */
 #define ACT_REACTOR_CANCEL_BATCH 256
 
@@ -141,7 +139,6 @@ struct act__reactor {
 	uint32_t *marked;                /* worker indexes */
 	uint8_t *is_marked;              /* per worker */
 	uint32_t n_marked;
-	uint32_t last_reaped;            /* CQEs of the last loop */
 	/* counters: the reactor writes, act_stats reads (relaxed) */
 	_Atomic uint64_t n_io_ops, n_io_cancels, n_inflight, n_loops,
 		n_wakes;

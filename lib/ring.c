@@ -118,7 +118,7 @@ static void arm_bell(struct act__ring *g, struct act__doorbell *bell,
 }
 
 void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
-		    uint32_t seen, int64_t timeout_ns, unsigned want)
+		    uint32_t seen, int64_t timeout_ns)
 {
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
@@ -130,7 +130,7 @@ void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
 	 * doorbell's wait), wait for one completion. -ETIME, -EINTR (a
 	 * signal), -EBUSY (completions to reap first), -EAGAIN: the loop
 	 * reaps, looks at the timers and the queue, and comes back */
-	(void)io_uring_submit_and_wait_timeout(&g->ring, &cqe, want,
+	(void)io_uring_submit_and_wait_timeout(&g->ring, &cqe, 1,
 					       timeout_ns >= 0 ? &ts : NULL,
 					       NULL);
 	atomic_store_explicit(&bell->sleeping, 0, memory_order_relaxed);

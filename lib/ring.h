@@ -63,7 +63,7 @@ void act__ring_exit(struct act__ring *g);
  * timeout_ns (< 0: none).
  */
 void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
-		    uint32_t seen, int64_t timeout_ns, unsigned want);
+		    uint32_t seen, int64_t timeout_ns);
 
 /* Reactor: submit what is in the SQ, and collect completions without
  * waiting (inflight: operations are in the kernel). */
