@@ -28,11 +28,30 @@ static bool has_op(struct io_uring *ring, int op)
 	return yes;
 }
 
+/*
+ * The CQ: at least ACT_RING_MIN_CQ entries, 4 per SQ entry. Operations
+ * in flight are not bounded by the SQ (the reactor refills it every
+ * loop), and completions past the CQ go to the kernel's overflow list,
+ * allocated as they come.
+ */
+static int ring_setup(struct act__ring *g, unsigned entries, unsigned flags,
+		      struct io_uring_params *p)
+{
+	unsigned cq = entries * 4 < ACT_RING_MIN_CQ ? ACT_RING_MIN_CQ
+						    : entries * 4;
+
+	memset(p, 0, sizeof(*p));
+	p->flags = flags | IORING_SETUP_CQSIZE;
+	p->cq_entries = cq;
+	return io_uring_queue_init_params(entries, &g->ring, p);
+}
+
 void act__ring_init(struct act__ring *g, unsigned entries, char *why,
 		    size_t why_len)
 {
 	struct io_uring_params p;
 	const char *force = getenv("ACT_TEST_RING");
+	bool plain;
 	int rc;
 
 	g->mode = ACT_RING_NONE;
@@ -47,16 +66,27 @@ void act__ring_init(struct act__ring *g, unsigned entries, char *why,
 	 * timeout): a ring of one could never take it */
 	if (entries < 2)
 		entries = 2;
-	memset(&p, 0, sizeof(p));
-	p.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
-	rc = io_uring_queue_init_params(entries, &g->ring, &p);
-	if (rc == -EINVAL) { /* before 6.1: neither flag */
-		memset(&p, 0, sizeof(p));
-		rc = io_uring_queue_init_params(entries, &g->ring, &p);
-	}
+	/* ACT_TEST_RING=plain: the ring of kernels before 6.1 */
+	plain = force && !strcmp(force, "plain");
+	rc = -EINVAL;
+	if (!plain)
+		rc = ring_setup(g, entries, IORING_SETUP_SINGLE_ISSUER |
+					   IORING_SETUP_DEFER_TASKRUN, &p);
+	if (rc == -EINVAL) /* before 6.1: neither flag */
+		rc = ring_setup(g, entries, 0, &p);
 	if (rc < 0) {
 		snprintf(why, why_len, "io_uring is unavailable (%s)",
 			 strerror(-rc));
+		return;
+	}
+	/* the reactor's wait needs a timeout of its own (5.11: else
+	 * liburing queues a timeout whose CQE it cannot always hide), and
+	 * no completion may be dropped (5.5) */
+	if ((p.features & (IORING_FEAT_EXT_ARG | IORING_FEAT_NODROP)) !=
+	    (IORING_FEAT_EXT_ARG | IORING_FEAT_NODROP)) {
+		io_uring_queue_exit(&g->ring);
+		snprintf(why, why_len, "io_uring is too old (Linux 5.11 or "
+			 "later is needed)");
 		return;
 	}
 	g->setup_flags = p.flags;
@@ -157,7 +187,7 @@ void act__ring_reap(struct act__ring *g,
 		io_uring_for_each_cqe(&g->ring, head, cqe) {
 			if (cqe->user_data == BELL_TAG)
 				g->bell_armed = false;
-			else
+			else if (cqe->user_data != LIBURING_UDATA_TIMEOUT)
 				fn(ctx, cqe->user_data, cqe->res);
 			n++;
 		}

@@ -18,8 +18,10 @@
  * seccomp filter), start-up says so in one line, and the reactor sleeps
  * on its doorbell in FUTEX_WAIT as before: timers work, I/O does not.
  *
- * Test switch: ACT_TEST_RING=eventfd forces the eventfd doorbell, =none
- * runs without a ring (tests/fallback.sh runs the timer tests so).
+ * Test switch: ACT_TEST_RING=eventfd forces the eventfd doorbell, =plain
+ * a ring without SINGLE_ISSUER and DEFER_TASKRUN (as before Linux 6.1),
+ * =none runs without a ring (tests/fallback.sh runs the suites so).
+ * A kernel without IORING_FEAT_EXT_ARG (before 5.11) counts as none.
  */
 #ifndef ACT_RING_H
 #define ACT_RING_H
@@ -32,6 +34,7 @@
 
 #define ACT_RING_ENTRIES 256        /* default SQ size */
 #define ACT_RING_MAX_ENTRIES 32768  /* the kernel's limit */
+#define ACT_RING_MIN_CQ 4096        /* CQ entries at least */
 
 enum act__ring_mode {
 	ACT_RING_NONE = 0,     /* no io_uring: futex doorbell */

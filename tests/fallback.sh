@@ -3,9 +3,10 @@
 #   - the multi-worker ones with every worker parking in plain FUTEX_WAIT
 #     instead of futex_waitv (ACT_TEST_FUTEX_WAIT, read by
 #     tests/testutil.h);
-#   - the timer ones with the reactor's doorbell an eventfd read instead
-#     of IORING_OP_FUTEX_WAIT (ACT_TEST_RING=eventfd), and with no
-#     io_uring at all (ACT_TEST_RING=none), both read by lib/ring.c.
+#   - the timer and I/O ones with the reactor's doorbell an eventfd read
+#     instead of IORING_OP_FUTEX_WAIT (ACT_TEST_RING=eventfd), on a ring
+#     without SINGLE_ISSUER and DEFER_TASKRUN (ACT_TEST_RING=plain), and
+#     with no io_uring at all (ACT_TEST_RING=none), read by lib/ring.c.
 # Prints each program's Check line indented and ends with its own
 # "N passed, N failed" over their cases (scripts/summary.sh counts that).
 set -u
@@ -17,6 +18,9 @@ for run in "ACT_TEST_FUTEX_WAIT=1 test_multi" \
 	"ACT_TEST_RING=eventfd test_timers" \
 	"ACT_TEST_RING=eventfd test_mailbox" \
 	"ACT_TEST_RING=eventfd test_io" \
+	"ACT_TEST_RING=plain test_io" \
+	"ACT_TEST_RING=plain test_io_kill" \
+	"ACT_TEST_RING=plain test_timers" \
 	"ACT_TEST_RING=eventfd test_io_kill" \
 	"ACT_TEST_RING=none test_timers" \
 	"ACT_TEST_RING=none test_mailbox"; do
