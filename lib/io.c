@@ -17,15 +17,18 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <unistd.h>
 
+#include "backpressure.h"
 #include "io.h"
 #include "runtime.h"
 #include "wake.h"
 #include "worker.h"
 
-/* user_data of the entries that are not an operation's own */
-#define UD_LINK 2u    /* a linked timeout */
-#define UD_CANCEL 3u  /* an IORING_OP_ASYNC_CANCEL */
+/* user_data: an operation's own entry is its record's address; its
+ * linked timeout's is that | UD_LINK (records are 8-byte aligned) */
+#define UD_LINK 1u
+#define UD_CANCEL 3u  /* an IORING_OP_ASYNC_CANCEL: no record */
 
 /* ---- the process's side ---------------------------------------------- */
 
@@ -43,6 +46,8 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 	if (r->ring.mode == ACT_RING_NONE)
 		return -ENOSYS;
 	act__die_if_killed(p);
+	/* not reading its mail while it waits: its muted senders go on */
+	act__backlog_clear(w, p);
 	io->timed = timeout_ns >= 0;
 	if (io->timed) {
 		io->ts.tv_sec = timeout_ns / 1000000000;
@@ -54,13 +59,14 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 	io->p = p;
 	io->ticket = t;
 	io->res = 0;
+	io->timed_out = false;
 	/* the last operation's RMWs all came before it ended (io.h) */
 	atomic_store_explicit(&p->io_word, 0, memory_order_relaxed);
-	/* the ring of the doorbell waits until this worker runs out of
-	 * processes, or has handed over a batch (act__worker_ring_reactor):
-	 * the reactor then takes them all in one loop and one system call */
+	/* seq_cst push (act__mpsc_push), then the doorbell's seq_cst
+	 * load in act__reactor_wake: the reactor sees the command before
+	 * it sleeps, or it is woken (a system call only then) */
 	act__reactor_push(r, &io->submit, ACT_RC_IO);
-	w->io_unrung = w->io_unrung ? w->io_unrung : 1;
+	act__reactor_wake(r);
 	for (;;) {
 		act__switch_out_w(w, p, ACT_SW_IOWAIT);
 		act__turn_begin(p);
@@ -81,9 +87,14 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 			act__reactor_wake(r);
 		}
 	}
-	/* I6: only now are the record and the buffer free, and may p die */
+	/* I6: only now are the record and the buffer free, and may p die;
+	 * an accept that won the race with the cancel leaves no fd open */
+	if (act__killed(p) && io->op == IORING_OP_ACCEPT && io->res >= 0)
+		close(io->res);
 	act__die_if_killed(p);
-	if (io->res == -ECANCELED && io->timed)
+	/* the limit ended it (-ECANCELED, or -EINTR from an io-wq worker);
+	 * a partial count that came before stays a count */
+	if (io->timed_out && io->res < 0)
 		return -ETIMEDOUT;
 	return io->res;
 }
@@ -218,7 +229,7 @@ static void io_settle(struct act__reactor *r, struct act__io *io,
 		act__reactor_wake_proc(r, p, ticket, ACT_PS_IOWAIT);
 }
 
-/* The operation's CQE (or its end without one): it is done. */
+/* The operation's last CQE came (or it ends without one): it is done. */
 static void io_complete(struct act__reactor *r, struct act__io *io,
 			int32_t res)
 {
@@ -246,8 +257,12 @@ static void io_complete(struct act__reactor *r, struct act__io *io,
 	io->where = ACT_IO_DONE;
 	io->res = res;
 	act__count(&r->n_io_ops);
-	if (res == -ECANCELED)
+	if (res == -ECANCELED || io->timed_out)
 		act__count(&r->n_io_cancels);
+	/* at stop its process never runs again: an accepted fd would be
+	 * nobody's */
+	if (r->stopping && io->op == IORING_OP_ACCEPT && res >= 0)
+		close(res);
 	io_settle(r, io, ACT_IO_COMPLETE);
 }
 
@@ -385,11 +400,16 @@ void act__io_fill(struct act__reactor *r)
 			r->pend_tail = NULL;
 		sqe = io_uring_get_sqe(&r->ring.ring);
 		prep(sqe, io);
+		io->cqes = 1;
 		if (io->timed) {
+			/* its own CQE says whether the limit passed (-ETIME),
+			 * whatever the operation's says */
 			sqe->flags |= IOSQE_IO_LINK;
 			sqe = io_uring_get_sqe(&r->ring.ring);
 			io_uring_prep_link_timeout(sqe, &io->ts, 0);
-			io_uring_sqe_set_data64(sqe, UD_LINK);
+			io_uring_sqe_set_data64(sqe,
+						(uintptr_t)io | UD_LINK);
+			io->cqes = 2;
 		}
 		io->where = ACT_IO_INFLIGHT;
 		io->rprev = NULL;
@@ -403,10 +423,20 @@ void act__io_fill(struct act__reactor *r)
 
 void act__io_cqe(struct act__reactor *r, uint64_t user_data, int32_t res)
 {
-	if (user_data == UD_LINK || user_data == UD_CANCEL)
-		return; /* the operation's own CQE tells what happened;
-			 * a cancel's -EALREADY: it ends by itself */
-	io_complete(r, (struct act__io *)(uintptr_t)user_data, res);
+	struct act__io *io;
+
+	if (user_data == UD_CANCEL)
+		return; /* -EALREADY, -ENOENT: the operation ends by itself,
+			 * and its own CQE is waited for as ever */
+	io = (struct act__io *)(uintptr_t)(user_data & ~(uint64_t)UD_LINK);
+	if (user_data & UD_LINK)
+		io->timed_out = res == -ETIME;
+	else
+		io->op_res = res;
+	/* a timed operation is done when both of its CQEs came, in
+	 * whichever order: only then is the record free of the kernel */
+	if (--io->cqes == 0)
+		io_complete(r, io, io->op_res);
 }
 
 /*
@@ -443,7 +473,8 @@ void act__io_drain(struct act__reactor *r)
 					&r->n_inflight, memory_order_relaxed));
 		n = 0;
 		io_uring_for_each_cqe(&r->ring.ring, head, cqe) {
-			if (cqe->user_data > UD_CANCEL)
+			if (cqe->user_data > UD_CANCEL &&
+			    cqe->user_data != LIBURING_UDATA_TIMEOUT)
 				act__io_cqe(r, cqe->user_data, cqe->res);
 			n++;
 		}
