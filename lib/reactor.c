@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * reactor.c - the reactor thread: receive timeouts on a timer wheel, fed
- * by an MPSC command queue (see reactor.h for the protocol).
+ * reactor.c - the reactor thread: timers on a timer wheel and I/O on the
+ * ring, fed by an MPSC command queue (see reactor.h for the protocol).
  *
- * The loop: announce sleep (doorbell prepare), take every command, fire
- * what is due, publish the next deadline, look at the queue once more,
- * sleep until the next deadline or a ring. Publishing the deadline and
+ * The loop (turn): reap the CQ, take every command, put pending I/O in
+ * the SQ, fire what is due, ring the workers that got work; then
+ * announce sleep (doorbell prepare), publish the next deadline, look at
+ * the queue once more, and sleep in the ring (submitting the SQ) until a
+ * completion, the next deadline or a ring. Publishing the deadline and
  * looking at the queue again, against a worker's push and its look at
  * the deadline, is a Dekker pair (both seq_cst): either the reactor sees
  * the command before it sleeps, or the worker sees the deadline the
@@ -312,6 +314,12 @@ static void *reactor_main(void *arg)
 			continue;
 		}
 		next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
+		/* operations the SQ had no room for (the kernel said -EBUSY
+		 * or -EAGAIN): try again a tick later, even if nothing
+		 * completes or rings meanwhile */
+		if ((r->pend_head || r->cancel_head) &&
+		    (next < 0 || next > r->wheel.tick_ns))
+			next = r->wheel.tick_ns;
 		if (r->ring.mode != ACT_RING_NONE)
 			act__ring_wait(&r->ring, &r->bell, seen, next);
 		else

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reactor.h - the runtime's own thread for things that complete later:
- * for now receive timeouts, on a hierarchical timer wheel (wheel.h) that
- * only this thread touches; the io_uring ring joins it in later work. The
- * reactor never runs a process: it wakes one through act__wake with the
- * wait's ticket (I4), which enqueues it on a worker.
+ * receive timeouts, sleeps and user timers on a hierarchical timer wheel
+ * (wheel.h), and I/O on its io_uring ring (ring.h, io.h), both touched by
+ * this thread only. The reactor never runs a process: it wakes one with
+ * the wait's ticket (I4) through act__wake_claim, queues it on its last
+ * worker, and rings each worker that got work once at the end of its
+ * loop (act__reactor_wake_proc).
  *
  * Workers hand it commands through an MPSC queue (act__mpsc) and ring its
  * doorbell only when it sleeps past what they ask for: arming a timeout
@@ -164,8 +166,9 @@ void act__reactor_disarm(struct act__reactor *r, struct act__timeout *t);
 
 /*
  * Reactor: make p, waiting in state `from` for ticket, runnable on its
- * last worker, which is rung once at the end of this loop
- * (act__reactor_flush_wakes). False if the wait was over already.
+ * last worker, which is rung once at the end of this loop (flush_wakes
+ * in reactor.c). False if the wait was over already. User timers'
+ * messages go through act__send and ring at once.
  */
 bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 			    uint64_t ticket, unsigned from);

@@ -134,7 +134,7 @@ static void park_io(struct act__worker *w, struct act__proc *p)
 	act__count(&w->n_parks);
 	/* seq_cst: the store half of the Dekker pairs with the reactor's
 	 * seq_cst update of p->io_word and act_kill's store of killed, each
-	 * followed by the seq_cst state load in act__wake_state */
+	 * followed by the seq_cst state load in act__wake_claim */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
 	if (!act__io_wants_run(p))
 		return;
@@ -442,15 +442,6 @@ void act__wake_idle(struct act__rt *rt, struct act__worker *me)
 	atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst);
 }
 
-void act__worker_ring_reactor(struct act__worker *w)
-{
-	w->io_unrung = 0;
-	/* seq_cst: after the commands' seq_cst pushes, the doorbell's
-	 * load in act__reactor_wake: the reactor sees them before it
-	 * sleeps, or is woken */
-	act__reactor_wake(&w->rt->reactor);
-}
-
 void act__worker_loop(struct act__worker *w)
 {
 	struct act__proc *p;
@@ -463,16 +454,10 @@ void act__worker_loop(struct act__worker *w)
 		    act__runq_publish(&w->rq))
 			act__wake_idle_maybe(w->rt, w);
 		p = act__runq_pop(&w->rq);
-		if (p) {
+		if (p)
 			run_one(w, p);
-			if (act__unlikely(w->io_unrung) &&
-			    ++w->io_unrung > ACT_IO_RING_BATCH)
-				act__worker_ring_reactor(w);
-			continue;
-		}
-		if (w->io_unrung)
-			act__worker_ring_reactor(w);
-		idle(w);
+		else
+			idle(w);
 	}
 	act__slab_flush_remote(&w->slab);
 }

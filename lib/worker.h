@@ -50,8 +50,6 @@ struct act__worker {
 	pthread_t thread;
 	bool spinning;                   /* holds one unit of rt->nspinning */
 	uint32_t unrung_cancels;         /* reactor cancels since a ring */
-	uint32_t io_unrung;              /* 0, or 1 + turns run since I/O
-					  * was handed over without a ring */
 	/* counters: the owner writes them with plain loads and stores
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
@@ -105,14 +103,6 @@ static inline void act__switch_out_w(struct act__worker *w,
 	w->switch_reason = reason;
 	act__ctx_switch(&p->ctx, &w->sched_ctx);
 }
-
-/*
- * I/O commands this worker pushes wait for one ring of the reactor's
- * doorbell: when the worker has no process left to run, or this many
- * turns after the first (a bound on the delay a long run queue adds).
- */
-#define ACT_IO_RING_BATCH 32
-void act__worker_ring_reactor(struct act__worker *w);
 
 /* From p itself: exit now with p->exit_reason (set by act_exit or a
  * kill). Never returns. */
