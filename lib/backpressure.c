@@ -44,6 +44,8 @@ void act__mute(struct act__worker *w, struct act__proc *self,
 
 	/* a muted process has no backlog: nobody waits on it (no cycle) */
 	act__backlog_clear(w, self);
+	/* a killed one does not wait for anybody: it dies now */
+	act__die_if_killed(self);
 	do {
 		if (!h) { /* r read its mail meanwhile */
 			atomic_store_explicit(&self->mute_next, 0,
@@ -73,4 +75,7 @@ void act__mute(struct act__worker *w, struct act__proc *self,
 	    atomic_load_explicit(&self->mute_next, memory_order_relaxed))
 		act__fatal("muted process %u ran before its release",
 			   self->index);
+	/* killed while muted: a kill does not end a mute (the process is
+	 * linked in r's stack until r lets it go), so it dies now */
+	act__die_if_killed(self);
 }

@@ -218,6 +218,7 @@ int act_sleep(int64_t ns)
 	}
 	end = act__now_ns();
 	end = ns < INT64_MAX - end ? end + ns : INT64_MAX;
+	act__backlog_clear(w, p); /* asleep, it reads no mail */
 	/* a receive that takes nothing: messages that come meanwhile wake
 	 * it, go to the save queue in order, and it waits again */
 	if (wait_for(&w, p, match_none, NULL, ns))

@@ -21,6 +21,7 @@
 #ifndef ACT_PROC_H
 #define ACT_PROC_H
 
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -108,13 +109,23 @@ struct act__proc {
 	uint16_t peer_worker;
 };
 
-/* The slot's lock: a spinlock held for a few stores (act_kill, act_exit). */
+/* The slot's lock: a spinlock held for a few stores (act_kill, act_exit).
+ * After a while it yields, as act__spin_lock: a holder preempted on a
+ * foreign thread is not spun against for a time slice. */
 static inline void act__proc_lock(struct act__proc *p)
 {
+	unsigned spins = 0;
+
 	/* acquire: pairs with the release clear in act__proc_unlock */
 	while (atomic_flag_test_and_set_explicit(&p->lock,
-						 memory_order_acquire))
-		act__cpu_relax();
+						 memory_order_acquire)) {
+		if (++spins < 128) {
+			act__cpu_relax();
+		} else {
+			spins = 0;
+			sched_yield();
+		}
+	}
 }
 
 static inline void act__proc_unlock(struct act__proc *p)

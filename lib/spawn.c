@@ -49,6 +49,7 @@ static void proc_entry(void *arg)
 {
 	struct act__proc *p = arg;
 
+	act__die_if_killed(p); /* killed before its first turn: never runs */
 	p->fn(p->arg);
 	act_exit(ACT_EXIT_NORMAL);
 }

@@ -200,6 +200,42 @@ START_TEST(kill_basics)
 }
 END_TEST
 
+/* A process killed before its first turn never runs its function; the
+ * spawner keeps the one worker until it waits. */
+static _Atomic int unborn_ran;
+
+static void unborn(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&unborn_ran, 1);
+}
+
+static void unborn_main(void *arg)
+{
+	act_pid kids[100];
+	int i;
+
+	(void)arg;
+	for (i = 0; i < 100; i++) {
+		kids[i] = act_spawn(unborn, NULL);
+		ck_assert(kids[i].id);
+	}
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(act_kill(kids[i], 7), 0);
+	for (i = 0; i < 100; i++)
+		ck_assert(wait_gone(kids[i]));
+}
+
+START_TEST(kill_before_first_turn)
+{
+	struct act_config cfg = with_workers(1);
+
+	atomic_store(&unborn_ran, 0);
+	ck_assert_int_eq(run_main(&cfg, unborn_main, NULL), 0);
+	ck_assert_int_eq(atomic_load(&unborn_ran), 0);
+}
+END_TEST
+
 /* The main process killed while it waits: act_main returns the reason,
  * ACT_EXIT_KILL as ACT_EXIT_KILLED. */
 struct main_kill {
@@ -949,6 +985,7 @@ static Suite *io_kill_suite(void)
 	tcase_set_timeout(kill, 60);
 	IO_LOOP(kill, kill_basics, 3);
 	IO_LOOP(kill, kill_main, 2);
+	tcase_add_test(kill, kill_before_first_turn);
 	IO_LOOP(kill, kill_mid_read, 3);
 	IO_LOOP(kill, kill_races_completion, 2);
 	IO_LOOP(kill, stop_with_reads_in_flight, 3);
