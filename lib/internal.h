@@ -39,7 +39,6 @@
 			      atomic_load_explicit((c), memory_order_relaxed) + (n), \
 			      memory_order_relaxed)
 
-/* Spin-wait hint. */
 /* AddressSanitizer: give a region back clean (stacks reused after a
  * process left frames behind). Nothing without ASan. */
 #if defined(__SANITIZE_ADDRESS__)
@@ -56,6 +55,7 @@ void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 #define act__asan_unpoison(p, n) ((void)(p), (void)(n))
 #endif
 
+/* Spin-wait hint. */
 static inline void act__cpu_relax(void)
 {
 #if defined(__x86_64__)

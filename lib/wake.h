@@ -2,9 +2,10 @@
 /*
  * wake.h - the one path by which a waiting process becomes runnable.
  *
- * Every wake source (a message, a timer, later I/O and exit signals) calls
- * act__wake, which CASes WAITING -> RUNNABLE; a backlog's release calls
- * act__wake_state, which CASes MUTED -> RUNNABLE. Only the winner
+ * Every wake source goes through act__wake_claim's CAS: a message or a
+ * timer WAITING -> RUNNABLE (act__wake), a backlog's release MUTED ->
+ * RUNNABLE, an I/O completion or a kill IOWAIT -> RUNNABLE (the reactor
+ * claims and batches its own, act__reactor_wake_proc). Only the winner
  * enqueues, on the process's last worker (I1, I2), or, under
  * ACTORS_WAKE=waker, on the waking worker's own queue. A ticketed wake
  * (timer, I/O, a release) succeeds only for the wait it was armed for
@@ -71,9 +72,10 @@ static inline void act__worker_enqueue(struct act__worker *me,
 static inline bool act__wake_claim(struct act__proc *p, uint64_t ticket,
 				   unsigned from)
 {
-	/* seq_cst: the load half of the Dekker pair with the seq_cst store
-	 * of WAITING in the worker's park_proc (the waker published its
-	 * message or timeout flag before this load) */
+	/* seq_cst: the load half of the Dekker pairs with the seq_cst
+	 * stores of WAITING in park_proc, MUTED in mute_park and IOWAIT in
+	 * park_io (the waker published its message, timeout flag, release,
+	 * io_word or kill flag before this load) */
 	uint64_t s = atomic_load_explicit(&p->state, memory_order_seq_cst);
 
 	for (;;) {

@@ -27,9 +27,9 @@
  * queued flag or state, lib/runq.c, so popping it there is the same step);
  * allowing both checks the protocol for both.
  * Doorbells and worker sleep (idle()) are not modelled: a worker waits for
- * the queue as if its doorbell never lost a ring. Exit signals
- * (kill_pending) are not modelled: nothing sets them yet, and they would
- * take the same path as the timeout flag.
+ * the queue as if its doorbell never lost a ring. Kills (killed, set by
+ * act_kill) are not modelled here: they take the same path as the
+ * timeout flag (io.pml models a kill during an I/O wait).
  *
  * Checked (spin -a, pan in safety mode, exhaustive):
  *   I1  enqueue asserts P is not already queued (the p->queued flag that
