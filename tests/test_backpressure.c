@@ -153,6 +153,30 @@ START_TEST(mutes_until_drained)
 }
 END_TEST
 
+/* A muted sender that is killed dies when released: it sends no more. */
+static void killed_muted_main(void *arg)
+{
+	uint32_t counts[4] = { 0 };
+	act_pid self = act_self(), late = backlog_then(late_sender, &self, true);
+
+	(void)arg;
+	ck_assert(wait_muted(late));
+	ck_assert_int_eq(act_kill(late, 5), 0); /* still muted */
+	drain(counts); /* the empty mailbox releases it */
+	ck_assert_uint_eq(counts[T_LATE], 1);
+	ck_assert(wait_gone(late));
+	drain(counts);
+	ck_assert_uint_eq(counts[T_LATE], 1); /* nothing after the kill */
+}
+
+START_TEST(killed_muted_dies_on_release)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, killed_muted_main, NULL), 0);
+}
+END_TEST
+
 START_TEST(off_never_mutes)
 {
 	struct act_config cfg = with_workers(1);
@@ -420,6 +444,7 @@ static Suite *backpressure_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, mutes_until_drained);
+	tcase_add_test(tc, killed_muted_dies_on_release);
 	tcase_add_test(tc, off_never_mutes);
 	tcase_add_test(tc, exit_releases_senders);
 	tcase_add_test(tc, stop_with_muted_sender);
