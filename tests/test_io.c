@@ -1070,15 +1070,20 @@ END_TEST
 
 struct late_thread {
 	int fd;
-	int64_t ns;
+	_Atomic uint32_t *sleeping;  /* the worker's doorbell */
 };
 
+/* Writes once the worker sleeps (it has nothing to run: the main process
+ * waits on this pipe), so the reactor must wake it; a timed wait alone
+ * is not enough on a loaded machine, where the worker may still be up. */
 static void *late_thread_write(void *arg)
 {
 	struct late_thread *lt = arg;
-	struct timespec ts = { 0, (long)lt->ns };
+	struct timespec ts = { 0, (long)MS };
+	int i;
 
-	nanosleep(&ts, NULL);
+	for (i = 0; i < 5000 && !atomic_load(lt->sleeping); i++)
+		nanosleep(&ts, NULL);
 	ck_assert_int_eq(write(lt->fd, "t", 1), 1);
 	return NULL;
 }
@@ -1115,7 +1120,8 @@ static void stats_main(void *arg)
 	ck_assert_uint_eq(stats_now().io_inflight, 0);
 	/* a wait long enough for the worker to sleep: the reactor wakes it */
 	s0 = stats_now();
-	lt = (struct late_thread){ pc.p[1], 20 * MS };
+	lt = (struct late_thread){ pc.p[1],
+				   &act__rt_current->workers[0].bell.sleeping };
 	ck_assert_int_eq(pthread_create(&t, NULL, late_thread_write, &lt), 0);
 	ck_assert_int_eq(act_io_read(pc.p[0], buf, 8, -1), 1);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
