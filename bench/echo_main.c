@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bench.h"
 #include "echoload.h"
 
 static int usage(FILE *f, int status)
@@ -34,19 +35,6 @@ static int usage(FILE *f, int status)
 		ECHOLOAD_HOST, ECHOLOAD_CONNS, ECHOLOAD_SECONDS,
 		ECHOLOAD_WARMUP, ECHOLOAD_SIZE);
 	return status;
-}
-
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static int parse_seconds(const char *s, double min, double *out)
@@ -86,19 +74,19 @@ static int take(int c, const char *arg, struct echoload_opts *o)
 		o->host = arg;
 		return 0;
 	case 'p':
-		rc = parse_long(arg, 1, 65535, &v);
+		rc = bench_parse_long(arg, 1, 65535, &v);
 		o->port = (int)v;
 		break;
 	case 'c':
-		rc = parse_long(arg, 1, ECHOLOAD_MAX_CONNS, &v);
+		rc = bench_parse_long(arg, 1, ECHOLOAD_MAX_CONNS, &v);
 		o->conns = (int)v;
 		break;
 	case 't':
-		rc = parse_long(arg, 1, ECHOLOAD_MAX_THREADS, &v);
+		rc = bench_parse_long(arg, 1, ECHOLOAD_MAX_THREADS, &v);
 		o->threads = (int)v;
 		break;
 	case 'z':
-		rc = parse_long(arg, 1, (long)ECHOLOAD_MAX_SIZE, &v);
+		rc = bench_parse_long(arg, 1, (long)ECHOLOAD_MAX_SIZE, &v);
 		o->size = (size_t)v;
 		break;
 	case 's':

@@ -976,20 +976,11 @@ static void enosys_main(void *arg)
 	ck_assert_int_eq(atomic_load(&kb.after), 0);
 }
 
-static void enosys_child(void *arg)
-{
-	struct act_config cfg = with_workers(2);
-
-	(void)arg;
-	setenv("ACT_TEST_RING", "none", 1);
-	_exit(act_main(&cfg, enosys_main, NULL) == 0 ? 0 : 1);
-}
-
 START_TEST(no_ring_enosys)
 {
 	struct tu_child c;
 
-	tu_run_child(enosys_child, NULL, &c);
+	run_ringless(enosys_main, &c);
 	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
 		      "status %#x: %s", c.status, c.err);
 	if (UNDER_ASAN) { /* its warnings about our stacks, 3 lines each */

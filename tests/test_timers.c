@@ -542,20 +542,11 @@ static void ringless_main(void *arg)
 	ck_assert_int_eq(act_sleep(MS), 0);
 }
 
-static void ringless_child(void *arg)
-{
-	struct act_config cfg = with_workers(2);
-
-	(void)arg;
-	setenv("ACT_TEST_RING", "none", 1);
-	_exit(act_main(&cfg, ringless_main, NULL) == 0 ? 0 : 1);
-}
-
 START_TEST(no_ring_says_so_once)
 {
 	struct tu_child c;
 
-	tu_run_child(ringless_child, NULL, &c);
+	run_ringless(ringless_main, &c);
 	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
 		      "status %#x: %s", c.status, c.err);
 	ck_assert_int_eq(count_lines(c.err), 1);

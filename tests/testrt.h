@@ -125,6 +125,30 @@ static inline bool timer_due_by(int64_t t)
 	       atomic_load(&r->cmds.head) != &r->cmds.stub;
 }
 
+/* Runs fn as the main process of a 2-worker runtime without io_uring
+ * (ACT_TEST_RING=none), in a child (tu_run_child): c gets its exit
+ * status, 0 when act_main returned 0, and its stderr. */
+struct ringless_run {
+	void (*fn)(void *);
+};
+
+static inline void ringless_child(void *arg)
+{
+	struct act_config cfg = with_workers(2);
+
+	setenv("ACT_TEST_RING", "none", 1);
+	_exit(act_main(&cfg, ((struct ringless_run *)arg)->fn, NULL) == 0
+		      ? 0
+		      : 1);
+}
+
+static inline void run_ringless(void (*fn)(void *), struct tu_child *c)
+{
+	struct ringless_run r = { fn };
+
+	tu_run_child(ringless_child, &r, c);
+}
+
 /* The number of values in a test's local array `bad`. */
 #define N_BAD (sizeof(bad) / sizeof(bad[0]))
 
