@@ -4,7 +4,8 @@
  * any echo server; prints one line of figures, or a JSON object.
  *
  *   bench/echo --port P [--host H] [--conns K] [--seconds S]
- *              [--threads T] [--size N] [--warmup S] [--json]
+ *              [--threads T] [--size N] [--warmup S]
+ *              [--engine uring|epoll|auto] [--json]
  *
  * Exit status: 0 when the run completed with no error, 1 when it failed
  * or any response was wrong, any connection lost, or nothing answered;
@@ -14,6 +15,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 #include "echoload.h"
@@ -22,7 +24,8 @@ static int usage(FILE *f, int status)
 {
 	fprintf(f,
 		"usage: echo --port P [--host H] [--conns K] [--seconds S]\n"
-		"            [--threads T] [--size N] [--warmup S] [--json]\n"
+		"            [--threads T] [--size N] [--warmup S]\n"
+		"            [--engine uring|epoll|auto] [--json]\n"
 		"  --host H     server address         (default %s)\n"
 		"  --port P     server port            (required)\n"
 		"  --conns K    connections, 1 request in flight each "
@@ -31,6 +34,9 @@ static int usage(FILE *f, int status)
 		"  --warmup S   unmeasured time before (default %.1f)\n"
 		"  --threads T  client threads         (default 1)\n"
 		"  --size N     request bytes          (default %d)\n"
+		"  --engine E   the client's I/O: io_uring, epoll, or uring "
+		"where it\n"
+		"               can set up a ring, else epoll (default auto)\n"
 		"  --json       print a JSON object instead of a line\n",
 		ECHOLOAD_HOST, ECHOLOAD_CONNS, ECHOLOAD_SECONDS,
 		ECHOLOAD_WARMUP, ECHOLOAD_SIZE);
@@ -58,6 +64,7 @@ static const struct option longopts[] = {
 	{ "warmup", required_argument, NULL, 'W' },
 	{ "threads", required_argument, NULL, 't' },
 	{ "size", required_argument, NULL, 'z' },
+	{ "engine", required_argument, NULL, 'e' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -66,6 +73,7 @@ static const struct option longopts[] = {
 /* Parses option c's value into o; -1 when it is bad. */
 static int take(int c, const char *arg, struct echoload_opts *o)
 {
+	enum echoload_engine e;
 	long v = 0;
 	int rc = -1;
 
@@ -95,6 +103,13 @@ static int take(int c, const char *arg, struct echoload_opts *o)
 	case 'W':
 		rc = parse_seconds(arg, 0, &o->warmup);
 		break;
+	case 'e':
+		for (e = ECHOLOAD_AUTO; e <= ECHOLOAD_EPOLL; e++)
+			if (!strcmp(arg, echoload_engine_name(e))) {
+				o->engine = e;
+				return 0;
+			}
+		return -1;
 	}
 	return rc;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * echoload.c - the echo load generator (see echoload.h): connections,
- * the epoll loop of each client thread, and the latency histogram.
+ * the loop of each client thread (io_uring or epoll), and the latency
+ * histogram.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <liburing.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -22,7 +24,7 @@
 
 #define NSEC 1000000000ull
 #define MAX_EVENTS 128
-#define POLL_MS 100  /* longest epoll_wait, so the deadline is seen */
+#define POLL_MS 100  /* longest wait for events, so the deadline is seen */
 
 /* ---- latency histogram -------------------------------------------------- */
 
@@ -127,7 +129,11 @@ struct client {
 	const char *name;   /* host:port, for messages */
 	struct conn *conns;
 	int n, alive;
-	int ep;
+	bool uring;         /* the io_uring engine, else epoll */
+	bool ring_live;     /* ring is set up (uring) */
+	bool poll_first;    /* uring: the kernel takes POLL_FIRST receives */
+	int ep;             /* the epoll set (epoll), or -1 */
+	struct io_uring ring;
 	uint64_t t_measure, t_end;  /* ns: window start and end */
 	uint64_t requests, mismatches, lost;
 	int err;            /* the -errno that stopped it, or 0 */
@@ -168,7 +174,10 @@ static void conn_lose(struct client *c, struct conn *k, const char *what,
 			k->index, err ? strerror(err) : "closed by the server",
 			" (further losses only counted)");
 	}
-	epoll_ctl(c->ep, EPOLL_CTL_DEL, k->fd, NULL);
+	if (!c->uring)
+		epoll_ctl(c->ep, EPOLL_CTL_DEL, k->fd, NULL);
+	/* uring: an operation still in flight holds the socket until the
+	 * ring goes; its completion is ignored (k->dead). */
 	close(k->fd);
 	k->dead = true;
 	c->lost++;
@@ -214,13 +223,16 @@ static int conn_send(struct client *c, struct conn *k)
 	return set_out(c, k, false);
 }
 
+static int uring_start(struct client *c, struct conn *k);
+
+/* The next request: its bytes, then its send (and, uring, its receive). */
 static int conn_start(struct client *c, struct conn *k, uint64_t now)
 {
 	fill(k->req, c->o->size, k->index, ++k->seq);
 	k->sent = 0;
 	k->got = 0;
 	k->t0 = now;
-	return conn_send(c, k);
+	return c->uring ? uring_start(c, k) : conn_send(c, k);
 }
 
 /* A whole response: check and count it, then send the next request. */
@@ -270,9 +282,9 @@ static int conn_recv(struct client *c, struct conn *k)
 	return conn_done(c, k);
 }
 
-/* ---- one client thread -------------------------------------------------- */
+/* ---- the epoll engine ---------------------------------------------------- */
 
-static int client_setup(struct client *c)
+static int epoll_setup(struct client *c)
 {
 	struct epoll_event ev;
 	int i;
@@ -313,7 +325,7 @@ static int client_events(struct client *c, struct epoll_event *ev, int n)
 	return 0;
 }
 
-static void client_loop(struct client *c)
+static void epoll_loop(struct client *c)
 {
 	struct epoll_event ev[MAX_EVENTS];
 	uint64_t now = now_ns();
@@ -342,12 +354,218 @@ static void client_loop(struct client *c)
 	}
 }
 
+/* ---- the io_uring engine -------------------------------------------------- */
+
+/*
+ * Each connection has at most one send and one receive in flight, so a
+ * ring of 2n SQ entries never fills and a CQ of 2n + a few never
+ * overflows (over 16,384 connections a thread, the SQ is capped: sqe()
+ * submits to make room, and the kernel keeps overflowing CQEs). The
+ * user_data is the connection's address with bit 0 saying which: struct
+ * conn is aligned to 8.
+ */
+#define OP_SEND 0u
+#define OP_RECV 1u
+#define URING_MAX_SQ 32768u
+
+static struct io_uring_sqe *sqe(struct client *c)
+{
+	struct io_uring_sqe *s = io_uring_get_sqe(&c->ring);
+
+	if (s == NULL) {
+		io_uring_submit(&c->ring);
+		s = io_uring_get_sqe(&c->ring);
+	}
+	if (s == NULL && c->err == 0) {
+		c->err = -EBUSY;
+		fprintf(stderr, "echoload: io_uring: no free SQ entry\n");
+	}
+	return s;
+}
+
+/* Queues the send of what is left of k's request. */
+static int uring_send(struct client *c, struct conn *k)
+{
+	struct io_uring_sqe *s = sqe(c);
+
+	if (s == NULL)
+		return -1;
+	io_uring_prep_send(s, k->fd, k->req + k->sent, c->o->size - k->sent,
+			   MSG_NOSIGNAL);
+	io_uring_sqe_set_data64(s, (uint64_t)(uintptr_t)k | OP_SEND);
+	return 0;
+}
+
+/*
+ * Queues the receive of what is left of k's response. A response's first
+ * receive goes out with its request, before the echo can be there: it
+ * waits for the socket to be readable instead of trying first (5.19+;
+ * -EINVAL before, and then it is dropped).
+ */
+static int uring_recv(struct client *c, struct conn *k)
+{
+	struct io_uring_sqe *s = sqe(c);
+
+	if (s == NULL)
+		return -1;
+	io_uring_prep_recv(s, k->fd, k->resp + k->got, c->o->size - k->got,
+			   0);
+	if (k->got == 0 && c->poll_first)
+		s->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	io_uring_sqe_set_data64(s, (uint64_t)(uintptr_t)k | OP_RECV);
+	return 0;
+}
+
+static int uring_start(struct client *c, struct conn *k)
+{
+	return uring_send(c, k) || uring_recv(c, k) ? -1 : 0;
+}
+
+/* One completion: res of k's send (op OP_SEND) or receive. */
+static int uring_done(struct client *c, struct conn *k, unsigned op, int res)
+{
+	size_t size = c->o->size;
+
+	if (k->dead)
+		return 0;
+	if (res == -EINVAL && op == OP_RECV && c->poll_first) {
+		c->poll_first = false;  /* try it again, without */
+		return uring_recv(c, k);
+	}
+	if (res == -EINTR || res == -EAGAIN)  /* try it again */
+		return op == OP_SEND ? uring_send(c, k) : uring_recv(c, k);
+	if (op == OP_SEND) {
+		if (res <= 0) {
+			conn_lose(c, k, "send", res < 0 ? -res : EIO);
+			return 0;
+		}
+		k->sent += (size_t)res;
+		return k->sent < size ? uring_send(c, k) : 0;
+	}
+	if (res <= 0) {
+		conn_lose(c, k, "recv", -res);
+		return 0;
+	}
+	k->got += (size_t)res;
+	/* A send's CQE comes before the CQE of its echo. */
+	if (k->got > k->sent) {  /* an echo of bytes never sent */
+		conn_lose(c, k, "recv", EPROTO);
+		return 0;
+	}
+	if (k->got < size)
+		return uring_recv(c, k);
+	return conn_done(c, k);
+}
+
+/* The ring, in the thread that submits to it (SINGLE_ISSUER). */
+static int uring_setup(struct client *c)
+{
+	struct io_uring_params p;
+	unsigned sq = 2u * (unsigned)c->n, cq;
+	int rc;
+
+	if (sq < 8)
+		sq = 8;
+	if (sq > URING_MAX_SQ)
+		sq = URING_MAX_SQ;
+	cq = 2u * (unsigned)c->n + 8;
+	if (cq < 2 * sq)
+		cq = 2 * sq;
+	memset(&p, 0, sizeof(p));
+	p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP |
+		  IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
+	p.cq_entries = cq;
+	rc = io_uring_queue_init_params(sq, &c->ring, &p);
+	if (rc == -EINVAL) {  /* before 6.1: no DEFER_TASKRUN */
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
+		p.cq_entries = cq;
+		rc = io_uring_queue_init_params(sq, &c->ring, &p);
+	}
+	if (rc) {
+		c->err = rc;
+		fprintf(stderr, "echoload: io_uring_queue_init: %s\n",
+			strerror(-rc));
+		return -1;
+	}
+	c->ring_live = true;
+	return 0;
+}
+
+/* Takes every completion there is; -1 when the client must stop. */
+static int uring_reap(struct client *c)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, seen = 0;
+	uint64_t ud;
+	int rc = 0;
+
+	io_uring_for_each_cqe(&c->ring, head, cqe) {
+		seen++;
+		ud = cqe->user_data;
+		if (ud == LIBURING_UDATA_TIMEOUT)  /* liburing's own wait */
+			continue;
+		rc = uring_done(c, (struct conn *)(uintptr_t)(ud & ~1ull),
+				(unsigned)(ud & 1), cqe->res);
+		if (rc)
+			break;
+	}
+	io_uring_cq_advance(&c->ring, seen);
+	return rc;
+}
+
+/*
+ * Submits everything queued and waits for a completion in one system
+ * call, then takes the completions: per loop, one io_uring_enter for
+ * every request that completed in the last.
+ */
+static void uring_loop(struct client *c)
+{
+	struct __kernel_timespec ts;
+	struct io_uring_cqe *cqe;
+	uint64_t now = now_ns(), left;
+	int i, rc;
+
+	for (i = 0; i < c->n; i++)
+		if (conn_start(c, &c->conns[i], now))
+			return;
+	while (c->alive > 0) {
+		now = now_ns();
+		if (now >= c->t_end)
+			break;
+		left = c->t_end - now;
+		if (left > POLL_MS * 1000000ull)
+			left = POLL_MS * 1000000ull;
+		ts.tv_sec = (long long)(left / NSEC);
+		ts.tv_nsec = (long long)(left % NSEC);
+		rc = io_uring_submit_and_wait_timeout(&c->ring, &cqe, 1, &ts,
+						      NULL);
+		if (rc < 0 && rc != -ETIME && rc != -EINTR) {
+			c->err = rc;
+			fprintf(stderr, "echoload: io_uring_enter: %s\n",
+				strerror(-rc));
+			return;
+		}
+		if (uring_reap(c))
+			return;
+	}
+}
+
+/* ---- one client thread -------------------------------------------------- */
+
 static void *client_main(void *arg)
 {
 	struct client *c = arg;
 
-	if (client_setup(c) == 0)
-		client_loop(c);
+	if (c->uring) {
+		if (uring_setup(c) == 0)
+			uring_loop(c);
+		if (c->ring_live)  /* cancels what is in flight */
+			io_uring_queue_exit(&c->ring);
+		c->ring_live = false;
+	} else if (epoll_setup(c) == 0) {
+		epoll_loop(c);
+	}
 	return NULL;
 }
 
@@ -359,7 +577,8 @@ static int check_opts(const struct echoload_opts *o)
 	    o->conns > ECHOLOAD_MAX_CONNS || o->threads < 1 ||
 	    o->threads > ECHOLOAD_MAX_THREADS || o->size < 1 ||
 	    o->size > ECHOLOAD_MAX_SIZE || !(o->seconds > 0) ||
-	    o->seconds > 1e6 || !(o->warmup >= 0) || o->warmup > 1e6) {
+	    o->seconds > 1e6 || !(o->warmup >= 0) || o->warmup > 1e6 ||
+	    o->engine < ECHOLOAD_AUTO || o->engine > ECHOLOAD_EPOLL) {
 		fprintf(stderr, "echoload: option out of range\n");
 		return -EINVAL;
 	}
@@ -463,6 +682,40 @@ static int connect_all(const struct echoload_opts *o, const char *name,
 	return fd;
 }
 
+/*
+ * The engine to run: o's, or for ECHOLOAD_AUTO io_uring when a ring can
+ * be set up here, else epoll, said once on stderr.
+ */
+static enum echoload_engine pick_engine(const struct echoload_opts *o)
+{
+	struct io_uring ring;
+	int rc;
+
+	if (o->engine != ECHOLOAD_AUTO)
+		return o->engine;
+	rc = io_uring_queue_init(2, &ring, 0);
+	if (rc == 0) {
+		io_uring_queue_exit(&ring);
+		return ECHOLOAD_URING;
+	}
+	fprintf(stderr, "echoload: io_uring is not available (%s); using "
+		"epoll\n", strerror(-rc));
+	return ECHOLOAD_EPOLL;
+}
+
+const char *echoload_engine_name(enum echoload_engine e)
+{
+	switch (e) {
+	case ECHOLOAD_AUTO:
+		return "auto";
+	case ECHOLOAD_URING:
+		return "uring";
+	case ECHOLOAD_EPOLL:
+		return "epoll";
+	}
+	return "?";
+}
+
 /* Deals the connections out to clients and sets their deadlines. */
 static void deal(const struct echoload_opts *o, const char *name,
 		 struct client *cl, struct conn *conns, struct hist *hists)
@@ -475,6 +728,8 @@ static void deal(const struct echoload_opts *o, const char *name,
 	for (t = 0; t < o->threads; t++) {
 		last = (int)((long)o->conns * (t + 1) / o->threads);
 		cl[t] = (struct client){ .o = o, .name = name, .ep = -1,
+					 .uring = o->engine == ECHOLOAD_URING,
+					 .poll_first = true,
 					 .conns = conns + first,
 					 .n = last - first,
 					 .alive = last - first,
@@ -530,6 +785,7 @@ static int gather(const struct echoload_opts *o, struct client *cl,
 			close(cl[t].ep);
 	}
 	r->errors = r->mismatches + r->lost;
+	r->engine = o->engine;
 	r->seconds = o->seconds;
 	r->rps = (double)r->requests / o->seconds;
 	r->p50_us = (double)hist_quantile(h, 0.50) / 1e3;
@@ -567,6 +823,7 @@ int echoload_run(const struct echoload_opts *o, struct echoload_result *r)
 		fprintf(stderr, "echoload: %s\n", strerror(ENOMEM));
 		goto out;
 	}
+	oo.engine = pick_engine(&oo);
 	raise_nofile(oo.conns);
 	rc = connect_all(&oo, name, conns, bufs);
 	if (rc)
@@ -590,7 +847,8 @@ void echoload_opts_init(struct echoload_opts *o, const char *host, int port)
 				     .conns = ECHOLOAD_CONNS, .threads = 1,
 				     .size = ECHOLOAD_SIZE,
 				     .seconds = ECHOLOAD_SECONDS,
-				     .warmup = ECHOLOAD_WARMUP };
+				     .warmup = ECHOLOAD_WARMUP,
+				     .engine = ECHOLOAD_AUTO };
 }
 
 void echoload_print(FILE *f, const struct echoload_opts *o,
@@ -600,22 +858,25 @@ void echoload_print(FILE *f, const struct echoload_opts *o,
 
 	if (json) {
 		fprintf(f, "{\"host\": \"%s\", \"port\": %d, \"conns\": %d, "
-			"\"threads\": %d, \"size\": %zu, \"seconds\": %.3f, "
+			"\"threads\": %d, \"engine\": \"%s\", \"size\": %zu, "
+			"\"seconds\": %.3f, "
 			"\"requests\": %" PRIu64 ", \"rps\": %.1f, "
 			"\"p50_us\": %.1f, \"p99_us\": %.1f, "
 			"\"p999_us\": %.1f, \"max_us\": %.1f, "
 			"\"mismatches\": %" PRIu64 ", \"lost\": %" PRIu64
 			", \"errors\": %" PRIu64 "}\n", host, o->port,
-			o->conns, o->threads, o->size, r->seconds,
+			o->conns, o->threads, echoload_engine_name(r->engine),
+			o->size, r->seconds,
 			r->requests, r->rps, r->p50_us, r->p99_us,
 			r->p999_us, r->max_us, r->mismatches, r->lost,
 			r->errors);
 		return;
 	}
-	fprintf(f, "echo %s:%d conns %d threads %d size %zu: %" PRIu64
+	fprintf(f, "echo %s:%d conns %d threads %d %s size %zu: %" PRIu64
 		" requests in %.2f s, %.0f req/s, latency p50 %.1f us, "
 		"p99 %.1f us, p999 %.1f us, max %.1f us, errors %" PRIu64
-		"\n", host, o->port, o->conns, o->threads, o->size,
+		"\n", host, o->port, o->conns, o->threads,
+		echoload_engine_name(r->engine), o->size,
 		r->requests, r->seconds, r->rps, r->p50_us, r->p99_us,
 		r->p999_us, r->max_us, r->errors);
 }

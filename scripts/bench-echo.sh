@@ -1,19 +1,27 @@
 #!/bin/sh
 # The echo benchmark: three TCP echo servers on 127.0.0.1, one after
 # another, each against the same load generator (bench/echo: closed loop,
-# 64-byte requests, one in flight per connection), and a table of their
-# requests per second and p50 and p99 latency, with the ratios
-# actors/epoll and actors/go of each figure. The servers:
+# 64-byte requests, one in flight per connection), in rounds: each round
+# runs the three, one after the other. A table per engine of the load
+# generator (its --engine: io_uring, then epoll) gives each server's
+# requests per second and p50 and p99 latency, the median over the
+# rounds, and the ratios actors/epoll and actors/go, the median of each
+# round's ratio (this machine's speed drifts between rounds). The
+# servers:
 #
 #   actors  examples/echo_server: a process per connection on act_io_*
 #   epoll   bench/peers/epoll_echo: one thread, level-triggered epoll
 #   go      bench/peers/go_echo: a goroutine per connection (GOMAXPROCS
 #           left at its default)
 #
-#   ECHO_SECONDS=S   measured seconds of each run; default 10 (after a
+#   ECHO_SECONDS=S   measured seconds of each run; default 5 (after a
 #                    0.5 s warm-up)
+#   ECHO_ROUNDS=R    rounds per engine, each running the three servers
+#                    one after the other; default 3
 #   ECHO_CONNS=K     connections; default 100
 #   ECHO_THREADS=T   load generator threads; default 1
+#   ECHO_ENGINES="E ..."  the load generator's engines, a table each;
+#                    default "uring epoll"
 #   ECHO_WORKERS=N   the actors server's workers (--workers); default:
 #                    ACTORS_SCHEDULERS, else the runtime's choice
 #   ECHO_BUILD=NAME  use build/NAME; default release
@@ -27,9 +35,11 @@
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
-secs=${ECHO_SECONDS:-10}
+secs=${ECHO_SECONDS:-5}
 conns=${ECHO_CONNS:-100}
 threads=${ECHO_THREADS:-1}
+engines=${ECHO_ENGINES:-uring epoll}
+rounds=${ECHO_ROUNDS:-3}
 workers=${ECHO_WORKERS:-}
 name=${ECHO_BUILD:-release}
 build=build/$name
@@ -59,6 +69,16 @@ check_env() {
 	case $workers in
 	*[!0-9]* | 0*) usage_error "ECHO_WORKERS must be 1 or more" ;;
 	esac
+	case $rounds in
+	'' | *[!0-9]* | 0*) usage_error "ECHO_ROUNDS must be 1 or more" ;;
+	esac
+	[ -n "$engines" ] || usage_error "ECHO_ENGINES is empty"
+	for e in $engines; do
+		case $e in
+		uring | epoll) ;;
+		*) usage_error "ECHO_ENGINES: '$e' is not uring or epoll" ;;
+		esac
+	done
 }
 
 cleanup() {
@@ -120,8 +140,8 @@ field() {
 	echo "$1" | sed -n "s/.*\"$2\": *\([0-9.][0-9.]*\).*/\1/p"
 }
 
-# run LABEL PROGRAM ARGS...: one server's run; sets result to "rps p50
-# p99", or to nothing when it failed.
+# run LABEL PROGRAM ARGS...: one server's run against the load of engine
+# $eng; sets result to "rps p50 p99", or to nothing when it failed.
 run() {
 	label=$1
 	result=
@@ -130,7 +150,7 @@ run() {
 	rc=0
 	out=$(timeout "$limit" "$build/bench/echo" --json --port "$port" \
 		--conns "$conns" --threads "$threads" --seconds "$secs" \
-		2>"$tmp/$label.load") || rc=$?
+		--engine "$eng" 2>"$tmp/$label.load") || rc=$?
 	stop "$label" || rc=1
 	if [ "$rc" -ne 0 ]; then
 		echo "bench-echo: $label: the load failed (status $rc):" >&2
@@ -141,26 +161,72 @@ run() {
 	result="$result $(field "$out" p99_us)"
 }
 
-# row LABEL "rps p50 p99": one line of the table.
-row() {
-	if [ -z "$2" ]; then
-		printf '%-14s %12s %10s %10s\n' "$1" FAIL - -
-		failed=1
-		return
-	fi
-	# shellcheck disable=SC2086 # three fields
-	printf '%-14s %12.1f %10.1f %10.1f\n' "$1" $2
-}
-
-# ratio LABEL "A" "B": A / B for each of the three figures.
-ratio() {
-	if [ -z "$2" ] || [ -z "$3" ]; then
-		printf '%-14s %12s %10s %10s\n' "$1" - - -
-		return
-	fi
-	echo "$2 $3" | awk -v l="$1" '{
-		printf "%-14s %12.2f %10.2f %10.2f\n", l, $1 / $4, $2 / $5,
-			$3 / $6 }'
+# summary ENGINE FILE: the table of one engine's rounds, from FILE's
+# lines "ROUND SERVER RPS P50 P99" (SERVER actors, epoll or go; the
+# figures "-" for a failed run). Each server's figure is its median over
+# the rounds; each ratio is the median of the ratios of single rounds
+# (actors and its peer ran one after the other in a round, so a ratio
+# is fair even when the machine's speed drifts between rounds). Then the
+# throughput ratios of each round.
+summary() {
+	awk -v eng="$1" -v rounds="$rounds" '
+	function median(v, n,    i, j, t) {
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
+				t = v[j]; v[j] = v[j - 1]; v[j - 1] = t
+			}
+		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+	}
+	$3 == "-" { bad[$2] = 1; next }
+	{ for (f = 3; f <= 5; f++) fig[$2, $1, f] = $f; ok[$2, $1] = 1 }
+	function row(srv,    f, r, n, v, line) {
+		if (bad[srv]) {
+			printf "%-14s %12s %10s %10s\n", srv, "FAIL", "-", "-"
+			return
+		}
+		line = sprintf("%-14s", srv)
+		for (f = 3; f <= 5; f++) {
+			n = 0
+			for (r = 1; r <= rounds; r++)
+				v[++n] = fig[srv, r, f]
+			line = line sprintf(f == 3 ? " %12.1f" : " %10.1f",
+				median(v, n))
+		}
+		print line
+	}
+	function ratio(srv,    f, r, n, v, line) {
+		line = sprintf("%-14s", "actors/" srv)
+		if (bad["actors"] || bad[srv]) {
+			printf "%s %12s %10s %10s\n", line, "-", "-", "-"
+			return
+		}
+		for (f = 3; f <= 5; f++) {
+			n = 0
+			for (r = 1; r <= rounds; r++)
+				v[++n] = fig["actors", r, f] / fig[srv, r, f]
+			line = line sprintf(f == 3 ? " %12.2f" : " %10.2f",
+				median(v, n))
+		}
+		print line
+	}
+	END {
+		printf "\n%-14s %12s %10s %10s\n", "load: " eng, "req/s",
+			"p50 us", "p99 us"
+		row("actors"); row("epoll"); row("go")
+		ratio("epoll"); ratio("go")
+		if (rounds < 2 || bad["actors"])
+			exit
+		for (r = 1; r <= rounds; r++) {
+			line = sprintf("round %d:", r)
+			if (!bad["epoll"])
+				line = line sprintf(" actors/epoll %.2f",
+					fig["actors", r, 3] / fig["epoll", r, 3])
+			if (!bad["go"])
+				line = line sprintf(" actors/go %.2f",
+					fig["actors", r, 3] / fig["go", r, 3])
+			print line
+		}
+	}' "$2"
 }
 
 check_env
@@ -172,21 +238,32 @@ tmp=$(mktemp -d)
 wflag=
 [ -z "$workers" ] || wflag="--workers $workers"
 echo "bench-echo: $build, $conns connections, $threads load thread(s)," \
-	"${secs} s each after 0.5 s of warm-up, 64-byte requests," \
-	"$(nproc) CPUs, $(uname -r)"
-# shellcheck disable=SC2086 # wflag is empty or an option and its value
-run actors "$build/examples/echo_server" --port 0 $wflag
-a=$result
-run epoll "$build/bench/peers/epoll_echo" --port 0
-e=$result
-run go "$build/bench/peers/go_echo" -port 0
-g=$result
-printf '%-14s %12s %10s %10s\n' server req/s "p50 us" "p99 us"
-row actors "$a"
-row epoll "$e"
-row go "$g"
-ratio actors/epoll "$a" "$e"
-ratio actors/go "$a" "$g"
+	"$rounds round(s) of ${secs} s each after 0.5 s of warm-up," \
+	"64-byte requests, $(nproc) CPUs, $(uname -r)"
+# record ROUND SERVER: appends the last run's figures to the engine's file.
+record() {
+	if [ -z "$result" ]; then
+		echo "$1 $2 - - -" >>"$tmp/$eng.txt"
+		failed=1
+	else
+		echo "$1 $2 $result" >>"$tmp/$eng.txt"
+	fi
+}
+
+for eng in $engines; do
+	r=1
+	while [ "$r" -le "$rounds" ]; do
+		# shellcheck disable=SC2086 # wflag: empty, or option and value
+		run actors "$build/examples/echo_server" --port 0 $wflag
+		record "$r" actors
+		run epoll "$build/bench/peers/epoll_echo" --port 0
+		record "$r" epoll
+		run go "$build/bench/peers/go_echo" -port 0
+		record "$r" go
+		r=$((r + 1))
+	done
+	summary "$eng" "$tmp/$eng.txt"
+done
 if [ "$failed" -ne 0 ]; then
 	echo "bench-echo: a run failed (see above)" >&2
 	exit 1
