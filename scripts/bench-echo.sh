@@ -163,11 +163,12 @@ run() {
 
 # summary ENGINE FILE: the table of one engine's rounds, from FILE's
 # lines "ROUND SERVER RPS P50 P99" (SERVER actors, epoll or go; the
-# figures "-" for a failed run). Each server's figure is its median over
-# the rounds; each ratio is the median of the ratios of single rounds
-# (actors and its peer ran one after the other in a round, so a ratio
-# is fair even when the machine's speed drifts between rounds). Then the
-# throughput ratios of each round.
+# figures "-" for a failed run) and "ROUND cpus N" (see cpus). Each
+# server's figure is its median over the rounds; each ratio is the
+# median of the ratios of single rounds (actors and its peer ran one
+# after the other in a round, so a ratio is fair even when the machine's
+# speed drifts between rounds). Then, for each round, the CPUs measured
+# before it and its throughput ratios.
 summary() {
 	awk -v eng="$1" -v rounds="$rounds" '
 	function median(v, n,    i, j, t) {
@@ -177,6 +178,7 @@ summary() {
 			}
 		return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
 	}
+	$2 == "cpus" { cpus[$1] = $3; next }
 	$3 == "-" { bad[$2] = 1; next }
 	{ for (f = 3; f <= 5; f++) fig[$2, $1, f] = $f; ok[$2, $1] = 1 }
 	function row(srv,    f, r, n, v, line) {
@@ -217,7 +219,7 @@ summary() {
 		if (rounds < 2 || bad["actors"])
 			exit
 		for (r = 1; r <= rounds; r++) {
-			line = sprintf("round %d:", r)
+			line = sprintf("round %d: CPUs %s", r, cpus[r])
 			if (!bad["epoll"])
 				line = line sprintf(" actors/epoll %.2f",
 					fig["actors", r, 3] / fig["epoll", r, 3])
@@ -240,6 +242,21 @@ wflag=
 echo "bench-echo: $build, $conns connections, $threads load thread(s)," \
 	"$rounds round(s) of ${secs} s each after 0.5 s of warm-up," \
 	"64-byte requests, $(nproc) CPUs, $(uname -r)"
+# cpus: how many CPUs' worth two CPU loops get at once: the time of one
+# loop alone, doubled, over the time of two side by side (2.00 when both
+# CPUs are free; this VM's second CPU is sometimes much slower).
+cpus() {
+	t0=$(date +%s%N)
+	awk 'BEGIN { for (i = 0; i < 2e7; i++); }'
+	t1=$(date +%s%N)
+	awk 'BEGIN { for (i = 0; i < 2e7; i++); }' &
+	awk 'BEGIN { for (i = 0; i < 2e7; i++); }'
+	wait $!
+	t2=$(date +%s%N)
+	awk -v a="$((t1 - t0))" -v b="$((t2 - t1))" \
+		'BEGIN { printf "%.2f", (b > 0 ? 2 * a / b : 0) }'
+}
+
 # record ROUND SERVER: appends the last run's figures to the engine's file.
 record() {
 	if [ -z "$result" ]; then
@@ -253,6 +270,7 @@ record() {
 for eng in $engines; do
 	r=1
 	while [ "$r" -le "$rounds" ]; do
+		echo "$r cpus $(cpus)" >>"$tmp/$eng.txt"
 		# shellcheck disable=SC2086 # wflag: empty, or option and value
 		run actors "$build/examples/echo_server" --port 0 $wflag
 		record "$r" actors
