@@ -483,7 +483,10 @@ static void many_timers_main(void *arg)
 	static int64_t lo[MANY_T], hi[MANY_T];
 	act_pid self = act_self();
 	uint64_t x = 88172645463325252ull;
-	int64_t base = act__now_ns() + 100 * MS, max_lo = 0, ns, set_all;
+	/* 600 ms of head start: setting them all must end before most are
+	 * due, or too few are left to check the order (a loaded machine's
+	 * debug build took over 100 ms to set 10,000) */
+	int64_t base = act__now_ns() + 600 * MS, max_lo = 0, ns, set_all;
 	struct act_msg *m;
 	uint32_t i, k, early = 0, order = 0, after = 0;
 
