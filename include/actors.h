@@ -56,8 +56,34 @@ static inline bool act_pid_eq(act_pid a, act_pid b)
 #define ACT_EXIT_NORMAL ((intptr_t)0)
 #define ACT_EXIT_KILL ((intptr_t)-1)     /* cannot be trapped */
 #define ACT_EXIT_KILLED ((intptr_t)-2)   /* what a KILL becomes */
-#define ACT_EXIT_NOPROC ((intptr_t)-3)
+#define ACT_EXIT_NOPROC ((intptr_t)-3)   /* linked or monitored a dead pid */
 #define ACT_EXIT_SHUTDOWN ((intptr_t)-4)
+#define ACT_EXIT_MAILBOX ((intptr_t)-5)  /* its mailbox passed its limit */
+
+/*
+ * The payload of an ACT_TAG_EXIT or ACT_TAG_DOWN message (msg->len is
+ * sizeof(struct act_exit_info), msg->from is `who`).
+ *   EXIT: a linked process exited, or act_kill() was called on a process
+ *         that traps exits; who is the process that exited, or the caller
+ *         of act_kill (ACT_PID_NONE from outside a process); ref is 0.
+ *   DOWN: a monitored process exited (or was not there: ACT_EXIT_NOPROC);
+ *         ref is the reference act_monitor() returned.
+ */
+struct act_exit_info {
+	act_pid who;
+	intptr_t reason;
+	uint64_t ref;
+};
+
+/* act_spawn_opts.flags: set up atomically with the spawn. */
+#define ACT_SPAWN_LINK (1u << 0)    /* link the child and the caller */
+#define ACT_SPAWN_MONITOR (1u << 1) /* the caller monitors the child */
+
+/* act_spawn_opts.mailbox_limit / act_config.mailbox_limit: no limit. */
+#define ACT_MAILBOX_UNLIMITED UINT32_MAX
+
+/* Longest name act_register() takes, in bytes, without the NUL. */
+#define ACT_NAME_MAX 255
 
 /* Largest payload act_send() copies; larger ones get -EMSGSIZE. */
 #define ACT_MSG_MAX ((size_t)64 << 20)
@@ -87,13 +113,22 @@ struct act_config {
 				* 32768; 0: ACTORS_RING_ENTRIES or 256 */
 	uint32_t timer_us;  /* timer resolution (the wheel's tick), 10 to
 			     * 100,000 us; 0: ACTORS_TIMER_US or 250 */
-	uint32_t reserved[6];
+	uint32_t mailbox_limit; /* unreceived messages a process may hold
+				 * before it is killed (ACT_EXIT_MAILBOX);
+				 * 0: ACTORS_MAILBOX_LIMIT or no limit;
+				 * ACT_MAILBOX_UNLIMITED: no limit */
+	uint32_t reserved[5];
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */
 struct act_spawn_opts {
-	size_t stack_size; /* 0: the runtime's stack size */
-	uint32_t reserved[6];
+	size_t stack_size;      /* 0: the runtime's stack size */
+	uint32_t flags;         /* ACT_SPAWN_LINK, ACT_SPAWN_MONITOR */
+	uint32_t mailbox_limit; /* 0: act_config.mailbox_limit;
+				 * ACT_MAILBOX_UNLIMITED: none */
+	uint64_t *monitor_ref;  /* ACT_SPAWN_MONITOR: the reference goes
+				 * here (may be NULL) */
+	uint32_t reserved[4];
 };
 
 /* A received message. Owned by the receiver until act_msg_free(). */
@@ -117,10 +152,26 @@ ACT_API act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 ACT_API act_pid act_self(void);
 ACT_API void act_yield(void);
 ACT_API void act_exit(intptr_t reason) __attribute__((noreturn));
-/* Any thread: end pid with `reason` (ACT_EXIT_KILL ends it with
- * ACT_EXIT_KILLED) at its next blocking call or yield; an I/O operation
- * it waits on is cancelled first. 0, or -ESRCH. */
+/* Any thread: send pid an exit signal (Erlang's exit/2). ACT_EXIT_KILL
+ * ends it with ACT_EXIT_KILLED; otherwise a process that traps exits gets
+ * an EXIT message, ACT_EXIT_NORMAL leaves one that does not alone, and
+ * any other reason ends it with that reason. It ends at its next blocking
+ * call or yield; an I/O operation it waits on is cancelled first. 0, or
+ * -ESRCH. */
 ACT_API int act_kill(act_pid pid, intptr_t reason);
+
+/* Links, monitors, exit handlers. Inside a process. */
+ACT_API int act_link(act_pid pid);
+ACT_API int act_unlink(act_pid pid);
+ACT_API uint64_t act_monitor(act_pid pid);   /* a reference, 0 on error */
+ACT_API int act_demonitor(uint64_t ref);
+ACT_API bool act_trap_exit(bool on);          /* the previous setting */
+ACT_API int act_on_exit(void (*fn)(void *arg), void *arg);
+
+/* Names. Any thread. */
+ACT_API int act_register(const char *name, act_pid pid);
+ACT_API int act_unregister(const char *name);
+ACT_API act_pid act_whereis(const char *name);
 
 /* Messages. act_send: any thread; the others: inside a process. */
 ACT_API int act_send(act_pid to, uint32_t tag, const void *data, size_t len);

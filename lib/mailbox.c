@@ -59,7 +59,12 @@ struct act__env *act__mailbox_take_new(struct act__proc *p,
 				   ACT_ENV_HDR);
 		e = act__container_of(n, struct act__env, node);
 		if (act__unlikely(e->to.id != p->pid.id)) {
-			act__env_free(slab, e); /* for an earlier occupant */
+			/* for an earlier occupant; counted against this one
+			 * if its sender raced the slot's reuse (links.h) */
+			if (e->counted)
+				atomic_fetch_sub_explicit(&p->mbox_n, 1,
+							  memory_order_relaxed);
+			act__env_free(slab, e);
 			continue;
 		}
 		if (!match || match(&e->msg, ctx))

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backpressure.h"
+#include "links.h"
 #include "mailbox.h"
 #include "reactor.h"
 #include "runtime.h"
@@ -45,14 +46,36 @@ static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
 	return e;
 }
 
-/* from: the sender named when the caller is not a process. */
-int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
-	      const void *data, size_t len, act_pid from)
+/*
+ * p has a mailbox limit: count one more unreceived message, or, past
+ * the limit, kill p (it cannot trap that) and refuse the message.
+ */
+static int count_in(struct act__rt *rt, struct act__worker *w,
+		    struct act__proc *p, act_pid to)
+{
+	/* relaxed: a count; the receiver's decrement races it harmlessly,
+	 * off by the messages in flight */
+	int32_t n = atomic_fetch_add_explicit(&p->mbox_n, 1,
+					      memory_order_relaxed) + 1;
+
+	if (act__likely(n <= (int32_t)atomic_load_explicit(
+				     &p->mbox_limit, memory_order_relaxed)))
+		return 0;
+	atomic_fetch_sub_explicit(&p->mbox_n, 1, memory_order_relaxed);
+	act__exit_signal(rt, w, p, to, ACT_PID_NONE, ACT_EXIT_MAILBOX, true);
+	return -ENOBUFS;
+}
+
+/* from: the sender named when the caller is not a process, or always
+ * (sys: an EXIT or DOWN, past any limit, charging nothing). */
+static int send_env(struct act__rt *rt, act_pid to, uint32_t tag,
+		    const void *data, size_t len, act_pid from, bool sys)
 {
 	struct act__worker *w;
 	struct act__proc *p, *self;
 	struct act__env *e;
 	unsigned st;
+	bool counted = false;
 
 	if (len > ACT_MSG_MAX)
 		return -EMSGSIZE;
@@ -63,11 +86,25 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 	if (st == ACT_PS_FREE || st == ACT_PS_EXITING)
 		return -ESRCH;
 	w = act__worker_self();
-	self = w ? w->current : NULL;
+	self = w && !sys ? w->current : NULL;
+	if (act__unlikely(atomic_load_explicit(&p->limited,
+					       memory_order_relaxed)) &&
+	    !sys) {
+		int rc = count_in(rt, w, p, to);
+
+		if (rc)
+			return rc;
+		counted = true;
+	}
 	e = w ? act__slab_alloc(&w->slab, len) : foreign_alloc(rt, len);
-	if (!e)
+	if (!e) {
+		if (counted)
+			atomic_fetch_sub_explicit(&p->mbox_n, 1,
+						  memory_order_relaxed);
 		return -ENOMEM;
+	}
 	e->to = to;
+	e->counted = counted;
 	e->msg.tag = tag;
 	e->msg.rsvd = 0;
 	e->msg.from = self ? self->pid : from;
@@ -97,6 +134,18 @@ int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 		act__reduce(w, self);
 	}
 	return 0;
+}
+
+int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
+	      const void *data, size_t len, act_pid from)
+{
+	return send_env(rt, to, tag, data, len, from, false);
+}
+
+int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
+		  const void *data, size_t len, act_pid from)
+{
+	return send_env(rt, to, tag, data, len, from, true);
 }
 
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
@@ -176,6 +225,8 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 		e = wait_for(&w, p, match, ctx, timeout_ns);
 	if (!e)
 		return NULL;
+	if (act__unlikely(e->counted)) /* out of the limit's count */
+		atomic_fetch_sub_explicit(&p->mbox_n, 1, memory_order_relaxed);
 	/* stealing hints (act__proc_sticky): a receive counts like a send,
 	 * its peer the worker whose slab the envelope came from */
 	act__proc_note_peer(p, e->worker);

@@ -6,10 +6,11 @@
 
 #include "proc.h"
 
-/* Three cache lines: remote-written, then owner-only. (Four under TSan:
- * struct act__ctx carries the process's fiber there.) */
+/* Four cache lines: remote-written, owner-only, owner-only, and the
+ * lifecycle's. (Five under TSan: struct act__ctx carries the process's
+ * fiber there.) */
 #ifndef ACT_TSAN
-_Static_assert(sizeof(struct act__proc) == 3 * ACT_CACHELINE, "slot size");
+_Static_assert(sizeof(struct act__proc) == 4 * ACT_CACHELINE, "slot size");
 #endif
 
 int act__ptable_init(struct act__ptable *t, uint32_t cap)

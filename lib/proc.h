@@ -50,6 +50,9 @@ enum act__pstate {
 struct act__worker;
 struct act__env;
 struct act__timeout;
+struct act__rel;
+struct act__exit_fn;
+struct act__name;
 
 struct act__proc {
 	/* Written by other threads (senders, wakers): first cache line. */
@@ -70,6 +73,10 @@ struct act__proc {
 	/* its I/O operation's ACT_IO_* bits (io.h): here, not in the
 	 * record on its stack, which a late park_io must not read */
 	_Atomic uint8_t io_word;
+	/* it has a mailbox limit: senders count in mbox_n (links.h); set
+	 * at spawn, before its pid is known, so senders read it here, on
+	 * the line they touch anyway */
+	_Atomic uint8_t limited;
 
 	/* Owner only (I3). Second line: what every message touches. */
 	struct act__proc *rq_next act__aligned; /* links in the local queue */
@@ -107,6 +114,24 @@ struct act__proc {
 	uint8_t turn_msgs;
 	uint8_t peer_votes;
 	uint16_t peer_worker;
+
+	/* Fourth line: links, monitors, names, exit handlers, the mailbox
+	 * limit (links.h, doc/design/lifecycle.md). The lists and flags
+	 * change under the slot's lock (both ends' locks for a relation,
+	 * in slot-index order); on_exit is the owner's. */
+	struct act__rel *links act__aligned; /* links, both directions */
+	struct act__rel *monitors;       /* monitors it holds */
+	struct act__rel *watchers;       /* monitors on it */
+	struct act__exit_fn *on_exit;    /* owner only: newest first */
+	struct act__name *name;          /* registered name, or NULL */
+	_Atomic int32_t mbox_n;          /* with a limit: unreceived
+					  * messages (senders add, the
+					  * receiver takes away) */
+	_Atomic uint32_t mbox_limit;     /* with `limited`: the limit */
+	uint32_t n_links;                /* entries on `links` */
+	bool trap_exit;                  /* exit signals become messages */
+	bool exiting;                    /* running its exit handlers:
+					  * signals no longer reach it */
 };
 
 /* The slot's lock: a spinlock held for a few stores (act_kill, act_exit).

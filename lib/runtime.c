@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "env.h"
+#include "links.h"
 #include "mailbox.h"
 #include "overflow.h"
 #include "runtime.h"
@@ -31,7 +32,8 @@ struct act__leaks act__last_leaks;
 static _Atomic int running;
 
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
-		   size_t stack_size, bool is_main);
+		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
+		   struct act__spawn_rels *rels);
 
 void act_config_init(struct act_config *cfg)
 {
@@ -74,6 +76,11 @@ static int check_fields(const struct act_config *c)
 			    c->timer_us > ACT_TIMER_US_MAX))
 		return bad_field("timer_us", c->timer_us,
 				 "0 (default) or 10 to 100000");
+	if (c->mailbox_limit > ACT__MAILBOX_MAX &&
+	    c->mailbox_limit != ACT_MAILBOX_UNLIMITED)
+		return bad_field("mailbox_limit", c->mailbox_limit,
+				 "0 (default), 1 to 2147483647 messages, or "
+				 "ACT_MAILBOX_UNLIMITED");
 	if (c->stack_guard < ACT_GUARD_AUTO ||
 	    c->stack_guard > ACT_GUARD_CANARY)
 		return bad_field("stack_guard", c->stack_guard,
@@ -124,6 +131,32 @@ static int resolve_spin(struct act_config *c)
 	return 0;
 }
 
+/* mailbox_limit: a set field (ACT_MAILBOX_UNLIMITED: none), else
+ * ACTORS_MAILBOX_LIMIT ("off" or a count), else none; resolved to 0 for
+ * none. */
+static int resolve_mailbox(struct act_config *c)
+{
+	const char *v = getenv("ACTORS_MAILBOX_LIMIT");
+	uint64_t n;
+
+	if (c->mailbox_limit) {
+		if (c->mailbox_limit == ACT_MAILBOX_UNLIMITED)
+			c->mailbox_limit = 0;
+		return 0;
+	}
+	if (!v || !strcmp(v, "off"))
+		return 0;
+	if (act__parse_uint(v, 1, ACT__MAILBOX_MAX, &n)) {
+		fprintf(stderr,
+			"actors: ACTORS_MAILBOX_LIMIT=\"%s\": expected off or "
+			"a whole number of messages from 1 to %u\n",
+			v, ACT__MAILBOX_MAX);
+		return -EINVAL;
+	}
+	c->mailbox_limit = (uint32_t)n;
+	return 0;
+}
+
 /* Field set > environment > default. */
 static int resolve(const struct act_config *in, struct act_config *out)
 {
@@ -154,6 +187,8 @@ static int resolve(const struct act_config *in, struct act_config *out)
 				   &sched);
 	if (!rc)
 		rc = resolve_spin(out);
+	if (!rc)
+		rc = resolve_mailbox(out);
 	if (rc)
 		return rc;
 	out->schedulers = sched ? (int)sched : default_schedulers();
@@ -192,6 +227,7 @@ static void reclaim(struct act__rt *rt)
 			&p->state, memory_order_relaxed));
 
 		if (st != ACT_PS_FREE) { /* alive when the main process left */
+			act__links_reclaim(p); /* no handlers, no signals */
 			/* its timeout: the reactor, stopped, handed it over */
 			free(p->armed);
 			p->armed = NULL;
@@ -226,6 +262,7 @@ static void destroy(struct act__rt *rt)
 		act__worker_destroy(&rt->workers[i]);
 	free(rt->workers);
 	act__slab_destroy(&rt->foreign);
+	act__registry_destroy(rt);
 	act__ptable_destroy(&rt->procs);
 	act__overflow_thread_fini();
 	act__overflow_fini();
@@ -255,6 +292,8 @@ static int build(struct act__rt *rt)
 		act__worker_init(&rt->workers[i], rt, i);
 	act__slab_init(&rt->foreign, (uint16_t)rt->nworkers);
 	atomic_flag_clear(&rt->foreign_lock);
+	atomic_store_explicit(&rt->next_ref, 1, memory_order_relaxed);
+	act__registry_init(rt);
 	rc = act__overflow_init();
 	if (!rc)
 		rc = act__overflow_thread_init();
@@ -382,7 +421,8 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	if (rc)
 		goto err_reactor;
 	act__worker_set_self(&rt->workers[0]);
-	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size, true)
+	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
+			rt->cfg.mailbox_limit, true, NULL)
 		     .id) {
 		rc = -ENOMEM;
 		act__rt_stop(rt);

@@ -16,6 +16,13 @@
 
 #define ACT_MAX_WORKERS 1024
 
+/* Registered names (registry.c): a hash table under a spinlock. */
+struct act__registry {
+	_Atomic uint32_t lock;
+	uint32_t cap, n;                 /* buckets (a power of two), names */
+	struct act__name **tab;
+};
+
 struct act__rt {
 	struct act_config cfg;           /* resolved: no field unset */
 	struct act__ptable procs;
@@ -42,6 +49,8 @@ struct act__rt {
 	bool wake_to_waker;              /* ACTORS_WAKE=waker */
 	bool backpressure;               /* ACTORS_BACKPRESSURE=mute */
 	bool place_random;               /* ACTORS_PLACE=random (experiment) */
+	struct act__registry names;
+	_Atomic uint64_t next_ref;       /* the next monitor reference */
 };
 
 /*
@@ -68,5 +77,9 @@ extern struct act__leaks act__last_leaks;
  * caller is not a process (the reactor sends timers' messages). */
 int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 	      const void *data, size_t len, act_pid from);
+/* message.c: an EXIT or DOWN (links.c), from `from`: past any mailbox
+ * limit and backpressure, no reduction charged; any thread or worker. */
+int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
+		  const void *data, size_t len, act_pid from);
 
 #endif /* ACT_RUNTIME_H */

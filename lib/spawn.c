@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "links.h"
 #include "runtime.h"
 #include "wake.h"
 #include "worker.h"
@@ -54,9 +55,12 @@ static void proc_entry(void *arg)
 	act_exit(ACT_EXIT_NORMAL);
 }
 
-/* Shared by act_spawn_opt and act_main (main process: w's first). */
+/* Shared by act_spawn_opt and act_main (main process: w's first).
+ * mailbox_limit: 0 for none; rels: the caller's link and monitor to put
+ * on before the child can run (NULL: none), consumed on success. */
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
-		   size_t stack_size, bool is_main)
+		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
+		   struct act__spawn_rels *rels)
 {
 	struct act__proc *p = act__slot_get(&w->rt->procs, &w->slots);
 	struct act__worker *to;
@@ -86,6 +90,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	p->armed = NULL;
 	atomic_store_explicit(&p->killed, 0, memory_order_relaxed);
+	act__links_init(p, mailbox_limit);
+	if (rels) /* its state is not RUNNABLE yet: nothing runs it */
+		act__spawn_rels_attach(w->current, p, rels);
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p);
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
@@ -113,6 +120,9 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 {
 	struct act__worker *w = act__worker_self();
 	struct act__proc *self = w ? w->current : NULL;
+	struct act__spawn_rels rels = { NULL, NULL };
+	uint32_t limit, flags = 0;
+	uint64_t ref = 0;
 	size_t size;
 	act_pid pid;
 	unsigned i;
@@ -120,17 +130,36 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 	if (!self || !fn)
 		return ACT_PID_NONE;
 	size = w->rt->cfg.stack_size;
+	limit = w->rt->cfg.mailbox_limit;
 	if (opts) {
 		for (i = 0; i < sizeof(opts->reserved) / 4; i++)
 			if (opts->reserved[i])
 				return ACT_PID_NONE;
+		if (opts->flags & ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR))
+			return ACT_PID_NONE;
+		if (opts->mailbox_limit > ACT__MAILBOX_MAX &&
+		    opts->mailbox_limit != ACT_MAILBOX_UNLIMITED)
+			return ACT_PID_NONE;
 		if (opts->stack_size) {
 			size = act__stack_size_ok(opts->stack_size);
 			if (!size)
 				return ACT_PID_NONE;
 		}
+		if (opts->mailbox_limit)
+			limit = opts->mailbox_limit == ACT_MAILBOX_UNLIMITED
+					? 0
+					: opts->mailbox_limit;
+		flags = opts->flags;
 	}
-	pid = act__spawn(w, fn, arg, size, false);
+	if (flags && act__spawn_rels_alloc(w->rt, flags, &rels))
+		return ACT_PID_NONE;
+	if (rels.monitor)
+		ref = rels.monitor->ref;
+	pid = act__spawn(w, fn, arg, size, limit, false, &rels);
+	if (!pid.id)
+		act__spawn_rels_free(&rels);
+	else if (ref && opts->monitor_ref)
+		*opts->monitor_ref = ref;
 	act__reduce(w, self);
 	return pid;
 }
@@ -165,17 +194,31 @@ void act__die_if_killed(struct act__proc *p)
 		act__exit_now(p);
 }
 
-/* p leaves for good: EXITING under the lock (act_kill looks at it there
- * before it writes exit_reason), then reap on the worker's stack. With
- * set, reason becomes the exit reason unless a kill's came first. */
+/*
+ * p leaves for good. First, under the lock, its reason is fixed (a
+ * kill's, if one came first; the first exit's, if a handler exits
+ * again) and it is `exiting`: exit signals no longer reach it, and the
+ * kill flag is cleared, so its exit handlers run as ordinary code that
+ * may wait. Then the handlers. Then EXITING under the lock (act_link,
+ * act_monitor, act_register and act_kill look at it there), and reap on
+ * the worker's stack sends its signals (act__links_exit).
+ */
 static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
 						 bool set, intptr_t reason)
 {
-	uint64_t s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	uint64_t s;
 
 	act__proc_lock(p);
-	if (set && !atomic_load_explicit(&p->killed, memory_order_relaxed))
+	if (set && !p->exiting &&
+	    !atomic_load_explicit(&p->killed, memory_order_relaxed))
 		p->exit_reason = reason;
+	p->exiting = true;
+	/* seq_cst: as the store in act_kill; a later park sees it clear */
+	atomic_store_explicit(&p->killed, 0, memory_order_seq_cst);
+	act__proc_unlock(p);
+	act__run_exit_fns(p);
+	s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	act__proc_lock(p);
 	/* release: senders that see EXITING stop sending (-ESRCH) */
 	atomic_store_explicit(&p->state,
 			      act__ps_make(act__ps_ticket(s), ACT_PS_EXITING),
@@ -195,7 +238,7 @@ void act_exit(intptr_t reason)
 		fputs("actors: act_exit called outside a process\n", stderr);
 		abort();
 	}
-	exit_proc(p, true, reason);
+	exit_proc(p, true, reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason);
 }
 
 void act__exit_now(struct act__proc *p)
@@ -207,41 +250,30 @@ int act_kill(act_pid pid, intptr_t reason)
 {
 	struct act__rt *rt = act__rt_current;
 	struct act__worker *w = act__worker_self();
-	struct act__proc *p;
-	unsigned st;
-	bool alive, set = false;
+	struct act__proc *p, *self = w ? w->current : NULL;
+	struct act_exit_info info;
+	bool trap;
 
 	if (!rt)
 		return -ESRCH;
 	p = act__proc_lookup(&rt->procs, pid);
 	if (!p)
 		return -ESRCH;
-	if (reason == ACT_EXIT_KILL)
-		reason = ACT_EXIT_KILLED;
-	if (w && w->current == p)
-		act_exit(reason);
-	act__proc_lock(p);
-	/* acquire: pairs with act__spawn's release store of RUNNABLE (and
-	 * the EXITING store under this lock), so the generation read next
-	 * is at least the one of the occupant whose state this is */
-	st = act__ps(atomic_load_explicit(&p->state, memory_order_acquire));
-	alive = st != ACT_PS_FREE && st != ACT_PS_EXITING &&
-		atomic_load_explicit(&p->gen, memory_order_acquire) ==
-			(uint32_t)(pid.id >> 32);
-	if (alive && !atomic_load_explicit(&p->killed, memory_order_relaxed)) {
-		p->exit_reason = reason;
-		/* seq_cst: the store half of the Dekker pair with the
-		 * killed loads in park_proc and park_io (act__killed) */
-		atomic_store_explicit(&p->killed, 1, memory_order_seq_cst);
-		set = true;
+	if (self == p && !p->exiting) {
+		act__proc_lock(p);
+		trap = p->trap_exit;
+		act__proc_unlock(p);
+		if (!trap || reason == ACT_EXIT_KILL)
+			act_exit(reason);
+		info = (struct act_exit_info){ pid, reason, 0 };
+		return act__send_sys(rt, pid, ACT_TAG_EXIT, &info,
+				     sizeof(info), pid) == -ENOMEM
+			       ? -ENOMEM
+			       : 0;
 	}
-	act__proc_unlock(p);
-	if (!set)
-		return alive ? 0 : -ESRCH; /* alive: killed already */
-	/* end whatever it waits in; a muted one dies when released */
-	if (!act__wake(w, p, 0))
-		act__wake_state(w, p, 0, ACT_PS_IOWAIT);
-	return 0;
+	return act__exit_signal(rt, w, p, pid,
+				self ? self->pid : ACT_PID_NONE, reason,
+				reason == ACT_EXIT_KILL);
 }
 
 int act_worker(void)

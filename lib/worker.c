@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backpressure.h"
+#include "links.h"
 #include "mailbox.h"
 #include "overflow.h"
 #include "runtime.h"
@@ -183,6 +184,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	struct act__rt *rt = w->rt;
 
 	act__count(&w->n_exits);
+	act__links_exit(w, p); /* its name, links and monitors */
 	act__ctx_destroy(&p->ctx);
 	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
 	p->stack_lo = NULL;

@@ -216,12 +216,20 @@ static void bad_opts_main(void *arg)
 		ck_assert_msg(act_spawn_opt(block_forever, NULL, &o).id == 0,
 			      "stack_size %zu accepted", bad[i]);
 	}
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < sizeof(o.reserved) / sizeof(o.reserved[0]); i++) {
 		o = (struct act_spawn_opts){ .stack_size = 0 };
 		o.reserved[i] = 1;
 		ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id,
 				  0);
 	}
+	/* an unknown flag; a mailbox limit past 2^31 - 1 */
+	o = (struct act_spawn_opts){ .flags = 1u << 2 };
+	ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);
+	o = (struct act_spawn_opts){ .mailbox_limit = 1u << 31 };
+	ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);
+	o = (struct act_spawn_opts){ .mailbox_limit =
+					      ACT_MAILBOX_UNLIMITED - 1 };
+	ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);
 	ck_assert_uint_eq(act_spawn(NULL, NULL).id, 0);
 	/* nothing taken for the failures */
 	ck_assert_uint_eq(atomic_load(&act__rt_current->procs.hwm), hwm);
