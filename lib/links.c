@@ -200,17 +200,20 @@ int act__exit_signal(struct act__rt *rt, struct act__worker *w,
 
 void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
 {
-	/* The lists, name and exit handlers are empty: the last occupant's
-	 * exit emptied them (or the slot is new). They are not written
-	 * here: a stale pid's act_unlink may look at them under the lock. */
+	/* The fourth line is as the last occupant's exit left it (or new):
+	 * no relations, name or handlers, trap_exit and exiting false
+	 * (act__links_exit). Not written here, so a spawn does not touch
+	 * it: a million processes that never exit never fault it in, and
+	 * a stale pid's act_unlink may look at it under the lock. */
 	if (ACT_DEBUG_ON && (p->links || p->monitors || p->watchers ||
-			     p->on_exit || p->name || p->n_links))
+			     p->on_exit || p->name || p->n_links ||
+			     p->trap_exit || p->exiting))
 		act__fatal("slot %u reused with its relations", p->index);
-	p->trap_exit = false;
-	p->exiting = false;
-	atomic_store_explicit(&p->mbox_n, 0, memory_order_relaxed);
-	atomic_store_explicit(&p->mbox_limit, mailbox_limit,
-			      memory_order_relaxed);
+	if (mailbox_limit) {
+		atomic_store_explicit(&p->mbox_n, 0, memory_order_relaxed);
+		atomic_store_explicit(&p->mbox_limit, mailbox_limit,
+				      memory_order_relaxed);
+	}
 	atomic_store_explicit(&p->limited, mailbox_limit != 0,
 			      memory_order_relaxed);
 }
@@ -294,10 +297,23 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 
 void act__links_exit(struct act__worker *w, struct act__proc *p)
 {
-	act__registry_exit(w->rt, p);
-	drain(w, p, 0);
-	drain(w, p, 2);
-	drain(w, p, 1);
+	bool any;
+
+	/* EXITING: nothing is added to it any more, only taken away */
+	act__proc_lock(p);
+	any = p->links || p->monitors || p->watchers || p->name;
+	act__proc_unlock(p);
+	if (any) {
+		act__registry_exit(w->rt, p);
+		drain(w, p, 0);
+		drain(w, p, 2);
+		drain(w, p, 1);
+	}
+	/* ready for the slot's next occupant (act__links_init) */
+	act__proc_lock(p);
+	p->trap_exit = false;
+	p->exiting = false;
+	act__proc_unlock(p);
 }
 
 static void reclaim_list(struct act__rel *r, int which, act_pid self)

@@ -212,13 +212,16 @@ static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
 	if (set && !p->exiting &&
 	    !atomic_load_explicit(&p->killed, memory_order_relaxed))
 		p->exit_reason = reason;
-	p->exiting = true;
-	/* seq_cst: as the store in act_kill; a later park sees it clear */
-	atomic_store_explicit(&p->killed, 0, memory_order_seq_cst);
-	act__proc_unlock(p);
-	act__run_exit_fns(p);
+	if (p->on_exit) { /* owner-only: no lock needed to look */
+		p->exiting = true;
+		/* seq_cst: as the store in act_kill; a later park sees
+		 * it clear */
+		atomic_store_explicit(&p->killed, 0, memory_order_seq_cst);
+		act__proc_unlock(p);
+		act__run_exit_fns(p);
+		act__proc_lock(p);
+	}
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
-	act__proc_lock(p);
 	/* release: senders that see EXITING stop sending (-ESRCH) */
 	atomic_store_explicit(&p->state,
 			      act__ps_make(act__ps_ticket(s), ACT_PS_EXITING),
