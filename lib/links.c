@@ -71,6 +71,20 @@ static struct act__rel **list_of(struct act__proc *x,
 	return side == 0 ? &x->monitors : &x->watchers;
 }
 
+/*
+ * The side by which n, a neighbour of a node on the same list of x,
+ * hangs on that list. A monitors or watchers list has one side for all
+ * (`side`); on a links list it is each node's own: x may be the first
+ * end of one link and the second of the next (no link joins x to x).
+ */
+static int side_in(const struct act__rel *n, const struct act__proc *x,
+		   int side)
+{
+	if (n->ref)
+		return side;
+	return n->end[0].id == x->pid.id ? 0 : 1;
+}
+
 static void rel_add(struct act__proc *x, struct act__rel *r, int side)
 {
 	struct act__rel **h = list_of(x, r, side);
@@ -78,7 +92,7 @@ static void rel_add(struct act__proc *x, struct act__rel *r, int side)
 	r->prev[side] = NULL;
 	r->next[side] = *h;
 	if (*h)
-		(*h)->prev[side] = r;
+		(*h)->prev[side_in(*h, x, side)] = r;
 	*h = r;
 	if (!r->ref)
 		x->n_links++;
@@ -86,12 +100,14 @@ static void rel_add(struct act__proc *x, struct act__rel *r, int side)
 
 static void rel_del(struct act__proc *x, struct act__rel *r, int side)
 {
-	if (r->prev[side])
-		r->prev[side]->next[side] = r->next[side];
+	struct act__rel *p = r->prev[side], *n = r->next[side];
+
+	if (p)
+		p->next[side_in(p, x, side)] = n;
 	else
-		*list_of(x, r, side) = r->next[side];
-	if (r->next[side])
-		r->next[side]->prev[side] = r->prev[side];
+		*list_of(x, r, side) = n;
+	if (n)
+		n->prev[side_in(n, x, side)] = p;
 	if (!r->ref)
 		x->n_links--;
 }
@@ -209,11 +225,13 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
 			     p->on_exit || p->name || p->n_links ||
 			     p->trap_exit || p->exiting))
 		act__fatal("slot %u reused with its relations", p->index);
-	if (mailbox_limit) {
-		atomic_store_explicit(&p->mbox_n, 0, memory_order_relaxed);
+	/* mbox_n is not reset: it counts the slot's counted envelopes,
+	 * also a last occupant's that a sender pushed after that one's
+	 * drain; whoever frees one takes it off (mailbox.c), so every
+	 * increment meets one decrement */
+	if (mailbox_limit)
 		atomic_store_explicit(&p->mbox_limit, mailbox_limit,
 				      memory_order_relaxed);
-	}
 	atomic_store_explicit(&p->limited, mailbox_limit != 0,
 			      memory_order_relaxed);
 }

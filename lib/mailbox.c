@@ -15,6 +15,13 @@ static void env_set_next(struct act__env *e, struct act__env *n)
 			      memory_order_relaxed);
 }
 
+/* e leaves the slot's mailbox unreceived: out of mbox_n if counted. */
+static void uncount(struct act__proc *p, const struct act__env *e)
+{
+	if (act__unlikely(e->counted))
+		atomic_fetch_sub_explicit(&p->mbox_n, 1, memory_order_relaxed);
+}
+
 struct act__env *act__mailbox_take_saved(struct act__proc *p,
 					 act__match_fn match, void *ctx)
 {
@@ -59,11 +66,8 @@ struct act__env *act__mailbox_take_new(struct act__proc *p,
 				   ACT_ENV_HDR);
 		e = act__container_of(n, struct act__env, node);
 		if (act__unlikely(e->to.id != p->pid.id)) {
-			/* for an earlier occupant; counted against this one
-			 * if its sender raced the slot's reuse (links.h) */
-			if (e->counted)
-				atomic_fetch_sub_explicit(&p->mbox_n, 1,
-							  memory_order_relaxed);
+			/* for an earlier occupant: its count is the slot's */
+			uncount(p, e);
 			act__env_free(slab, e);
 			continue;
 		}
@@ -98,10 +102,13 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 
 	while ((e = p->save_head)) {
 		p->save_head = env_next(e);
+		uncount(p, e);
 		act__env_free(slab, e);
 	}
 	p->save_tail = NULL;
-	while ((n = act__mpsc_pop(&p->mbox)))
-		act__env_free(slab, act__container_of(n, struct act__env,
-						      node));
+	while ((n = act__mpsc_pop(&p->mbox))) {
+		e = act__container_of(n, struct act__env, node);
+		uncount(p, e);
+		act__env_free(slab, e);
+	}
 }

@@ -151,12 +151,23 @@ int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 {
 	struct act__rt *rt = act__rt_current;
+	int rc;
 
 	if (!rt)
 		return -ESRCH;
 	if (tag >= ACT_TAG_RESERVED || (len && !data))
 		return -EINVAL;
-	return act__send(rt, to, tag, data, len, ACT_PID_NONE);
+	rc = act__send(rt, to, tag, data, len, ACT_PID_NONE);
+	if (act__unlikely(rc < 0)) {
+		/* a refused send costs a reduction too: a process that
+		 * retries one in a loop still yields (say, for the
+		 * flooded receiver it sends to to die) */
+		struct act__worker *w = act__worker_self();
+
+		if (w && w->current)
+			act__reduce(w, w->current);
+	}
+	return rc;
 }
 
 /* Blocked part of a receive: park until a match, or the deadline. */

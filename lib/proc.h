@@ -124,9 +124,11 @@ struct act__proc {
 	struct act__rel *watchers;       /* monitors on it */
 	struct act__exit_fn *on_exit;    /* owner only: newest first */
 	struct act__name *name;          /* registered name, or NULL */
-	_Atomic int32_t mbox_n;          /* with a limit: unreceived
-					  * messages (senders add, the
-					  * receiver takes away) */
+	_Atomic int32_t mbox_n;          /* counted envelopes in the
+					  * slot's mailbox: senders to a
+					  * limited process add, whoever
+					  * receives or frees one unread
+					  * takes away */
 	_Atomic uint32_t mbox_limit;     /* with `limited`: the limit */
 	uint32_t n_links;                /* entries on `links` */
 	bool trap_exit;                  /* exit signals become messages */
