@@ -409,3 +409,21 @@ int st_finish(const struct st_watch *w, int rc, uint64_t violations)
 	st_result(w, why);
 	return ST_EXIT_FAIL;
 }
+
+long st_status_kb(const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':') {
+			v = strtol(line + n + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}

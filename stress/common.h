@@ -145,6 +145,9 @@ struct st_watch {
 };
 
 double st_now(void); /* CLOCK_MONOTONIC seconds */
+/* A "VmRSS:"-style line of /proc/self/status (key without the colon),
+ * in KiB; -1 if absent. */
+long st_status_kb(const char *key);
 
 /* Starts the clock and the watchdog thread; 0 or a negative errno. */
 int st_watch_start(const struct st_watch *w);

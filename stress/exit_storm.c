@@ -96,27 +96,6 @@ static struct {
 	uint64_t alive_end;
 } es;
 
-/* ---- memory -------------------------------------------------------------- */
-
-/* A "VmRSS:" style line of /proc/self/status, in KiB; -1 if absent. */
-static long status_kb(const char *key)
-{
-	char line[256];
-	size_t n = strlen(key);
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			v = strtol(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /* ---- the pid -> victim table (filled by main before any watcher) --------- */
 
 static void table_put(act_pid pid, uint32_t v)
@@ -359,14 +338,14 @@ static void es_main(void *arg)
 		}
 		act_msg_free(m);
 	}
-	es.rss_victims_kb = status_kb("VmRSS");
+	es.rss_victims_kb = st_status_kb("VmRSS");
 	for (i = 0; i < (uint64_t)n_watchers; i++) {
 		w[i] = act_spawn_opt(watcher, (void *)(uintptr_t)i, &mo);
 		if (!w[i].id)
 			st_report(&es.errors, "spawn of watcher failed");
 	}
 	wait_for(ES_ARMED, (uint64_t)n_watchers);
-	es.rss_monitors_kb = status_kb("VmRSS");
+	es.rss_monitors_kb = st_status_kb("VmRSS");
 
 	es.t_kill = st_now();
 	for (i = 0; i < (uint64_t)n_chains; i++) {

@@ -130,27 +130,6 @@ static struct {
 	size_t env;
 } mf;
 
-/* ---- memory -------------------------------------------------------------- */
-
-/* A "VmHWM:" style line of /proc/self/status, in KiB; -1 if absent. */
-static long status_kb(const char *key)
-{
-	char line[256];
-	size_t n = strlen(key);
-	long v = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, key, n) && line[n] == ':') {
-			v = strtol(line + n + 1, NULL, 10);
-			break;
-		}
-	fclose(f);
-	return v;
-}
-
 /* Bytes an envelope of len payload bytes takes (lib/slab.h). */
 static size_t env_size(size_t len)
 {
@@ -411,18 +390,18 @@ static void mf_main(void *arg)
 		}
 	}
 	act_sleep(10000000); /* the senders are waiting for GO */
-	mf.hwm_base_kb = status_kb("VmHWM");
+	mf.hwm_base_kb = st_status_kb("VmHWM");
 	for (i = 0; i < n_rounds && !st_get(&mf.over_limit); i++) {
 		one_round(senders, i);
 		if (i == 0)
-			mf.round1_hwm_kb = status_kb("VmHWM");
+			mf.round1_hwm_kb = st_status_kb("VmHWM");
 		wait_reaped();
 	}
 	for (i = 0; i < n_senders; i++)
 		if (act_send(senders[i], MF_STOP, NULL, 0))
 			st_report(&mf.errors, "STOP: sender %ld is gone", i);
-	mf.hwm_peak_kb = status_kb("VmHWM");
-	mf.rss_end_kb = status_kb("VmRSS");
+	mf.hwm_peak_kb = st_status_kb("VmHWM");
+	mf.rss_end_kb = st_status_kb("VmRSS");
 	n = act_workers();
 	ws = calloc((size_t)n, sizeof(*ws));
 	if (ws && act_stats(&st, ws, n) == n)
