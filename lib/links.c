@@ -225,15 +225,50 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
 			     p->on_exit || p->name || p->n_links ||
 			     p->trap_exit || p->exiting))
 		act__fatal("slot %u reused with its relations", p->index);
-	/* mbox_n is not reset: it counts the slot's counted envelopes,
-	 * also a last occupant's that a sender pushed after that one's
-	 * drain; whoever frees one takes it off (mailbox.c), so every
-	 * increment meets one decrement */
-	if (mailbox_limit)
+	if (mailbox_limit) {
+		atomic_store_explicit(
+			&p->mbox_count,
+			(uint64_t)atomic_load_explicit(&p->gen,
+						       memory_order_relaxed)
+				<< 32,
+			memory_order_relaxed);
 		atomic_store_explicit(&p->mbox_limit, mailbox_limit,
 				      memory_order_relaxed);
+	}
 	atomic_store_explicit(&p->limited, mailbox_limit != 0,
 			      memory_order_relaxed);
+}
+
+int act__mbox_in(struct act__proc *p, act_pid pid)
+{
+	/* relaxed: a count, ordered by nothing else; the CAS keeps the
+	 * generation and the count one */
+	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
+	uint32_t limit = atomic_load_explicit(&p->mbox_limit,
+					      memory_order_relaxed);
+
+	do {
+		if ((uint32_t)(w >> 32) != (uint32_t)(pid.id >> 32))
+			return 1;
+		if ((uint32_t)w >= limit)
+			return -ENOBUFS;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&p->mbox_count, &w, w + 1, memory_order_relaxed,
+		memory_order_relaxed));
+	return 0;
+}
+
+void act__mbox_out(struct act__proc *p, act_pid to)
+{
+	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
+
+	do {
+		if ((uint32_t)(w >> 32) != (uint32_t)(to.id >> 32) ||
+		    (uint32_t)w == 0)
+			return; /* counted for another occupant */
+	} while (!atomic_compare_exchange_weak_explicit(
+		&p->mbox_count, &w, w - 1, memory_order_relaxed,
+		memory_order_relaxed));
 }
 
 void act__run_exit_fns(struct act__proc *p)

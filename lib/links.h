@@ -30,8 +30,22 @@
 struct act__rt;
 struct act__worker;
 
-/* The largest mailbox limit: mbox_n is an int32_t. */
+/* The largest mailbox limit (a count in 32 bits, with room). */
 #define ACT__MAILBOX_MAX 2147483647u
+
+/*
+ * The mailbox limit's count, in one word with the generation of the
+ * occupant it counts for: a sender that raced the slot's reuse, or an
+ * envelope left for an earlier occupant, never moves a later occupant's
+ * count, so each starts at exactly 0.
+ *
+ * act__mbox_in: a sender to pid (p its slot, limited): 0 when counted,
+ * 1 when the word is another occupant's (the send goes on uncounted: it
+ * is for a process that is gone), -ENOBUFS when at the limit.
+ * act__mbox_out: e (counted) is received or freed unread.
+ */
+int act__mbox_in(struct act__proc *p, act_pid pid);
+void act__mbox_out(struct act__proc *p, act_pid to);
 
 struct act__rel {
 	struct act__rel *next[2], *prev[2]; /* on end[0]'s and end[1]'s list */

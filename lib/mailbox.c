@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* mailbox.c - MPSC mailbox plus save queue; see mailbox.h. */
+#include "links.h"
 #include "mailbox.h"
 
 static struct act__env *env_next(struct act__env *e)
@@ -15,11 +16,12 @@ static void env_set_next(struct act__env *e, struct act__env *n)
 			      memory_order_relaxed);
 }
 
-/* e leaves the slot's mailbox unreceived: out of mbox_n if counted. */
+/* e leaves the slot's mailbox unreceived: out of the limit's count, if
+ * it is in the count of the occupant it was sent to (links.h). */
 static void uncount(struct act__proc *p, const struct act__env *e)
 {
 	if (act__unlikely(e->counted))
-		atomic_fetch_sub_explicit(&p->mbox_n, 1, memory_order_relaxed);
+		act__mbox_out(p, e->to);
 }
 
 struct act__env *act__mailbox_take_saved(struct act__proc *p,
@@ -66,7 +68,7 @@ struct act__env *act__mailbox_take_new(struct act__proc *p,
 				   ACT_ENV_HDR);
 		e = act__container_of(n, struct act__env, node);
 		if (act__unlikely(e->to.id != p->pid.id)) {
-			/* for an earlier occupant: its count is the slot's */
+			/* for an earlier occupant: never in this one's count */
 			uncount(p, e);
 			act__env_free(slab, e);
 			continue;

@@ -47,23 +47,19 @@ static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
 }
 
 /*
- * p has a mailbox limit: count one more unreceived message, or, past
- * the limit, kill p (it cannot trap that) and refuse the message.
+ * p has a mailbox limit: count one more unreceived message (0), or go
+ * on uncounted to a process that is gone (1), or, at the limit, kill p
+ * (it cannot trap that) and refuse the message.
  */
 static int count_in(struct act__rt *rt, struct act__worker *w,
 		    struct act__proc *p, act_pid to)
 {
-	/* relaxed: a count; the receiver's decrement races it harmlessly,
-	 * off by the messages in flight */
-	int32_t n = atomic_fetch_add_explicit(&p->mbox_n, 1,
-					      memory_order_relaxed) + 1;
+	int rc = act__mbox_in(p, to);
 
-	if (act__likely(n <= (int32_t)atomic_load_explicit(
-				     &p->mbox_limit, memory_order_relaxed)))
-		return 0;
-	atomic_fetch_sub_explicit(&p->mbox_n, 1, memory_order_relaxed);
+	if (act__likely(rc >= 0))
+		return rc;
 	act__exit_signal(rt, w, p, to, ACT_PID_NONE, ACT_EXIT_MAILBOX, true);
-	return -ENOBUFS;
+	return rc;
 }
 
 /* from: the sender named when the caller is not a process, or always
@@ -92,15 +88,14 @@ static int send_env(struct act__rt *rt, act_pid to, uint32_t tag,
 	    !sys) {
 		int rc = count_in(rt, w, p, to);
 
-		if (rc)
+		if (rc < 0)
 			return rc;
-		counted = true;
+		counted = rc == 0;
 	}
 	e = w ? act__slab_alloc(&w->slab, len) : foreign_alloc(rt, len);
 	if (!e) {
 		if (counted)
-			atomic_fetch_sub_explicit(&p->mbox_n, 1,
-						  memory_order_relaxed);
+			act__mbox_out(p, to);
 		return -ENOMEM;
 	}
 	e->to = to;
@@ -237,7 +232,7 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 	if (!e)
 		return NULL;
 	if (act__unlikely(e->counted)) /* out of the limit's count */
-		atomic_fetch_sub_explicit(&p->mbox_n, 1, memory_order_relaxed);
+		act__mbox_out(p, e->to);
 	/* stealing hints (act__proc_sticky): a receive counts like a send,
 	 * its peer the worker whose slab the envelope came from */
 	act__proc_note_peer(p, e->worker);

@@ -73,7 +73,7 @@ struct act__proc {
 	/* its I/O operation's ACT_IO_* bits (io.h): here, not in the
 	 * record on its stack, which a late park_io must not read */
 	_Atomic uint8_t io_word;
-	/* it has a mailbox limit: senders count in mbox_n (links.h); set
+	/* it has a mailbox limit: senders count in mbox_count (links.h); set
 	 * at spawn, before its pid is known, so senders read it here, on
 	 * the line they touch anyway */
 	_Atomic uint8_t limited;
@@ -124,11 +124,9 @@ struct act__proc {
 	struct act__rel *watchers;       /* monitors on it */
 	struct act__exit_fn *on_exit;    /* owner only: newest first */
 	struct act__name *name;          /* registered name, or NULL */
-	_Atomic int32_t mbox_n;          /* counted envelopes in the
-					  * slot's mailbox: senders to a
-					  * limited process add, whoever
-					  * receives or frees one unread
-					  * takes away */
+	_Atomic uint64_t mbox_count;     /* with `limited`: generation <<
+					  * 32 | its messages not yet
+					  * received (act__mbox_*) */
 	_Atomic uint32_t mbox_limit;     /* with `limited`: the limit */
 	uint32_t n_links;                /* entries on `links` */
 	bool trap_exit;                  /* exit signals become messages */

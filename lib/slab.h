@@ -32,7 +32,7 @@ struct act__env {
 	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
 	_Atomic uint8_t released;   /* freed by a thread other than the holder */
 	uint16_t worker;            /* index of the worker whose slab owns it */
-	uint8_t counted;            /* in its receiver's mbox_n (links.h) */
+	uint8_t counted;            /* in its receiver's mbox_count (links.h) */
 	uint8_t pad1[3];
 	struct act__env *held_prev; /* held list (mailbox.h) */
 	struct act_msg msg;         /* public part */
