@@ -35,14 +35,16 @@ struct act__worker;
 
 /*
  * The mailbox limit's count, in one word with the generation of the
- * occupant it counts for: a sender that raced the slot's reuse, or an
- * envelope left for an earlier occupant, never moves a later occupant's
- * count, so each starts at exactly 0.
+ * occupant it counts for: a sender that raced the slot's reuse never
+ * moves a later occupant's count, so each starts at exactly 0. Only a
+ * receive takes a message off; one freed unread (at the exit, or
+ * dropped by a later occupant) stays counted, so a sender that passed
+ * the state check just before EXITING still meets the limit.
  *
  * act__mbox_in: a sender to pid (p its slot, limited): 0 when counted,
  * 1 when the word is another occupant's (the send goes on uncounted: it
  * is for a process that is gone), -ENOBUFS when at the limit.
- * act__mbox_out: e (counted) is received or freed unread.
+ * act__mbox_out: a counted message to `to` was received.
  */
 int act__mbox_in(struct act__proc *p, act_pid pid);
 void act__mbox_out(struct act__proc *p, act_pid to);

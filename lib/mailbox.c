@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* mailbox.c - MPSC mailbox plus save queue; see mailbox.h. */
-#include "links.h"
 #include "mailbox.h"
 
 static struct act__env *env_next(struct act__env *e)
@@ -14,14 +13,6 @@ static void env_set_next(struct act__env *e, struct act__env *n)
 	/* node is the envelope's first member, so the casts are exact */
 	atomic_store_explicit(&e->node.next, (struct act__mpsc_node *)n,
 			      memory_order_relaxed);
-}
-
-/* e leaves the slot's mailbox unreceived: out of the limit's count, if
- * it is in the count of the occupant it was sent to (links.h). */
-static void uncount(struct act__proc *p, const struct act__env *e)
-{
-	if (act__unlikely(e->counted))
-		act__mbox_out(p, e->to);
 }
 
 struct act__env *act__mailbox_take_saved(struct act__proc *p,
@@ -68,9 +59,7 @@ struct act__env *act__mailbox_take_new(struct act__proc *p,
 				   ACT_ENV_HDR);
 		e = act__container_of(n, struct act__env, node);
 		if (act__unlikely(e->to.id != p->pid.id)) {
-			/* for an earlier occupant: never in this one's count */
-			uncount(p, e);
-			act__env_free(slab, e);
+			act__env_free(slab, e); /* for an earlier occupant */
 			continue;
 		}
 		if (!match || match(&e->msg, ctx))
@@ -102,15 +91,15 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	struct act__mpsc_node *n;
 	struct act__env *e;
 
+	/* the limit's count is left as it is: a sender that passed the
+	 * state check before EXITING still meets the limit it reached
+	 * (links.h), and the next limited occupant starts its own */
 	while ((e = p->save_head)) {
 		p->save_head = env_next(e);
-		uncount(p, e);
 		act__env_free(slab, e);
 	}
 	p->save_tail = NULL;
-	while ((n = act__mpsc_pop(&p->mbox))) {
-		e = act__container_of(n, struct act__env, node);
-		uncount(p, e);
-		act__env_free(slab, e);
-	}
+	while ((n = act__mpsc_pop(&p->mbox)))
+		act__env_free(slab, act__container_of(n, struct act__env,
+						      node));
 }
