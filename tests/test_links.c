@@ -3489,12 +3489,17 @@ END_TEST
 /* ---- senders from several workers against one limit -------------------- */
 
 #define SENDERS 4
-#define MB_RACE_ROUNDS 20
+#define MB_RACE_ROUNDS (UNDER_TSAN ? 20 : 200)
 
 struct mb_sender {
 	act_pid v;
 	_Atomic int ok, err; /* err: INT32_MIN: not yet */
 };
+
+/* Sends that returned 0 although, before they began, the target had been
+ * killed (only its limit kills it here) or was exiting: past the limit,
+ * lifecycle.md wants -ENOBUFS until EXITING, then -ESRCH. */
+static _Atomic int after_kill_ok;
 
 static void mb_sender(void *arg)
 {
@@ -3505,10 +3510,17 @@ static void mb_sender(void *arg)
 	if (m)
 		act_msg_free(m);
 	for (i = 0;; i++) {
+		struct act__proc *q = lookup(s->v);
+		bool gone_before = !q || atomic_load(&q->killed) ||
+				   act__ps(atomic_load(&q->state)) ==
+					   ACT_PS_EXITING;
+
 		rc = act_send(s->v, T_DATA, &i, sizeof(i));
 		if (rc)
 			break;
 		n++;
+		if (gone_before)
+			atomic_fetch_add(&after_kill_ok, 1);
 	}
 	atomic_store(&s->ok, n);
 	atomic_store(&s->err, rc);
@@ -3522,6 +3534,7 @@ static struct mb_race_res {
 	struct seen down[MB_RACE_ROUNDS];
 	act_pid v[MB_RACE_ROUNDS];
 	uint64_t ref[MB_RACE_ROUNDS];
+	int after_kill[MB_RACE_ROUNDS];
 } mbrr;
 
 static void mb_race_main(void *arg)
@@ -3545,6 +3558,7 @@ static void mb_race_main(void *arg)
 			atomic_store(&ss[j].err, INT32_MIN);
 			sp[j] = spawn_ok(mb_sender, &ss[j]);
 		}
+		atomic_store(&after_kill_ok, 0);
 		for (j = 0; j < SENDERS; j++)
 			act_send(sp[j], T_GO, NULL, 0);
 		mbrr.down[r] = take_down(mbrr.v[r], mbrr.ref[r], WAIT);
@@ -3555,6 +3569,7 @@ static void mb_race_main(void *arg)
 			mbrr.enobufs[r] += err == -ENOBUFS;
 			mbrr.other_err[r] += err != -ENOBUFS && err != -ESRCH;
 		}
+		mbrr.after_kill[r] = atomic_load(&after_kill_ok);
 		mbrr.rounds++;
 	}
 }
@@ -3570,7 +3585,13 @@ START_TEST(race_mailbox_senders)
 	for (r = 0; r < MB_RACE_ROUNDS; r++) {
 		ck_assert_msg(mbrr.accepted[r] == 100,
 			      "round %d: %d sends accepted against a limit of "
-			      "100", r, mbrr.accepted[r]);
+			      "100 (%d of them begun after the target was "
+			      "killed)", r, mbrr.accepted[r],
+			      mbrr.after_kill[r]);
+		ck_assert_msg(mbrr.after_kill[r] == 0,
+			      "round %d: %d send(s) returned 0 to a process "
+			      "already killed for its limit", r,
+			      mbrr.after_kill[r]);
 		ck_assert_int_ge(mbrr.enobufs[r], 1);
 		ck_assert_int_eq(mbrr.other_err[r], 0);
 		ASSERT_DOWN(mbrr.down[r], mbrr.v[r], ACT_EXIT_MAILBOX,
