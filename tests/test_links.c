@@ -1281,6 +1281,12 @@ static void spawn_flags_main(void *arg)
 		c = act_spawn_opt(exit_at_once, (void *)(intptr_t)47, &o);
 		ck_assert(c.id);
 		sr.none_ref += ref == 0;
+		if (!ref) { /* no ref to wait for: fail at once */
+			memset(&s, 0, sizeof(s));
+			sr.mon_bad++;
+			note_bad("MONITOR: monitor_ref not written", i, s);
+			continue;
+		}
 		refs[nrefs++] = ref;
 		s = take_down(c, ref, WAIT);
 		if (ref && exit_is(s, c, 47, ref)) {
@@ -1315,7 +1321,9 @@ static void spawn_flags_main(void *arg)
 		c = act_spawn_opt(exit_at_once, (void *)(intptr_t)48, &o);
 		ck_assert(c.id);
 		s = take_exit(c, WAIT);
-		s2 = take_down(c, ref, WAIT);
+		memset(&s2, 0, sizeof(s2));
+		if (ref)
+			s2 = take_down(c, ref, WAIT);
 		if (ref && exit_is(s, c, 48, 0) && exit_is(s2, c, 48, ref)) {
 			sr.both_ok++;
 			refs[nrefs++] = ref;
