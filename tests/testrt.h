@@ -69,28 +69,53 @@ static inline struct act__proc *self_proc(void)
 }
 
 /* Yield until pid's process has been reaped; false if it never is. */
+/*
+ * One step of waiting for another process, for at most WAIT_FOR_NS in
+ * all (deadline: 0 the first time): yield, and after the first
+ * thousand steps sleep 100 us, so that a worker whose thread the kernel
+ * has not run (more workers than cores) gets a CPU. A bound of time, not
+ * of steps: yields on an idle worker return at once. False once the
+ * deadline has passed.
+ */
+#define WAIT_FOR_NS (20 * 1000000000LL)
+
+static inline bool wait_step(int64_t *deadline, int i)
+{
+	if (!*deadline)
+		*deadline = act__now_ns() + WAIT_FOR_NS;
+	if (act__now_ns() > *deadline)
+		return false;
+	if (i < 1000)
+		act_yield();
+	else
+		act_sleep(100000);
+	return true;
+}
+
 static inline bool wait_gone(act_pid p)
 {
+	int64_t deadline = 0;
 	int i;
 
-	for (i = 0; i < 100000 && lookup(p); i++)
-		act_yield();
+	for (i = 0; lookup(p) && wait_step(&deadline, i); i++)
+		;
 	return !lookup(p);
 }
 
 /* Yield until p waits in a receive; false if it never does. */
 static inline bool wait_waiting(act_pid p)
 {
+	int64_t deadline = 0;
 	struct act__proc *q;
 	int i;
 
-	for (i = 0; i < 100000; i++) {
+	for (i = 0;; i++) {
 		q = lookup(p);
 		if (q && act__ps(atomic_load(&q->state)) == ACT_PS_WAITING)
 			return true;
-		act_yield();
+		if (!wait_step(&deadline, i))
+			return false;
 	}
-	return false;
 }
 
 /* I9: after act_main returned, nothing was left out. */
