@@ -2948,11 +2948,32 @@ static void race_linker_trap(void *arg)
 	act_send(hl.boss, T_REPORT, &lr_, sizeof(lr_));
 }
 
+/* Starts a race's two sides, t first in odd rounds, l first in even. */
+static void go_both(int i, act_pid t, act_pid l)
+{
+	act_send(i % 2 ? t : l, T_GO, NULL, 0);
+	act_send(i % 2 ? l : t, T_GO, NULL, 0);
+}
+
+/* Takes l's T_REPORT of round i into rep; false (and the round marked
+ * bad) when none comes. */
+static bool take_report(int i, act_pid l, void *rep, size_t len)
+{
+	struct sig_want w = { .tag = T_REPORT, .from = l };
+	struct act_msg *m = act_receive_match(sig_is, &w, WAIT);
+
+	if (!m) {
+		race_bad(i, "no report");
+		return false;
+	}
+	memcpy(rep, m->data, len);
+	act_msg_free(m);
+	return true;
+}
+
 static void race_link_trap_main(void *arg)
 {
 	struct link_report rep;
-	struct act_msg *m;
-	struct sig_want w = { .tag = T_REPORT };
 	act_pid t, l;
 	int i;
 
@@ -2961,21 +2982,9 @@ static void race_link_trap_main(void *arg)
 	for (i = 0; i < RACE_N && !rr.bad; i++) {
 		t = spawn_ok(go_then_exit, NULL);
 		l = spawn_ok(race_linker_trap, &t);
-		if (i % 2) {
-			act_send(t, T_GO, NULL, 0);
-			act_send(l, T_GO, NULL, 0);
-		} else {
-			act_send(l, T_GO, NULL, 0);
-			act_send(t, T_GO, NULL, 0);
-		}
-		w.from = l;
-		m = act_receive_match(sig_is, &w, WAIT);
-		if (!m) {
-			race_bad(i, "no report");
+		go_both(i, t, l);
+		if (!take_report(i, l, &rep, sizeof(rep)))
 			break;
-		}
-		memcpy(&rep, m->data, sizeof(rep));
-		act_msg_free(m);
 		rr.iters++;
 		if (!rep.gone || rep.extra || rep.first.n != 1 ||
 		    !act_pid_eq(rep.first.info.who, t) ||
@@ -3045,13 +3054,7 @@ static void race_link_notrap_main(void *arg)
 		nl.t = spawn_ok(go_then_exit, NULL);
 		l = spawn_ok(race_linker_notrap, &nl);
 		ml = act_monitor(l);
-		if (i % 2) {
-			act_send(nl.t, T_GO, NULL, 0);
-			act_send(l, T_GO, NULL, 0);
-		} else {
-			act_send(l, T_GO, NULL, 0);
-			act_send(nl.t, T_GO, NULL, 0);
-		}
+		go_both(i, nl.t, l);
 		end = act__now_ns() + WAIT;
 		for (k = 0; atomic_load(&nl.rc) == INT32_MIN &&
 			    act__now_ns() < end; k++)
@@ -3133,9 +3136,7 @@ static bool down_ok(struct seen s, act_pid t, uint64_t ref)
 
 static void race_monitor_main(void *arg)
 {
-	struct sig_want w = { .tag = T_REPORT };
 	struct mon_report rep;
-	struct act_msg *m;
 	act_pid t, l;
 	bool n1, n2;
 	int i;
@@ -3145,21 +3146,9 @@ static void race_monitor_main(void *arg)
 	for (i = 0; i < RACE_N && !rr.bad; i++) {
 		t = spawn_ok(go_then_exit, NULL);
 		l = spawn_ok(race_watcher, &t);
-		if (i % 2) {
-			act_send(t, T_GO, NULL, 0);
-			act_send(l, T_GO, NULL, 0);
-		} else {
-			act_send(l, T_GO, NULL, 0);
-			act_send(t, T_GO, NULL, 0);
-		}
-		w.from = l;
-		m = act_receive_match(sig_is, &w, WAIT);
-		if (!m) {
-			race_bad(i, "no report");
+		go_both(i, t, l);
+		if (!take_report(i, l, &rep, sizeof(rep)))
 			break;
-		}
-		memcpy(&rep, m->data, sizeof(rep));
-		act_msg_free(m);
 		rr.iters++;
 		if (!rep.r1 || !rep.r2 || rep.r1 == rep.r2 || !rep.gone ||
 		    rep.extra || !down_ok(rep.d1, t, rep.r1) ||
@@ -3447,13 +3436,7 @@ static void race_names_main(void *arg)
 		rg[0].who = t;
 		atomic_store(&rg[0].rc, INT32_MIN);
 		p[0] = spawn_ok(registrar, &rg[0]);
-		if (i % 2) {
-			act_send(t, T_GO, NULL, 0);
-			act_send(p[0], T_GO, NULL, 0);
-		} else {
-			act_send(p[0], T_GO, NULL, 0);
-			act_send(t, T_GO, NULL, 0);
-		}
+		go_both(i, t, p[0]);
 		d = take_down(t, mt, WAIT);
 		if (!all_set(rg, 1)) {
 			race_bad(i, "registrar stuck");
