@@ -56,8 +56,10 @@ static struct act__proc *slot_at(struct act__rt *rt, act_pid pid)
 {
 	uint32_t idx = (uint32_t)pid.id;
 
-	/* acquire: pairs with the release increment in act__slot_alloc */
-	if (idx >= atomic_load_explicit(&rt->procs.hwm, memory_order_acquire))
+	/* relaxed: every caller got pid from a relation node or a registry
+	 * entry, made under the slot's lock after its set-up (grow's gen
+	 * release, the lookup's acquire) */
+	if (idx >= atomic_load_explicit(&rt->procs.hwm, memory_order_relaxed))
 		return NULL;
 	return &rt->procs.slots[idx];
 }
@@ -274,13 +276,18 @@ void act__mbox_out(struct act__proc *p, act_pid to)
 void act__run_exit_fns(struct act__proc *p)
 {
 	struct act__exit_fn *f;
+	void (*fn)(void *);
+	void *arg;
 
-	/* one at a time, off the list before it runs: a handler that
-	 * exits (act_exit) goes on with the next, and none runs twice */
+	/* one at a time, off the list and freed before it runs: a handler
+	 * that exits (act_exit) never returns here, the next one still
+	 * runs, and none runs twice */
 	while ((f = p->on_exit) != NULL) {
 		p->on_exit = f->next;
-		f->fn(f->arg);
+		fn = f->fn;
+		arg = f->arg;
 		free(f);
+		fn(arg);
 	}
 }
 
@@ -519,11 +526,16 @@ int act_unlink(act_pid pid)
 
 	if (!p)
 		return -EPERM;
-	q = slot_at(w->rt, pid);
+	/* a stale pid names no link: while one exists its other end's
+	 * generation stays (I5); the lookup's acquire also orders the
+	 * slot's set-up before the lock below */
+	q = act__proc_lookup(&w->rt->procs, pid);
 	if (!q || q == p)
 		return 0;
 	act__lock2(p, q);
 	r = p->n_links <= q->n_links ? link_find(p, pid) : link_find(q, p->pid);
+	if (r && r->end[0].id != pid.id && r->end[1].id != pid.id)
+		r = NULL; /* q's slot has another occupant since the lookup */
 	if (r) {
 		s = r->end[0].id == p->pid.id ? 0 : 1;
 		rel_del(p, r, s);
@@ -607,12 +619,20 @@ int act_demonitor(uint64_t ref)
 			return 0;
 		}
 	}
-	/* fired: its DOWN was pushed under p's lock, before the node went */
-	m = act_receive_match(match_down, &ref, 0);
-	if (!m)
-		return -ENOENT;
-	act_msg_free(m);
-	return 0;
+	/* fired: its DOWN was pushed under p's lock, before the node went;
+	 * a sender still between its exchange and its link in the mailbox
+	 * can hide it from a pop for a moment, so look until the queue is
+	 * seen empty (the rest of the mail goes to the save queue) */
+	for (;;) {
+		m = act_receive_match(match_down, &ref, 0);
+		if (m) {
+			act_msg_free(m);
+			return 0;
+		}
+		if (!act__mpsc_maybe_nonempty(&p->mbox))
+			return -ENOENT;
+		act__cpu_relax();
+	}
 }
 
 bool act_trap_exit(bool on)

@@ -162,9 +162,10 @@ static inline void act__proc_unlock(struct act__proc *p)
 /* p, running or waking, was killed: it must exit with exit_reason. */
 static inline bool act__killed(struct act__proc *p)
 {
-	/* seq_cst: the load half of the Dekker pairs with act_kill's store
-	 * of killed (followed by its state load in the wake), as the
-	 * mailbox check in park_proc; acquire for exit_reason */
+	/* seq_cst: the load half of the Dekker pairs with signal_locked's
+	 * (links.c) store of killed (followed by its state load in the
+	 * wake), as the mailbox check in park_proc; acquire for
+	 * exit_reason */
 	return atomic_load_explicit(&p->killed, memory_order_seq_cst) != 0;
 }
 
@@ -270,7 +271,8 @@ static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
 	uint32_t idx = (uint32_t)pid.id, gen = (uint32_t)(pid.id >> 32);
 	struct act__proc *p;
 
-	/* acquire: pairs with the release increment in act__slot_alloc */
+	/* relaxed would do: the gen acquire below pairs with grow's release
+	 * (proc.c), which comes after the slot's set-up */
 	if (idx >= atomic_load_explicit(&t->hwm, memory_order_acquire))
 		return NULL;
 	p = &t->slots[idx];

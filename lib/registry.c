@@ -146,14 +146,15 @@ int act_register(const char *name, act_pid pid)
 	e->pid = pid;
 	g = &rt->names;
 	reg_lock(g);
+	/* -EEXIST before any -ENOMEM of the table's growth */
+	if (g->cap && *find(g, name, (size_t)len, e->hash)) {
+		rc = -EEXIST;
+		goto out;
+	}
 	rc = grow(g);
 	if (rc)
 		goto out;
 	pe = find(g, name, (size_t)len, e->hash);
-	if (*pe) {
-		rc = -EEXIST;
-		goto out;
-	}
 	act__proc_lock(p);
 	if (!act__proc_live(p, pid))
 		rc = -ESRCH;

@@ -96,8 +96,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p);
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
-	/* release: pairs with act_kill's acquire state load, which then
-	 * sees this occupant's generation, not the last one's */
+	/* release: pairs with act__proc_live's acquire state load
+	 * (links.c), which then sees this occupant's generation, not the
+	 * last one's */
 	atomic_store_explicit(&p->state,
 			      act__ps_make(act__ps_ticket(s), ACT_PS_RUNNABLE),
 			      memory_order_release);
@@ -214,8 +215,8 @@ static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
 		p->exit_reason = reason;
 	if (p->on_exit) { /* owner-only: no lock needed to look */
 		p->exiting = true;
-		/* seq_cst: as the store in act_kill; a later park sees
-		 * it clear */
+		/* seq_cst: as the store in signal_locked (links.c); a
+		 * later park sees it clear */
 		atomic_store_explicit(&p->killed, 0, memory_order_seq_cst);
 		act__proc_unlock(p);
 		act__run_exit_fns(p);

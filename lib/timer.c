@@ -183,7 +183,7 @@ static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
 	struct act__utimer *u;
 	uint32_t index;
 	uint64_t word;
-	int64_t now;
+	int64_t now, deadline;
 
 	if (!rt)
 		return -ESRCH;
@@ -217,10 +217,13 @@ static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
 			      memory_order_relaxed);
 	if (ref)
 		*ref = ((uint64_t)UT_GEN(word) << 32) | (index + 1);
-	/* seq_cst push, then seq_cst load: as act__reactor_arm_timeout */
+	/* seq_cst push, then seq_cst load: as act__reactor_arm_timeout;
+	 * after the push u is the reactor's (it may fire and re-arm an
+	 * interval at once): its deadline is read before */
+	deadline = u->deadline;
 	act__reactor_push(r, &u->arm, ACT_RC_UARM);
-	if (u->deadline < atomic_load_explicit(&r->next_deadline,
-					       memory_order_seq_cst))
+	if (deadline < atomic_load_explicit(&r->next_deadline,
+					    memory_order_seq_cst))
 		act__reactor_wake(r);
 	return 0;
 }

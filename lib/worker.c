@@ -134,8 +134,9 @@ static void park_io(struct act__worker *w, struct act__proc *p)
 
 	act__count(&w->n_parks);
 	/* seq_cst: the store half of the Dekker pairs with the reactor's
-	 * seq_cst update of p->io_word and act_kill's store of killed, each
-	 * followed by the seq_cst state load in act__wake_claim */
+	 * seq_cst update of p->io_word and signal_locked's (links.c) store
+	 * of killed, each followed by the seq_cst state load in
+	 * act__wake_claim */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
 	if (!act__io_wants_run(p))
 		return;
