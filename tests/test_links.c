@@ -3593,6 +3593,60 @@ END_TEST
 
 /* ====================================================================== */
 
+/* ---- I5: unlinking a stale pid leaves the slot's next occupant linked --- */
+
+static void wait_go_exit(void *arg)
+{
+	act_receive(WAIT); /* any message: go */
+	act_exit((intptr_t)arg);
+}
+
+static struct stale_unlink {
+	int same_slot, unlink_rc, exit_tag;
+	intptr_t exit_reason;
+} su;
+
+static void stale_unlink_main(void *arg)
+{
+	struct act_spawn_opts o = { .flags = ACT_SPAWN_LINK };
+	struct act_msg *m;
+	act_pid a, b;
+
+	(void)arg;
+	act_trap_exit(true);
+	/* a second link, so that act_unlink looks on the child's shorter
+	 * list, where the stale pid's slot shows its new occupant */
+	ck_assert(act_spawn_opt(wait_go_exit, (void *)(intptr_t)43, &o).id);
+	a = act_spawn_opt(exit_at_once, (void *)(intptr_t)41, &o);
+	m = act_receive(WAIT); /* a's EXIT: its slot is free again */
+	if (m)
+		act_msg_free(m);
+	ck_assert(wait_gone(a));
+	b = act_spawn_opt(wait_go_exit, (void *)(intptr_t)42, &o);
+	su.same_slot = (uint32_t)a.id == (uint32_t)b.id;
+	su.unlink_rc = act_unlink(a); /* a stale pid: names no link */
+	act_send(b, 1, NULL, 0);
+	m = act_receive(WAIT);
+	if (m) {
+		su.exit_tag = m->tag == ACT_TAG_EXIT;
+		su.exit_reason = ((const struct act_exit_info *)m->data)->reason;
+		act_msg_free(m);
+	}
+}
+
+START_TEST(unlink_stale_pid)
+{
+	struct act_config cfg = with_workers(1); /* LIFO slot reuse */
+
+	memset(&su, 0, sizeof(su));
+	ck_assert_int_eq(run_main(&cfg, stale_unlink_main, NULL), 0);
+	ck_assert_msg(su.same_slot, "the second child took another slot");
+	ck_assert_int_eq(su.unlink_rc, 0);
+	ck_assert_msg(su.exit_tag, "no EXIT from the slot's new occupant");
+	ck_assert_int_eq(su.exit_reason, 42);
+}
+END_TEST
+
 static Suite *links_suite(void)
 {
 	Suite *s = suite_create("links");
@@ -3617,6 +3671,7 @@ static Suite *links_suite(void)
 	tcase_add_loop_test(lnk, links, 0, 2);
 	tcase_add_loop_test(lnk, spawn_link_monitor_atomic, 0, 2);
 	tcase_add_test(lnk, spawn_opts_checked);
+	tcase_add_test(lnk, unlink_stale_pid);
 	tcase_add_loop_test(lnk, link_chain, 0,
 			    2 * (int)(sizeof(chains) / sizeof(chains[0])));
 	suite_add_tcase(s, lnk);
