@@ -274,7 +274,7 @@ static void destroy(struct act__rt *rt)
 static int build(struct act__rt *rt)
 {
 	uint32_t i;
-	int rc;
+	int *homes, rc;
 
 	rc = act__stack_global_init(rt->cfg.stack_guard);
 	if (rc)
@@ -286,10 +286,20 @@ static int build(struct act__rt *rt)
 	rt->spin_ns = rt->cfg.spin_us < 0 ? 0 : (int64_t)rt->cfg.spin_us * 1000;
 	rt->workers = aligned_alloc(ACT_CACHELINE,
 				    rt->nworkers * sizeof(*rt->workers));
-	if (!rt->workers)
+	homes = calloc(rt->nworkers, sizeof(*homes));
+	if (!rt->workers || !homes) {
+		free(homes);
 		return -ENOMEM;
-	for (i = 0; i < rt->nworkers; i++)
+	}
+	rc = act__numa_init(&rt->numa, rt->worker_os_node, rt->nworkers,
+			    homes);
+	for (i = 0; i < rt->nworkers; i++) {
 		act__worker_init(&rt->workers[i], rt, i);
+		rt->workers[i].home = homes[i];
+	}
+	free(homes);
+	if (rc)
+		return rc;
 	act__slab_init(&rt->foreign, (uint16_t)rt->nworkers);
 	atomic_flag_clear(&rt->foreign_lock);
 	atomic_store_explicit(&rt->next_ref, 1, memory_order_relaxed);

@@ -12,6 +12,7 @@
 #include "actors.h"
 #include "proc.h"
 #include "reactor.h"
+#include "numa.h"
 #include "worker.h"
 
 #define ACT_MAX_WORKERS 1024
@@ -51,6 +52,10 @@ struct act__rt {
 	bool place_random;               /* ACTORS_PLACE=random (experiment) */
 	struct act__registry names;
 	_Atomic uint64_t next_ref;       /* the next monitor reference */
+	/* placement (affinity/plan.h): each worker's OS NUMA node, -1 when
+	 * it is not bound to one; NULL before the plan is made */
+	int *worker_os_node;
+	struct act__numa numa;           /* memory homes (affinity/numa.h) */
 };
 
 /*

@@ -43,6 +43,7 @@ struct act__worker {
 	int32_t backlog_at;              /* budget left: a reader's backlog */
 	struct act__rt *rt;
 	uint32_t index;
+	int home;                        /* memory home (affinity/numa.h) */
 	struct act__slot_cache slots;    /* free process slots */
 	uint64_t rng;
 	struct act__slab slab;
