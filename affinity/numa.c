@@ -1,29 +1,201 @@
 /* SPDX-License-Identifier: MIT */
-/* numa.c - memory homes; see numa.h. (First step: one home, no binding.) */
+/* numa.c - memory homes; see numa.h. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "env.h"
 #include "numa.h"
+
+#define FAKE_MAX 8
+/* OS node numbers mbind can name here: Linux's MAX_NUMNODES tops out at
+ * 1024 (NODES_SHIFT 10) */
+#define OS_NODE_MAX 1024
+
+enum test_mode { MODE_NONE, MODE_OFF, MODE_FORCE, MODE_FAKE };
+
+/* ACT_TEST_NUMA: MODE_* and, for fake, *k; -EINVAL after the one line. */
+static int test_mode(unsigned *k)
+{
+	const char *v = getenv("ACT_TEST_NUMA");
+	uint64_t n;
+
+	if (!v)
+		return MODE_NONE;
+	if (!strcmp(v, "off"))
+		return MODE_OFF;
+	if (!strcmp(v, "force"))
+		return MODE_FORCE;
+	if (!strncmp(v, "fake:", 5) &&
+	    !act__parse_uint(v + 5, 1, FAKE_MAX, &n)) {
+		*k = (unsigned)n;
+		return MODE_FAKE;
+	}
+	fprintf(stderr,
+		"actors: ACT_TEST_NUMA=\"%s\": expected off, force or fake:K "
+		"with K from 1 to %d\n",
+		v, FAKE_MAX);
+	return -EINVAL;
+}
+
+static void one_home(struct act__numa *n, int os, const char *why,
+		     uint32_t nworkers, int *home)
+{
+	uint32_t i;
+
+	n->nnodes = 1;
+	n->os[0] = os;
+	n->why_plain = why;
+	for (i = 0; i < nworkers; i++)
+		home[i] = 0;
+}
+
+/* The home of OS node `node`, made if need be; -1 past ACT_NUMA_MAX. */
+static int home_of_node(struct act__numa *n, int node)
+{
+	int h;
+
+	for (h = 0; h < n->nnodes; h++)
+		if (n->os[h] == node)
+			return h;
+	if (n->nnodes == ACT_NUMA_MAX)
+		return -1;
+	n->os[n->nnodes] = node;
+	return n->nnodes++;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The nodes the workers are bound to, each once, in increasing order,
+ * become the homes; a worker bound to one of them gets its home. A
+ * worker not bound to one node (-1) may run on any of them: it gets the
+ * homes in turn by its index, so the memory of such workers is spread
+ * over the nodes as an interleave would spread it, instead of piling up
+ * on the first. Returns the number of known nodes (0 when none, or more
+ * than ACT_NUMA_MAX: nothing set up then).
+ */
+static int homes_from_nodes(struct act__numa *n, const int *os_node,
+			    uint32_t nworkers, int *home)
+{
+	int sorted[ACT_NUMA_MAX];
+	uint32_t i;
+	int h;
+
+	n->nnodes = 0;
+	for (i = 0; os_node && i < nworkers; i++) {
+		if (os_node[i] < 0 || os_node[i] >= OS_NODE_MAX)
+			continue;
+		if (home_of_node(n, os_node[i]) < 0)
+			return -1;
+	}
+	if (!n->nnodes)
+		return 0;
+	memcpy(sorted, n->os, (size_t)n->nnodes * sizeof(int));
+	qsort(sorted, (size_t)n->nnodes, sizeof(int), cmp_int);
+	memcpy(n->os, sorted, (size_t)n->nnodes * sizeof(int));
+	for (i = 0; i < nworkers; i++) {
+		h = os_node && os_node[i] >= 0 && os_node[i] < OS_NODE_MAX
+			    ? home_of_node(n, os_node[i])
+			    : (int)(i % (uint32_t)n->nnodes);
+		home[i] = h;
+	}
+	return n->nnodes;
+}
 
 int act__numa_init(struct act__numa *n, const int *os_node,
 		   uint32_t nworkers, int *home)
 {
+	unsigned k = 1;
+	int mode = test_mode(&k), known, cpu, node;
 	uint32_t i;
 
-	(void)os_node;
 	memset(n, 0, sizeof(*n));
-	n->nnodes = 1;
-	n->os[0] = -1;
-	n->why_plain = "not yet";
-	for (i = 0; i < nworkers; i++)
-		home[i] = 0;
+	atomic_store_explicit(&n->bind, false, memory_order_relaxed);
+	if (mode < 0) {
+		one_home(n, -1, "bad ACT_TEST_NUMA", nworkers, home);
+		return mode;
+	}
+	if (mode == MODE_OFF) {
+		one_home(n, -1, "ACT_TEST_NUMA=off", nworkers, home);
+		return 0;
+	}
+	if (mode == MODE_FAKE) {
+		n->nnodes = (int)k;
+		for (i = 0; i < k; i++)
+			n->os[i] = -1;
+		n->why_plain = "ACT_TEST_NUMA=fake";
+		for (i = 0; i < nworkers; i++)
+			home[i] = (int)(i % k);
+		return 0;
+	}
+	if (numa_available() < 0) {
+		one_home(n, -1, "numa_available() < 0", nworkers, home);
+		return 0;
+	}
+	known = homes_from_nodes(n, os_node, nworkers, home);
+	if (known < 0) {
+		one_home(n, -1, "more nodes than homes", nworkers, home);
+		return 0;
+	}
+	if (known == 0 && mode == MODE_FORCE) {
+		/* nothing placed: the node this thread runs on stands for
+		 * all of them */
+		cpu = sched_getcpu();
+		node = cpu < 0 ? 0 : numa_node_of_cpu(cpu);
+		one_home(n, node < 0 ? 0 : node, NULL, nworkers, home);
+		known = 1;
+	}
+	if (known == 0) {
+		one_home(n, -1, "workers not bound", nworkers, home);
+		return 0;
+	}
+	if (known == 1 && mode != MODE_FORCE) {
+		/* one node: every page lands there anyway; an mbind per
+		 * chunk would only cost system calls */
+		one_home(n, n->os[0], "one node", nworkers, home);
+		return 0;
+	}
+	n->why_plain = NULL;
+	atomic_store_explicit(&n->bind, true, memory_order_relaxed);
 	return 0;
 }
 
 void act__numa_place(struct act__numa *n, int home, void *p, size_t len)
 {
-	(void)n;
-	(void)home;
-	(void)p;
-	(void)len;
+	unsigned long mask[OS_NODE_MAX / (8 * sizeof(unsigned long))];
+	const size_t bits = 8 * sizeof(unsigned long);
+	int node;
+
+	/* relaxed: bind only ever goes from true to false, and a chunk
+	 * placed after another thread's failure merely fails again */
+	if (!n || !atomic_load_explicit(&n->bind, memory_order_relaxed))
+		return;
+	node = n->os[home];
+	memset(mask, 0, sizeof(mask));
+	mask[(size_t)node / bits] = 1ul << ((size_t)node % bits);
+	/* MPOL_PREFERRED, not MPOL_BIND: a full node spills to another
+	 * instead of failing the fault. No MPOL_MF_MOVE: the range is
+	 * fresh, nothing of it is touched yet. The kernel reads maxnode - 1
+	 * bits. */
+	if (!mbind(p, len, MPOL_PREFERRED, mask, OS_NODE_MAX + 1, 0))
+		return;
+	/* the first failing thread reports; binding stops for all */
+	if (atomic_exchange_explicit(&n->bind, false, memory_order_relaxed)) {
+		fprintf(stderr,
+			"actors: mbind to NUMA node %d failed (%s): memory is "
+			"no longer placed on the workers' nodes\n",
+			node, strerror(errno));
+		n->why_plain = "mbind failed";
+	}
 }

@@ -14,6 +14,11 @@
  * bound (ACTORS_BIND=none), or when they all sit on one node, there is one
  * home and nothing is bound (no mbind system call at all).
  *
+ * The homes are the workers' distinct OS nodes in increasing order. A
+ * worker bound to no single node (os_node -1) among workers bound to
+ * several nodes gets the homes in turn by its index (worker i: home
+ * i % nnodes), so such workers' memory is spread like an interleave.
+ *
  * Test switch ACT_TEST_NUMA (read at start-up):
  *   off     as if numa_available() < 0
  *   force   bind even when there is one node (exercises mbind here)
@@ -23,6 +28,7 @@
 #ifndef ACT_NUMA_H
 #define ACT_NUMA_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,7 +38,9 @@
 struct act__numa {
 	int nnodes;              /* homes, >= 1 */
 	int os[ACT_NUMA_MAX];    /* OS node of each home; -1: unknown */
-	bool bind;               /* mbind each chunk to its home's node */
+	/* mbind each chunk to its home's node; atomic because the first
+	 * failing mbind, on any worker, turns it off for all */
+	_Atomic bool bind;
 	const char *why_plain;   /* when !bind: the reason, for `actors topo`
 				  * and ACTORS_STATS (static string) */
 };

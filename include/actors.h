@@ -96,6 +96,23 @@ enum act_guard {
 	ACT_GUARD_CANARY,    /* canary words checked at every switch */
 };
 
+/* How workers are bound to CPUs (act_config.bind, ACTORS_BIND). */
+enum act_bind {
+	ACT_BIND_DEFAULT = 0, /* ACTORS_BIND, else ACT_BIND_CORE */
+	ACT_BIND_NONE,        /* not bound */
+	ACT_BIND_CORE,        /* one worker per core */
+	ACT_BIND_PU,          /* one worker per hardware thread */
+	ACT_BIND_SPREAD,      /* across packages and NUMA nodes first */
+	ACT_BIND_COMPACT,     /* fill a package, threads too, first */
+	ACT_BIND_NUMA,        /* each worker bound to a NUMA node's CPUs */
+};
+
+/* act_config.reactor_cpu: the reactor thread's CPU. */
+#define ACT_REACTOR_DEFAULT 0       /* ACTORS_REACTOR_CPU, else auto */
+#define ACT_REACTOR_AUTO (-1)       /* the CPU no worker was given */
+#define ACT_REACTOR_NONE (-2)       /* not bound */
+#define ACT_REACTOR_CPU(n) ((n) + 1) /* OS CPU n */
+
 /*
  * Runtime configuration. act_config_init() sets every field to "unset"
  * (zero); act_main() then resolves each one: a field set here wins over
@@ -117,7 +134,13 @@ struct act_config {
 				 * before it is killed (ACT_EXIT_MAILBOX);
 				 * 0: ACTORS_MAILBOX_LIMIT or no limit;
 				 * ACT_MAILBOX_UNLIMITED: no limit */
-	uint32_t reserved[5];
+	int bind;           /* enum act_bind; 0: ACTORS_BIND or core */
+	int reactor_cpu;    /* ACT_REACTOR_*; 0: ACTORS_REACTOR_CPU or
+			     * auto */
+	const char *cpus;   /* CPUs the runtime may use, a list such as
+			     * "0-7,16-23"; NULL: ACTORS_CPUS or all the
+			     * process may use */
+	uint32_t reserved[4];
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */

@@ -4,7 +4,10 @@
  *
  * The slot table is one MAP_NORESERVE mapping of max_procs slots that stays
  * mapped until the runtime stops, so a slot is type-stable memory: a lookup
- * needs no lock and a stale pointer still points at a slot (I5). A pid is
+ * needs no lock and a stale pointer still points at a slot (I5). Its index
+ * space is cut into one region per memory home (affinity/numa.h), each
+ * bound to its home's node once at start-up; a slot's home is the region
+ * its index falls in. A pid is
  * (generation << 32) | index. A slot's generation is bumped when its
  * process is reaped, before the slot can be reused, so a stale pid fails
  * the lookup; a send that raced past the lookup leaves an envelope whose
@@ -227,42 +230,106 @@ static inline void act__turn_begin(struct act__proc *p)
 	p->peer_votes = 0;
 }
 
+/*
+ * One home's region of the table, [base, end), on lines of its own: the
+ * slots handed out from it (used, from base on), and its shared list:
+ * free slots of this home spilled by workers whose caches overflowed or
+ * sent back by workers of other homes, taken by this home's workers
+ * whose caches ran dry; guarded by lock (a spinlock held to link or walk
+ * one batch).
+ */
+struct act__ptable_home {
+	_Atomic uint32_t used act__aligned;
+	uint32_t base, end;
+	atomic_flag lock;
+	uint32_t shared_head, shared_n;
+};
+
 /* The runtime's table; lives in struct act__rt. */
 struct act__ptable {
 	struct act__proc *slots;
 	uint32_t cap;
-	_Atomic uint32_t hwm;            /* slots ever handed out */
+	/* 1 + the highest index ever handed out, in any region: a lookup's
+	 * bound. With one home, the slots ever handed out. A slot below it
+	 * that no region handed out yet has generation 0, which no pid
+	 * names. */
+	_Atomic uint32_t hwm;
+	uint32_t nhomes;
+	uint32_t per_home;               /* region r starts at r * per_home */
 	size_t map_len;
-	/* free slots spilled by workers whose caches overflowed, taken by
-	 * workers whose caches ran dry; guarded by lock (a spinlock held
-	 * to link or walk one batch) */
-	atomic_flag lock;
-	uint32_t shared_head, shared_n;
+	struct act__ptable_home *homes;  /* nhomes regions */
+};
+
+/* The home (region) of slot index idx. */
+static inline uint32_t act__slot_home(const struct act__ptable *t,
+				      uint32_t idx)
+{
+	return t->nhomes == 1 ? 0 : idx / t->per_home;
+}
+
+/* Slots ever handed out (act_stats' procs_peak, the leak count). */
+static inline uint64_t act__ptable_used(const struct act__ptable *t)
+{
+	uint64_t n = 0;
+	uint32_t r;
+
+	for (r = 0; r < t->nhomes; r++)
+		n += atomic_load_explicit(&t->homes[r].used,
+					  memory_order_relaxed);
+	return n;
+}
+
+/* A chain of free slots: head .. tail, n of them. */
+struct act__slot_chain {
+	uint32_t head, tail, n;
 };
 
 /*
  * A worker's free slots, linked through free_next. A process is reaped
  * where it last ran, not where it was spawned, so a worker that only
  * reaps would hoard slots and one that only spawns would take fresh ones
- * for ever: past ACT_SLOT_CACHE_MAX a cache spills a batch to the shared
- * list, and an empty one refills from it before the table grows.
+ * for ever: past ACT_SLOT_CACHE_MAX a cache spills a batch to its home's
+ * shared list, and an empty one refills from it before the table grows.
+ * A slot of another home (its process was stolen across nodes) is held
+ * on away[its home] and goes back to that home's shared list
+ * ACT_SLOT_AWAY_BATCH at a time, or when the worker goes idle.
  */
 struct act__slot_cache {
 	uint32_t head;                   /* UINT32_MAX: empty */
 	uint32_t n;
+	uint32_t home;                   /* memory home (numa.h) */
+	uint32_t n_away;                 /* slots on the away chains */
+	struct act__slot_chain *away;    /* per home; NULL with one home */
 };
 
 #define ACT_SLOT_CACHE_MAX 1024u
 #define ACT_SLOT_BATCH 512u
+#define ACT_SLOT_AWAY_BATCH 64u
 
-int act__ptable_init(struct act__ptable *t, uint32_t cap);
+struct act__numa;
+
+/* cap slots in numa's homes (numa NULL: one home, unbound). */
+int act__ptable_init(struct act__ptable *t, uint32_t cap,
+		     struct act__numa *numa);
 void act__ptable_destroy(struct act__ptable *t);
+/* An empty cache of home's workers; act__slot_cache_destroy frees it. */
+int act__slot_cache_init(struct act__slot_cache *c,
+			 const struct act__ptable *t, uint32_t home);
+void act__slot_cache_destroy(struct act__slot_cache *c);
 /* Owner of c: a free slot (its mailbox initialised), or NULL: table full. */
 struct act__proc *act__slot_get(struct act__ptable *t,
 				struct act__slot_cache *c);
 /* Owner of c: p is free (generation already bumped). */
 void act__slot_put(struct act__ptable *t, struct act__slot_cache *c,
 		   struct act__proc *p);
+/* Owner of c: the slots held for other homes go back to them. Call
+ * before the worker sleeps and before it stops. */
+void act__slot_flush_away(struct act__ptable *t, struct act__slot_cache *c);
+/* Free slots on c's lists (own and away) and on the shared lists, by
+ * walking them; once every worker has stopped (the leak count). */
+uint64_t act__slot_cache_free(const struct act__ptable *t,
+			      const struct act__slot_cache *c);
+uint64_t act__ptable_shared_free(const struct act__ptable *t);
 
 /* Lock-free; NULL for pid 0, a bad index or a stale generation. */
 static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
@@ -272,7 +339,8 @@ static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
 	struct act__proc *p;
 
 	/* relaxed would do: the gen acquire below pairs with grow's release
-	 * (proc.c), which comes after the slot's set-up */
+	 * (proc.c), which comes after the slot's set-up. An index below hwm
+	 * in a region that has not reached it yet fails on generation 0. */
 	if (idx >= atomic_load_explicit(&t->hwm, memory_order_acquire))
 		return NULL;
 	p = &t->slots[idx];

@@ -289,6 +289,15 @@ static void *reactor_main(void *arg)
 	uint32_t seen;
 
 	pthread_setname_np(pthread_self(), "act-reactor");
+	if (r->rt->plan.reactor_cpu >= 0) {
+		hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+		if (set) {
+			hwloc_bitmap_only(set, (unsigned)r->rt->plan.reactor_cpu);
+			act__rt_pin(r->rt, set, "the reactor", -1);
+			hwloc_bitmap_free(set);
+		}
+	}
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
 	act__ring_init(&r->ring, r->rt->cfg.ring_entries, ring_why,
 		       sizeof(ring_why));

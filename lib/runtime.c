@@ -81,29 +81,20 @@ static int check_fields(const struct act_config *c)
 		return bad_field("mailbox_limit", c->mailbox_limit,
 				 "0 (default), 1 to 2147483647 messages, or "
 				 "ACT_MAILBOX_UNLIMITED");
+	if (c->bind < ACT_BIND_DEFAULT || c->bind > ACT_BIND_NUMA)
+		return bad_field("bind", c->bind,
+				 "an enum act_bind value (0 to 6)");
+	if (c->reactor_cpu < ACT_REACTOR_NONE ||
+	    c->reactor_cpu > ACT_REACTOR_CPU(ACT_CPU_MAX))
+		return bad_field("reactor_cpu", c->reactor_cpu,
+				 "ACT_REACTOR_DEFAULT, ACT_REACTOR_AUTO, "
+				 "ACT_REACTOR_NONE or ACT_REACTOR_CPU(0 to "
+				 "65535)");
 	if (c->stack_guard < ACT_GUARD_AUTO ||
 	    c->stack_guard > ACT_GUARD_CANARY)
 		return bad_field("stack_guard", c->stack_guard,
 				 "an enum act_guard value");
 	return 0;
-}
-
-/*
- * The default worker count: the CPUs this process may run on (its
- * affinity mask), less one for the reactor, at least one. Topology and
- * cgroup quotas refine it in affinity/ (a later step).
- */
-static int default_schedulers(void)
-{
-	cpu_set_t set;
-	int n;
-
-	if (sched_getaffinity(0, sizeof(set), &set))
-		return 1;
-	n = CPU_COUNT(&set) - 1;
-	if (n > MAX_SCHEDULERS)
-		n = MAX_SCHEDULERS;
-	return n < 1 ? 1 : n;
 }
 
 /* spin_us: a set field, else ACTORS_SPIN_US (0: off), else the default;
@@ -191,7 +182,7 @@ static int resolve(const struct act_config *in, struct act_config *out)
 		rc = resolve_mailbox(out);
 	if (rc)
 		return rc;
-	out->schedulers = sched ? (int)sched : default_schedulers();
+	out->schedulers = (int)sched; /* 0: the plan's default */
 	if (!out->stack_size)
 		out->stack_size = DEFAULT_STACK;
 	if (!out->max_procs)
@@ -203,52 +194,55 @@ static int resolve(const struct act_config *in, struct act_config *out)
 	return 0;
 }
 
-static uint32_t free_list_len(struct act__rt *rt, uint32_t head)
+/* Slot p (index i): if its process was alive when the main process
+ * left, give back what it held, onto w0's lists. */
+static void reclaim_slot(struct act__worker *w0, struct act__proc *p,
+			 uint32_t i)
 {
-	uint32_t n = 0;
+	unsigned st = act__ps(atomic_load_explicit(&p->state,
+						   memory_order_relaxed));
 
-	for (; head != UINT32_MAX;
-	     head = act__free_next(&rt->procs.slots[head]))
-		n++;
-	return n;
+	if (st != ACT_PS_FREE) {
+		act__links_reclaim(p); /* no handlers, no signals */
+		/* its timeout: the reactor, stopped, handed it over */
+		free(p->armed);
+		p->armed = NULL;
+		act__ctx_destroy(&p->ctx); /* its TSan fiber */
+		act__stack_put(&w0->stacks, p->stack_lo, p->stack_size);
+		p->stack_lo = NULL;
+		atomic_store_explicit(&p->state, ACT_PS_FREE,
+				      memory_order_relaxed);
+		act__set_free_next(p, w0->slots.head);
+		w0->slots.head = i;
+	}
+	act__mailbox_drain(p, &w0->slab);
 }
 
 /* All threads but this one have stopped: reclaim what is left. */
 static void reclaim(struct act__rt *rt)
 {
 	struct act__worker *w0 = &rt->workers[0];
-	uint32_t i, hwm = atomic_load_explicit(&rt->procs.hwm,
-					       memory_order_relaxed);
+	struct act__ptable *t = &rt->procs;
 	int64_t stacks = 0, envs = 0, free_slots = 0;
+	uint32_t i, r, end;
 
-	for (i = 0; i < hwm; i++) {
-		struct act__proc *p = &rt->procs.slots[i];
-		unsigned st = act__ps(atomic_load_explicit(
-			&p->state, memory_order_relaxed));
-
-		if (st != ACT_PS_FREE) { /* alive when the main process left */
-			act__links_reclaim(p); /* no handlers, no signals */
-			/* its timeout: the reactor, stopped, handed it over */
-			free(p->armed);
-			p->armed = NULL;
-			act__ctx_destroy(&p->ctx); /* its TSan fiber */
-			act__stack_put(&w0->stacks, p->stack_lo, p->stack_size);
-			p->stack_lo = NULL;
-			atomic_store_explicit(&p->state, ACT_PS_FREE,
-					      memory_order_relaxed);
-			act__set_free_next(p, w0->slots.head);
-			w0->slots.head = i;
-		}
-		act__mailbox_drain(p, &w0->slab);
+	/* each home's region, up to the slots it handed out */
+	for (r = 0; r < t->nhomes; r++) {
+		end = t->homes[r].base +
+		      atomic_load_explicit(&t->homes[r].used,
+					   memory_order_relaxed);
+		for (i = t->homes[r].base; i < end; i++)
+			reclaim_slot(w0, &t->slots[i], i);
 	}
 	act__slab_flush_remote(&w0->slab);
 	for (i = 0; i < rt->nworkers; i++) {
 		stacks += (int64_t)rt->workers[i].stacks.n_out;
 		envs += act__slab_outstanding(&rt->workers[i].slab);
-		free_slots += free_list_len(rt, rt->workers[i].slots.head);
+		free_slots += (int64_t)act__slot_cache_free(
+			t, &rt->workers[i].slots);
 	}
-	free_slots += free_list_len(rt, rt->procs.shared_head);
-	act__last_leaks.procs = (int64_t)hwm - free_slots;
+	free_slots += (int64_t)act__ptable_shared_free(t);
+	act__last_leaks.procs = (int64_t)act__ptable_used(t) - free_slots;
 	act__last_leaks.stacks = stacks;
 	act__last_leaks.envelopes = envs + act__slab_outstanding(&rt->foreign) +
 				    act__foreign_outstanding();
@@ -267,6 +261,9 @@ static void destroy(struct act__rt *rt)
 	act__overflow_thread_fini();
 	act__overflow_fini();
 	act__stack_global_fini();
+	act__plan_free(&rt->plan);
+	act__topo_free(&rt->topo);
+	free(rt->worker_os_node);
 	act__rt_current = NULL;
 	free(rt);
 }
@@ -277,9 +274,6 @@ static int build(struct act__rt *rt)
 	int *homes, rc;
 
 	rc = act__stack_global_init(rt->cfg.stack_guard);
-	if (rc)
-		return rc;
-	rc = act__ptable_init(&rt->procs, rt->cfg.max_procs);
 	if (rc)
 		return rc;
 	rt->nworkers = (uint32_t)rt->cfg.schedulers;
@@ -293,9 +287,19 @@ static int build(struct act__rt *rt)
 	}
 	rc = act__numa_init(&rt->numa, rt->worker_os_node, rt->nworkers,
 			    homes);
+	/* the table's regions follow the homes */
+	if (!rc)
+		rc = act__ptable_init(&rt->procs, rt->cfg.max_procs,
+				      &rt->numa);
 	for (i = 0; i < rt->nworkers; i++) {
-		act__worker_init(&rt->workers[i], rt, i);
-		rt->workers[i].home = homes[i];
+		struct act__worker *w = &rt->workers[i];
+
+		act__worker_init(w, rt, i);
+		if (!rc)
+			rc = act__worker_set_home(w, homes[i]);
+		w->victims = rt->plan.w[i].victims;
+		memcpy(w->level_end, rt->plan.w[i].level_end,
+		       sizeof(w->level_end));
 	}
 	free(homes);
 	if (rc)
@@ -350,12 +354,69 @@ static int policies(struct act__rt *rt)
 	return 0;
 }
 
+void act__rt_pin(struct act__rt *rt, hwloc_const_bitmap_t set,
+		 const char *who, int index)
+{
+	char *l = NULL;
+	int rc;
+
+	if (!set || !rt->topo.thissystem)
+		return;
+	rc = act__pin_self(&rt->topo, set);
+	if (!rc || atomic_exchange_explicit(&rt->pin_failed, 1,
+					    memory_order_relaxed))
+		return;
+	hwloc_bitmap_list_asprintf(&l, set);
+	if (index >= 0)
+		fprintf(stderr,
+			"actors: cannot bind %s %d to CPUs %s (%s): it and "
+			"any other that fails run unbound\n",
+			who, index, l ? l : "?", strerror(-rc));
+	else
+		fprintf(stderr,
+			"actors: cannot bind %s to CPUs %s (%s): it and any "
+			"other that fails run unbound\n",
+			who, l ? l : "?", strerror(-rc));
+	free(l);
+}
+
+/*
+ * The placement plan for this machine (affinity/plan.h): the worker
+ * count when none was set, each worker's CPUs and node, the reactor's
+ * CPU, the steal order. More workers than CPUs is said once.
+ */
+static int placement(struct act__rt *rt)
+{
+	uint32_t i;
+	int rc;
+
+	rc = act__plan_resolve(&rt->cfg, NULL, &rt->topo, &rt->plan);
+	if (rc)
+		return rc;
+	if (rt->plan.nworkers > MAX_SCHEDULERS) {
+		fprintf(stderr, "actors: %d workers: at most %d\n",
+			rt->plan.nworkers, MAX_SCHEDULERS);
+		return -EINVAL;
+	}
+	rt->cfg.schedulers = rt->plan.nworkers;
+	if (rt->plan.note[0])
+		fprintf(stderr, "actors: %s\n", rt->plan.note);
+	rt->worker_os_node = calloc((size_t)rt->plan.nworkers,
+				    sizeof(*rt->worker_os_node));
+	if (!rt->worker_os_node)
+		return -ENOMEM;
+	for (i = 0; i < (uint32_t)rt->plan.nworkers; i++)
+		rt->worker_os_node[i] = rt->plan.w[i].node;
+	return 0;
+}
+
 /* Workers 1..n-1: threads of their own. */
 static void *worker_thread(void *arg)
 {
 	struct act__worker *w = arg;
 
 	act__worker_set_self(w);
+	act__rt_pin(w->rt, w->rt->plan.w[w->index].set, "worker", (int)w->index);
 	if (act__overflow_thread_init())
 		fputs("actors: no alternate signal stack for a worker: a stack "
 		      "overflow there will not be reported\n", stderr);
@@ -396,6 +457,7 @@ static void join_workers(struct act__rt *rt)
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 {
 	struct act__rt *rt;
+	hwloc_bitmap_t saved;
 	uint64_t stats = 0;
 	int rc;
 
@@ -418,6 +480,8 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		goto err_rt;
 	rt->print_stats = stats;
 	rc = policies(rt);
+	if (!rc)
+		rc = placement(rt);
 	if (rc)
 		goto err_rt;
 	act__rt_current = rt;
@@ -431,6 +495,14 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	if (rc)
 		goto err_reactor;
 	act__worker_set_self(&rt->workers[0]);
+	/* worker 0 is the caller's thread: its mask is put back at the end */
+	saved = hwloc_bitmap_alloc();
+	if (saved && rt->topo.thissystem &&
+	    hwloc_get_cpubind(rt->topo.hw, saved, HWLOC_CPUBIND_THREAD)) {
+		hwloc_bitmap_free(saved);
+		saved = NULL;
+	}
+	act__rt_pin(rt, rt->plan.w[0].set, "worker", 0);
 	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
 			rt->cfg.mailbox_limit, true, NULL)
 		     .id) {
@@ -441,6 +513,9 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		rc = (int)rt->main_reason;
 	}
 	act__worker_set_self(NULL);
+	if (saved && rt->plan.w[0].set && rt->topo.thissystem)
+		hwloc_set_cpubind(rt->topo.hw, saved, HWLOC_CPUBIND_THREAD);
+	hwloc_bitmap_free(saved);
 	join_workers(rt);
 	if (rt->print_stats)
 		act__stats_print(rt, stderr);

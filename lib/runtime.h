@@ -13,6 +13,7 @@
 #include "proc.h"
 #include "reactor.h"
 #include "numa.h"
+#include "plan.h"
 #include "worker.h"
 
 #define ACT_MAX_WORKERS 1024
@@ -56,7 +57,15 @@ struct act__rt {
 	 * it is not bound to one; NULL before the plan is made */
 	int *worker_os_node;
 	struct act__numa numa;           /* memory homes (affinity/numa.h) */
+	struct act__topo topo;           /* the usable machine */
+	struct act__plan plan;           /* where workers and reactor run */
+	_Atomic int pin_failed;          /* a bind failed: said once */
 };
+
+/* Bind the calling thread to set for `who` ("worker 3", "the reactor");
+ * a failure is reported once per runtime, and the thread runs unbound. */
+void act__rt_pin(struct act__rt *rt, hwloc_const_bitmap_t set,
+		 const char *who, int index);
 
 /*
  * Index of worker o, seen from worker me of the same runtime: pointer

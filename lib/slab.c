@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "numa.h"
 #include "slab.h"
 
 #define CHUNK_LEN ((size_t)256 << 10)
@@ -20,6 +21,13 @@ void act__slab_init(struct act__slab *s, uint16_t worker)
 {
 	memset(s, 0, sizeof(*s));
 	s->worker = worker;
+}
+
+void act__slab_set_home(struct act__slab *s, struct act__numa *numa,
+			int home)
+{
+	s->numa = numa;
+	s->home = home;
 }
 
 void act__slab_destroy(struct act__slab *s)
@@ -44,6 +52,9 @@ static int slab_grow(struct act__slab *s)
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c == MAP_FAILED)
 		return -ENOMEM;
+	/* before the first write below: the header's page is the first
+	 * one faulted in */
+	act__numa_place(s->numa, s->home, c, CHUNK_LEN);
 	c->len = CHUNK_LEN;
 	c->next = s->chunks;
 	s->chunks = c;
@@ -89,7 +100,9 @@ uint32_t act__slab_workers(void);
  * it has not taken yet: a free envelope belongs to nobody, and
  * act__slab_take makes it this slab's. This matters when processes move:
  * senders that started on one worker and were pulled to their receiver's
- * leave their first envelopes on the old worker's list.
+ * leave their first envelopes on the old worker's list. Only from a
+ * worker of the same memory home: taken, the envelopes would stay on
+ * their node and serve this worker's sends from another.
  */
 static struct act__env *adopt_remote(struct act__slab *s, int c)
 {
@@ -99,8 +112,8 @@ static struct act__env *adopt_remote(struct act__slab *s, int c)
 	for (i = 0; i < n; i++) {
 		struct act__slab *o = act__slab_of_worker((uint16_t)i);
 
-		if (o == s || !atomic_load_explicit(&o->remote[c],
-						    memory_order_relaxed))
+		if (o == s || o->home != s->home ||
+		    !atomic_load_explicit(&o->remote[c], memory_order_relaxed))
 			continue;
 		/* acquire: pairs with the release CAS in remote_push */
 		e = atomic_exchange_explicit(&o->remote[c], NULL,

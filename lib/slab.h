@@ -7,7 +7,9 @@
  * to 16 KiB, carved from 256 KiB chunks that stay mapped until the runtime
  * stops: type-stable memory). The owner allocates and frees without
  * atomics; any other thread frees onto a per-class lock-free list that the
- * owner takes whole with one exchange when its own list runs dry.
+ * owner takes whole with one exchange when its own list runs dry. A
+ * worker's chunks come from its memory home's NUMA node (numa.h), and an
+ * envelope freed anywhere goes back to the slab it came from.
  * Envelopes too big for a class, or sent from a thread that is not a
  * worker, come from malloc.
  */
@@ -21,6 +23,8 @@
 #include "actors.h"
 #include "internal.h"
 #include "mpsc.h"
+
+struct act__numa;
 
 #define ACT_ENV_HDR 64
 #define ACT_SLAB_CLASSES 8     /* 128 << 0 .. 128 << 7 = 16 KiB */
@@ -71,15 +75,23 @@ struct act__slab {
 	uint64_t n_free;              /* freed by the owner */
 	uint16_t worker;
 	struct act__rfree rfree[ACT_RFREE_SLOTS];
+	struct act__numa *numa;       /* binds new chunks; NULL: unbound */
 	/* other threads: remote frees, own cache line */
 	struct act__env *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
 	_Atomic uint64_t n_remote_free;
+	/* memory home of the chunks (numa.h): set before any thread runs,
+	 * read by adopt_remote on the line it reads anyway */
+	int home;
 };
 
 #define ACT_SLAB_MAX_PAYLOAD (((size_t)128 << (ACT_SLAB_CLASSES - 1)) - \
 			      ACT_ENV_HDR)
 
 void act__slab_init(struct act__slab *s, uint16_t worker);
+/* Carve new chunks from home's node (numa.h); before any thread runs.
+ * A slab never set stays unbound in home 0 (the foreign slab). */
+void act__slab_set_home(struct act__slab *s, struct act__numa *numa,
+			int home);
 /* Unmaps every chunk; call once no envelope of this slab is in use. */
 void act__slab_destroy(struct act__slab *s);
 /* Size class of a payload of at most ACT_SLAB_MAX_PAYLOAD bytes. */

@@ -11,6 +11,7 @@
 
 #include "actors.h"
 #include "internal.h"
+#include "numa.h"
 #include "stack.h"
 
 #ifndef MADV_GUARD_INSTALL
@@ -137,7 +138,7 @@ static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
 	return i;
 }
 
-static int pool_grow(struct act__stack_pool *pl)
+static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 {
 	size_t unit = pl->size + ACT_GUARD_SIZE;
 	uint32_t n = (uint32_t)(CHUNK_BYTES / unit);
@@ -161,6 +162,8 @@ static int pool_grow(struct act__stack_pool *pl)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED)
 		return -ENOMEM;
+	/* before the guards: mprotect splits inherit the policy */
+	act__numa_place(c->numa, pl->home, base, unit * n);
 	pl->guarded_left = guard_chunk(base, unit, n);
 	pl->chunks[pl->n_chunks++] = (struct act__stack_chunk){ base,
 								unit * n };
@@ -169,14 +172,16 @@ static int pool_grow(struct act__stack_pool *pl)
 	return 0;
 }
 
+/* c's pool of stacks of `size` from `home`, made if need be. It may move
+ * the pools: a pointer to another pool does not survive the call. */
 static struct act__stack_pool *pool_for(struct act__stack_cache *c,
-					size_t size)
+					int home, size_t size)
 {
 	struct act__stack_pool *pl;
 	uint32_t i;
 
 	for (i = 0; i < c->n_pools; i++)
-		if (c->pools[i].size == size)
+		if (c->pools[i].size == size && c->pools[i].home == home)
 			return &c->pools[i];
 	pl = realloc(c->pools, (c->n_pools + 1) * sizeof(*pl));
 	if (!pl)
@@ -185,6 +190,7 @@ static struct act__stack_pool *pool_for(struct act__stack_cache *c,
 	pl = &c->pools[c->n_pools++];
 	memset(pl, 0, sizeof(*pl));
 	pl->size = size;
+	pl->home = home;
 	return pl;
 }
 
@@ -205,9 +211,13 @@ bool act__stack_canary_ok(const void *lo)
 
 /*
  * The top 16 bytes of every stack belong to the cache: the free-list link
- * at top - 8 and the "unguarded" flag at top - 16. The process's frames
- * start below them (act__stack_hi).
+ * at top - 8 and the flags at top - 16: FLAG_UNGUARDED, and the stack's
+ * home from bit FLAG_HOME_SHIFT on. Both are written once, when the stack
+ * is carved. The process's frames start below them (act__stack_hi).
  */
+#define FLAG_UNGUARDED 1ull
+#define FLAG_HOME_SHIFT 8
+
 static void **top_link(void *lo, size_t size)
 {
 	return (void **)((char *)lo + size - 8);
@@ -224,54 +234,65 @@ static bool unit_guarded(struct act__stack_pool *pl)
 }
 
 /*
- * Free stacks shared between workers. A process's stack is freed where it
- * exits, which need not be where it was spawned: past STACK_CACHE_MAX a
- * worker's pool spills a batch here, and an empty pool refills from here
- * before it carves new stacks. Guarded by shared_lock (a spinlock held to
- * link or walk one batch); one list per stack size, for up to
- * SHARED_SIZES sizes (stacks of rarer sizes stay with their worker).
+ * Free stacks shared between workers, one set of lists per home. A
+ * process's stack is freed where it exits, which need not be where it was
+ * spawned: past STACK_CACHE_MAX a worker's pool spills a batch to its
+ * home's list, and an empty pool refills from there before it carves new
+ * stacks. A stack of another home is held in an away pool and goes to
+ * its home's list STACK_AWAY_BATCH at a time, or when the worker goes
+ * idle (act__stack_flush_away). Each home's lists are guarded by its
+ * lock (a spinlock held to link or walk one batch), on a line of its
+ * own; one list per stack size, for up to SHARED_SIZES sizes (stacks of
+ * rarer sizes stay with the worker that frees them).
  */
 #define STACK_CACHE_MAX 256u
 #define STACK_BATCH 128u
+#define STACK_AWAY_BATCH 32u
 #define SHARED_SIZES 8
 
-static struct {
+struct shared_list {
 	size_t size;
 	void *top;      /* chain linked like a pool's free list */
 	uint32_t n;
-} shared[SHARED_SIZES];
-static atomic_flag shared_lock = ATOMIC_FLAG_INIT;
+};
+
+static struct shared_home {
+	atomic_flag lock act__aligned; /* each home on lines of its own */
+	struct shared_list l[SHARED_SIZES];
+} shared[ACT_NUMA_MAX];
 
 static void shared_reset(void)
 {
 	memset(shared, 0, sizeof(shared));
 }
 
-static void shared_lock_take(void)
+static void shared_lock_take(int home)
 {
 	/* acquire: pairs with the release clear in shared_lock_drop */
-	while (atomic_flag_test_and_set_explicit(&shared_lock,
+	while (atomic_flag_test_and_set_explicit(&shared[home].lock,
 						 memory_order_acquire))
 		act__cpu_relax();
 }
 
-static void shared_lock_drop(void)
+static void shared_lock_drop(int home)
 {
-	atomic_flag_clear_explicit(&shared_lock, memory_order_release);
+	/* release: pairs with the acquire in shared_lock_take */
+	atomic_flag_clear_explicit(&shared[home].lock, memory_order_release);
 }
 
-/* Caller holds the lock. The shared list for size, made if need be. */
-static int shared_for(size_t size)
+/* Caller holds home's lock. Its list for size, made if need be. */
+static struct shared_list *shared_for(int home, size_t size)
 {
+	struct shared_list *l = shared[home].l;
 	int i;
 
-	for (i = 0; i < SHARED_SIZES && shared[i].size; i++)
-		if (shared[i].size == size)
-			return i;
+	for (i = 0; i < SHARED_SIZES && l[i].size; i++)
+		if (l[i].size == size)
+			return &l[i];
 	if (i == SHARED_SIZES)
-		return -1;
-	shared[i].size = size;
-	return i;
+		return NULL;
+	l[i].size = size;
+	return &l[i];
 }
 
 /* The stack n-1 links after top (n >= 1), as a top address. */
@@ -282,51 +303,54 @@ static void *chain_nth(void *top, size_t size, uint32_t n)
 	return top;
 }
 
+/* Refill an empty pool of its cache's home from that home's list. */
 static void pool_refill(struct act__stack_pool *pl)
 {
+	struct shared_list *l;
 	void *last;
 	uint32_t n;
-	int i;
 
-	shared_lock_take();
-	i = shared_for(pl->size);
-	n = i < 0 ? 0 : shared[i].n < STACK_BATCH ? shared[i].n : STACK_BATCH;
+	shared_lock_take(pl->home);
+	l = shared_for(pl->home, pl->size);
+	n = !l ? 0 : l->n < STACK_BATCH ? l->n : STACK_BATCH;
 	if (n) {
-		last = chain_nth(shared[i].top, pl->size, n);
-		pl->free_top = shared[i].top;
+		last = chain_nth(l->top, pl->size, n);
+		pl->free_top = l->top;
 		pl->n_free = n;
-		shared[i].top = *top_link((char *)last - pl->size, pl->size);
-		shared[i].n -= n;
+		l->top = *top_link((char *)last - pl->size, pl->size);
+		l->n -= n;
 		*top_link((char *)last - pl->size, pl->size) = NULL;
 	}
-	shared_lock_drop();
+	shared_lock_drop(pl->home);
 }
 
-static void pool_spill(struct act__stack_pool *pl)
+/* The newest n (1 <= n <= n_free) stacks of pl to its home's list. */
+static void pool_spill(struct act__stack_pool *pl, uint32_t n)
 {
 	void *batch = pl->free_top, *last;
-	int i;
+	struct shared_list *l;
 
-	shared_lock_take();
-	i = shared_for(pl->size);
-	if (i < 0) { /* a ninth size: its stacks stay with this worker */
-		shared_lock_drop();
+	/* the walk is outside the lock */
+	last = chain_nth(batch, pl->size, n);
+	shared_lock_take(pl->home);
+	l = shared_for(pl->home, pl->size);
+	if (!l) { /* a ninth size: its stacks stay with this worker */
+		shared_lock_drop(pl->home);
 		pl->no_spill = true;
 		return;
 	}
-	last = chain_nth(batch, pl->size, STACK_BATCH);
 	pl->free_top = *top_link((char *)last - pl->size, pl->size);
-	pl->n_free -= STACK_BATCH;
-	*top_link((char *)last - pl->size, pl->size) = shared[i].top;
-	shared[i].top = batch;
-	shared[i].n += STACK_BATCH;
-	shared_lock_drop();
+	pl->n_free -= n;
+	*top_link((char *)last - pl->size, pl->size) = l->top;
+	l->top = batch;
+	l->n += n;
+	shared_lock_drop(pl->home);
 }
 
 int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		   bool *canary)
 {
-	struct act__stack_pool *pl = pool_for(c, size);
+	struct act__stack_pool *pl = pool_for(c, c->home, size);
 	void *s;
 
 	if (!pl)
@@ -339,21 +363,23 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		pl->n_free--;
 	} else {
 		if (pl->bump == pl->bump_end) {
-			int rc = pool_grow(pl);
+			int rc = pool_grow(c, pl);
 
 			if (rc)
 				return rc;
 		}
 		s = pl->bump + ACT_GUARD_SIZE;
 		pl->bump += size + ACT_GUARD_SIZE;
-		*top_flags(s, size) = !unit_guarded(pl);
+		*top_flags(s, size) =
+			((uint64_t)pl->home << FLAG_HOME_SHIFT) |
+			(unit_guarded(pl) ? 0 : FLAG_UNGUARDED);
 		if (pl->guarded_left)
 			pl->guarded_left--;
-		if (*top_flags(s, size))
+		if (*top_flags(s, size) & FLAG_UNGUARDED)
 			canary_write(s);
 	}
 	*lo = s;
-	*canary = *top_flags(s, size) != 0;
+	*canary = (*top_flags(s, size) & FLAG_UNGUARDED) != 0;
 	c->n_out++;
 	return 0;
 }
@@ -363,21 +389,103 @@ void *act__stack_hi(void *lo, size_t size)
 	return (char *)lo + size - 16;
 }
 
+int act__stack_home(const void *lo, size_t size)
+{
+	return (int)(*top_flags((void *)lo, size) >> FLAG_HOME_SHIFT);
+}
+
+/*
+ * Stacks of a rare size (no shared list for it on their home: pool_spill
+ * set no_spill) in away pool i go to c's own pool of that size, to be
+ * reused here, off their node, rather than held for ever.
+ */
+static void away_keep(struct act__stack_cache *c, uint32_t i)
+{
+	struct act__stack_pool *own = pool_for(c, c->home, c->pools[i].size);
+	struct act__stack_pool *pl = &c->pools[i]; /* after pool_for */
+	void *s;
+
+	if (!own)
+		return; /* out of memory: held until the next try */
+	while (pl->free_top) {
+		s = (char *)pl->free_top - pl->size;
+		pl->free_top = *top_link(s, pl->size);
+		pl->n_free--;
+		c->n_away--;
+		*top_link(s, pl->size) = own->free_top;
+		own->free_top = (char *)s + pl->size;
+		own->n_free++;
+	}
+}
+
+/* Away pool i's stacks to their home's shared list. */
+static void away_flush(struct act__stack_cache *c, uint32_t i)
+{
+	struct act__stack_pool *pl = &c->pools[i];
+	uint32_t n = pl->n_free;
+
+	if (!pl->no_spill)
+		pool_spill(pl, n);
+	if (!pl->no_spill)
+		c->n_away -= n;
+	else
+		away_keep(c, i);
+}
+
 void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 {
-	struct act__stack_pool *pl = pool_for(c, size);
+	struct act__stack_pool *pl;
+	int home;
 
-	if (!pl)
-		act__fatal("no pool for a stack of %zu bytes", size);
 	/* a process that exits or is killed deep in its calls leaves
 	 * ASan's redzones of the frames it never returned from: the next
 	 * process on this stack must not find them */
 	act__asan_unpoison(lo, size);
+	home = act__stack_home(lo, size);
+	pl = pool_for(c, home, size);
+	if (!pl)
+		act__fatal("no pool for a stack of %zu bytes", size);
 	*top_link(lo, size) = pl->free_top;
 	pl->free_top = (char *)lo + size;
 	c->n_out--;
-	if (++pl->n_free > STACK_CACHE_MAX && !pl->no_spill)
-		pool_spill(pl);
+	++pl->n_free;
+	if (home == c->home) {
+		if (pl->n_free > STACK_CACHE_MAX && !pl->no_spill)
+			pool_spill(pl, STACK_BATCH);
+		return;
+	}
+	/* a stack of another home: back to it, a batch at a time */
+	c->n_away++;
+	if (pl->n_free >= STACK_AWAY_BATCH || pl->no_spill)
+		away_flush(c, (uint32_t)(pl - c->pools));
+}
+
+void act__stack_flush_away(struct act__stack_cache *c)
+{
+	uint32_t i;
+
+	for (i = 0; c->n_away && i < c->n_pools; i++)
+		if (c->pools[i].home != c->home && c->pools[i].n_free)
+			away_flush(c, i);
+}
+
+void act__stack_cache_set_home(struct act__stack_cache *c,
+			       struct act__numa *numa, int home)
+{
+	c->numa = numa;
+	c->home = home;
+}
+
+uint32_t act__stack_shared_n(int home, size_t size)
+{
+	struct shared_list *l;
+	uint32_t n;
+
+	shared_lock_take(home);
+	l = shared_for(home, size);
+	n = l ? l->n : 0;
+	shared_lock_drop(home);
+	return n;
 }
 
 void act__stack_cache_destroy(struct act__stack_cache *c)

@@ -9,6 +9,12 @@
  * vm.max_map_count; else canary words at the stack's low end, checked at
  * every switch back to the worker. Only unguarded stacks get a canary, so
  * a guarded stack touches no page at its low end until it grows there.
+ *
+ * Homes (affinity/numa.h): a cache carves chunks from its worker's home
+ * node, and every stack remembers its home. A stack freed by a worker of
+ * another home (its process was stolen across nodes and exited there)
+ * goes back to its own home's shared list, a batch at a time, instead of
+ * into the freeing worker's cache.
  */
 #ifndef ACT_STACK_H
 #define ACT_STACK_H
@@ -19,14 +25,18 @@
 
 #define ACT_GUARD_SIZE 4096u
 
+struct act__numa;
+
 struct act__stack_chunk {
 	void *base;
 	size_t len;
 };
 
-/* Free stacks of one size, owned by one worker. */
+/* Free stacks of one size and one home, held by one worker. A pool of
+ * another home than its cache's only gathers stacks on their way back. */
 struct act__stack_pool {
 	size_t size;          /* usable bytes */
+	int home;             /* of every stack on it (numa.h) */
 	void *free_top;       /* free list, linked through each stack's top word */
 	uint32_t n_free;
 	char *bump, *bump_end; /* next unused unit in the newest chunk */
@@ -39,6 +49,9 @@ struct act__stack_pool {
 struct act__stack_cache {
 	struct act__stack_pool *pools;
 	uint32_t n_pools;
+	uint32_t n_away;      /* stacks held for other homes */
+	int home;             /* memory home: new chunks, refills (numa.h) */
+	struct act__numa *numa; /* binds new chunks; NULL: unbound */
 	uint64_t n_out;       /* stacks handed out, not yet returned */
 };
 
@@ -55,8 +68,20 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		   bool *canary);
 /* Where the process's frames start (the cache keeps 16 bytes on top). */
 void *act__stack_hi(void *lo, size_t size);
+/* Any worker's cache: lo goes back to its own home (see above). */
 void act__stack_put(struct act__stack_cache *c, void *lo, size_t size);
 void act__stack_cache_destroy(struct act__stack_cache *c);
+/* Carve from home's node; before the cache is first used. A cache never
+ * set is home 0, unbound. */
+void act__stack_cache_set_home(struct act__stack_cache *c,
+			       struct act__numa *numa, int home);
+/* Owner of c: hand the stacks held for other homes to their homes'
+ * shared lists. Call before the worker sleeps and before it stops. */
+void act__stack_flush_away(struct act__stack_cache *c);
+/* The home a stack came from. */
+int act__stack_home(const void *lo, size_t size);
+/* Free stacks of `size` on home's shared list (tests, under its lock). */
+uint32_t act__stack_shared_n(int home, size_t size);
 
 /* Canary at the low end of an unguarded stack, checked by the worker. */
 bool act__stack_canary_ok(const void *lo);

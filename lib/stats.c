@@ -46,7 +46,7 @@ static void rt_stats(const struct act__rt *rt, struct act_stats *s)
 		exited += LOAD(rt->workers[i].n_exits);
 	}
 	s->procs_alive = spawned > exited ? spawned - exited : 0;
-	s->procs_peak = LOAD(rt->procs.hwm);
+	s->procs_peak = act__ptable_used(&rt->procs);
 	s->timeouts_fired = LOAD(rt->reactor.n_fired);
 	s->io_ops = LOAD(rt->reactor.n_io_ops);
 	s->io_cancels = LOAD(rt->reactor.n_io_cancels);

@@ -61,8 +61,18 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 	return 0;
 }
 
+int act__worker_set_home(struct act__worker *w, int home)
+{
+	w->home = home;
+	act__slab_set_home(&w->slab, &w->rt->numa, home);
+	act__stack_cache_set_home(&w->stacks, &w->rt->numa, home);
+	return act__slot_cache_init(&w->slots, &w->rt->procs,
+				    (uint32_t)home);
+}
+
 void act__worker_destroy(struct act__worker *w)
 {
+	act__slot_cache_destroy(&w->slots);
 	act__stack_cache_destroy(&w->stacks);
 	act__slab_destroy(&w->slab);
 }
@@ -242,27 +252,37 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 
 /* ---- idle: search, then sleep ------------------------------------------ */
 
-/* One pass over the other workers from a random one: steal a batch. */
+/*
+ * One pass over the other workers, nearest first (the plan's steal
+ * levels: SMT sibling, shared cache, NUMA node, the rest), from a random
+ * one within each level: steal a batch from the first that has work.
+ */
 static bool try_steal(struct act__worker *w)
 {
 	struct act__rt *rt = w->rt;
-	uint32_t n = rt->nworkers, start, i, k;
+	uint32_t from = 0, l, i, k;
 
-	if (n == 1)
+	if (rt->nworkers == 1)
 		return false;
-	start = (uint32_t)(act__worker_rng(w) % n);
-	for (i = 0; i < n; i++) {
-		struct act__worker *v = &rt->workers[(start + i) % n];
+	for (l = 0; l < ACT_STEAL_LEVELS; l++) {
+		uint32_t end = w->level_end[l], n = end - from, start;
 
-		if (v == w)
+		if (!n)
 			continue;
-		k = act__runq_steal(&v->rq, &w->rq, w);
-		if (k) {
-			act__count(&w->n_steals);
-			act__count_n(&w->n_stolen, k);
-			return true;
+		start = (uint32_t)(act__worker_rng(w) % n);
+		for (i = 0; i < n; i++) {
+			struct act__worker *v =
+				&rt->workers[w->victims[from + (start + i) % n]];
+
+			k = act__runq_steal(&v->rq, &w->rq, w);
+			if (k) {
+				act__count(&w->n_steals);
+				act__count_n(&w->n_stolen, k);
+				return true;
+			}
+			act__count(&w->n_steal_fails);
 		}
-		act__count(&w->n_steal_fails);
+		from = end;
 	}
 	return false;
 }
@@ -400,8 +420,11 @@ static void idle_loop(struct act__worker *w)
 
 static void idle(struct act__worker *w)
 {
-	/* envelopes freed for other workers go back before any wait */
+	/* envelopes freed for other workers, stacks and slots for other
+	 * homes go back before any wait */
 	act__slab_flush_remote(&w->slab);
+	act__stack_flush_away(&w->stacks);
+	act__slot_flush_away(&w->rt->procs, &w->slots);
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
 	idle_loop(w);
@@ -463,4 +486,6 @@ void act__worker_loop(struct act__worker *w)
 			idle(w);
 	}
 	act__slab_flush_remote(&w->slab);
+	act__stack_flush_away(&w->stacks);
+	act__slot_flush_away(&w->rt->procs, &w->slots);
 }

@@ -20,6 +20,7 @@
 #include "park.h"
 #include "proc.h"
 #include "runq.h"
+#include "plan.h"
 #include "slab.h"
 #include "stack.h"
 
@@ -44,6 +45,8 @@ struct act__worker {
 	struct act__rt *rt;
 	uint32_t index;
 	int home;                        /* memory home (affinity/numa.h) */
+	const uint16_t *victims;         /* steal order (affinity/plan.h) */
+	uint16_t level_end[ACT_STEAL_LEVELS];
 	struct act__slot_cache slots;    /* free process slots */
 	uint64_t rng;
 	struct act__slab slab;
@@ -77,6 +80,9 @@ static inline uint64_t act__worker_rng(struct act__worker *w)
 void act__worker_set_self(struct act__worker *w);
 
 int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i);
+/* w's memory home (affinity/numa.h) for its slab, stacks and slots; after
+ * rt->numa and rt->procs are set up, before w runs. */
+int act__worker_set_home(struct act__worker *w, int home);
 void act__worker_destroy(struct act__worker *w);
 /* Run processes until the runtime stops. */
 void act__worker_loop(struct act__worker *w);

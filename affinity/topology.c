@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/* topology.c - hwloc discovery and the usable set; see topology.h. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup.h"
+#include "env.h"
+#include "topology.h"
+
+/* This machine's topology, loaded at the first act_main and kept: it
+ * does not change while the process runs, and a load costs 10-25 ms. */
+static hwloc_topology_t machine;
+static int machine_rc;
+static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
+
+static void machine_load(void)
+{
+	if (hwloc_topology_init(&machine)) {
+		machine_rc = -ENOMEM;
+		return;
+	}
+	if (hwloc_topology_load(machine)) {
+		hwloc_topology_destroy(machine);
+		machine = NULL;
+		machine_rc = -EINVAL;
+	}
+}
+
+static int load_hw(struct act__topo *t, const struct act__topo_src *src,
+		   char *why, size_t why_len)
+{
+	if (!src->synthetic && !src->xml) {
+		pthread_once(&machine_once, machine_load);
+		if (machine_rc) {
+			snprintf(why, why_len,
+				 "hwloc could not read this machine's "
+				 "topology");
+			return machine_rc;
+		}
+		t->hw = machine;
+		t->shared = true;
+		snprintf(t->source, sizeof(t->source), "this machine");
+		return 0;
+	}
+	if (hwloc_topology_init(&t->hw)) {
+		snprintf(why, why_len, "out of memory");
+		return -ENOMEM;
+	}
+	if (src->synthetic) {
+		if (hwloc_topology_set_synthetic(t->hw, src->synthetic)) {
+			snprintf(why, why_len,
+				 "bad hwloc synthetic description \"%s\" "
+				 "(expected e.g. \"pack:2 numa:2 core:16 "
+				 "pu:2\")",
+				 src->synthetic);
+			goto fail;
+		}
+		snprintf(t->source, sizeof(t->source), "synthetic \"%s\"",
+			 src->synthetic);
+	} else {
+		if (hwloc_topology_set_xml(t->hw, src->xml)) {
+			snprintf(why, why_len,
+				 "cannot read hwloc XML file \"%s\": %s",
+				 src->xml, strerror(errno));
+			goto fail;
+		}
+		snprintf(t->source, sizeof(t->source), "xml \"%s\"",
+			 src->xml);
+	}
+	if (hwloc_topology_load(t->hw)) {
+		snprintf(why, why_len, "hwloc could not load %s", t->source);
+		goto fail;
+	}
+	return 0;
+fail:
+	hwloc_topology_destroy(t->hw);
+	t->hw = NULL;
+	return -EINVAL;
+}
+
+/* The smallest cache above pu that covers more than pu's core. */
+static hwloc_obj_t shared_cache(hwloc_obj_t pu, hwloc_obj_t core)
+{
+	hwloc_obj_t o;
+	int own = hwloc_bitmap_weight((core ? core : pu)->cpuset);
+
+	for (o = pu->parent; o; o = o->parent)
+		if (hwloc_obj_type_is_cache(o->type) &&
+		    hwloc_bitmap_weight(o->cpuset) > own)
+			return o;
+	return NULL;
+}
+
+static int fill_pus(struct act__topo *t)
+{
+	hwloc_topology_t hw = t->hw;
+	int i, j, nnuma = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_NUMANODE);
+	hwloc_obj_t *caches;
+
+	t->npus = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_PU);
+	t->pus = calloc((size_t)t->npus, sizeof(*t->pus));
+	caches = calloc((size_t)t->npus, sizeof(*caches));
+	if (!t->pus || !caches) {
+		free(caches);
+		return -ENOMEM;
+	}
+	t->nnodes = nnuma;
+	t->npackages = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_PACKAGE);
+	t->ncores = hwloc_get_nbobjs_by_type(hw, HWLOC_OBJ_CORE);
+	if (t->npackages < 1)
+		t->npackages = 1;
+	for (i = 0; i < t->npus; i++) {
+		hwloc_obj_t pu = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PU,
+						       (unsigned)i);
+		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(
+			hw, HWLOC_OBJ_CORE, pu);
+		hwloc_obj_t pack = hwloc_get_ancestor_obj_by_type(
+			hw, HWLOC_OBJ_PACKAGE, pu);
+		hwloc_obj_t cache = shared_cache(pu, core);
+		struct act__pu *p = &t->pus[i];
+
+		p->os = (int)pu->os_index;
+		/* no core objects (some synthetic or virtual machines):
+		 * each PU is a core of its own */
+		p->core = core ? (int)core->logical_index : i;
+		p->package = pack ? (int)pack->logical_index : 0;
+		p->node = -1;
+		for (j = 0; j < nnuma; j++) {
+			hwloc_obj_t n = hwloc_get_obj_by_type(
+				hw, HWLOC_OBJ_NUMANODE, (unsigned)j);
+
+			if (n->cpuset &&
+			    hwloc_bitmap_isset(n->cpuset, pu->os_index)) {
+				p->node = (int)n->os_index;
+				break;
+			}
+		}
+		p->cache = -1;
+		if (cache) {
+			for (j = 0; j < t->ncaches && caches[j] != cache; j++)
+				;
+			if (j == t->ncaches)
+				caches[t->ncaches++] = cache;
+			p->cache = j;
+		}
+	}
+	if (t->ncores < 1)
+		t->ncores = t->npus;
+	free(caches);
+	return 0;
+}
+
+/* "0-3,8" for a message; static buffer, one at a time. */
+static const char *list_of(hwloc_const_bitmap_t b)
+{
+	static char buf[512];
+
+	if (hwloc_bitmap_list_snprintf(buf, sizeof(buf), b) < 0)
+		snprintf(buf, sizeof(buf), "?");
+	return buf;
+}
+
+static int restrict_usable(struct act__topo *t,
+			   const struct act__topo_src *src, const char *cpus,
+			   const char *cpus_name, char *why, size_t why_len)
+{
+	hwloc_bitmap_t b = hwloc_bitmap_alloc();
+	char reason[160], *seen;
+	int rc = 0, i;
+
+	t->allowed = hwloc_bitmap_dup(hwloc_topology_get_allowed_cpuset(t->hw));
+	t->usable = hwloc_bitmap_alloc();
+	if (!b || !t->allowed || !t->usable) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	hwloc_bitmap_and(t->allowed, t->allowed,
+			 hwloc_topology_get_topology_cpuset(t->hw));
+	if (src->cgroup) {
+		if (!act__cgroup_cpuset(src->cgroup, b))
+			hwloc_bitmap_and(t->allowed, t->allowed, b);
+		t->quota = act__cgroup_quota(src->cgroup);
+	} else if (t->shared) {
+		/* the calling thread's mask: taskset, numactl, a parent's
+		 * sched_setaffinity */
+		if (!hwloc_get_cpubind(t->hw, b, HWLOC_CPUBIND_THREAD))
+			hwloc_bitmap_and(t->allowed, t->allowed, b);
+		t->quota = act__cgroup_quota(NULL);
+	}
+	if (hwloc_bitmap_iszero(t->allowed)) {
+		snprintf(why, why_len, "%s has no CPU this process may use",
+			 t->source);
+		rc = -EINVAL;
+		goto out;
+	}
+	hwloc_bitmap_copy(t->usable, t->allowed);
+	if (cpus) {
+		if (act__parse_cpulist(cpus, b, reason, sizeof(reason))) {
+			snprintf(why, why_len,
+				 "%s=\"%s\": %s; expected a list of CPUs such "
+				 "as 0-3,8 from the allowed set %s",
+				 cpus_name, cpus, reason, list_of(t->allowed));
+			rc = -EINVAL;
+			goto out;
+		}
+		if (!hwloc_bitmap_isincluded(b, t->allowed)) {
+			int bad;
+
+			hwloc_bitmap_andnot(b, b, t->allowed);
+			bad = hwloc_bitmap_first(b);
+			snprintf(why, why_len,
+				 "%s=\"%s\": CPU %d is not in the allowed set "
+				 "%s; expected a list of CPUs such as 0-3,8 "
+				 "from that set",
+				 cpus_name, cpus, bad, list_of(t->allowed));
+			rc = -EINVAL;
+			goto out;
+		}
+		hwloc_bitmap_copy(t->usable, b);
+	}
+	seen = calloc((size_t)t->npus, 1);
+	if (!seen) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < t->npus; i++) {
+		struct act__pu *p = &t->pus[i];
+
+		p->usable = hwloc_bitmap_isset(t->usable, (unsigned)p->os);
+		if (!p->usable)
+			continue;
+		t->nusable_pus++;
+		if (!seen[p->core]) {
+			seen[p->core] = 1;
+			t->nusable_cores++;
+		}
+	}
+	free(seen);
+out:
+	hwloc_bitmap_free(b);
+	return rc;
+}
+
+int act__topo_load(struct act__topo *t, const struct act__topo_src *src,
+		   const char *cpus, const char *cpus_name, char *why,
+		   size_t why_len)
+{
+	static const struct act__topo_src here;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	if (!src)
+		src = &here;
+	rc = load_hw(t, src, why, why_len);
+	if (rc)
+		return rc;
+	t->thissystem = hwloc_topology_is_thissystem(t->hw) && !src->cgroup;
+	rc = fill_pus(t);
+	if (rc) {
+		snprintf(why, why_len, "out of memory");
+		goto fail;
+	}
+	rc = restrict_usable(t, src, cpus, cpus_name ? cpus_name :
+				   "ACTORS_CPUS", why, why_len);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	act__topo_free(t);
+	return rc;
+}
+
+void act__topo_free(struct act__topo *t)
+{
+	if (t->hw && !t->shared)
+		hwloc_topology_destroy(t->hw);
+	hwloc_bitmap_free(t->usable);
+	hwloc_bitmap_free(t->allowed);
+	free(t->pus);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct act__pu *act__topo_pu(const struct act__topo *t, int cpu)
+{
+	int i;
+
+	for (i = 0; i < t->npus; i++)
+		if (t->pus[i].os == cpu)
+			return &t->pus[i];
+	return NULL;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * topology.h - the machine as the runtime sees it: every processing unit
+ * (PU, a hardware thread) with its core, shared cache, NUMA node and
+ * package, and the set of PUs the runtime may use.
+ *
+ * hwloc discovers it: from this machine (loaded once per OS process and
+ * kept: a load reads /sys for 10-25 ms), or from an hwloc synthetic
+ * description or XML file, so that a plan for another machine can be made
+ * and tested here. The usable set is the topology's allowed CPUs (hwloc
+ * drops those of other cgroup cpusets), intersected, for this machine,
+ * with the calling thread's affinity mask, for a simulated cgroup with its
+ * cpuset.cpus.effective, and with ACTORS_CPUS / act_config.cpus.
+ */
+#ifndef ACT_TOPOLOGY_H
+#define ACT_TOPOLOGY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hwloc.h>
+
+struct act__pu {
+	int os;        /* OS CPU number */
+	int core;      /* index of its core, in topology order */
+	int cache;     /* index of the smallest cache it shares with another
+			* core; -1 when it shares none */
+	int node;      /* OS index of its NUMA node; -1 when unknown */
+	int package;   /* index of its package */
+	bool usable;   /* in the usable set */
+};
+
+struct act__topo {
+	hwloc_topology_t hw;  /* owned unless it is the shared one */
+	bool shared;          /* this machine's cached topology */
+	bool thissystem;      /* plans can be applied (pinning) */
+	char source[256];     /* "this machine", "synthetic ...", "xml ..." */
+	int npus, ncores, ncaches, nnodes, npackages;
+	struct act__pu *pus;  /* npus, in topology (hwloc logical) order */
+	hwloc_bitmap_t usable;   /* OS CPUs the runtime may use */
+	hwloc_bitmap_t allowed;  /* before ACTORS_CPUS */
+	double quota;         /* cgroup CPU quota in CPUs; 0: none */
+	int nusable_pus, nusable_cores;
+};
+
+/* Where a topology comes from. All NULL: this machine. */
+struct act__topo_src {
+	const char *synthetic;  /* hwloc synthetic description */
+	const char *xml;        /* hwloc XML file */
+	const char *cgroup;     /* a directory standing for the process's
+				 * cgroup (cpu.max, cpuset.cpus.effective);
+				 * NULL: the real one for this machine, none
+				 * for the others */
+};
+
+/*
+ * Load the topology and apply the restrictions, with cpus (a CPU list,
+ * NULL: none) as ACTORS_CPUS. On error returns -EINVAL (or -ENOMEM) and
+ * writes a one-line reason (without "actors: ") to why.
+ */
+int act__topo_load(struct act__topo *t, const struct act__topo_src *src,
+		   const char *cpus, const char *cpus_name, char *why,
+		   size_t why_len);
+void act__topo_free(struct act__topo *t);
+
+/* The PU of OS CPU cpu, or NULL. */
+const struct act__pu *act__topo_pu(const struct act__topo *t, int cpu);
+
+#endif /* ACT_TOPOLOGY_H */
