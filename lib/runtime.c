@@ -381,6 +381,42 @@ void act__rt_pin(struct act__rt *rt, hwloc_const_bitmap_t set,
 }
 
 /*
+ * An ACTORS_* name this runtime does not read is most likely a typo
+ * (ACTORS_SCHEDULER=8) that would otherwise pass unnoticed: each is said
+ * in one line. Not an error: the value of a known name is what is
+ * checked.
+ */
+static void unknown_names(void)
+{
+	static const char *const known[] = {
+		"SCHEDULERS", "BIND", "CPUS", "REACTOR_CPU", "STACK_SIZE",
+		"STATS", "SPIN_US", "RING_ENTRIES", "TIMER_US",
+		"MAILBOX_LIMIT", "WAKE", "PLACE", "BACKPRESSURE",
+	};
+	extern char **environ;
+	char **e;
+	size_t i, len;
+
+	for (e = environ; e && *e; e++) {
+		const char *name = *e + 7;
+
+		if (strncmp(*e, "ACTORS_", 7))
+			continue;
+		len = strcspn(name, "=");
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strlen(known[i]) == len &&
+			    !strncmp(name, known[i], len))
+				break;
+		if (i == sizeof(known) / sizeof(known[0]))
+			fprintf(stderr,
+				"actors: ACTORS_%.*s is not a variable this "
+				"runtime reads, ignored (README.md lists "
+				"them)\n",
+				(int)len, name);
+	}
+}
+
+/*
  * The placement plan for this machine (affinity/plan.h): the worker
  * count when none was set, each worker's CPUs and node, the reactor's
  * CPU, the steal order. More workers than CPUs is said once.
@@ -482,6 +518,8 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rc = policies(rt);
 	if (!rc)
 		rc = placement(rt);
+	if (!rc)
+		unknown_names();
 	if (rc)
 		goto err_rt;
 	act__rt_current = rt;
