@@ -1,0 +1,109 @@
+#!/bin/sh
+# The multicore scaling run, for a machine with many more cores than the
+# 2-CPU development VMs (doc/benchmarks.md, "Multicore scaling"):
+#
+#   1. `actors topo` of the machine;
+#   2. every benchmark at 1, 2, 4, 8 and 15 workers (scripts/bench-scaling.sh);
+#   3. spawnburst and fanin with ACTORS_BIND=none and core, alternating, at
+#      2, 8 and 15 workers;
+#   4. the stress programs' quick profile at 15 workers (the same commands
+#      as `make stress`, with --workers 15 last).
+#
+# It uses an existing build, as it is: BENCH_BUILD=NAME (default release)
+# names build/NAME, whose bench/, stress/ and tools/ programs must be
+# built (`make -C build/NAME` and `make -C build/NAME stress` builds the
+# stress programs without running them). A machine without the
+# dependencies can run a build made with --disable-shared, with the
+# shared libraries it needs in LD_LIBRARY_PATH.
+#
+#   DEVICE_WORKERS="1 2 4 8 15"  worker counts of step 2
+#   DEVICE_BIND_WORKERS="2 8 15" worker counts of step 3
+#   DEVICE_ROUNDS=3              rounds of step 3
+#   DEVICE_STRESS_WORKERS=15     workers of step 4 (0: skip step 4)
+#
+# Each step's output goes to stdout as it comes; exit status 1 when a run
+# failed.
+set -u
+cd "$(dirname "$0")/.."
+name=${BENCH_BUILD:-release}
+build=build/$name
+workers=${DEVICE_WORKERS:-1 2 4 8 15}
+bind_workers=${DEVICE_BIND_WORKERS:-2 8 15}
+rounds=${DEVICE_ROUNDS:-3}
+stress_workers=${DEVICE_STRESS_WORKERS:-15}
+failed=0
+
+step() {
+	echo
+	echo "== $* ($(date -u +%H:%M:%S))"
+}
+
+step "machine"
+uname -a
+echo "CPUs online: $(nproc)"
+grep -m1 'model name' /proc/cpuinfo || true
+"$build/tools/actors" topo || failed=1
+
+step "bench-scaling, workers $workers"
+BENCH_BUILD=$name BENCH_WORKERS=$workers BENCH_TIMEOUT=120 \
+	scripts/bench-scaling.sh || failed=1
+
+# seconds of a RESULT line, or FAIL
+run_bind() {
+	out=$(ACTORS_BIND=$1 ACTORS_SCHEDULERS=$2 timeout 120 "$build/bench/$3" \
+		$4 2>&1)
+	echo "$out" | awk '/^RESULT/ { print $NF; found = 1 }
+		END { if (!found) print "FAIL" }'
+}
+
+step "ACTORS_BIND none vs core, workers $bind_workers, $rounds rounds"
+printf '%-16s %7s %5s %10s %10s %6s\n' workload workers round none core \
+	none/core
+for w in $bind_workers; do
+	for wl in "spawnburst|10000 400000000" "fanin|100 100000 1000"; do
+		prog=${wl%%|*}
+		args=${wl#*|}
+		r=1
+		while [ "$r" -le "$rounds" ]; do
+			# alternate which goes first: drift in the machine's
+			# speed then falls on both
+			if [ $((r % 2)) = 1 ]; then
+				n=$(run_bind none "$w" "$prog" "$args")
+				c=$(run_bind core "$w" "$prog" "$args")
+			else
+				c=$(run_bind core "$w" "$prog" "$args")
+				n=$(run_bind none "$w" "$prog" "$args")
+			fi
+			case "$n$c" in
+			*FAIL*) ratio=-; failed=1 ;;
+			*) ratio=$(awk -v a="$n" -v b="$c" \
+				'BEGIN { printf "%.2f", a / b }') ;;
+			esac
+			printf '%-16s %7s %5s %10s %10s %6s\n' \
+				"$prog${args%% *}" "$w" "$r" "$n" "$c" "$ratio"
+			r=$((r + 1))
+		done
+	done
+done
+
+if [ "$stress_workers" != 0 ]; then
+	step "stress quick profile, --workers $stress_workers"
+	# the commands of stress/stress.am's STRESS_QUICK
+	sed -n '/^STRESS_QUICK = /,/^STRESS_FLAGS/p' stress/stress.am |
+		sed -n 's/^[[:space:]]*"\(stress\/[^"]*\)".*/\1/p' |
+		while read -r cmd; do
+			echo "$cmd --timeout 120 --workers $stress_workers"
+			# shellcheck disable=SC2086
+			"$build"/$cmd --timeout 120 --workers "$stress_workers" ||
+				echo "STRESS FAILED: $cmd"
+		done | tee /tmp/bench-device-stress.$$
+	if grep -q '^STRESS FAILED' /tmp/bench-device-stress.$$; then
+		failed=1
+	fi
+	echo "stress: $(grep -c '^stress/' /tmp/bench-device-stress.$$) runs," \
+		"$(grep -c '^STRESS FAILED' /tmp/bench-device-stress.$$) failed"
+	rm -f /tmp/bench-device-stress.$$
+fi
+
+step "done, status $failed"
+exit "$failed"
