@@ -5,7 +5,7 @@
 #   1. `actors topo` of the machine;
 #   2. every benchmark at 1, 2, 4, 8 and 15 workers (scripts/bench-scaling.sh);
 #   3. spawnburst and fanin with ACTORS_BIND=none and core, alternating, at
-#      2, 8 and 15 workers;
+#      2, 8 and 15 workers (scripts/bench-bind.sh);
 #   4. the stress programs' quick profile at 15 workers (the same commands
 #      as `make stress`, with --workers 15 last).
 #
@@ -48,43 +48,9 @@ step "bench-scaling, workers $workers"
 BENCH_BUILD=$name BENCH_WORKERS=$workers BENCH_TIMEOUT=120 \
 	scripts/bench-scaling.sh || failed=1
 
-# seconds of a RESULT line, or FAIL
-run_bind() {
-	out=$(ACTORS_BIND=$1 ACTORS_SCHEDULERS=$2 timeout 120 "$build/bench/$3" \
-		$4 2>&1)
-	echo "$out" | awk '/^RESULT/ { print $NF; found = 1 }
-		END { if (!found) print "FAIL" }'
-}
-
 step "ACTORS_BIND none vs core, workers $bind_workers, $rounds rounds"
-printf '%-16s %7s %5s %10s %10s %6s\n' workload workers round none core \
-	none/core
-for w in $bind_workers; do
-	for wl in "spawnburst|10000 400000000" "fanin|100 100000 1000"; do
-		prog=${wl%%|*}
-		args=${wl#*|}
-		r=1
-		while [ "$r" -le "$rounds" ]; do
-			# alternate which goes first: drift in the machine's
-			# speed then falls on both
-			if [ $((r % 2)) = 1 ]; then
-				n=$(run_bind none "$w" "$prog" "$args")
-				c=$(run_bind core "$w" "$prog" "$args")
-			else
-				c=$(run_bind core "$w" "$prog" "$args")
-				n=$(run_bind none "$w" "$prog" "$args")
-			fi
-			case "$n$c" in
-			*FAIL*) ratio=-; failed=1 ;;
-			*) ratio=$(awk -v a="$n" -v b="$c" \
-				'BEGIN { printf "%.2f", a / b }') ;;
-			esac
-			printf '%-16s %7s %5s %10s %10s %6s\n' \
-				"$prog${args%% *}" "$w" "$r" "$n" "$c" "$ratio"
-			r=$((r + 1))
-		done
-	done
-done
+BENCH_BUILD=$name BIND_WORKERS=$bind_workers BIND_ROUNDS=$rounds \
+	scripts/bench-bind.sh || failed=1
 
 if [ "$stress_workers" != 0 ]; then
 	step "stress quick profile, --workers $stress_workers"
