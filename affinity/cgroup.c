@@ -9,9 +9,10 @@
  * of its directories the mount shows: without a cgroup namespace a
  * container sees "0::/docker/abc" while /sys/fs/cgroup shows exactly
  * /docker/abc, so the mount's root is cut off the front of the path; with
- * one it sees "0::/" and the mount shows its own cgroup. When neither rule
- * gives a directory that exists, the mount point itself is used: inside a
- * container that is the container's cgroup.
+ * one it sees "0::/" and the mount shows its own cgroup. The walk up from
+ * the process's cgroup steps over directories that are not there, and
+ * ends at the mount point: inside a container that is the container's
+ * cgroup, and a limit above it is not visible anyway.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -403,8 +404,9 @@ static int cg_locate(const char *proc_cgroup, const char *mountinfo,
 		rel = ""; /* outside the mount's view (a namespace's "/..") */
 	if (!strcmp(rel, "/"))
 		rel = "";
+	/* A level that is not there is stepped over on the walk up. */
 	n = snprintf(loc->dir, sizeof(loc->dir), "%s%s", mnt, rel);
-	if (n < 0 || (size_t)n >= sizeof(loc->dir) || !is_dir(loc->dir))
+	if (n < 0 || (size_t)n >= sizeof(loc->dir))
 		snprintf(loc->dir, sizeof(loc->dir), "%s", mnt);
 	loc->top = strlen(mnt);
 	loc->version = version;

@@ -7,6 +7,7 @@
  * checked on any machine.
  */
 #include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -53,10 +54,10 @@ static const struct {
 	const char *s;
 	const char *word;
 } bad[] = {
-	{"", "empty"},
-	{" ", "empty"},
-	{"\n", "empty"},
-	{NULL, "empty"},
+	{"", "the list is empty"},
+	{" ", "the list is empty"},
+	{"\n", "the list is empty"},
+	{NULL, "the list is empty"},
 	{",", "element 1 is empty"},
 	{"1,,2", "element 2 is empty"},
 	{"1,", "element 2 is empty"},
@@ -398,6 +399,7 @@ START_TEST(proc_v2_container_no_ns)
 	ck_assert_double_eq_tol(quota_at(), 1.2, 1e-9);
 	/* a prefix that is not a path component does not count */
 	put("cgroup", "0::/docker/abcdef\n");
+	put("fsdef/cpu.max", "10000 100000\n");
 	ck_assert_double_eq_tol(quota_at(), 2.0, 1e-9);
 	tmp_remove();
 }
@@ -413,10 +415,48 @@ START_TEST(proc_v2_container_ns)
 	ck_assert_double_eq_tol(quota_at(), 4.0, 1e-9);
 	put("cgroup", "0::/not/here\n");
 	ck_assert_double_eq_tol(quota_at(), 4.0, 1e-9);
+	/*
+	 * A path longer than PATH_MAX once the mount point is in front: the
+	 * mount point. One longer than PATH_MAX itself: no cgroup.
+	 */
+	{
+		static char path[PATH_MAX + 100];
+
+		memset(path, 'x', sizeof(path) - 1);
+		memcpy(path, "0::/", 4);
+		path[PATH_MAX - 40] = '\n';
+		path[PATH_MAX - 39] = '\0';
+		put("cgroup", path);
+		ck_assert_double_eq_tol(quota_at(), 4.0, 1e-9);
+		path[PATH_MAX - 40] = 'x';
+		path[PATH_MAX - 39] = 'x';
+		path[sizeof(path) - 2] = '\n';
+		put("cgroup", path);
+		ck_assert(quota_at() == 0);
+	}
 	/* a namespace whose root is outside the process's cgroup */
 	put("cgroup", "0::/../../other\n");
 	mountinfo_v2("/..", "fs");
 	ck_assert_double_eq_tol(quota_at(), 4.0, 1e-9);
+	tmp_remove();
+}
+END_TEST
+
+/* Two cgroup2 mounts: the one whose root holds the process's cgroup. */
+START_TEST(proc_v2_two_mounts)
+{
+	char line[1024];
+
+	tmp_make();
+	put("cgroup", "0::/a\n");
+	snprintf(line, sizeof(line),
+		 "30 23 0:26 /other %s/fs1 rw - cgroup2 cgroup2 rw\n"
+		 "31 23 0:26 / %s/fs2 rw - cgroup2 cgroup2 rw\n",
+		 tmp, tmp);
+	put("mountinfo", line);
+	put("fs1/cpu.max", "10000 100000\n");
+	put("fs2/a/cpu.max", "300000 100000\n");
+	ck_assert_double_eq_tol(quota_at(), 3.0, 1e-9);
 	tmp_remove();
 }
 END_TEST
@@ -583,6 +623,7 @@ static Suite *cgroup_suite(void)
 	tcase_add_test(tc, proc_v2_nested);
 	tcase_add_test(tc, proc_v2_container_no_ns);
 	tcase_add_test(tc, proc_v2_container_ns);
+	tcase_add_test(tc, proc_v2_two_mounts);
 	tcase_add_test(tc, proc_v2_escaped_mount);
 	tcase_add_test(tc, proc_v1);
 	tcase_add_test(tc, proc_broken);
