@@ -220,12 +220,17 @@ static int default_count(const struct act__topo *t, int bind, char *why,
 		n = units;
 		snprintf(why, why_len,
 			 "%d usable %s, less one for the reactor", units,
-			 what);
+			 units == 1 ? (bind == ACT_BIND_PU ? "hardware thread" :
+							 "core") : what);
 	}
 	n -= 1;
 	if (n < 1) {
 		n = 1;
 		strncat(why, " (at least 1)", why_len - strlen(why) - 1);
+	}
+	if (n > ACT_PLAN_MAX_WORKERS) {
+		n = ACT_PLAN_MAX_WORKERS;
+		strncat(why, " (at most 1024)", why_len - strlen(why) - 1);
 	}
 	return n;
 }
@@ -453,7 +458,11 @@ static int reactor_setting(const struct act_config *cfg, int *cpu,
 	*cpu = -1;
 	if (cfg->reactor_cpu) {
 		*name = "act_config.reactor_cpu";
-		snprintf(val, val_len, "%d", cfg->reactor_cpu);
+		if (cfg->reactor_cpu > 0)
+			snprintf(val, val_len, "ACT_REACTOR_CPU(%d)",
+				 cfg->reactor_cpu - 1);
+		else
+			snprintf(val, val_len, "%d", cfg->reactor_cpu);
 		*cpu = cfg->reactor_cpu > 0 ? cfg->reactor_cpu - 1 :
 					      cfg->reactor_cpu;
 		return 0;

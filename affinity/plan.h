@@ -31,6 +31,9 @@
 
 #include "topology.h"
 
+/* The most workers a default count gives (the runtime's limit). */
+#define ACT_PLAN_MAX_WORKERS 1024
+
 /* Steal levels, nearest first. */
 enum {
 	ACT_STEAL_SMT,     /* same core (SMT sibling, or the same CPU) */
@@ -43,7 +46,9 @@ enum {
 struct act__plan_in {
 	int schedulers;  /* 0: the default count */
 	int bind;        /* enum act_bind, ACT_BIND_NONE..ACT_BIND_NUMA */
-	int reactor;     /* -1: auto, -2: not pinned, else a usable CPU */
+	int reactor;     /* -1: auto, -2: not pinned, else a CPU the process
+			  * may use (in t->allowed; it need not be in the
+			  * workers' usable set) */
 };
 
 struct act__plan_worker {
@@ -103,8 +108,11 @@ int act__plan_resolve(const struct act_config *cfg,
 int act__pin_self(const struct act__topo *t, hwloc_const_bitmap_t set);
 
 /* `actors topo`: the topology, the usable set and the plan, as text or
- * JSON. */
-void act__plan_print(FILE *f, const struct act__topo *t,
-		     const struct act__plan *pl, bool json);
+ * JSON (doc/topology.md); flags are ACT_REPORT_*. 0 or -ENOMEM. */
+#define ACT_REPORT_JSON 1u       /* one JSON object instead of text */
+#define ACT_REPORT_STEAL_ALL 2u  /* every worker's steal order, not only
+				  * worker 0's */
+int act__plan_print(FILE *f, const struct act__topo *t,
+		    const struct act__plan *pl, unsigned flags);
 
 #endif /* ACT_PLAN_H */

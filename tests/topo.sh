@@ -1,0 +1,197 @@
+#!/bin/sh
+# `actors topo` against golden files (tests/topo/NAME.txt and NAME.json):
+# the plans of machines that are not this one (hwloc synthetic
+# descriptions, an XML file, simulated cgroups), under each bind policy,
+# the environment and the options that beat it; then the errors, each of
+# which must exit 2 with one line on stderr and nothing on stdout. Every
+# golden file was checked by hand against the rules of affinity/plan.h
+# (doc/topology.md): after a change, `TOPO_UPDATE=1 tests/topo.sh` (from
+# the build directory) rewrites them, and `git diff tests/topo/` is what
+# must be reviewed. Run by `make check` from the build directory. Prints
+# one line per check and ends with "N passed, N failed"
+# (scripts/summary.sh counts that).
+set -u
+passed=0
+failed=0
+tmp=$(mktemp -d)
+actors=$(pwd)/tools/actors # make check runs in the build directory
+golden=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)/tests/topo
+
+cleanup() {
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+	echo "PASS: $1"
+	passed=$((passed + 1))
+}
+
+bad() {
+	echo "FAIL: $1"
+	failed=$((failed + 1))
+}
+
+# The caller's own settings must not leak into the plans.
+unset ACTORS_BIND ACTORS_CPUS ACTORS_REACTOR_CPU ACTORS_SCHEDULERS
+
+SERVER='pack:2 numa:2 core:16 pu:2'    # 2 sockets, 4 nodes, 64 cores, SMT2
+LAPTOP='pack:1 l3:1 core:8 pu:1'       # 8 cores, one L3, no SMT
+
+# Simulated cgroups: a container given 4 cores (8 threads) of the server
+# with no time limit, and one limited to 2.5 CPUs of time.
+mkdir "$tmp/cpuset" "$tmp/quota"
+echo "4-7,12-15" >"$tmp/cpuset/cpuset.cpus.effective"
+echo "max 100000" >"$tmp/cpuset/cpu.max"
+echo "250000 100000" >"$tmp/quota/cpu.max"
+# The XML file is named relative to $tmp, where the tool runs, so that
+# the source line of the report is the same in every build directory.
+cp "$golden/2x12-smt2.xml" "$tmp/"
+
+has_json=false
+command -v python3 >/dev/null 2>&1 && has_json=true
+
+# run ENV ARGS...: the tool in $tmp with ENV ("-" for none: a list of
+# VAR=VALUE words); stdout in $tmp/out, stderr in $tmp/err, status in rc.
+run() {
+	envs=$1
+	shift
+	rc=0
+	[ "$envs" = - ] && envs=
+	# shellcheck disable=SC2086 # the assignments, split on purpose
+	(cd "$tmp" && env $envs "$actors" topo "$@") >"$tmp/out" \
+		2>"$tmp/err" || rc=$?
+}
+
+# plan NAME ENV ARGS...: text and --json against NAME.txt and NAME.json.
+plan() {
+	name=$1
+	envs=$2
+	shift 2
+	for form in txt json; do
+		if [ $form = json ]; then
+			run "$envs" "$@" --json
+		else
+			run "$envs" "$@"
+		fi
+		what="$name.$form: ${envs:+$envs }topo $*"
+		if [ "$rc" -ne 0 ] || [ -s "$tmp/err" ]; then
+			bad "$what: status $rc: $(cat "$tmp/err")"
+			continue
+		fi
+		if [ $form = json ] && $has_json &&
+			! python3 -m json.tool "$tmp/out" >/dev/null; then
+			bad "$what: not valid JSON"
+			continue
+		fi
+		if [ -n "${TOPO_UPDATE:-}" ]; then
+			cp "$tmp/out" "$golden/$name.$form"
+			ok "$what: golden file written, review it"
+		elif diff -u "$golden/$name.$form" "$tmp/out" >"$tmp/diff"; then
+			ok "$what"
+		else
+			bad "$what: differs from tests/topo/$name.$form:"
+			cat "$tmp/diff"
+		fi
+	done
+}
+
+plan server - --synthetic "$SERVER"
+plan server-spread - --synthetic "$SERVER" --bind spread
+plan server-compact - --synthetic "$SERVER" --bind compact
+plan server-numa - --synthetic "$SERVER" --bind numa
+plan server-pu - --synthetic "$SERVER" --bind pu
+plan server-none ACTORS_BIND=none --synthetic "$SERVER"
+plan laptop - --synthetic "$LAPTOP"
+plan container - --synthetic "$SERVER" --cgroup cpuset
+plan laptop-quota - --synthetic "$LAPTOP" --cgroup quota
+plan xml - --xml 2x12-smt2.xml
+plan xml-compact - --xml 2x12-smt2.xml --bind compact
+# The environment, as act_main reads it.
+envs="ACTORS_SCHEDULERS=8 ACTORS_BIND=spread ACTORS_CPUS=0-31,64-95"
+plan server-env "$envs ACTORS_REACTOR_CPU=none" --synthetic "$SERVER"
+# The options are act_config fields: they beat the environment.
+envs="ACTORS_SCHEDULERS=100 ACTORS_BIND=pu ACTORS_REACTOR_CPU=none"
+plan server-options "$envs ACTORS_CPUS=0-127" --synthetic "$SERVER" \
+	--workers 4 --bind core --cpus 96-111 --reactor-cpu 110
+# More workers than CPUs: shared CPUs, no CPU left for the reactor.
+plan laptop-over - --synthetic "$LAPTOP" --workers 12 --steal all
+
+# fails ENV WANT ARGS...: status 2, nothing on stdout, and exactly one
+# line on stderr, which starts with "actors: " and contains WANT.
+fails() {
+	envs=$1
+	want=$2
+	shift 2
+	run "$envs" "$@"
+	what="${envs:+$envs }topo $*"
+	lines=$(wc -l <"$tmp/err")
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] && [ "$lines" -eq 1 ] &&
+		grep -q '^actors: ' "$tmp/err" &&
+		grep -qF -- "$want" "$tmp/err"; then
+		ok "$what: status 2: $(cat "$tmp/err")"
+	else
+		bad "$what: status $rc, $lines line(s), want 2 and one line" \
+			"with '$want': $(cat "$tmp/err")"
+	fi
+}
+
+fails - 'bad hwloc synthetic description "pack:2 bogus:3"' \
+	--synthetic 'pack:2 bogus:3'
+fails - 'cannot read hwloc XML file "missing.xml"' --xml missing.xml
+fails ACTORS_BIND=bogus 'ACTORS_BIND="bogus"' --synthetic "$SERVER"
+fails ACTORS_CPUS=0-3,200 'CPU 200 is not in the allowed set 0-127' \
+	--synthetic "$SERVER"
+fails ACTORS_CPUS=0-7 'CPU 0 is not in the allowed set 4-7,12-15' \
+	--synthetic "$SERVER" --cgroup cpuset
+fails ACTORS_CPUS=7-3 'ACTORS_CPUS="7-3"' --synthetic "$SERVER"
+fails - 'CPU 128 is not in the allowed set 0-127' --synthetic "$SERVER" \
+	--cpus 120-128
+fails - 'CPU 200 is not one this process may use' --synthetic "$SERVER" \
+	--reactor-cpu 200
+fails ACTORS_REACTOR_CPU=200 'CPU 200 is not one this process may use' \
+	--synthetic "$SERVER"
+fails ACTORS_REACTOR_CPU=any 'ACTORS_REACTOR_CPU="any"' \
+	--synthetic "$SERVER"
+fails ACTORS_SCHEDULERS=0 'ACTORS_SCHEDULERS="0"' --synthetic "$SERVER"
+fails ACTORS_SCHEDULERS=1025 'ACTORS_SCHEDULERS="1025"' \
+	--synthetic "$SERVER"
+
+# Usage errors: status 2, the reason first, nothing on stdout.
+for args in "--bogus" "--xml" "--workers 0" "--workers 1025" "--bind x" \
+	"--reactor-cpu -1" "--steal 1" "--cgroup nodir" "extra" \
+	"--synthetic x --xml y"; do
+	# shellcheck disable=SC2086 # the options, split on purpose
+	run - $args
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] &&
+		head -n 1 "$tmp/err" | grep -q '^actors topo: '; then
+		ok "topo $args: usage, status 2: $(head -n 1 "$tmp/err")"
+	else
+		bad "topo $args: status $rc: $(cat "$tmp/err")"
+	fi
+done
+
+run - --help
+if [ "$rc" -eq 0 ] && grep -q '^usage: actors topo' "$tmp/out"; then
+	ok "topo --help: usage on stdout, status 0"
+else
+	bad "topo --help: status $rc: $(cat "$tmp/out" "$tmp/err")"
+fi
+
+# This machine: not golden, but it must work and be valid JSON.
+run -
+if [ "$rc" -eq 0 ] && grep -q '^topology: this machine$' "$tmp/out"; then
+	ok "topo on this machine: $(grep '^plan: ' "$tmp/out")"
+else
+	bad "topo on this machine: status $rc: $(cat "$tmp/err")"
+fi
+run - --json
+if [ "$rc" -eq 0 ] && { ! $has_json ||
+	python3 -m json.tool "$tmp/out" >/dev/null; }; then
+	ok "topo --json on this machine"
+else
+	bad "topo --json on this machine: status $rc: $(cat "$tmp/err")"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
