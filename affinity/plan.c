@@ -514,10 +514,17 @@ int act__plan_resolve(const struct act_config *cfg,
 	rc = act__plan_make(pl, t, &in, why, sizeof(why));
 	if (rc == -EINVAL) {
 		hwloc_bitmap_list_asprintf(&allowed, t->allowed);
-		fprintf(stderr,
-			"actors: %s=\"%s\": %s; expected auto, none or a "
-			"CPU of %s\n",
-			rname, rval, why, allowed ? allowed : "?");
+		if (cfg->reactor_cpu)
+			fprintf(stderr,
+				"actors: %s=%s: %s; expected ACT_REACTOR_AUTO, "
+				"ACT_REACTOR_NONE or ACT_REACTOR_CPU(n) for a "
+				"CPU n of %s\n",
+				rname, rval, why, allowed ? allowed : "?");
+		else
+			fprintf(stderr,
+				"actors: %s=\"%s\": %s; expected auto, none "
+				"or a CPU of %s\n",
+				rname, rval, why, allowed ? allowed : "?");
 		free(allowed);
 	} else if (rc) {
 		fprintf(stderr, "actors: %s\n", why);

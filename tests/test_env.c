@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/mman.h>
 
@@ -61,8 +62,19 @@ static void assert_one_line(const struct tu_child *c, const char *w1,
 
 static void clear_env(void)
 {
-	unsetenv("ACTORS_STACK_SIZE");
-	unsetenv("ACTORS_SCHEDULERS");
+	static const char *const vars[] = {
+		"ACTORS_STACK_SIZE",	"ACTORS_SCHEDULERS",
+		"ACTORS_BIND",		"ACTORS_CPUS",
+		"ACTORS_REACTOR_CPU",	"ACTORS_SPIN_US",
+		"ACTORS_MAILBOX_LIMIT", "ACTORS_TIMER_US",
+		"ACTORS_RING_ENTRIES",	"ACTORS_STATS",
+		"ACTORS_WAKE",		"ACTORS_PLACE",
+		"ACTORS_BACKPRESSURE",	"ACT_TEST_PIN",
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		unsetenv(vars[i]);
 }
 
 /* ---- act__parse_size / act__parse_uint / act__stack_size_ok ---------- */
@@ -238,6 +250,103 @@ START_TEST(env_schedulers_bad)
 			 -EINVAL);
 	ck_assert_int_eq(check_bad_env("ACTORS_SCHEDULERS", "2x", NULL),
 			 -EINVAL);
+}
+END_TEST
+
+/* CPUs of this process, in order (main() fills them). */
+static int my_cpus[CPU_SETSIZE];
+static int my_ncpus;
+
+/*
+ * A table of bad values, one variable set at a time: act_main returns
+ * -EINVAL and writes exactly one line, "actors: VAR=\"value\": ...", with
+ * a hint of what is accepted (why, when given).
+ */
+struct bad_value {
+	const char *var, *value, *why;
+};
+
+static const struct bad_value bad_values[] = {
+	{ "ACTORS_SCHEDULERS", "", "1 to 1024" },
+	{ "ACTORS_SCHEDULERS", "0", "1 to 1024" },
+	{ "ACTORS_SCHEDULERS", "-2", "1 to 1024" },
+	{ "ACTORS_SCHEDULERS", "four", "1 to 1024" },
+	{ "ACTORS_SCHEDULERS", "2000", "1 to 1024" },
+	{ "ACTORS_SCHEDULERS", "3 ", "1 to 1024" },
+	{ "ACTORS_STACK_SIZE", "1t", "16k" },
+	{ "ACTORS_STACK_SIZE", "4k", "16k" },
+	{ "ACTORS_BIND", "", "spread" },
+	{ "ACTORS_BIND", "cores", "spread" },
+	{ "ACTORS_BIND", "CORE", "spread" },
+	{ "ACTORS_BIND", "core ", "spread" },
+	{ "ACTORS_CPUS", "", "empty" },
+	{ "ACTORS_CPUS", "a", "not a number" },
+	{ "ACTORS_CPUS", "-1", "negative" },
+	{ "ACTORS_CPUS", "3-1", "reversed" },
+	{ "ACTORS_CPUS", "0,0", "twice" },
+	{ "ACTORS_CPUS", "0-1,1", "twice" },
+	{ "ACTORS_CPUS", "0-", "no end" },
+	{ "ACTORS_CPUS", "0,,1", "empty" },
+	{ "ACTORS_CPUS", "65535", "not in the allowed set" },
+	{ "ACTORS_CPUS", "65536", "above the largest CPU" },
+	{ "ACTORS_REACTOR_CPU", "x", "auto" },
+	{ "ACTORS_REACTOR_CPU", "-1", "auto" },
+	{ "ACTORS_REACTOR_CPU", "", "auto" },
+	{ "ACTORS_REACTOR_CPU", "AUTO", "auto" },
+	{ "ACTORS_REACTOR_CPU", "65536", "auto" },
+	{ "ACTORS_REACTOR_CPU", "65535", "not one this process may use" },
+	{ "ACTORS_SPIN_US", "fast", "microseconds" },
+	{ "ACTORS_SPIN_US", "2000000", "microseconds" },
+	{ "ACTORS_SPIN_US", "-1", "microseconds" },
+	{ "ACTORS_MAILBOX_LIMIT", "0", "off" },
+	{ "ACTORS_MAILBOX_LIMIT", "lots", "off" },
+	{ "ACTORS_MAILBOX_LIMIT", "2147483648", "off" },
+	{ "ACTORS_TIMER_US", "5", "10 to 100000" },
+	{ "ACTORS_TIMER_US", "1000000", "10 to 100000" },
+	{ "ACTORS_TIMER_US", "", "10 to 100000" },
+	{ "ACTORS_RING_ENTRIES", "0", "1 to 32768" },
+	{ "ACTORS_RING_ENTRIES", "65536", "1 to 32768" },
+	{ "ACTORS_STATS", "2", "0 to 1" },
+	{ "ACTORS_STATS", "yes", "0 to 1" },
+	{ "ACTORS_WAKE", "first", "waker or last" },
+	{ "ACTORS_WAKE", "", "waker or last" },
+	{ "ACTORS_PLACE", "near", "idle or random" },
+	{ "ACTORS_BACKPRESSURE", "on", "mute or off" },
+};
+
+static void check_bad_value(const char *var, const char *value,
+			    const char *why)
+{
+	struct env_case ec = { var, value, shared_map() };
+	struct tu_child c;
+	char quoted[128];
+
+	tu_run_child(child_env_main, &ec, &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "%s=\"%s\": child status %#x", var, value, c.status);
+	ck_assert_msg(ec.sh->rc == -EINVAL,
+		      "%s=\"%s\": act_main returned %d, stderr: %s", var, value,
+		      ec.sh->rc, c.err);
+	snprintf(quoted, sizeof(quoted), "actors: %s=\"%s\"", var, value);
+	assert_one_line(&c, quoted, why, NULL);
+	munmap(ec.sh, sizeof(*ec.sh));
+}
+
+START_TEST(env_bad_values)
+{
+	unsigned i;
+	char cpu[16];
+
+	for (i = 0; i < sizeof(bad_values) / sizeof(bad_values[0]); i++)
+		check_bad_value(bad_values[i].var, bad_values[i].value,
+				bad_values[i].why);
+	/* 99, or a CPU above the last one this process may use */
+	snprintf(cpu, sizeof(cpu), "%d", my_cpus[my_ncpus - 1] + 1);
+	if (my_cpus[my_ncpus - 1] < 99)
+		snprintf(cpu, sizeof(cpu), "99");
+	check_bad_value("ACTORS_CPUS", cpu, "not in the allowed set");
+	check_bad_value("ACTORS_REACTOR_CPU", cpu,
+			"not one this process may use");
 }
 END_TEST
 
@@ -449,6 +558,183 @@ START_TEST(config_bad_fields)
 }
 END_TEST
 
+/* check_bad_cfg, and a third word the line must have. */
+static void check_bad_cfg_why(const struct act_config *cfg, const char *field,
+			      const char *value, const char *why)
+{
+	struct cfg_case cc = { *cfg, shared_map() };
+	struct tu_child c;
+
+	tu_run_child(child_cfg_main, &cc, &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "%s: child status %#x", field, c.status);
+	ck_assert_msg(cc.sh->rc == -EINVAL, "%s=%s: act_main returned %d",
+		      field, value, cc.sh->rc);
+	assert_one_line(&c, field, value, why);
+	munmap(cc.sh, sizeof(*cc.sh));
+}
+
+START_TEST(config_bad_placement_fields)
+{
+	struct act_config cfg;
+
+	act_config_init(&cfg);
+	cfg.bind = 99;
+	check_bad_cfg_why(&cfg, "act_config.bind", "99", "enum act_bind");
+	act_config_init(&cfg);
+	cfg.bind = -1;
+	check_bad_cfg_why(&cfg, "act_config.bind", "-1", "enum act_bind");
+	act_config_init(&cfg);
+	cfg.bind = ACT_BIND_NUMA + 1;
+	check_bad_cfg_why(&cfg, "act_config.bind", "7", "enum act_bind");
+	act_config_init(&cfg);
+	cfg.reactor_cpu = -3;
+	check_bad_cfg_why(&cfg, "act_config.reactor_cpu", "-3",
+			  "ACT_REACTOR_NONE");
+	act_config_init(&cfg);
+	cfg.reactor_cpu = ACT_REACTOR_CPU(65536);
+	check_bad_cfg_why(&cfg, "act_config.reactor_cpu", "65537",
+			  "ACT_REACTOR_NONE");
+	/* in range, but not a CPU this process may use */
+	act_config_init(&cfg);
+	cfg.reactor_cpu = ACT_REACTOR_CPU(65535);
+	check_bad_cfg_why(&cfg, "act_config.reactor_cpu", "CPU 65535",
+			  "not one this process may use");
+	act_config_init(&cfg);
+	cfg.cpus = "3-1";
+	check_bad_cfg_why(&cfg, "act_config.cpus=\"3-1\"", "3-1", "reversed");
+	act_config_init(&cfg);
+	cfg.cpus = "";
+	check_bad_cfg_why(&cfg, "act_config.cpus=\"\"", "", "empty");
+	act_config_init(&cfg);
+	cfg.cpus = "65535";
+	check_bad_cfg_why(&cfg, "act_config.cpus=\"65535\"", "65535",
+			  "not in the allowed set");
+}
+END_TEST
+
+/* ---- placement settings: field set > environment > default --------------- */
+
+struct placed {
+	int rc, bind, reactor_cpu, nworkers;
+	char usable[64];
+};
+
+struct place_case {
+	struct act_config cfg;
+	const char *env[2][2];
+	struct placed *out;
+};
+
+static struct placed *placed_out;
+
+static void placed_main(void *arg)
+{
+	struct act__rt *rt = act__rt_current;
+
+	(void)arg;
+	placed_out->bind = rt->plan.bind;
+	placed_out->reactor_cpu = rt->plan.reactor_cpu;
+	placed_out->nworkers = rt->plan.nworkers;
+	hwloc_bitmap_list_snprintf(placed_out->usable,
+				   sizeof(placed_out->usable), rt->topo.usable);
+}
+
+static void child_place_main(void *arg)
+{
+	struct place_case *pc = arg;
+	int i;
+
+	clear_env();
+	for (i = 0; i < 2 && pc->env[i][0]; i++)
+		setenv(pc->env[i][0], pc->env[i][1], 1);
+	placed_out = pc->out;
+	pc->out->rc = act_main(&pc->cfg, placed_main, NULL);
+}
+
+/* act_main with cfg and up to two variables; stderr must stay empty. */
+static struct placed run_placed(const struct act_config *cfg, const char *v1,
+				const char *x1, const char *v2, const char *x2)
+{
+	struct place_case pc = { *cfg, { { v1, x1 }, { v2, x2 } }, NULL };
+	struct tu_child c;
+	struct placed r;
+
+	pc.out = mmap(NULL, sizeof(*pc.out), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(pc.out, MAP_FAILED);
+	pc.out->rc = 12345;
+	tu_run_child(child_place_main, &pc, &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "child status %#x", c.status);
+	ck_assert_msg(pc.out->rc == 0, "%s=%s %s=%s: act_main returned %d: %s",
+		      v1 ? v1 : "", x1 ? x1 : "", v2 ? v2 : "", x2 ? x2 : "",
+		      pc.out->rc, c.err);
+	ck_assert_msg(c.err[0] == '\0', "stderr: %s", c.err);
+	r = *pc.out;
+	munmap(pc.out, sizeof(*pc.out));
+	return r;
+}
+
+START_TEST(placement_precedence)
+{
+	struct act_config cfg;
+	struct placed r;
+	char first[16], second[16];
+
+	snprintf(first, sizeof(first), "%d", my_cpus[0]);
+	snprintf(second, sizeof(second), "%d", my_cpus[my_ncpus - 1]);
+
+	/* bind: the default, the variable, the field over the variable
+	 * (which is then not read at all, like every other setting) */
+	act_config_init(&cfg);
+	r = run_placed(&cfg, NULL, NULL, NULL, NULL);
+	ck_assert_int_eq(r.bind, ACT_BIND_CORE);
+	r = run_placed(&cfg, "ACTORS_BIND", "pu", NULL, NULL);
+	ck_assert_int_eq(r.bind, ACT_BIND_PU);
+	cfg.bind = ACT_BIND_NONE;
+	r = run_placed(&cfg, "ACTORS_BIND", "bogus", NULL, NULL);
+	ck_assert_int_eq(r.bind, ACT_BIND_NONE);
+	ck_assert_int_eq(r.reactor_cpu, -1);
+	cfg.bind = ACT_BIND_PU;
+	r = run_placed(&cfg, "ACTORS_BIND", "none", NULL, NULL);
+	ck_assert_int_eq(r.bind, ACT_BIND_PU);
+
+	/* reactor_cpu */
+	act_config_init(&cfg);
+	r = run_placed(&cfg, "ACTORS_REACTOR_CPU", first, NULL, NULL);
+	ck_assert_int_eq(r.reactor_cpu, my_cpus[0]);
+	r = run_placed(&cfg, "ACTORS_REACTOR_CPU", "none", NULL, NULL);
+	ck_assert_int_eq(r.reactor_cpu, -1);
+	cfg.reactor_cpu = ACT_REACTOR_NONE;
+	r = run_placed(&cfg, "ACTORS_REACTOR_CPU", "bogus", NULL, NULL);
+	ck_assert_int_eq(r.reactor_cpu, -1);
+	cfg.reactor_cpu = ACT_REACTOR_CPU(my_cpus[0]);
+	r = run_placed(&cfg, "ACTORS_REACTOR_CPU", "none", NULL, NULL);
+	ck_assert_int_eq(r.reactor_cpu, my_cpus[0]);
+	cfg.reactor_cpu = ACT_REACTOR_AUTO;
+	r = run_placed(&cfg, "ACTORS_REACTOR_CPU", "none", NULL, NULL);
+	if (my_ncpus > 1) /* one worker: a CPU is left for the reactor */
+		ck_assert_int_ge(r.reactor_cpu, 0);
+
+	/* cpus */
+	act_config_init(&cfg);
+	r = run_placed(&cfg, "ACTORS_CPUS", second, NULL, NULL);
+	ck_assert_str_eq(r.usable, second);
+	cfg.cpus = first;
+	r = run_placed(&cfg, "ACTORS_CPUS", "bogus", NULL, NULL);
+	ck_assert_str_eq(r.usable, first);
+	r = run_placed(&cfg, "ACTORS_CPUS", second, NULL, NULL);
+	ck_assert_str_eq(r.usable, first);
+
+	/* and schedulers, the same way */
+	act_config_init(&cfg);
+	cfg.schedulers = 2;
+	r = run_placed(&cfg, "ACTORS_SCHEDULERS", "bogus", NULL, NULL);
+	ck_assert_int_eq(r.nworkers, 2);
+}
+END_TEST
+
 START_TEST(config_init_zeroes)
 {
 	struct act_config cfg;
@@ -591,6 +877,7 @@ static Suite *env_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, env_stack_size_bad);
 	tcase_add_test(tc, env_schedulers_bad);
+	tcase_add_test(tc, env_bad_values);
 	tcase_add_test(tc, env_stack_size_good);
 	tcase_add_test(tc, env_default_stack_size);
 	tcase_add_test(tc, env_schedulers_good);
@@ -598,6 +885,8 @@ static Suite *env_suite(void)
 	tcase_add_test(tc, config_beats_env);
 	tcase_add_test(tc, config_stack_size_rounded);
 	tcase_add_test(tc, config_bad_fields);
+	tcase_add_test(tc, config_bad_placement_fields);
+	tcase_add_test(tc, placement_precedence);
 	tcase_add_test(tc, main_null_fn);
 	tcase_add_test(tc, main_inside_process_busy);
 	tcase_add_test(tc, main_twice);
@@ -608,5 +897,14 @@ static Suite *env_suite(void)
 
 int main(void)
 {
+	cpu_set_t m;
+	int c;
+
+	CPU_ZERO(&m);
+	if (sched_getaffinity(0, sizeof(m), &m))
+		return EXIT_FAILURE;
+	for (c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &m))
+			my_cpus[my_ncpus++] = c;
 	return tu_run_suite(env_suite());
 }
