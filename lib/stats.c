@@ -32,6 +32,9 @@ static void worker_stats(const struct act__worker *w,
 	s->sleeps = LOAD(w->n_sleeps);
 	s->futex_wakes = LOAD(w->n_futex_wakes);
 	s->mutes = LOAD(w->n_mutes);
+	s->far_steals = LOAD(w->n_far_steals);
+	s->cpu = w->rt->plan.w[w->index].cpu;
+	s->node = w->rt->plan.w[w->index].node;
 }
 
 static void rt_stats(const struct act__rt *rt, struct act_stats *s)
@@ -76,38 +79,50 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 {
 	struct act_worker_stats w;
 	struct act_stats s;
+	char reactor[32];
 	uint32_t i;
 
 	rt_stats(rt, &s);
+	if (rt->plan.reactor_cpu < 0)
+		snprintf(reactor, sizeof(reactor), "not bound");
+	else
+		snprintf(reactor, sizeof(reactor), "on CPU %d",
+			 rt->plan.reactor_cpu);
 	fprintf(f,
 		"actors: %u workers, %llu processes alive, at most %llu "
 		"slots in use, %llu timeouts fired\n"
 		"actors: reactor: %llu loops, %llu worker wakes, %llu I/O "
-		"operations (%llu cancelled)\n",
+		"operations (%llu cancelled)\n"
+		"actors: bind %s, reactor %s, %d memory home%s (%s)\n",
 		s.workers, (unsigned long long)s.procs_alive,
 		(unsigned long long)s.procs_peak,
 		(unsigned long long)s.timeouts_fired,
 		(unsigned long long)s.reactor_loops,
 		(unsigned long long)s.reactor_wakes,
 		(unsigned long long)s.io_ops,
-		(unsigned long long)s.io_cancels);
+		(unsigned long long)s.io_cancels,
+		act__bind_name(rt->plan.bind), reactor,
+		rt->numa.nnodes, rt->numa.nnodes == 1 ? "" : "s",
+		rt->numa.bind ? "bound" :
+		rt->numa.why_plain ? rt->numa.why_plain : "not bound");
 	fprintf(f,
-		"%6s %12s %10s %10s %8s %10s %8s %11s %7s %10s %8s %10s "
-		"%10s\n",
-		"worker", "runs", "spawns", "placed", "steals", "steal-fail",
-		"stolen", "remote-wake", "dup-enq", "parks", "sleeps",
-		"futex-wake", "mutes");
+		"%6s %5s %4s %12s %10s %10s %8s %10s %8s %10s %11s %7s %10s "
+		"%8s %10s %10s\n",
+		"worker", "cpu", "node", "runs", "spawns", "placed", "steals",
+		"steal-fail", "stolen", "far-steals", "remote-wake", "dup-enq",
+		"parks", "sleeps", "futex-wake", "mutes");
 	for (i = 0; i < rt->nworkers; i++) {
 		worker_stats(&rt->workers[i], &w);
 		fprintf(f,
-			"%6u %12llu %10llu %10llu %8llu %10llu %8llu %11llu "
-			"%7llu %10llu %8llu %10llu %10llu\n",
-			i, (unsigned long long)w.runs,
+			"%6u %5d %4d %12llu %10llu %10llu %8llu %10llu %8llu "
+			"%10llu %11llu %7llu %10llu %8llu %10llu %10llu\n",
+			i, w.cpu, w.node, (unsigned long long)w.runs,
 			(unsigned long long)w.spawns,
 			(unsigned long long)w.placed,
 			(unsigned long long)w.steals,
 			(unsigned long long)w.steal_fails,
 			(unsigned long long)w.stolen,
+			(unsigned long long)w.far_steals,
 			(unsigned long long)w.remote_wakes,
 			(unsigned long long)w.dup_enqueues,
 			(unsigned long long)w.parks,

@@ -278,6 +278,9 @@ static bool try_steal(struct act__worker *w)
 			if (k) {
 				act__count(&w->n_steals);
 				act__count_n(&w->n_stolen, k);
+				if (l == ACT_STEAL_REMOTE &&
+				    rt->plan.bind != ACT_BIND_NONE)
+					act__count(&w->n_far_steals);
 				return true;
 			}
 			act__count(&w->n_steal_fails);

@@ -58,7 +58,7 @@ struct act__worker {
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
 		n_steal_fails, n_stolen, n_remote_wakes, n_parks, n_sleeps,
-		n_futex_wakes, n_mutes, n_exits;
+		n_futex_wakes, n_mutes, n_exits, n_far_steals;
 
 	/* other threads */
 	struct act__runq rq act__aligned;

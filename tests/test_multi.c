@@ -713,6 +713,11 @@ static void stats_main(void *arg)
 		ck_assert_uint_ge(w[i].stolen, w[i].steals);
 		ck_assert_uint_le(w[i].stolen, w[i].steals * ACT_STEAL_MAX);
 		ck_assert_uint_le(w[i].placed, w[i].spawns);
+		/* the default bind is core: each worker has a CPU and a
+		 * node, and far steals are a part of its steals */
+		ck_assert_int_ge(w[i].cpu, 0);
+		ck_assert_int_ge(w[i].node, 0);
+		ck_assert_uint_le(w[i].far_steals, w[i].steals);
 	}
 	ck_assert_uint_eq(spawns, 1 + 2 * PAIRS); /* main included */
 	ck_assert_uint_le(placed, spawns);
@@ -756,8 +761,10 @@ START_TEST(stats_table_at_exit)
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: 2 workers"));
 	ck_assert_ptr_nonnull(strstr(c.err, "futex-wake"));
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: reactor: "));
-	/* summary, reactor, header, 2 workers */
-	ck_assert_int_eq(count_lines(c.err), 5);
+	ck_assert_ptr_nonnull(strstr(c.err, "actors: bind core, reactor "));
+	ck_assert_ptr_nonnull(strstr(c.err, "far-steals"));
+	/* summary, reactor, placement, header, 2 workers */
+	ck_assert_int_eq(count_lines(c.err), 6);
 
 	tu_run_child(stats_print_child, "0", &c);
 	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
