@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* numa.c - memory homes; see numa.h. */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <numa.h>
 #include <numaif.h>
 #include <sched.h>
 #include <stdio.h>
@@ -11,6 +9,15 @@
 
 #include "env.h"
 #include "numa.h"
+
+/*
+ * libnuma's <numa.h> cannot be included here: -I affinity makes
+ * <numa.h> name our own numa.h. The two functions used, as libnuma
+ * declares them (the same in its v1 and v2 ABIs); mbind comes from
+ * <numaif.h>.
+ */
+int numa_available(void);
+int numa_node_of_cpu(int cpu);
 
 #define FAKE_MAX 8
 /* OS node numbers mbind can name here: Linux's MAX_NUMNODES tops out at

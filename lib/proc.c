@@ -194,14 +194,15 @@ static struct act__proc *grow(struct act__ptable *t, uint32_t home)
 /*
  * Own home first: its shared list, then fresh slots of its region. Only
  * then the other homes' fresh slots (a full region borrows), and last
- * their shared lists: a slot on one is free, and the table is not full
- * while any is. A borrowed slot goes back to its own home when freed.
+ * their shared lists, with what this cache holds for them sent there
+ * first: a slot on one is free, and the table is not full while any is.
+ * A borrowed slot goes back to its own home when freed.
  */
 static struct act__proc *get_slow(struct act__ptable *t,
 				  struct act__slot_cache *c)
 {
 	struct act__proc *p;
-	uint32_t k, r;
+	uint32_t k;
 
 	refill(t, c, c->home);
 	if (c->head != UINT32_MAX)
@@ -209,11 +210,12 @@ static struct act__proc *get_slow(struct act__ptable *t,
 	p = grow(t, c->home);
 	for (k = 1; !p && k < t->nhomes; k++)
 		p = grow(t, (c->home + k) % t->nhomes);
-	for (k = 1; !p && c->head == UINT32_MAX && k < t->nhomes; k++) {
-		r = (c->home + k) % t->nhomes;
-		refill(t, c, r);
-	}
-	return p;
+	if (p || t->nhomes == 1)
+		return p;
+	act__slot_flush_away(t, c);
+	for (k = 1; c->head == UINT32_MAX && k < t->nhomes; k++)
+		refill(t, c, (c->home + k) % t->nhomes);
+	return NULL;
 }
 
 struct act__proc *act__slot_get(struct act__ptable *t,

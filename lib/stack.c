@@ -280,8 +280,9 @@ static void shared_lock_drop(int home)
 	atomic_flag_clear_explicit(&shared[home].lock, memory_order_release);
 }
 
-/* Caller holds home's lock. Its list for size, made if need be. */
-static struct shared_list *shared_for(int home, size_t size)
+/* Caller holds home's lock. Its list for size, made if need be and
+ * `make`; NULL when there is none. */
+static struct shared_list *shared_find(int home, size_t size, bool make)
 {
 	struct shared_list *l = shared[home].l;
 	int i;
@@ -289,10 +290,15 @@ static struct shared_list *shared_for(int home, size_t size)
 	for (i = 0; i < SHARED_SIZES && l[i].size; i++)
 		if (l[i].size == size)
 			return &l[i];
-	if (i == SHARED_SIZES)
+	if (i == SHARED_SIZES || !make)
 		return NULL;
 	l[i].size = size;
 	return &l[i];
+}
+
+static struct shared_list *shared_for(int home, size_t size)
+{
+	return shared_find(home, size, true);
 }
 
 /* The stack n-1 links after top (n >= 1), as a top address. */
@@ -476,15 +482,42 @@ void act__stack_cache_set_home(struct act__stack_cache *c,
 	c->home = home;
 }
 
-uint32_t act__stack_shared_n(int home, size_t size)
+/* How many stacks of chain top (linked like a free list) name a home
+ * other than `home`. */
+static uint32_t chain_strangers(void *top, size_t size, int home)
+{
+	uint32_t n = 0;
+	void *s;
+
+	for (; top; top = *top_link(s, size)) {
+		s = (char *)top - size;
+		n += act__stack_home(s, size) != home;
+	}
+	return n;
+}
+
+uint32_t act__stack_shared_n(int home, size_t size, uint32_t *strangers)
 {
 	struct shared_list *l;
 	uint32_t n;
 
 	shared_lock_take(home);
-	l = shared_for(home, size);
+	l = shared_find(home, size, false);
 	n = l ? l->n : 0;
+	if (strangers)
+		*strangers = l ? chain_strangers(l->top, size, home) : 0;
 	shared_lock_drop(home);
+	return n;
+}
+
+uint32_t act__stack_cache_strangers(const struct act__stack_cache *c)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < c->n_pools; i++)
+		if (c->pools[i].home == c->home)
+			n += chain_strangers(c->pools[i].free_top,
+					     c->pools[i].size, c->home);
 	return n;
 }
 

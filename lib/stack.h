@@ -80,8 +80,12 @@ void act__stack_cache_set_home(struct act__stack_cache *c,
 void act__stack_flush_away(struct act__stack_cache *c);
 /* The home a stack came from. */
 int act__stack_home(const void *lo, size_t size);
-/* Free stacks of `size` on home's shared list (tests, under its lock). */
-uint32_t act__stack_shared_n(int home, size_t size);
+/* For tests: free stacks of `size` on home's shared list, and in
+ * *strangers (may be NULL) how many of them came from another home;
+ * under the home's lock. */
+uint32_t act__stack_shared_n(int home, size_t size, uint32_t *strangers);
+/* For tests, owner of c: stacks in c's own-home pools from another home. */
+uint32_t act__stack_cache_strangers(const struct act__stack_cache *c);
 
 /* Canary at the low end of an unguarded stack, checked by the worker. */
 bool act__stack_canary_ok(const void *lo);

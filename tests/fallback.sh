@@ -6,7 +6,11 @@
 #   - the timer and I/O ones with the reactor's doorbell an eventfd read
 #     instead of IORING_OP_FUTEX_WAIT (ACT_TEST_RING=eventfd), on a ring
 #     without SINGLE_ISSUER and DEFER_TASKRUN (ACT_TEST_RING=plain), and
-#     with no io_uring at all (ACT_TEST_RING=none), read by lib/ring.c.
+#     with no io_uring at all (ACT_TEST_RING=none), read by lib/ring.c;
+#   - spawning and the process table with two memory homes on this
+#     one-node machine (ACT_TEST_NUMA=fake:2: stolen processes give
+#     their slots and stacks back across homes) and with every chunk
+#     bound by mbind (ACT_TEST_NUMA=force), read by affinity/numa.c.
 # Prints each program's Check line indented and ends with its own
 # "N passed, N failed" over their cases (scripts/summary.sh counts that).
 set -u
@@ -23,7 +27,11 @@ for run in "ACT_TEST_FUTEX_WAIT=1 test_multi" \
 	"ACT_TEST_RING=plain test_timers" \
 	"ACT_TEST_RING=eventfd test_io_kill" \
 	"ACT_TEST_RING=none test_timers" \
-	"ACT_TEST_RING=none test_mailbox"; do
+	"ACT_TEST_RING=none test_mailbox" \
+	"ACT_TEST_NUMA=fake:2 test_multi" \
+	"ACT_TEST_NUMA=fake:2 test_spawn" \
+	"ACT_TEST_NUMA=force test_spawn" \
+	"ACT_TEST_NUMA=force test_proc"; do
 	var=${run%% *}
 	prog=${run#* }
 	out=$(env "$var" CK_VERBOSITY=normal "$dir/$prog" 2>&1)
