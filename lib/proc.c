@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "numa.h"
+#include "homes.h"
 #include "proc.h"
 
 /* Four cache lines: remote-written, owner-only, owner-only, and the

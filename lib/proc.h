@@ -5,7 +5,7 @@
  * The slot table is one MAP_NORESERVE mapping of max_procs slots that stays
  * mapped until the runtime stops, so a slot is type-stable memory: a lookup
  * needs no lock and a stale pointer still points at a slot (I5). Its index
- * space is cut into one region per memory home (affinity/numa.h), each
+ * space is cut into one region per memory home (affinity/homes.h), each
  * bound to its home's node once at start-up; a slot's home is the region
  * its index falls in. A pid is
  * (generation << 32) | index. A slot's generation is bumped when its
@@ -297,7 +297,7 @@ struct act__slot_chain {
 struct act__slot_cache {
 	uint32_t head;                   /* UINT32_MAX: empty */
 	uint32_t n;
-	uint32_t home;                   /* memory home (numa.h) */
+	uint32_t home;                   /* memory home (homes.h) */
 	uint32_t n_away;                 /* slots on the away chains */
 	struct act__slot_chain *away;    /* per home; NULL with one home */
 };

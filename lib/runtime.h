@@ -12,7 +12,7 @@
 #include "actors.h"
 #include "proc.h"
 #include "reactor.h"
-#include "numa.h"
+#include "homes.h"
 #include "plan.h"
 #include "worker.h"
 
@@ -56,7 +56,7 @@ struct act__rt {
 	/* placement (affinity/plan.h): each worker's OS NUMA node, -1 when
 	 * it is not bound to one; NULL before the plan is made */
 	int *worker_os_node;
-	struct act__numa numa;           /* memory homes (affinity/numa.h) */
+	struct act__numa numa;           /* memory homes (affinity/homes.h) */
 	struct act__topo topo;           /* the usable machine */
 	struct act__plan plan;           /* where workers and reactor run */
 	_Atomic int pin_failed;          /* a bind failed: said once */

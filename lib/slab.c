@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "numa.h"
+#include "homes.h"
 #include "slab.h"
 
 #define CHUNK_LEN ((size_t)256 << 10)

@@ -8,7 +8,7 @@
  * stops: type-stable memory). The owner allocates and frees without
  * atomics; any other thread frees onto a per-class lock-free list that the
  * owner takes whole with one exchange when its own list runs dry. A
- * worker's chunks come from its memory home's NUMA node (numa.h), and an
+ * worker's chunks come from its memory home's NUMA node (homes.h), and an
  * envelope freed anywhere goes back to the slab it came from.
  * Envelopes too big for a class, or sent from a thread that is not a
  * worker, come from malloc.
@@ -79,7 +79,7 @@ struct act__slab {
 	/* other threads: remote frees, own cache line */
 	struct act__env *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
 	_Atomic uint64_t n_remote_free;
-	/* memory home of the chunks (numa.h): set before any thread runs,
+	/* memory home of the chunks (homes.h): set before any thread runs,
 	 * read by adopt_remote on the line it reads anyway */
 	int home;
 };
@@ -88,7 +88,7 @@ struct act__slab {
 			      ACT_ENV_HDR)
 
 void act__slab_init(struct act__slab *s, uint16_t worker);
-/* Carve new chunks from home's node (numa.h); before any thread runs.
+/* Carve new chunks from home's node (homes.h); before any thread runs.
  * A slab never set stays unbound in home 0 (the foreign slab). */
 void act__slab_set_home(struct act__slab *s, struct act__numa *numa,
 			int home);

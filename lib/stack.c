@@ -11,7 +11,7 @@
 
 #include "actors.h"
 #include "internal.h"
-#include "numa.h"
+#include "homes.h"
 #include "stack.h"
 
 #ifndef MADV_GUARD_INSTALL

@@ -10,7 +10,7 @@
  * every switch back to the worker. Only unguarded stacks get a canary, so
  * a guarded stack touches no page at its low end until it grows there.
  *
- * Homes (affinity/numa.h): a cache carves chunks from its worker's home
+ * Homes (affinity/homes.h): a cache carves chunks from its worker's home
  * node, and every stack remembers its home. A stack freed by a worker of
  * another home (its process was stolen across nodes and exited there)
  * goes back to its own home's shared list, a batch at a time, instead of
@@ -36,7 +36,7 @@ struct act__stack_chunk {
  * another home than its cache's only gathers stacks on their way back. */
 struct act__stack_pool {
 	size_t size;          /* usable bytes */
-	int home;             /* of every stack on it (numa.h) */
+	int home;             /* of every stack on it (homes.h) */
 	void *free_top;       /* free list, linked through each stack's top word */
 	uint32_t n_free;
 	char *bump, *bump_end; /* next unused unit in the newest chunk */
@@ -50,7 +50,7 @@ struct act__stack_cache {
 	struct act__stack_pool *pools;
 	uint32_t n_pools;
 	uint32_t n_away;      /* stacks held for other homes */
-	int home;             /* memory home: new chunks, refills (numa.h) */
+	int home;             /* memory home: new chunks, refills (homes.h) */
 	struct act__numa *numa; /* binds new chunks; NULL: unbound */
 	uint64_t n_out;       /* stacks handed out, not yet returned */
 };

@@ -44,7 +44,7 @@ struct act__worker {
 	int32_t backlog_at;              /* budget left: a reader's backlog */
 	struct act__rt *rt;
 	uint32_t index;
-	int home;                        /* memory home (affinity/numa.h) */
+	int home;                        /* memory home (affinity/homes.h) */
 	const uint16_t *victims;         /* steal order (affinity/plan.h) */
 	uint16_t level_end[ACT_STEAL_LEVELS];
 	struct act__slot_cache slots;    /* free process slots */
@@ -80,7 +80,7 @@ static inline uint64_t act__worker_rng(struct act__worker *w)
 void act__worker_set_self(struct act__worker *w);
 
 int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i);
-/* w's memory home (affinity/numa.h) for its slab, stacks and slots; after
+/* w's memory home (affinity/homes.h) for its slab, stacks and slots; after
  * rt->numa and rt->procs are set up, before w runs. */
 int act__worker_set_home(struct act__worker *w, int home);
 void act__worker_destroy(struct act__worker *w);

@@ -10,12 +10,13 @@
  * homes without binding (the bookkeeping: where freed memory goes), and
  * `off` or the default bind nothing.
  */
+#include <numa.h>
 #include <numaif.h>
 #include <stdint.h>
 
 #include "testrt.h"
 
-#include "numa.h"
+#include "homes.h"
 #include "proc.h"
 #include "runtime.h"
 #include "stack.h"
@@ -23,10 +24,6 @@
 
 #define MASK_BITS 1024
 
-/* libnuma's, declared here: <numa.h> names affinity/numa.h in this
- * build (see affinity/numa.c) */
-int numa_available(void);
-int numa_num_configured_nodes(void);
 
 enum {
 	T_DATA = 1, /* main to a process: a payload to check */

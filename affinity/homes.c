@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* numa.c - memory homes; see numa.h. */
+/* homes.c - memory homes; see homes.h. */
 #include <errno.h>
+#include <numa.h>
 #include <numaif.h>
 #include <sched.h>
 #include <stdio.h>
@@ -8,16 +9,7 @@
 #include <string.h>
 
 #include "env.h"
-#include "numa.h"
-
-/*
- * libnuma's <numa.h> cannot be included here: -I affinity makes
- * <numa.h> name our own numa.h. The two functions used, as libnuma
- * declares them (the same in its v1 and v2 ABIs); mbind comes from
- * <numaif.h>.
- */
-int numa_available(void);
-int numa_node_of_cpu(int cpu);
+#include "homes.h"
 
 #define FAKE_MAX 8
 /* OS node numbers mbind can name here: Linux's MAX_NUMNODES tops out at

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * numa.h - memory homes: which NUMA node backs each worker's slot, envelope
+ * homes.h - memory homes: which NUMA node backs each worker's slot, envelope
  * and stack chunks.
  *
  * A home is a dense index 0..nnodes-1 standing for one OS NUMA node that
@@ -25,8 +25,8 @@
  *   fake:K  K homes, worker i in home i % K, nothing bound (the homes'
  *           bookkeeping on a machine with one node); 1 <= K <= 8
  */
-#ifndef ACT_NUMA_H
-#define ACT_NUMA_H
+#ifndef ACT_HOMES_H
+#define ACT_HOMES_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -58,4 +58,4 @@ int act__numa_init(struct act__numa *n, const int *os_node,
  * nothing. A failure is reported once on stderr and binding stops. */
 void act__numa_place(struct act__numa *n, int home, void *p, size_t len);
 
-#endif /* ACT_NUMA_H */
+#endif /* ACT_HOMES_H */
