@@ -2,6 +2,8 @@
 /* topology.c - hwloc discovery and the usable set; see topology.h. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +17,16 @@
 static hwloc_topology_t machine;
 static int machine_rc;
 static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
+static atomic_int flat_said;
 
 static void machine_load(void)
 {
+	const char *test = getenv("ACT_TEST_HWLOC");
+
+	if (test && !strcmp(test, "fail")) { /* the fallback's test */
+		machine_rc = -EINVAL;
+		return;
+	}
 	if (hwloc_topology_init(&machine)) {
 		machine_rc = -ENOMEM;
 		return;
@@ -29,17 +38,50 @@ static void machine_load(void)
 	}
 }
 
+/*
+ * hwloc could not read this machine (a sandbox that hides /sys, say):
+ * one core per CPU of the calling thread's mask, numbered from 0, so the
+ * count and the plan still work, and nothing is bound, since the numbers
+ * need not be the real ones. Said in one line; start-up goes on.
+ */
+static int flat(struct act__topo *t, char *why, size_t why_len)
+{
+	cpu_set_t set;
+	char desc[32];
+	int n = 1;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		n = CPU_COUNT(&set);
+	snprintf(desc, sizeof(desc), "core:%d pu:1", n);
+	if (hwloc_topology_init(&t->hw) ||
+	    hwloc_topology_set_synthetic(t->hw, desc) ||
+	    hwloc_topology_load(t->hw)) {
+		if (t->hw)
+			hwloc_topology_destroy(t->hw);
+		t->hw = NULL;
+		snprintf(why, why_len,
+			 "hwloc could not read this machine's topology");
+		return -ENOMEM;
+	}
+	t->flat = true;
+	snprintf(t->source, sizeof(t->source),
+		 "this machine, as %d cores (hwloc could not read it)", n);
+	if (!atomic_exchange(&flat_said, 1))
+		fprintf(stderr,
+			"actors: hwloc could not read this machine's topology: "
+			"planning for the %d CPUs of the affinity mask, nothing "
+			"bound\n",
+			n);
+	return 0;
+}
+
 static int load_hw(struct act__topo *t, const struct act__topo_src *src,
 		   char *why, size_t why_len)
 {
 	if (!src->synthetic && !src->xml) {
 		pthread_once(&machine_once, machine_load);
-		if (machine_rc) {
-			snprintf(why, why_len,
-				 "hwloc could not read this machine's "
-				 "topology");
-			return machine_rc;
-		}
+		if (machine_rc)
+			return flat(t, why, why_len);
 		t->hw = machine;
 		t->shared = true;
 		snprintf(t->source, sizeof(t->source), "this machine");
@@ -183,10 +225,11 @@ static int restrict_usable(struct act__topo *t,
 		if (!act__cgroup_cpuset(src->cgroup, b))
 			hwloc_bitmap_and(t->allowed, t->allowed, b);
 		t->quota = act__cgroup_quota(src->cgroup);
-	} else if (t->shared) {
+	} else if (t->shared || t->flat) {
 		/* the calling thread's mask: taskset, numactl, a parent's
-		 * sched_setaffinity */
-		if (!hwloc_get_cpubind(t->hw, b, HWLOC_CPUBIND_THREAD))
+		 * sched_setaffinity (the flat stand-in is made of it) */
+		if (t->shared &&
+		    !hwloc_get_cpubind(t->hw, b, HWLOC_CPUBIND_THREAD))
 			hwloc_bitmap_and(t->allowed, t->allowed, b);
 		t->quota = act__cgroup_quota(NULL);
 	}
@@ -257,7 +300,8 @@ int act__topo_load(struct act__topo *t, const struct act__topo_src *src,
 	rc = load_hw(t, src, why, why_len);
 	if (rc)
 		return rc;
-	t->thissystem = hwloc_topology_is_thissystem(t->hw) && !src->cgroup;
+	t->thissystem = hwloc_topology_is_thissystem(t->hw) && !src->cgroup &&
+			!t->flat;
 	rc = fill_pus(t);
 	if (rc) {
 		snprintf(why, why_len, "out of memory");

@@ -34,6 +34,8 @@ struct act__topo {
 	hwloc_topology_t hw;  /* owned unless it is the shared one */
 	bool shared;          /* this machine's cached topology */
 	bool thissystem;      /* plans can be applied (pinning) */
+	bool flat;            /* hwloc failed on this machine: a stand-in of
+			       * one core per CPU, nothing bound */
 	char source[256];     /* "this machine", "synthetic ...", "xml ..." */
 	int npus, ncores, ncaches, nnodes, npackages;
 	struct act__pu *pus;  /* npus, in topology (hwloc logical) order */

@@ -449,6 +449,28 @@ START_TEST(pin_fail)
 }
 END_TEST
 
+/* hwloc cannot read the machine: a stand-in of the affinity mask's CPU
+ * count plans the workers, one line says so, and nothing is bound. */
+START_TEST(pin_hwloc_fails)
+{
+	struct pin_case pc = { .bind = ACT_BIND_CORE, .workers = 2,
+			       .env = { { "ACT_TEST_HWLOC", "fail" } },
+			       .unbound = true };
+	struct tu_child c;
+	int i;
+
+	run_case(&pc, &c);
+	ck_assert_msg(count_lines(c.err) == 1 &&
+			      strstr(c.err, "hwloc could not read") &&
+			      strstr(c.err, "nothing bound"),
+		      "stderr: %s", c.err);
+	for (i = 0; i < 2; i++)
+		assert_mask("worker", &out->worker_mask[i], &out->before);
+	assert_reactor_on(-1);
+	done();
+}
+END_TEST
+
 static Suite *pin_suite(void)
 {
 	Suite *s = suite_create("pin");
@@ -464,6 +486,7 @@ static Suite *pin_suite(void)
 	tu_add_test_unless(few, why, tc, pin_restore);
 	tu_add_test_unless(few, why, tc, pin_numa);
 	tu_add_test_unless(few, why, tc, pin_fail);
+	tu_add_test_unless(few, why, tc, pin_hwloc_fails);
 	suite_add_tcase(s, tc);
 	return s;
 }
@@ -476,6 +499,7 @@ int main(void)
 	unsetenv("ACTORS_CPUS");
 	unsetenv("ACTORS_REACTOR_CPU");
 	unsetenv("ACT_TEST_PIN");
+	unsetenv("ACT_TEST_HWLOC");
 	CPU_ZERO(&allowed);
 	if (sched_getaffinity(0, sizeof(allowed), &allowed))
 		return EXIT_FAILURE;
