@@ -359,6 +359,29 @@ out:
 	return rc;
 }
 
+/*
+ * Not bound, but ACTORS_CPUS narrows the usable set: every worker is kept
+ * within it (the kernel places it there as it likes), so the variable
+ * means the same under every policy.
+ */
+static int keep_within(const struct act__topo *t, struct act__plan *pl)
+{
+	int i;
+
+	if (pl->nworkers > t->nusable_pus)
+		snprintf(pl->note, sizeof(pl->note),
+			 "%d workers on %d usable CPUs, not bound",
+			 pl->nworkers, t->nusable_pus);
+	if (hwloc_bitmap_isequal(t->usable, t->allowed))
+		return 0;
+	for (i = 0; i < pl->nworkers; i++) {
+		pl->w[i].set = hwloc_bitmap_dup(t->usable);
+		if (!pl->w[i].set)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 		   const struct act__plan_in *in, char *why, size_t why_len)
 {
@@ -383,10 +406,8 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 	rc = 0;
 	if (pl->bind != ACT_BIND_NONE)
 		rc = place(t, pl);
-	else if (pl->nworkers > t->nusable_pus)
-		snprintf(pl->note, sizeof(pl->note),
-			 "%d workers on %d usable CPUs, not bound",
-			 pl->nworkers, t->nusable_pus);
+	else
+		rc = keep_within(t, pl);
 	if (!rc)
 		rc = victims(t, pl);
 	if (rc) {

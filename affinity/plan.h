@@ -8,7 +8,8 @@
  * memory homes, steal order).
  *
  * Policies (enum act_bind, ACTORS_BIND):
- *   none     workers are not bound; one steal level
+ *   none     workers are not bound to a CPU (when ACTORS_CPUS narrows the
+ *            usable set, each is kept within it); one steal level
  *   core     one worker per core, cores in topology order (default)
  *   pu       one worker per hardware thread, in topology order
  *   spread   cores taken across packages first, then across the NUMA
@@ -52,7 +53,8 @@ struct act__plan_in {
 };
 
 struct act__plan_worker {
-	hwloc_bitmap_t set;   /* CPUs it is bound to; NULL: not bound */
+	hwloc_bitmap_t set;   /* CPUs it is bound to; NULL: not bound
+			       * (none: the usable set when narrowed) */
 	int cpu;              /* the OS CPU when bound to one, else -1 */
 	int pu;               /* its place in topo->pus (numa: the core it
 			       * stands for); -1 when not bound */

@@ -244,11 +244,18 @@ static void text_workers(FILE *f, const struct report *r)
 		fprintf(f, "(set; the default is %d: %s)\n",
 			pl->default_workers, pl->count_why);
 	if (!r->bound) {
+		char *l = NULL;
+
+		if (pl->w[0].set)
+			hwloc_bitmap_list_asprintf(&l, pl->w[0].set);
 		if (pl->nworkers > 1)
-			fprintf(f, "  workers 0-%d: not bound\n",
-				pl->nworkers - 1);
+			fprintf(f, "  workers 0-%d: not bound", pl->nworkers - 1);
 		else
-			fprintf(f, "  worker 0: not bound\n");
+			fprintf(f, "  worker 0: not bound");
+		if (pl->w[0].set)
+			fprintf(f, ", kept within CPUs %s", l ? l : "?");
+		fprintf(f, "\n");
+		free(l);
 		return;
 	}
 	if (pl->bind == ACT_BIND_NUMA)
@@ -447,7 +454,7 @@ static void json_workers(FILE *f, const struct report *r)
 		fprintf(f,
 			"%s\n      {\"worker\": %d, \"cpus\": ", i ? "," : "",
 			i);
-		if (p)
+		if (p || w->set) /* none: the usable set when narrowed */
 			json_list(f, w->set);
 		else
 			fprintf(f, "null");

@@ -46,33 +46,56 @@ static void machine_load(void)
  */
 static int flat(struct act__topo *t, char *why, size_t why_len)
 {
-	cpu_set_t set;
-	char desc[32];
-	int n = 1;
+	cpu_set_t *set = CPU_ALLOC(ACT_CPU_MAX + 1);
+	size_t size = CPU_ALLOC_SIZE(ACT_CPU_MAX + 1);
+	char *desc = NULL;
+	size_t len = 0;
+	FILE *f;
+	int n = 0, cpu;
 
-	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
-		n = CPU_COUNT(&set);
-	snprintf(desc, sizeof(desc), "core:%d pu:1", n);
-	if (hwloc_topology_init(&t->hw) ||
-	    hwloc_topology_set_synthetic(t->hw, desc) ||
-	    hwloc_topology_load(t->hw)) {
-		if (t->hw)
-			hwloc_topology_destroy(t->hw);
-		t->hw = NULL;
-		snprintf(why, why_len,
-			 "hwloc could not read this machine's topology");
-		return -ENOMEM;
+	/* "core:N pu:1(indexes=c0,c1,...)": the mask's real CPU numbers,
+	 * so ACTORS_CPUS and ACTORS_REACTOR_CPU name the same CPUs as
+	 * everywhere else */
+	f = open_memstream(&desc, &len);
+	if (set && f && !sched_getaffinity(0, size, set)) {
+		n = CPU_COUNT_S(size, set);
+		fprintf(f, "core:%d pu:1(indexes=", n);
+		for (cpu = 0, n = 0; cpu <= ACT_CPU_MAX; cpu++)
+			if (CPU_ISSET_S((size_t)cpu, size, set))
+				fprintf(f, "%s%d", n++ ? "," : "", cpu);
+		fprintf(f, ")");
 	}
+	if (f)
+		fclose(f);
+	if (set)
+		CPU_FREE(set);
+	if (!n || hwloc_topology_init(&t->hw)) {
+		t->hw = NULL;
+		goto fail;
+	}
+	if (hwloc_topology_set_synthetic(t->hw, desc) ||
+	    hwloc_topology_load(t->hw)) {
+		hwloc_topology_destroy(t->hw);
+		t->hw = NULL;
+		goto fail;
+	}
+	free(desc);
 	t->flat = true;
 	snprintf(t->source, sizeof(t->source),
-		 "this machine, as %d cores (hwloc could not read it)", n);
-	if (!atomic_exchange(&flat_said, 1))
+		 "this machine, as %d core%s (hwloc could not read it)", n,
+		 n == 1 ? "" : "s");
+	/* once per OS process; no data hangs on it, so relaxed */
+	if (!atomic_exchange_explicit(&flat_said, 1, memory_order_relaxed))
 		fprintf(stderr,
 			"actors: hwloc could not read this machine's topology: "
-			"planning for the %d CPUs of the affinity mask, nothing "
-			"bound\n",
-			n);
+			"planning for the %d CPU%s of the affinity mask, "
+			"nothing bound\n",
+			n, n == 1 ? "" : "s");
 	return 0;
+fail:
+	free(desc);
+	snprintf(why, why_len, "hwloc could not read this machine's topology");
+	return -ENOMEM;
 }
 
 static int load_hw(struct act__topo *t, const struct act__topo_src *src,

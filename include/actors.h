@@ -137,10 +137,10 @@ struct act_config {
 	int bind;           /* enum act_bind; 0: ACTORS_BIND or core */
 	int reactor_cpu;    /* ACT_REACTOR_*; 0: ACTORS_REACTOR_CPU or
 			     * auto */
+	uint32_t reserved[1];
 	const char *cpus;   /* CPUs the runtime may use, a list such as
 			     * "0-7,16-23"; NULL: ACTORS_CPUS or all the
 			     * process may use */
-	uint32_t reserved[4];
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */

@@ -25,6 +25,8 @@
 #define DEFAULT_REDUCTIONS 2000
 #define MAX_SCHEDULERS ACT_MAX_WORKERS
 _Static_assert(ACT_PLAN_MAX_WORKERS == ACT_MAX_WORKERS, "plan cap");
+/* the reserved words keep the public layout: 64 bytes since 0.1 */
+_Static_assert(sizeof(struct act_config) == 64, "act_config layout");
 #define DEFAULT_SPIN_US 20
 #define MAX_SPIN_US 1000000
 
@@ -283,7 +285,11 @@ static int build(struct act__rt *rt)
 				    rt->nworkers * sizeof(*rt->workers));
 	homes = calloc(rt->nworkers, sizeof(*homes));
 	if (!rt->workers || !homes) {
+		/* destroy() must not see workers that were never set up */
 		free(homes);
+		free(rt->workers);
+		rt->workers = NULL;
+		rt->nworkers = 0;
 		return -ENOMEM;
 	}
 	rc = act__numa_init(&rt->numa, rt->worker_os_node, rt->nworkers,
@@ -399,10 +405,11 @@ static void unknown_names(void)
 	size_t i, len;
 
 	for (e = environ; e && *e; e++) {
-		const char *name = *e + 7;
+		const char *name;
 
 		if (strncmp(*e, "ACTORS_", 7))
 			continue;
+		name = *e + 7;
 		len = strcspn(name, "=");
 		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 			if (strlen(known[i]) == len &&
@@ -541,7 +548,10 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		hwloc_bitmap_free(saved);
 		saved = NULL;
 	}
-	act__rt_pin(rt, rt->plan.w[0].set, "worker", 0);
+	/* a mask that could not be saved could not be put back: the
+	 * caller's thread then stays as it is */
+	if (saved)
+		act__rt_pin(rt, rt->plan.w[0].set, "worker", 0);
 	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
 			rt->cfg.mailbox_limit, true, NULL)
 		     .id) {

@@ -10,7 +10,7 @@
 #   - spawning and the process table with two memory homes on this
 #     one-node machine (ACT_TEST_NUMA=fake:2: stolen processes give
 #     their slots and stacks back across homes) and with every chunk
-#     bound by mbind (ACT_TEST_NUMA=force), read by affinity/numa.c.
+#     bound by mbind (ACT_TEST_NUMA=force), read by affinity/homes.c.
 # Prints each program's Check line indented and ends with its own
 # "N passed, N failed" over their cases (scripts/summary.sh counts that).
 set -u

@@ -449,6 +449,30 @@ START_TEST(pin_fail)
 }
 END_TEST
 
+/* none with ACTORS_CPUS: not bound to a CPU, but kept within the set. */
+START_TEST(pin_none_cpus)
+{
+	struct pin_case pc = { .bind = ACT_BIND_NONE, .workers = 2,
+			       .env = { { "ACTORS_CPUS", cpu_name(1) } } };
+	struct tu_child c;
+	cpu_set_t want;
+	int i;
+
+	run_case(&pc, &c);
+	/* 2 workers on 1 usable CPU: the one note */
+	ck_assert_msg(count_lines(c.err) == 1 && strstr(c.err, "not bound"),
+		      "stderr: %s", c.err);
+	CPU_ZERO(&want);
+	CPU_SET(cpus[1], &want);
+	for (i = 0; i < 2; i++) {
+		ck_assert(out->plan_bound[i]);
+		assert_mask("worker", &out->worker_mask[i], &want);
+	}
+	assert_reactor_on(-1);
+	done();
+}
+END_TEST
+
 /* hwloc cannot read the machine: a stand-in of the affinity mask's CPU
  * count plans the workers, one line says so, and nothing is bound. */
 START_TEST(pin_hwloc_fails)
@@ -487,6 +511,7 @@ static Suite *pin_suite(void)
 	tu_add_test_unless(few, why, tc, pin_numa);
 	tu_add_test_unless(few, why, tc, pin_fail);
 	tu_add_test_unless(few, why, tc, pin_hwloc_fails);
+	tu_add_test_unless(few, why, tc, pin_none_cpus);
 	suite_add_tcase(s, tc);
 	return s;
 }
