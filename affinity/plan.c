@@ -107,11 +107,13 @@ static int spread_order(const struct act__topo *t, const struct cores *c,
 {
 	int *taken = calloc((size_t)c->n, sizeof(int));
 	int *next_node = calloc((size_t)t->npackages, sizeof(int));
+	int *nodes = calloc((size_t)c->n, sizeof(int)); /* one package's */
 	int out = 0, pk, guard;
 
-	if (!taken || !next_node) {
+	if (!taken || !next_node || !nodes) {
 		free(taken);
 		free(next_node);
+		free(nodes);
 		return -ENOMEM;
 	}
 	for (guard = 0; out < c->n && guard <= c->n * (t->npackages + 1);
@@ -120,7 +122,7 @@ static int spread_order(const struct act__topo *t, const struct cores *c,
 			/* the nodes of package pk, in order of first
 			 * appearance; take from the next one that has a
 			 * core left */
-			int nodes[64], nn = 0, k, j, tries;
+			int nn = 0, k, j, tries;
 
 			for (k = 0; k < c->n; k++) {
 				const struct act__pu *p = &t->pus[c->first[k]];
@@ -129,7 +131,7 @@ static int spread_order(const struct act__topo *t, const struct cores *c,
 					continue;
 				for (j = 0; j < nn && nodes[j] != p->node; j++)
 					;
-				if (j == nn && nn < 64)
+				if (j == nn)
 					nodes[nn++] = p->node;
 			}
 			for (tries = 0; tries < nn; tries++) {
@@ -153,6 +155,7 @@ static int spread_order(const struct act__topo *t, const struct cores *c,
 	}
 	free(taken);
 	free(next_node);
+	free(nodes);
 	return out == c->n ? 0 : -EINVAL;
 }
 

@@ -282,8 +282,8 @@ struct act_worker_stats {
 	uint64_t sleeps;       /* times it slept, idle */
 	uint64_t futex_wakes;  /* FUTEX_WAKEs it made to wake a worker */
 	uint64_t mutes;        /* senders muted on a receiver's backlog */
-	int32_t cpu;           /* the CPU it is bound to; -1: not bound to
-				* one (ACT_BIND_NONE, ACT_BIND_NUMA) */
+	int32_t cpu;           /* the CPU the plan binds it to; -1: not
+				* bound to one (ACT_BIND_NONE, _NUMA) */
 	int32_t node;          /* its NUMA node; -1: not bound */
 	uint64_t far_steals;   /* steals from a worker on another NUMA
 				* node (bound workers only) */
