@@ -244,7 +244,7 @@ static int distance(const struct act__topo *t, const struct act__plan *pl,
 	const struct act__plan_worker *wa = &pl->w[a], *wb = &pl->w[b];
 	const struct act__pu *pa, *pb;
 
-	if (pl->bind == ACT_BIND_NONE)
+	if (pl->unbound)
 		return ACT_STEAL_REMOTE;
 	if (pl->bind == ACT_BIND_NUMA)
 		return wa->node >= 0 && wa->node == wb->node ?
@@ -351,11 +351,6 @@ static int place(const struct act__topo *t, struct act__plan *pl)
 			hwloc_bitmap_set(w->set, (unsigned)p->os);
 		}
 	}
-	if (pl->nworkers > t->nusable_pus)
-		snprintf(pl->note, sizeof(pl->note),
-			 "%d workers on %d usable CPUs: workers %d and up "
-			 "share CPUs with the first ones",
-			 pl->nworkers, t->nusable_pus, t->nusable_pus);
 out:
 	free(seq);
 	cores_free(&c);
@@ -371,10 +366,17 @@ static int keep_within(const struct act__topo *t, struct act__plan *pl)
 {
 	int i;
 
-	if (pl->nworkers > t->nusable_pus)
+	if (pl->nworkers > t->nusable_pus && pl->bind == ACT_BIND_NONE)
 		snprintf(pl->note, sizeof(pl->note),
 			 "%d workers on %d usable CPUs, not bound",
 			 pl->nworkers, t->nusable_pus);
+	else if (pl->nworkers > t->nusable_pus)
+		snprintf(pl->note, sizeof(pl->note),
+			 "%d workers on %d usable CPUs: none is bound to one "
+			 "CPU (bind %s), so that the kernel can share the "
+			 "CPUs among them",
+			 pl->nworkers, t->nusable_pus,
+			 act__bind_name(pl->bind));
 	if (hwloc_bitmap_isequal(t->usable, t->allowed))
 		return 0;
 	for (i = 0; i < pl->nworkers; i++) {
@@ -406,11 +408,15 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 		pl->w[i].pu = -1;
 		pl->w[i].node = -1;
 	}
-	rc = 0;
-	if (pl->bind != ACT_BIND_NONE)
-		rc = place(t, pl);
-	else
-		rc = keep_within(t, pl);
+	/*
+	 * More workers than CPUs: two workers bound to one CPU get half of
+	 * it each while a CPU with one worker gets all of it (3 workers on
+	 * 2 CPUs ran 1:2:1), and no thread can move to even it out. Unbound
+	 * threads are shared evenly by the kernel, so none is bound.
+	 */
+	pl->unbound = pl->bind == ACT_BIND_NONE ||
+		      pl->nworkers > t->nusable_pus;
+	rc = pl->unbound ? keep_within(t, pl) : place(t, pl);
 	if (!rc)
 		rc = victims(t, pl);
 	if (rc) {
@@ -427,7 +433,7 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 			return -EINVAL;
 		}
 		pl->reactor_cpu = in->reactor;
-	} else if (in->reactor == -2 || pl->bind == ACT_BIND_NONE) {
+	} else if (in->reactor == -2 || pl->unbound) {
 		pl->reactor_cpu = -1;
 	} else {
 		pl->reactor_cpu = reactor_auto(t, pl);

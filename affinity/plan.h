@@ -19,9 +19,10 @@
  *   numa     each worker is bound to the usable CPUs of a node (not to
  *            one CPU); nodes filled like core
  * Under core, spread and compact, workers beyond the cores go to second
- * hardware threads, in the same order. Workers beyond the usable CPUs
- * share CPUs, from the first one on, and the plan carries a note that
- * says so (printed once at start-up).
+ * hardware threads, in the same order. With more workers than usable
+ * CPUs no worker is bound (each is kept within the usable set), since
+ * pinned workers that share a CPU cannot be balanced; the plan carries a
+ * note that says so (printed once at start-up).
  */
 #ifndef ACT_PLAN_H
 #define ACT_PLAN_H
@@ -68,6 +69,8 @@ struct act__plan_worker {
 
 struct act__plan {
 	int bind;
+	bool unbound;          /* no worker bound to a CPU or node: bind
+				* none, or more workers than usable CPUs */
 	int nworkers;
 	int default_workers;   /* what 0 schedulers gives */
 	char count_why[160];   /* how default_workers was found */

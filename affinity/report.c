@@ -50,7 +50,7 @@ static int report_init(struct report *r, const struct act__topo *t,
 	memset(r, 0, sizeof(*r));
 	r->t = t;
 	r->pl = pl;
-	r->bound = pl->bind != ACT_BIND_NONE;
+	r->bound = !pl->unbound;
 	/* t->npus bounds both: each group and each cache has a PU */
 	r->group_pk = calloc((size_t)t->npus + 1, sizeof(int));
 	r->group_node = calloc((size_t)t->npus + 1, sizeof(int));

@@ -279,7 +279,7 @@ static bool try_steal(struct act__worker *w)
 				act__count(&w->n_steals);
 				act__count_n(&w->n_stolen, k);
 				if (l == ACT_STEAL_REMOTE &&
-				    rt->plan.bind != ACT_BIND_NONE)
+				    !rt->plan.unbound)
 					act__count(&w->n_far_steals);
 				return true;
 			}

@@ -220,7 +220,8 @@ static void assert_plan(const struct act__plan *pl, const struct act__topo *t,
 		const struct act__plan_worker *w = &pl->w[i];
 
 		cpu[i] = cpu_of ? cpu_of(i) : -1;
-		if (bind == ACT_BIND_NONE) {
+		/* none, and more workers than CPUs: nobody bound */
+		if (bind == ACT_BIND_NONE || n > t->nusable_pus) {
 			ck_assert_ptr_null(w->set);
 			ck_assert_int_eq(w->cpu, -1);
 			ck_assert_int_eq(w->pu, -1);
@@ -268,7 +269,7 @@ static void assert_plan(const struct act__plan *pl, const struct act__topo *t,
 	if (bind == ACT_BIND_NUMA) /* the node of the core it stands for */
 		for (i = 0; i < n; i++)
 			cpu[i] = t->pus[pl->w[i].pu].os;
-	assert_victims(pl, g, bind, cpu);
+	assert_victims(pl, g, n > t->nusable_pus ? ACT_BIND_NONE : bind, cpu);
 	hwloc_bitmap_free(want);
 	free(cpu);
 }
@@ -670,16 +671,17 @@ START_TEST(laptop)
 	golden(LAPTOP, &g_laptop, ACT_BIND_CORE, 8, 8, pu_cpu, -1);
 	golden(LAPTOP, &g_laptop, ACT_BIND_CORE, 3, 3, pu_cpu, 3);
 
-	/* more workers than CPUs: a note, and they wrap from CPU 0 on */
+	/* more workers than CPUs: a note, and nobody is bound */
 	topo_ok(&t, LAPTOP, NULL, NULL, NULL);
 	plan_ok(&pl, &t, ACT_BIND_CORE, 10, ACT_REACTOR_AUTO);
 	ck_assert_ptr_nonnull(strstr(pl.note, "10 workers on 8 usable CPUs"));
-	ck_assert_int_eq(pl.w[8].cpu, 0);
-	ck_assert_int_eq(pl.w[9].cpu, 1);
+	for (i = 0; i < 10; i++) {
+		ck_assert_int_eq(pl.w[i].cpu, -1);
+		ck_assert_ptr_null(pl.w[i].set);
+	}
 	ck_assert_int_eq(pl.reactor_cpu, -1);
-	assert_level(&pl, 0, ACT_STEAL_SMT, "8"); /* the same CPU */
-	assert_level(&pl, 0, ACT_STEAL_CACHE, "1-7,9");
-	assert_level(&pl, 9, ACT_STEAL_SMT, "1");
+	assert_level(&pl, 0, ACT_STEAL_REMOTE, "1-9");
+	assert_level(&pl, 9, ACT_STEAL_REMOTE, "0-8");
 	act__plan_free(&pl);
 	plan_ok(&pl, &t, ACT_BIND_CORE, 8, ACT_REACTOR_AUTO);
 	ck_assert_str_eq(pl.note, "");
@@ -688,21 +690,25 @@ START_TEST(laptop)
 }
 END_TEST
 
-static int oversub_cpu(int i)
-{
-	return core_cpu(i % 128);
-}
-
 START_TEST(server_oversubscribed)
 {
 	struct act__topo t;
 	struct act__plan pl;
 
-	golden(SERVER, &g_server, ACT_BIND_CORE, 200, 200, oversub_cpu, -1);
+	/* more workers than CPUs: nobody bound (pinned workers sharing a
+	 * CPU could not be balanced), one steal level, the reactor free */
+	golden(SERVER, &g_server, ACT_BIND_CORE, 200, 200, NULL, -1);
 	topo_ok(&t, SERVER, NULL, NULL, NULL);
 	plan_ok(&pl, &t, ACT_BIND_CORE, 200, ACT_REACTOR_AUTO);
+	ck_assert(pl.unbound);
 	ck_assert_ptr_nonnull(strstr(pl.note, "200 workers on 128"));
-	assert_level(&pl, 0, ACT_STEAL_SMT, "64,128,192");
+	assert_level(&pl, 0, ACT_STEAL_SMT, "");
+	assert_level(&pl, 0, ACT_STEAL_REMOTE, "1-199");
+	act__plan_free(&pl);
+	/* as many as CPUs: still bound */
+	plan_ok(&pl, &t, ACT_BIND_CORE, 128, ACT_REACTOR_AUTO);
+	ck_assert(!pl.unbound);
+	ck_assert_str_eq(pl.note, "");
 	act__plan_free(&pl);
 	act__topo_free(&t);
 }
@@ -1209,7 +1215,7 @@ static int machine_level(const struct act__rt *rt, int a, int b)
 	const struct act__plan *pl = &rt->plan;
 	const struct act__pu *pa, *pb;
 
-	if (pl->bind == ACT_BIND_NONE)
+	if (pl->bind == ACT_BIND_NONE || pl->nworkers > rt->topo.nusable_pus)
 		return ACT_STEAL_REMOTE;
 	pa = &rt->topo.pus[pl->w[a].pu];
 	pb = &rt->topo.pus[pl->w[b].pu];
