@@ -5,8 +5,10 @@
 # script that prints its own "N passed, N failed" counts those; any other
 # test counts as one. A program that failed without a summary counts as
 # one failure. Check cases left out of a build's suite (a "SKIP: " line in
-# the log, see tests/testrt.h) are listed, not counted. Exits 1 when
-# anything failed.
+# the log, see tests/testrt.h) are listed, not counted. SUMMARY_EXTRA,
+# if set, is a list of "name:pass" or "name:fail" words for steps that are
+# not `make check` (stress runs, distcheck): each counts as one test, and
+# a failed one is named. Exits 1 when anything failed.
 set -u
 cd "$(dirname "$0")/.."
 [ $# -gt 0 ] || set -- .
@@ -57,6 +59,15 @@ for dir in "$@"; do
 	for trs in "$dir"/tests/*.trs "$dir"/model/*.trs; do
 		[ -f "$trs" ] && count_one "$trs"
 	done
+done
+for step in ${SUMMARY_EXTRA:-}; do
+	case $step in
+	*:pass) passed=$((passed + 1)) ;;
+	*)
+		echo "summary: ${step%:*}: FAILED"
+		failed=$((failed + 1))
+		;;
+	esac
 done
 if [ $((passed + failed)) -eq 0 ]; then
 	echo "summary: no test results found"

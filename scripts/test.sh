@@ -5,20 +5,35 @@
 # `make distcheck` builds and tests the release tarball, and a TSan build
 # (build/tsan) runs the Check programs and a shorter `make stress`. Ends
 # with the line "N passed, N failed" over the Check cases of the three
-# builds.
+# builds, with each stress run and distcheck counted as one more.
 set -u
 cd "$(dirname "$0")/.."
 rc=0
+extra=
+# step NAME COMMAND...: run it, count it for the summary
+step() {
+	name=$1
+	shift
+	if "$@"; then
+		extra="$extra $name:pass"
+	else
+		extra="$extra $name:fail"
+		rc=1
+	fi
+}
 scripts/build.sh release || exit 1
 (cd build/release && make -j"$(nproc)" check) || rc=1
-(cd build/release && make stress) || rc=1
+step stress-release sh -c 'cd build/release && make stress'
 scripts/build.sh debug --enable-debug || exit 1
 (cd build/debug && make -j"$(nproc)" check) || rc=1
-(cd build/release && make -j"$(nproc)" distcheck >distcheck.log 2>&1) || {
+if (cd build/release && make -j"$(nproc)" distcheck >distcheck.log 2>&1); then
+	extra="$extra distcheck:pass"
+else
 	tail -n 40 build/release/distcheck.log
 	echo "distcheck: FAILED"
+	extra="$extra distcheck:fail"
 	rc=1
-}
+fi
 # ThreadSanitizer: every context switch is announced as a fiber switch
 # (lib/arch/ctx.h). The tests and a short stress run must report no race
 # (TSan makes a racy program exit 66), and tests/test_tsan checks that a
@@ -28,7 +43,8 @@ scripts/build.sh debug --enable-debug || exit 1
 # GCC 12's.
 scripts/build.sh tsan --enable-sanitizer=thread CC=clang || exit 1
 (cd build/tsan && CK_TIMEOUT_MULTIPLIER=4 make -j"$(nproc)" check) || rc=1
-(cd build/tsan && make stress STRESS_FLAGS="--iters 10000 --timeout 120") ||
+step stress-tsan sh -c \
+	'cd build/tsan && make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
+SUMMARY_EXTRA=$extra scripts/summary.sh build/release build/debug build/tsan ||
 	rc=1
-scripts/summary.sh build/release build/debug build/tsan || rc=1
 exit "$rc"
