@@ -802,6 +802,42 @@ END_TEST
 
 /* ---- bad values --------------------------------------------------------- */
 
+/*
+ * I5 across regions: with two homes, a slot carved in home 1's region
+ * raises the lookup bound past home 0's unused slots. A pid naming one of
+ * those (generation 1, never handed out) must not be found, and the slots
+ * really handed out must be.
+ */
+START_TEST(region_gap_lookup)
+{
+	struct act__numa numa = { .nnodes = 2, .os = { -1, -1 } };
+	struct act__slot_cache c0, c1;
+	struct act__ptable t;
+	struct act__proc *a, *b;
+	uint32_t gap;
+
+	ck_assert_int_eq(act__ptable_init(&t, 1024, &numa), 0);
+	ck_assert_int_eq(act__slot_cache_init(&c0, &t, 0), 0);
+	ck_assert_int_eq(act__slot_cache_init(&c1, &t, 1), 0);
+	a = act__slot_get(&t, &c0);
+	b = act__slot_get(&t, &c1);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(act__slot_home(&t, a->index), 0);
+	ck_assert_uint_eq(act__slot_home(&t, b->index), 1);
+	gap = a->index + 1;
+	ck_assert_uint_lt(gap, b->index);
+	ck_assert_uint_gt(atomic_load(&t.hwm), gap);
+	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(1, a->index)), a);
+	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(1, b->index)), b);
+	ck_assert_ptr_null(act__proc_lookup(
+		&t, act__make_pid(1, gap)));
+	act__slot_cache_destroy(&c0);
+	act__slot_cache_destroy(&c1);
+	act__ptable_destroy(&t);
+}
+END_TEST
+
 START_TEST(bad_test_numa_refused)
 {
 	static const char *const bad[] = {
@@ -835,6 +871,7 @@ static Suite *numa_suite(void)
 	tc = tcase_create("homes");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, fake_homes_layout);
+	tcase_add_test(tc, region_gap_lookup);
 	tcase_add_test(tc, moved_process_memory_goes_home);
 	tcase_add_test(tc, many_cross_home_two_workers);
 	tcase_add_test(tc, many_cross_home_four_workers);
