@@ -113,7 +113,7 @@ static int homes_from_nodes(struct act__numa *n, const int *os_node,
 }
 
 int act__numa_init(struct act__numa *n, const int *os_node,
-		   uint32_t nworkers, int *home)
+		   uint32_t nworkers, int *home, bool simulated)
 {
 	unsigned k = 1;
 	int mode = test_mode(&k), known, cpu, node;
@@ -136,6 +136,15 @@ int act__numa_init(struct act__numa *n, const int *os_node,
 		n->why_plain = "ACT_TEST_NUMA=fake";
 		for (i = 0; i < nworkers; i++)
 			home[i] = (int)(i % k);
+		return 0;
+	}
+	if (simulated) {
+		/* the nodes are not this machine's: a home per node of the
+		 * plan, nothing bound */
+		known = homes_from_nodes(n, os_node, nworkers, home);
+		if (known <= 0)
+			one_home(n, -1, "simulated machine", nworkers, home);
+		n->why_plain = "simulated machine (ACT_TEST_TOPOLOGY)";
 		return 0;
 	}
 	if (numa_available() < 0) {

@@ -48,11 +48,13 @@ struct act__numa {
 /*
  * Set up the homes from each worker's OS node (os_node[i], -1 when the
  * worker is not bound to one node; os_node may be NULL: all -1), and write
- * each worker's home to home[i]. Reads ACT_TEST_NUMA. Returns 0, or
+ * each worker's home to home[i]. Reads ACT_TEST_NUMA. simulated: the
+ * nodes are those of a simulated machine (ACT_TEST_TOPOLOGY), not this
+ * one's: the homes follow them but nothing is bound. Returns 0, or
  * -EINVAL after one line on stderr for a bad ACT_TEST_NUMA.
  */
 int act__numa_init(struct act__numa *n, const int *os_node,
-		   uint32_t nworkers, int *home);
+		   uint32_t nworkers, int *home, bool simulated);
 
 /* Bind [p, p+len) (page-aligned) to home's node when n->bind; else
  * nothing. A failure is reported once on stderr and binding stops. */

@@ -16,12 +16,28 @@
  * does not change while the process runs, and a load costs 10-25 ms. */
 static hwloc_topology_t machine;
 static int machine_rc;
+static const char *machine_sim; /* ACT_TEST_TOPOLOGY at the load */
+static bool machine_bad_sim;    /* ... and it did not load */
 static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
 static atomic_int flat_said;
 
+/*
+ * Test switch ACT_TEST_TOPOLOGY=DESC: "this machine" is the hwloc
+ * synthetic machine DESC (for example "pack:2 numa:2 core:4 pu:2"), so
+ * that the whole suite runs at the default worker count of a larger
+ * machine. Nothing is bound and no cgroup quota is read on it
+ * (topology.h: simulated).
+ */
+static const char *simulated(void)
+{
+	return getenv("ACT_TEST_TOPOLOGY");
+}
+
 static void machine_load(void)
 {
-	const char *test = getenv("ACT_TEST_HWLOC");
+	const char *test = getenv("ACT_TEST_HWLOC"), *sim = simulated();
+
+	machine_sim = sim; /* the environment's own string, kept */
 
 	if (test && !strcmp(test, "fail")) { /* the fallback's test */
 		machine_rc = -EINVAL;
@@ -31,7 +47,9 @@ static void machine_load(void)
 		machine_rc = -ENOMEM;
 		return;
 	}
-	if (hwloc_topology_load(machine)) {
+	if ((sim && hwloc_topology_set_synthetic(machine, sim)) ||
+	    hwloc_topology_load(machine)) {
+		machine_bad_sim = sim != NULL;
 		hwloc_topology_destroy(machine);
 		machine = NULL;
 		machine_rc = -EINVAL;
@@ -103,11 +121,26 @@ static int load_hw(struct act__topo *t, const struct act__topo_src *src,
 {
 	if (!src->synthetic && !src->xml) {
 		pthread_once(&machine_once, machine_load);
+		if (machine_bad_sim) {
+			snprintf(why, why_len,
+				 "ACT_TEST_TOPOLOGY=\"%s\": expected an hwloc "
+				 "synthetic description such as \"pack:2 "
+				 "numa:1 core:4 pu:2\"",
+				 machine_sim);
+			return -EINVAL;
+		}
 		if (machine_rc)
 			return flat(t, why, why_len);
 		t->hw = machine;
 		t->shared = true;
-		snprintf(t->source, sizeof(t->source), "this machine");
+		t->simulated = machine_sim != NULL;
+		if (t->simulated)
+			snprintf(t->source, sizeof(t->source),
+				 "this machine, simulated as \"%s\" "
+				 "(ACT_TEST_TOPOLOGY)",
+				 machine_sim);
+		else
+			snprintf(t->source, sizeof(t->source), "this machine");
 		return 0;
 	}
 	if (hwloc_topology_init(&t->hw)) {
@@ -248,7 +281,7 @@ static int restrict_usable(struct act__topo *t,
 		if (!act__cgroup_cpuset(src->cgroup, b))
 			hwloc_bitmap_and(t->allowed, t->allowed, b);
 		t->quota = act__cgroup_quota(src->cgroup);
-	} else if (t->shared || t->flat) {
+	} else if ((t->shared && !t->simulated) || t->flat) {
 		/* the calling thread's mask: taskset, numactl, a parent's
 		 * sched_setaffinity (the flat stand-in is made of it) */
 		if (t->shared &&
@@ -324,7 +357,7 @@ int act__topo_load(struct act__topo *t, const struct act__topo_src *src,
 	if (rc)
 		return rc;
 	t->thissystem = hwloc_topology_is_thissystem(t->hw) && !src->cgroup &&
-			!t->flat;
+			!t->flat && !t->simulated;
 	rc = fill_pus(t);
 	if (rc) {
 		snprintf(why, why_len, "out of memory");

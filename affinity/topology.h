@@ -36,6 +36,9 @@ struct act__topo {
 	bool thissystem;      /* plans can be applied (pinning) */
 	bool flat;            /* hwloc failed on this machine: a stand-in of
 			       * one core per CPU, nothing bound */
+	bool simulated;       /* ACT_TEST_TOPOLOGY stands for this machine:
+			       * nothing bound, no quota, NUMA homes kept
+			       * without mbind */
 	char source[256];     /* "this machine", "synthetic ...", "xml ..." */
 	int npus, ncores, ncaches, nnodes, npackages;
 	struct act__pu *pus;  /* npus, in topology (hwloc logical) order */

@@ -293,7 +293,7 @@ static int build(struct act__rt *rt)
 		return -ENOMEM;
 	}
 	rc = act__numa_init(&rt->numa, rt->worker_os_node, rt->nworkers,
-			    homes);
+			    homes, rt->topo.simulated);
 	/* the table's regions follow the homes */
 	if (!rc)
 		rc = act__ptable_init(&rt->procs, rt->cfg.max_procs,
