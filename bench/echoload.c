@@ -132,6 +132,7 @@ struct client {
 	bool uring;         /* the io_uring engine, else epoll */
 	bool ring_live;     /* ring is set up (uring) */
 	bool poll_first;    /* uring: the kernel takes POLL_FIRST receives */
+	char probe_byte;    /* uring: the probe's receive lands here */
 	int ep;             /* the epoll set (epoll), or -1 */
 	struct io_uring ring;
 	uint64_t t_measure, t_end;  /* ns: window start and end */
@@ -399,8 +400,8 @@ static int uring_send(struct client *c, struct conn *k)
 /*
  * Queues the receive of what is left of k's response. A response's first
  * receive goes out with its request, before the echo can be there: it
- * waits for the socket to be readable instead of trying first (5.19+;
- * -EINVAL before, and then it is dropped).
+ * waits for the socket to be readable instead of trying first, where the
+ * kernel takes that (c->poll_first, probed when the ring is made).
  */
 static int uring_recv(struct client *c, struct conn *k)
 {
@@ -428,10 +429,6 @@ static int uring_done(struct client *c, struct conn *k, unsigned op, int res)
 
 	if (k->dead)
 		return 0;
-	if (res == -EINVAL && op == OP_RECV && c->poll_first) {
-		c->poll_first = false;  /* try it again, without */
-		return uring_recv(c, k);
-	}
 	if (res == -EINTR || res == -EAGAIN)  /* try it again */
 		return op == OP_SEND ? uring_send(c, k) : uring_recv(c, k);
 	if (op == OP_SEND) {
@@ -455,6 +452,52 @@ static int uring_done(struct client *c, struct conn *k, unsigned op, int res)
 	if (k->got < size)
 		return uring_recv(c, k);
 	return conn_done(c, k);
+}
+
+/*
+ * Does the kernel take IORING_RECVSEND_POLL_FIRST (5.19+)? Asked once,
+ * with a receive of a byte that is already there: it comes back with the
+ * byte, or -EINVAL where the kernel refuses the flag (5.10 rejects any
+ * ioprio on a receive). The answer cannot come from the receives of the
+ * load itself: by the first -EINVAL every connection's first receive is
+ * in the ring with the flag, and each would be one more -EINVAL.
+ */
+static bool uring_probe_poll_first(struct client *c)
+{
+	struct io_uring_sqe *s;
+	struct io_uring_cqe *cqe;
+	bool yes = false;
+	int sv[2], rc;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return false;
+	c->probe_byte = 1;
+	if (write(sv[0], &c->probe_byte, 1) != 1)
+		goto out;
+	s = io_uring_get_sqe(&c->ring);
+	if (s == NULL)
+		goto out;
+	io_uring_prep_recv(s, sv[1], &c->probe_byte, 1, 0);
+	s->ioprio |= IORING_RECVSEND_POLL_FIRST;
+	io_uring_sqe_set_data64(s, 0);
+	do
+		rc = io_uring_submit_and_wait(&c->ring, 1);
+	while (rc == -EINTR);
+	/* an entry the kernel did not take goes with the load's first
+	 * submit: its target is c's and uring_reap skips its answer */
+	if (rc < 1)
+		goto out;
+	do
+		rc = io_uring_wait_cqe(&c->ring, &cqe);
+	while (rc == -EINTR);
+	if (rc == 0) {
+		yes = cqe->res == 1;
+		io_uring_cqe_seen(&c->ring, cqe);
+	}
+out:
+	close(sv[0]);
+	close(sv[1]);
+	return yes;
 }
 
 /* The ring, in the thread that submits to it (SINGLE_ISSUER). */
@@ -489,6 +532,7 @@ static int uring_setup(struct client *c)
 		return -1;
 	}
 	c->ring_live = true;
+	c->poll_first = uring_probe_poll_first(c);
 	return 0;
 }
 
@@ -503,7 +547,8 @@ static int uring_reap(struct client *c)
 	io_uring_for_each_cqe(&c->ring, head, cqe) {
 		seen++;
 		ud = cqe->user_data;
-		if (ud == LIBURING_UDATA_TIMEOUT)  /* liburing's own wait */
+		/* liburing's own wait, or a late answer to the probe */
+		if (ud == LIBURING_UDATA_TIMEOUT || ud == 0)
 			continue;
 		rc = uring_done(c, (struct conn *)(uintptr_t)(ud & ~1ull),
 				(unsigned)(ud & 1), cqe->res);
@@ -729,7 +774,6 @@ static void deal(const struct echoload_opts *o, const char *name,
 		last = (int)((long)o->conns * (t + 1) / o->threads);
 		cl[t] = (struct client){ .o = o, .name = name, .ep = -1,
 					 .uring = o->engine == ECHOLOAD_URING,
-					 .poll_first = true,
 					 .conns = conns + first,
 					 .n = last - first,
 					 .alive = last - first,
