@@ -29,6 +29,16 @@
 #define CANARY 0x5ac7095ac7095ac7ull
 
 static int guard_mode;          /* enum act_guard, decided at init */
+/*
+ * Set when a chunk could not be mapped (the address space or memory is
+ * exhausted), cleared when one could again. Meanwhile a freed stack goes
+ * to its home's shared list at once instead of the freeing worker's
+ * cache, and an idle worker spills its cache there, so that a spawn on
+ * any worker finds the stacks that processes gave back anywhere. Relaxed:
+ * a hint; a stack cached just before the flag was seen goes to the shared
+ * list when its worker next idles.
+ */
+static _Atomic bool famine;
 static int self_pidfd = -1;     /* for process_madvise on ourselves */
 static long mprotect_budget;    /* guards mprotect may still split off */
 
@@ -160,8 +170,14 @@ static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 	}
 	base = mmap(NULL, unit * n, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base == MAP_FAILED)
+	if (base == MAP_FAILED) {
+		if (!atomic_load_explicit(&famine, memory_order_relaxed))
+			atomic_store_explicit(&famine, true,
+					      memory_order_relaxed);
 		return -ENOMEM;
+	}
+	if (act__unlikely(atomic_load_explicit(&famine, memory_order_relaxed)))
+		atomic_store_explicit(&famine, false, memory_order_relaxed);
 	/* before the guards: mprotect splits inherit the policy */
 	act__numa_place(c->numa, pl->home, base, unit * n);
 	pl->guarded_left = guard_chunk(base, unit, n);
@@ -358,22 +374,24 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 {
 	struct act__stack_pool *pl = pool_for(c, c->home, size);
 	void *s;
+	int rc;
 
 	if (!pl)
 		return -ENOMEM;
 	if (!pl->free_top && pl->bump == pl->bump_end)
 		pool_refill(pl);
+	if (!pl->free_top && pl->bump == pl->bump_end) {
+		rc = pool_grow(c, pl);
+		/* no memory: what other workers gave back meanwhile (famine
+		 * sends it to the shared list), else the failure */
+		if (rc && (pool_refill(pl), !pl->free_top))
+			return rc;
+	}
 	if (pl->free_top) {
 		s = (char *)pl->free_top - size;
 		pl->free_top = *top_link(s, size);
 		pl->n_free--;
 	} else {
-		if (pl->bump == pl->bump_end) {
-			int rc = pool_grow(c, pl);
-
-			if (rc)
-				return rc;
-		}
 		s = pl->bump + ACT_GUARD_SIZE;
 		pl->bump += size + ACT_GUARD_SIZE;
 		*top_flags(s, size) =
@@ -456,7 +474,11 @@ void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 	c->n_out--;
 	++pl->n_free;
 	if (home == c->home) {
-		if (pl->n_free > STACK_CACHE_MAX && !pl->no_spill)
+		if (act__unlikely(atomic_load_explicit(&famine,
+						       memory_order_relaxed)) &&
+		    !pl->no_spill)
+			pool_spill(pl, pl->n_free); /* for any worker */
+		else if (pl->n_free > STACK_CACHE_MAX && !pl->no_spill)
 			pool_spill(pl, STACK_BATCH);
 		return;
 	}
@@ -468,11 +490,17 @@ void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 
 void act__stack_flush_away(struct act__stack_cache *c)
 {
+	bool all = atomic_load_explicit(&famine, memory_order_relaxed);
+	struct act__stack_pool *pl;
 	uint32_t i;
 
-	for (i = 0; c->n_away && i < c->n_pools; i++)
-		if (c->pools[i].home != c->home && c->pools[i].n_free)
+	for (i = 0; (c->n_away || all) && i < c->n_pools; i++) {
+		pl = &c->pools[i];
+		if (pl->home != c->home && pl->n_free)
 			away_flush(c, i);
+		else if (all && pl->n_free && !pl->no_spill)
+			pool_spill(pl, pl->n_free); /* famine: for any worker */
+	}
 }
 
 void act__stack_cache_set_home(struct act__stack_cache *c,

@@ -76,7 +76,9 @@ void act__stack_cache_destroy(struct act__stack_cache *c);
 void act__stack_cache_set_home(struct act__stack_cache *c,
 			       struct act__numa *numa, int home);
 /* Owner of c: hand the stacks held for other homes to their homes'
- * shared lists. Call before the worker sleeps and before it stops. */
+ * shared lists, and, after a chunk could not be mapped (no memory), its
+ * own free stacks to its home's. Call before the worker sleeps and before
+ * it stops. */
 void act__stack_flush_away(struct act__stack_cache *c);
 /* The home a stack came from. */
 int act__stack_home(const void *lo, size_t size);
