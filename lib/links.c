@@ -39,7 +39,8 @@ void act__unlock2(struct act__proc *a, struct act__proc *b)
 		act__proc_unlock(b);
 }
 
-bool act__proc_live(struct act__proc *p, act_pid pid)
+bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
+		    act_pid pid)
 {
 	unsigned st = act__ps(atomic_load_explicit(&p->state,
 						   memory_order_acquire));
@@ -48,13 +49,13 @@ bool act__proc_live(struct act__proc *p, act_pid pid)
 	 * RUNNABLE (act__spawn) */
 	return st != ACT_PS_FREE && st != ACT_PS_EXITING &&
 	       atomic_load_explicit(&p->gen, memory_order_acquire) ==
-		       (uint32_t)(pid.id >> 32);
+		       act__pid_gen(t, pid);
 }
 
 /* The slot pid's index names, whatever its generation, or NULL. */
 static struct act__proc *slot_at(struct act__rt *rt, act_pid pid)
 {
-	uint32_t idx = (uint32_t)pid.id;
+	uint32_t idx = act__pid_index(&rt->procs, pid);
 
 	/* relaxed: every caller got pid from a relation node or a registry
 	 * entry, made under the slot's lock after its set-up (grow's gen
@@ -184,8 +185,9 @@ static int signal_locked(struct act__rt *rt, struct act__proc *p,
 			 act_pid pid, act_pid who, intptr_t reason,
 			 bool untrappable)
 {
-	if (!act__proc_live(p, pid) || p->exiting ||
-	    atomic_load_explicit(&p->killed, memory_order_relaxed))
+	if (!act__proc_live(&rt->procs, p, pid) || p->exiting ||
+	    (atomic_load_explicit(&p->flags, memory_order_relaxed) &
+	     ACT_PF_KILLED))
 		return 0;
 	if (p->trap_exit && !untrappable)
 		return send_signal_msg(rt, pid, ACT_TAG_EXIT, who, reason, 0);
@@ -194,7 +196,7 @@ static int signal_locked(struct act__rt *rt, struct act__proc *p,
 	p->exit_reason = reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason;
 	/* seq_cst: the store half of the Dekker pair with the killed loads
 	 * in park_proc and park_io (act__killed) */
-	atomic_store_explicit(&p->killed, 1, memory_order_seq_cst);
+	atomic_fetch_or_explicit(&p->flags, ACT_PF_KILLED, memory_order_seq_cst);
 	return 1;
 }
 
@@ -206,7 +208,7 @@ int act__exit_signal(struct act__rt *rt, struct act__worker *w,
 	int rc;
 
 	act__proc_lock(p);
-	live = act__proc_live(p, pid);
+	live = act__proc_live(&rt->procs, p, pid);
 	rc = signal_locked(rt, p, pid, who, reason, untrappable);
 	act__proc_unlock(p);
 	if (rc == 1)
@@ -230,8 +232,8 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
 	if (mailbox_limit) {
 		atomic_store_explicit(
 			&p->mbox_count,
-			(uint64_t)atomic_load_explicit(&p->gen,
-						       memory_order_relaxed)
+			(uint64_t)(uint32_t)atomic_load_explicit(
+				&p->gen, memory_order_relaxed)
 				<< 32,
 			memory_order_relaxed);
 		atomic_store_explicit(&p->mbox_limit, mailbox_limit,
@@ -241,7 +243,16 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
 			      memory_order_relaxed);
 }
 
-int act__mbox_in(struct act__proc *p, act_pid pid)
+/* The generation's low 32 bits name the occupant in mbox_count: a stale
+ * count would have to wait out 2^32 reuses of the slot, and even then
+ * the receiver drops its message and takes the count back. */
+static uint32_t mbox_gen(const struct act__ptable *t, act_pid pid)
+{
+	return (uint32_t)act__pid_gen(t, pid);
+}
+
+int act__mbox_in(const struct act__ptable *t, struct act__proc *p,
+		 act_pid pid)
 {
 	/* relaxed: a count, ordered by nothing else; the CAS keeps the
 	 * generation and the count one */
@@ -250,7 +261,7 @@ int act__mbox_in(struct act__proc *p, act_pid pid)
 					      memory_order_relaxed);
 
 	do {
-		if ((uint32_t)(w >> 32) != (uint32_t)(pid.id >> 32))
+		if ((uint32_t)(w >> 32) != mbox_gen(t, pid))
 			return 1;
 		if ((uint32_t)w >= limit)
 			return -ENOBUFS;
@@ -260,12 +271,13 @@ int act__mbox_in(struct act__proc *p, act_pid pid)
 	return 0;
 }
 
-void act__mbox_out(struct act__proc *p, act_pid to)
+void act__mbox_out(const struct act__ptable *t, struct act__proc *p,
+		   act_pid to)
 {
 	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
 
 	do {
-		if ((uint32_t)(w >> 32) != (uint32_t)(to.id >> 32) ||
+		if ((uint32_t)(w >> 32) != mbox_gen(t, to) ||
 		    (uint32_t)w == 0)
 			return; /* counted for another occupant */
 	} while (!atomic_compare_exchange_weak_explicit(
@@ -338,7 +350,7 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 							    p->exit_reason,
 							    false) == 1;
 				} else if (which == 2 &&
-					   act__proc_live(q, other)) {
+					   act__proc_live(&rt->procs, q, other)) {
 					/* under q's lock: act_demonitor
 					 * that finds no node finds this */
 					send_signal_msg(rt, other,
@@ -501,7 +513,7 @@ int act_link(act_pid pid)
 	if (!r)
 		return -ENOMEM;
 	act__lock2(p, q);
-	live = act__proc_live(q, pid);
+	live = act__proc_live(&w->rt->procs, q, pid);
 	/* one link at most between two processes: look on the shorter
 	 * list (a supervisor has many, its new child none) */
 	if (live && !(p->n_links <= q->n_links ? link_find(p, pid)
@@ -562,7 +574,7 @@ uint64_t act_monitor(act_pid pid)
 	q = act__proc_lookup(&w->rt->procs, pid);
 	if (q) {
 		act__lock2(p, q);
-		if (act__proc_live(q, pid)) {
+		if (act__proc_live(&w->rt->procs, q, pid)) {
 			r->end[0] = p->pid;
 			r->end[1] = pid;
 			rel_add(p, r, 0);

@@ -46,8 +46,10 @@ struct act__worker;
  * is for a process that is gone), -ENOBUFS when at the limit.
  * act__mbox_out: a counted message to `to` was received.
  */
-int act__mbox_in(struct act__proc *p, act_pid pid);
-void act__mbox_out(struct act__proc *p, act_pid to);
+int act__mbox_in(const struct act__ptable *t, struct act__proc *p,
+		 act_pid pid);
+void act__mbox_out(const struct act__ptable *t, struct act__proc *p,
+		   act_pid to);
 
 struct act__rel {
 	struct act__rel *next[2], *prev[2]; /* on end[0]'s and end[1]'s list */
@@ -111,6 +113,7 @@ void act__lock2(struct act__proc *a, struct act__proc *b);
 void act__unlock2(struct act__proc *a, struct act__proc *b);
 
 /* Under p's lock: p is the process pid names and is not EXITING. */
-bool act__proc_live(struct act__proc *p, act_pid pid);
+bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
+		    act_pid pid);
 
 #endif /* ACT_LINKS_H */

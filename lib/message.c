@@ -54,7 +54,7 @@ static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
 static int count_in(struct act__rt *rt, struct act__worker *w,
 		    struct act__proc *p, act_pid to)
 {
-	int rc = act__mbox_in(p, to);
+	int rc = act__mbox_in(&rt->procs, p, to);
 
 	if (act__likely(rc >= 0))
 		return rc;
@@ -95,7 +95,7 @@ static int send_env(struct act__rt *rt, act_pid to, uint32_t tag,
 	e = w ? act__slab_alloc(&w->slab, len) : foreign_alloc(rt, len);
 	if (!e) {
 		if (counted)
-			act__mbox_out(p, to);
+			act__mbox_out(&rt->procs, p, to);
 		return -ENOMEM;
 	}
 	e->to = to;
@@ -232,7 +232,7 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 	if (!e)
 		return NULL;
 	if (act__unlikely(e->counted)) /* out of the limit's count */
-		act__mbox_out(p, e->to);
+		act__mbox_out(&w->rt->procs, p, e->to);
 	/* stealing hints (act__proc_sticky): a receive counts like a send,
 	 * its peer the worker whose slab the envelope came from */
 	act__proc_note_peer(p, e->worker);

@@ -44,6 +44,22 @@ static uint32_t region_len(uint32_t cap, uint32_t homes)
 	return per > cap ? cap : (uint32_t)per;
 }
 
+uint32_t act__ptable_size(uint64_t max_procs, uint32_t nworkers,
+			  uint32_t nhomes)
+{
+	/* out of reach of a spawning worker: every other cache full
+	 * (ACT_SLOT_CACHE_MAX after a put) and its away chains one short
+	 * of a batch each */
+	uint64_t held = ACT_SLOT_CACHE_MAX +
+			(nhomes > 1 ? (uint64_t)nhomes * ACT_SLOT_AWAY_BATCH : 0);
+	uint64_t need = max_procs + (uint64_t)nworkers * held, size = 1;
+
+	need += need / 16; /* spare for slots retired at gen_max */
+	while (size < need)
+		size <<= 1;
+	return size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
+}
+
 int act__ptable_init(struct act__ptable *t, uint32_t cap,
 		     struct act__numa *numa)
 {
@@ -51,6 +67,17 @@ int act__ptable_init(struct act__ptable *t, uint32_t cap,
 	uint32_t homes = numa ? (uint32_t)numa->nnodes : 1, r;
 	void *m;
 
+	t->idx_bits = 1;
+	while (t->idx_bits < 32 && ((uint64_t)1 << t->idx_bits) < cap)
+		t->idx_bits++;
+	t->idx_mask = ((uint64_t)1 << t->idx_bits) - 1;
+	t->gen_max = ((uint64_t)1 << (64 - t->idx_bits)) - 1;
+	t->max_alive = cap;
+	atomic_store_explicit(&t->fresh, 0, memory_order_relaxed);
+	atomic_store_explicit(&t->retired, 0, memory_order_relaxed);
+	atomic_flag_clear(&t->count_lock);
+	t->ncaches = 0;
+	t->caches = NULL;
 	t->homes = aligned_alloc(ACT_CACHELINE, homes * sizeof(*t->homes));
 	if (!t->homes)
 		return -ENOMEM;
@@ -86,14 +113,20 @@ int act__ptable_init(struct act__ptable *t, uint32_t cap,
 	return 0;
 }
 
-int act__slot_cache_init(struct act__slot_cache *c,
-			 const struct act__ptable *t, uint32_t home)
+int act__slot_cache_init(struct act__slot_cache *c, struct act__ptable *t,
+			 uint32_t home)
 {
+	struct act__slot_cache **cs;
 	uint32_t r;
 
 	memset(c, 0, sizeof(*c));
 	c->head = UINT32_MAX;
 	c->home = home;
+	cs = realloc(t->caches, (t->ncaches + 1) * sizeof(*cs));
+	if (!cs)
+		return -ENOMEM;
+	t->caches = cs;
+	t->caches[t->ncaches++] = c;
 	if (t->nhomes == 1)
 		return 0;
 	c->away = calloc(t->nhomes, sizeof(*c->away));
@@ -173,6 +206,10 @@ static struct act__proc *grow(struct act__ptable *t, uint32_t home)
 	} while (!atomic_compare_exchange_weak_explicit(
 		&h->used, &n, n + 1, memory_order_relaxed,
 		memory_order_relaxed));
+	/* counted before it is handed out: fresh >= slots ever occupied.
+	 * relaxed: act__slot_get's seq_cst load comes after, in this
+	 * thread, and a spawn elsewhere reads its own grow's count */
+	atomic_fetch_add_explicit(&t->fresh, 1, memory_order_relaxed);
 	i = h->base + n;
 	/* raise the lookup bound to i + 1. relaxed: whoever learns the pid
 	 * learns it after this (its own synchronisation with us), and
@@ -218,8 +255,8 @@ static struct act__proc *get_slow(struct act__ptable *t,
 	return NULL;
 }
 
-struct act__proc *act__slot_get(struct act__ptable *t,
-				struct act__slot_cache *c)
+static struct act__proc *take(struct act__ptable *t,
+			      struct act__slot_cache *c)
 {
 	struct act__proc *p;
 
@@ -232,6 +269,75 @@ struct act__proc *act__slot_get(struct act__ptable *t,
 	c->head = act__free_next(p);
 	c->n--;
 	return p;
+}
+
+/* Owner-written counts (act__count, seq_cst: the Dekker below). */
+static void count_up(_Atomic uint64_t *v, memory_order mo)
+{
+	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + 1,
+			      mo);
+}
+
+/*
+ * More than max_alive fresh slots were handed out: count the processes
+ * alive, this spawn's included (its born is counted), and admit it if
+ * they are at most max_alive. Under count_lock, so two spawns at the
+ * limit do not both pass; a refused one counts itself gone before the
+ * next sums. Every born is read before every gone: the sum is then at
+ * most the number alive at the moment the last born was read, so a
+ * refusal means max_alive were alive (or being admitted) then.
+ *
+ * Dekker with the fast path of act__slot_get: a spawn stores its born
+ * (seq_cst), then loads fresh (seq_cst); this one loaded fresh > max
+ * before its sum. A born this sum misses was stored after it, so that
+ * spawn's fresh load comes later still and sees more than max_alive too:
+ * it sums after this one, under the lock, and sees this one's born.
+ */
+static bool admit_counted(struct act__ptable *t, struct act__slot_cache *c)
+{
+	uint64_t born = 0, gone = 0;
+	uint32_t i;
+	bool ok;
+
+	/* acquire: pairs with the release in the unlock below */
+	while (atomic_flag_test_and_set_explicit(&t->count_lock,
+						 memory_order_acquire))
+		act__cpu_relax();
+	for (i = 0; i < t->ncaches; i++)
+		born += atomic_load_explicit(&t->caches[i]->born,
+					     memory_order_seq_cst);
+	for (i = 0; i < t->ncaches; i++)
+		gone += atomic_load_explicit(&t->caches[i]->gone,
+					     memory_order_seq_cst);
+	ok = born - gone <= t->max_alive;
+	if (!ok)
+		count_up(&c->gone, memory_order_seq_cst);
+	/* release: pairs with the acquire above */
+	atomic_flag_clear_explicit(&t->count_lock, memory_order_release);
+	return ok;
+}
+
+/* p to the head of c's own list, or its away chain (another home's). */
+static void cache_push(struct act__ptable *t, struct act__slot_cache *c,
+		       struct act__proc *p);
+
+struct act__proc *act__slot_get(struct act__ptable *t,
+				struct act__slot_cache *c)
+{
+	struct act__proc *p = take(t, c);
+
+	if (!p)
+		return NULL;
+	/* seq_cst store, then seq_cst load: this spawn's half of the
+	 * Dekker pair with admit_counted */
+	count_up(&c->born, memory_order_seq_cst);
+	if (act__likely(atomic_load_explicit(&t->fresh, memory_order_seq_cst) <=
+			t->max_alive))
+		return p; /* alive <= fresh slots ever handed out <= max */
+	if (admit_counted(t, c))
+		return p;
+	cache_push(t, c, p); /* never occupied: its generation stays */
+	return NULL;
 }
 
 /* The away chain of home r to r's shared list. */
@@ -251,8 +357,34 @@ static void away_flush(struct act__ptable *t, struct act__slot_cache *c,
 	ch->n = 0;
 }
 
-void act__slot_put(struct act__ptable *t, struct act__slot_cache *c,
-		   struct act__proc *p)
+void act__slot_free(struct act__ptable *t, struct act__slot_cache *c,
+		    struct act__proc *p)
+{
+	uint64_t gen = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;
+
+	/* release: pairs with the acquire gen load in act__proc_lookup, so a
+	 * lookup that sees the new generation sees the slot as free */
+	atomic_store_explicit(&p->gen, gen, memory_order_release);
+	atomic_store_explicit(
+		&p->state,
+		act__ps_make(act__ps_ticket(atomic_load_explicit(
+				     &p->state, memory_order_relaxed)),
+			     ACT_PS_FREE),
+		memory_order_release);
+	/* seq_cst: read by admit_counted after every born */
+	count_up(&c->gone, memory_order_seq_cst);
+	if (act__unlikely(gen > t->gen_max)) {
+		/* no pid can name a generation past gen_max: the slot is
+		 * out of use for good, and no stale pid of it can ever
+		 * reach a new occupant (I5) */
+		atomic_fetch_add_explicit(&t->retired, 1, memory_order_relaxed);
+		return;
+	}
+	cache_push(t, c, p);
+}
+
+static void cache_push(struct act__ptable *t, struct act__slot_cache *c,
+		       struct act__proc *p)
 {
 	struct act__ptable_home *h;
 	struct act__slot_chain *ch;
@@ -334,4 +466,7 @@ void act__ptable_destroy(struct act__ptable *t)
 	t->slots = NULL;
 	free(t->homes);
 	t->homes = NULL;
+	free(t->caches);
+	t->caches = NULL;
+	t->ncaches = 0;
 }

@@ -7,11 +7,29 @@
  * needs no lock and a stale pointer still points at a slot (I5). Its index
  * space is cut into one region per memory home (affinity/homes.h), each
  * bound to its home's node once at start-up; a slot's home is the region
- * its index falls in. A pid is
- * (generation << 32) | index. A slot's generation is bumped when its
- * process is reaped, before the slot can be reused, so a stale pid fails
- * the lookup; a send that raced past the lookup leaves an envelope whose
- * `to` names the old pid, and the next occupant drops it.
+ * its index falls in. A pid is (generation << idx_bits) | index, where
+ * idx_bits is the fewest bits that hold every index of the table (at most
+ * 32; 23 for the default table), so a generation has the other 32 to 63
+ * bits of the 64. A
+ * slot's generation is bumped when its process is reaped, before the slot
+ * can be reused, so a stale pid fails the lookup; a send that raced past
+ * the lookup leaves an envelope whose `to` names the old pid, and the
+ * next occupant drops it. A generation never wraps: a slot whose
+ * generation reaches gen_max is retired, never reused (I5 for the life of
+ * the runtime: at 116 ns a spawn and exit on one slot, 2^32 generations
+ * take 8 minutes, the default table's 2^41 take 8 years, and the table
+ * keeps spare slots to stand in for retired ones, below).
+ *
+ * Limit: at most max_alive processes are alive at once (act_config's
+ * max_procs). Free slots wait in the workers' caches (act__slot_cache),
+ * where no other worker can take them, so the table holds more slots than
+ * max_alive: enough that a worker whose own cache and the shared lists
+ * are empty still finds a fresh one whenever fewer than max_alive are
+ * alive (act__ptable_size). The limit itself is counted: each cache
+ * counts the slots it handed out (born) and took back (gone). While no
+ * more than max_alive fresh slots were ever handed out, no more can be
+ * alive and nothing is summed; past that, a spawn sums every cache's
+ * counts under the table's lock (act__slot_get).
  *
  * State word: (ticket << 8) | state. The ticket names one wait (one
  * blocking receive, later one I/O); it only grows, also across reuse of a
@@ -60,19 +78,20 @@ struct act__name;
 struct act__proc {
 	/* Written by other threads (senders, wakers): first cache line. */
 	_Atomic uint64_t state;
-	_Atomic uint32_t gen;            /* generation of the occupant */
-	_Atomic uint8_t queued;          /* I1: in a run queue */
-	_Atomic uint8_t killed;          /* act_kill: exit at the next wait */
-	bool canary;                     /* owner: stack unguarded, check it */
-	bool is_main;                    /* owner: act_main's process */
+	_Atomic uint64_t gen;            /* generation of the occupant;
+					  * > gen_max: retired */
 	struct act__mpsc mbox;           /* MPSC mailbox of act__env */
 	struct act__worker *_Atomic owner; /* last worker that ran it */
 	_Atomic uint64_t timeout_fired;  /* highest ticket whose timer fired */
 	/* backpressure.h: 0, or it has a backlog and this is the slot
 	 * index + 1 of the last sender muted on it (ACT_MUTE_END: none) */
 	_Atomic uint32_t mutes;
-	/* guards killed and exit_reason against act_kill (act__proc_lock) */
-	atomic_flag lock;
+	_Atomic uint8_t queued;          /* I1: in a run queue */
+	/* ACT_PF_KILLED: act_kill, exit at the next wait (set under the
+	 * lock); ACT_PF_CANARY: the owner's, set at spawn, its stack is
+	 * unguarded: check its canary at every switch. One byte for both,
+	 * so that the line holds a 64-bit generation. */
+	_Atomic uint8_t flags;
 	/* its I/O operation's ACT_IO_* bits (io.h): here, not in the
 	 * record on its stack, which a late park_io must not read */
 	_Atomic uint8_t io_word;
@@ -135,7 +154,14 @@ struct act__proc {
 	bool trap_exit;                  /* exit signals become messages */
 	bool exiting;                    /* running its exit handlers:
 					  * signals no longer reach it */
+	/* guards the flags' KILLED, exit_reason and this line against
+	 * act_kill, links and names (act__proc_lock) */
+	atomic_flag lock;
+	bool is_main;                    /* owner: act_main's process */
 };
+
+#define ACT_PF_KILLED 1u
+#define ACT_PF_CANARY 2u
 
 /* The slot's lock: a spinlock held for a few stores (act_kill, act_exit).
  * After a while it yields, as act__spin_lock: a holder preempted on a
@@ -169,7 +195,8 @@ static inline bool act__killed(struct act__proc *p)
 	 * (links.c) store of killed (followed by its state load in the
 	 * wake), as the mailbox check in park_proc; acquire for
 	 * exit_reason */
-	return atomic_load_explicit(&p->killed, memory_order_seq_cst) != 0;
+	return (atomic_load_explicit(&p->flags, memory_order_seq_cst) &
+		ACT_PF_KILLED) != 0;
 }
 
 /* The free list's link, relaxed: the list's own lock or owner orders it. */
@@ -245,10 +272,24 @@ struct act__ptable_home {
 	uint32_t shared_head, shared_n;
 };
 
+struct act__slot_cache;
+
 /* The runtime's table; lives in struct act__rt. */
 struct act__ptable {
 	struct act__proc *slots;
 	uint32_t cap;
+	uint32_t idx_bits;               /* a pid's index bits */
+	uint64_t idx_mask;               /* (1 << idx_bits) - 1 */
+	uint64_t gen_max;                /* the largest generation a pid
+					  * holds: 2^(64 - idx_bits) - 1 */
+	uint64_t max_alive;              /* the limit (proc.h head) */
+	/* fresh slots handed out, in all regions: while at most max_alive,
+	 * so are the processes alive */
+	_Atomic uint64_t fresh;
+	_Atomic uint64_t retired;        /* slots whose generations ran out */
+	atomic_flag count_lock;          /* one exact count at a time */
+	uint32_t ncaches;
+	struct act__slot_cache **caches; /* every worker's, for the count */
 	/* 1 + the highest index ever handed out, in any region: a lookup's
 	 * bound. With one home, the slots ever handed out. A slot below it
 	 * that no region handed out yet has generation 0, which no pid
@@ -300,6 +341,9 @@ struct act__slot_cache {
 	uint32_t home;                   /* memory home (homes.h) */
 	uint32_t n_away;                 /* slots on the away chains */
 	struct act__slot_chain *away;    /* per home; NULL with one home */
+	/* the limit's counts (proc.h head): written by the owner only,
+	 * read by any spawn that sums them */
+	_Atomic uint64_t born, gone;
 };
 
 #define ACT_SLOT_CACHE_MAX 1024u
@@ -308,20 +352,31 @@ struct act__slot_cache {
 
 struct act__numa;
 
-/* cap slots in numa's homes (numa NULL: one home, unbound). */
+/* cap slots in numa's homes (numa NULL: one home, unbound); max_alive
+ * is cap until set. */
 int act__ptable_init(struct act__ptable *t, uint32_t cap,
 		     struct act__numa *numa);
+/* The table size for max_procs alive with nworkers caches over nhomes
+ * homes: max_procs, the most the caches can hold out of reach, and the
+ * spare for retired slots, rounded up to a power of two (at most
+ * UINT32_MAX, the free lists' end). */
+uint32_t act__ptable_size(uint64_t max_procs, uint32_t nworkers,
+			  uint32_t nhomes);
 void act__ptable_destroy(struct act__ptable *t);
-/* An empty cache of home's workers; act__slot_cache_destroy frees it. */
-int act__slot_cache_init(struct act__slot_cache *c,
-			 const struct act__ptable *t, uint32_t home);
+/* An empty cache of home's workers, counted in t's limit (before any
+ * thread uses t); act__slot_cache_destroy frees it. */
+int act__slot_cache_init(struct act__slot_cache *c, struct act__ptable *t,
+			 uint32_t home);
 void act__slot_cache_destroy(struct act__slot_cache *c);
-/* Owner of c: a free slot (its mailbox initialised), or NULL: table full. */
+/* Owner of c: a free slot (its mailbox initialised), or NULL: max_alive
+ * processes are alive (or, past max_alive, no memory). */
 struct act__proc *act__slot_get(struct act__ptable *t,
 				struct act__slot_cache *c);
-/* Owner of c: p is free (generation already bumped). */
-void act__slot_put(struct act__ptable *t, struct act__slot_cache *c,
-		   struct act__proc *p);
+/* Owner of c: p's occupant is gone (or never ran): its generation goes
+ * up and the slot goes on c, or is retired past gen_max. Release: a
+ * lookup that sees the new generation sees the slot free. */
+void act__slot_free(struct act__ptable *t, struct act__slot_cache *c,
+		    struct act__proc *p);
 /* Owner of c: the slots held for other homes go back to them. Call
  * before the worker sleeps and before it stops. */
 void act__slot_flush_away(struct act__ptable *t, struct act__slot_cache *c);
@@ -331,11 +386,24 @@ uint64_t act__slot_cache_free(const struct act__ptable *t,
 			      const struct act__slot_cache *c);
 uint64_t act__ptable_shared_free(const struct act__ptable *t);
 
+/* A pid's index and generation, in t's split. */
+static inline uint32_t act__pid_index(const struct act__ptable *t,
+				      act_pid pid)
+{
+	return (uint32_t)(pid.id & t->idx_mask);
+}
+
+static inline uint64_t act__pid_gen(const struct act__ptable *t, act_pid pid)
+{
+	return pid.id >> t->idx_bits;
+}
+
 /* Lock-free; NULL for pid 0, a bad index or a stale generation. */
 static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
 						 act_pid pid)
 {
-	uint32_t idx = (uint32_t)pid.id, gen = (uint32_t)(pid.id >> 32);
+	uint32_t idx = act__pid_index(t, pid);
+	uint64_t gen = act__pid_gen(t, pid);
 	struct act__proc *p;
 
 	/* relaxed would do: the gen acquire below pairs with grow's release
@@ -351,9 +419,10 @@ static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
 	return p;
 }
 
-static inline act_pid act__make_pid(uint32_t gen, uint32_t idx)
+static inline act_pid act__make_pid(const struct act__ptable *t, uint64_t gen,
+				    uint32_t idx)
 {
-	return (act_pid){ ((uint64_t)gen << 32) | idx };
+	return (act_pid){ (gen << t->idx_bits) | idx };
 }
 
 #endif /* ACT_PROC_H */

@@ -51,7 +51,7 @@ struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 		return NULL;
 	atomic_store_explicit(&t->state, ACT_TO_ARMED, memory_order_relaxed);
 	t->index = p->index;
-	t->gen = (uint32_t)(p->pid.id >> 32);
+	t->gen = act__pid_gen(&r->rt->procs, p->pid);
 	t->ticket = ticket;
 	t->deadline = deadline;
 	act__tnode_init(&t->node);
@@ -115,8 +115,8 @@ static void fire(struct act__tnode *n, void *ctx)
 /* A receive timeout's deadline has come. */
 static void fire_timeout(struct act__reactor *r, struct act__timeout *t)
 {
-	uint32_t index = t->index, gen = t->gen, armed = ACT_TO_ARMED;
-	uint64_t ticket = t->ticket, old;
+	uint32_t index = t->index, armed = ACT_TO_ARMED;
+	uint64_t gen = t->gen, ticket = t->ticket, old;
 	struct act__proc *p = &r->rt->procs.slots[index];
 
 	/* acq_rel: pairs with act__reactor_disarm's CAS. Once FIRED, the

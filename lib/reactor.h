@@ -69,7 +69,8 @@ struct act__timeout {
 	struct act__rcmd arm, cancel;    /* its two commands, in order */
 	struct act__tnode node;          /* the reactor's: in the wheel */
 	_Atomic uint32_t state;          /* enum act__timeout_state */
-	uint32_t index, gen;             /* the waiting process's slot */
+	uint32_t index;                  /* the waiting process's slot */
+	uint64_t gen;                    /* ... and its generation */
 	uint64_t ticket;                 /* the wait it ends (I4) */
 	int64_t deadline;                /* CLOCK_MONOTONIC ns */
 };
@@ -91,8 +92,9 @@ enum act__ut_state {
 struct act__utimer {
 	struct act__rcmd arm, cancel;    /* its two commands */
 	struct act__tnode node;          /* the reactor's: in the wheel */
-	/* generation << 32 | enum act__ut_state; the generation goes up
-	 * each time the slot is freed, so a stale act_timer never matches */
+	/* generation << 8 | enum act__ut_state; the generation goes up
+	 * each time the slot is freed, so a stale act_timer never matches
+	 * (timer.c: it never wraps) */
 	_Atomic uint64_t word;
 	act_pid to, from;
 	uint32_t tag;
@@ -194,6 +196,10 @@ void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
 		       uint8_t op);
 
 /* timer.c: the reactor's side of user timers. */
+/* Tests only (NULL otherwise): called by act_send_after and
+ * act_send_interval the moment they have written *ref, as a canceller
+ * that learned the reference at once would act. */
+extern void (*act__test_timer_published)(act_timer ref);
 void act__utimer_arm(struct act__reactor *r, struct act__utimer *u);
 void act__utimer_fire(struct act__reactor *r, struct act__utimer *u);
 void act__utimer_release(struct act__reactor *r, struct act__utimer *u);

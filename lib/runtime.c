@@ -245,6 +245,9 @@ static void reclaim(struct act__rt *rt)
 			t, &rt->workers[i].slots);
 	}
 	free_slots += (int64_t)act__ptable_shared_free(t);
+	/* retired at gen_max: out of use, not lost */
+	free_slots += (int64_t)atomic_load_explicit(&t->retired,
+						    memory_order_relaxed);
 	act__last_leaks.procs = (int64_t)act__ptable_used(t) - free_slots;
 	act__last_leaks.stacks = stacks;
 	act__last_leaks.envelopes = envs + act__slab_outstanding(&rt->foreign) +
@@ -296,8 +299,13 @@ static int build(struct act__rt *rt)
 			    homes, rt->topo.simulated);
 	/* the table's regions follow the homes */
 	if (!rc)
-		rc = act__ptable_init(&rt->procs, rt->cfg.max_procs,
-				      &rt->numa);
+		rc = act__ptable_init(
+			&rt->procs,
+			act__ptable_size(rt->cfg.max_procs, rt->nworkers,
+					 (uint32_t)rt->numa.nnodes),
+			&rt->numa);
+	if (!rc)
+		rt->procs.max_alive = rt->cfg.max_procs;
 	for (i = 0; i < rt->nworkers; i++) {
 		struct act__worker *w = &rt->workers[i];
 

@@ -66,11 +66,12 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	struct act__worker *to;
 	act_pid pid;
 	uint64_t s;
+	bool canary;
 
 	if (!p)
 		return ACT_PID_NONE;
-	if (act__stack_get(&w->stacks, stack_size, &p->stack_lo, &p->canary)) {
-		act__slot_put(&w->rt->procs, &w->slots, p);
+	if (act__stack_get(&w->stacks, stack_size, &p->stack_lo, &canary)) {
+		act__slot_free(&w->rt->procs, &w->slots, p);
 		return ACT_PID_NONE;
 	}
 	p->stack_size = stack_size;
@@ -87,9 +88,12 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->peer_votes = 0;
 	atomic_store_explicit(&p->mute_next, 0, memory_order_relaxed);
 	p->pid = act__make_pid(
+		&w->rt->procs,
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	p->armed = NULL;
-	atomic_store_explicit(&p->killed, 0, memory_order_relaxed);
+	/* not killed; relaxed: published by the RUNNABLE release below */
+	atomic_store_explicit(&p->flags, canary ? ACT_PF_CANARY : 0,
+			      memory_order_relaxed);
 	act__links_init(p, mailbox_limit);
 	if (rels) /* its state is not RUNNABLE yet: nothing runs it */
 		act__spawn_rels_attach(w->current, p, rels);
@@ -211,13 +215,15 @@ static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
 
 	act__proc_lock(p);
 	if (set && !p->exiting &&
-	    !atomic_load_explicit(&p->killed, memory_order_relaxed))
+	    !(atomic_load_explicit(&p->flags, memory_order_relaxed) &
+	      ACT_PF_KILLED))
 		p->exit_reason = reason;
 	if (p->on_exit) { /* owner-only: no lock needed to look */
 		p->exiting = true;
 		/* seq_cst: as the store in signal_locked (links.c); a
 		 * later park sees it clear */
-		atomic_store_explicit(&p->killed, 0, memory_order_seq_cst);
+		atomic_fetch_and_explicit(&p->flags, ~ACT_PF_KILLED,
+					  memory_order_seq_cst);
 		act__proc_unlock(p);
 		act__run_exit_fns(p);
 		act__proc_lock(p);

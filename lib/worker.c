@@ -156,23 +156,6 @@ static void park_io(struct act__worker *w, struct act__proc *p)
 		act__runq_push_lifo(&w->rq, p);
 }
 
-static void slot_free(struct act__worker *w, struct act__proc *p)
-{
-	uint32_t gen = atomic_load_explicit(&p->gen, memory_order_relaxed);
-
-	if (++gen == 0)
-		gen = 1;
-	/* release: pairs with the acquire gen load in act__proc_lookup, so a
-	 * lookup that sees the new generation sees the slot as free */
-	atomic_store_explicit(&p->gen, gen, memory_order_release);
-	atomic_store_explicit(
-		&p->state,
-		act__ps_make(act__ps_ticket(atomic_load_explicit(
-				     &p->state, memory_order_relaxed)),
-			     ACT_PS_FREE),
-		memory_order_release);
-	act__slot_put(&w->rt->procs, &w->slots, p);
-}
 
 void act__rt_stop(struct act__rt *rt)
 {
@@ -205,7 +188,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 		rt->main_reason = p->exit_reason;
 		act__rt_stop(rt);
 	}
-	slot_free(w, p);
+	act__slot_free(&w->rt->procs, &w->slots, p);
 }
 
 static void run_one(struct act__worker *w, struct act__proc *p)
@@ -223,7 +206,10 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	act__ctx_switch(&w->sched_ctx, &p->ctx);
 	w->current = NULL;
 	act__count(&w->n_switches);
-	if (act__unlikely(p->canary) && !act__stack_canary_ok(p->stack_lo))
+	if (act__unlikely(atomic_load_explicit(&p->flags,
+					       memory_order_relaxed) &
+			  ACT_PF_CANARY) &&
+	    !act__stack_canary_ok(p->stack_lo))
 		act__overflow_report(p->pid.id, p->stack_size);
 	switch (w->switch_reason) {
 	case ACT_SW_YIELD:

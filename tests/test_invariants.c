@@ -730,7 +730,7 @@ static void i4_reuse_main(void *arg)
 	/* y's own first wait (1 ms) is due before this too */
 	l.due_by = act__now_ns() + 30 * MS;
 	y = act_spawn(i4_waiter, &w);
-	ck_assert_uint_eq((uint32_t)y.id, (uint32_t)x.id);
+	ck_assert_uint_eq(pid_index_of(y), pid_index_of(x));
 	l.to = &y;
 	l.rc = 1;
 	ck_assert_int_eq(pthread_create(&t, NULL, late_sender, &l), 0);
@@ -862,7 +862,7 @@ static void i5_sim_main(void *arg)
 	a = act_spawn(noop, NULL);
 	ck_assert(wait_gone(a));
 	b = act_spawn(i5_receiver, &w);
-	ck_assert_uint_eq((uint32_t)b.id, (uint32_t)a.id);
+	ck_assert_uint_eq(pid_index_of(b), pid_index_of(a));
 	ck_assert_uint_ne(b.id, a.id);
 	ck_assert_ptr_null(lookup(a));
 	ck_assert_int_eq(act_send(a, 1, NULL, 0), -ESRCH);
@@ -946,8 +946,8 @@ static void i5_race_main(void *arg)
 		p = act_spawn(i5_occupant, r);
 		ck_assert_uint_ne(p.id, 0);
 		if (i == 0)
-			index = (uint32_t)p.id;
-		ck_assert_uint_eq((uint32_t)p.id, index);
+			index = pid_index_of(p);
+		ck_assert_uint_eq(pid_index_of(p), index);
 		atomic_store(&r->target, p.id);
 		ck_assert(wait_gone(p));
 	}

@@ -3502,7 +3502,8 @@ static void mb_sender(void *arg)
 		act_msg_free(m);
 	for (i = 0;; i++) {
 		struct act__proc *q = lookup(s->v);
-		bool gone_before = !q || atomic_load(&q->killed) ||
+		bool gone_before = !q ||
+				   (atomic_load(&q->flags) & ACT_PF_KILLED) ||
 				   act__ps(atomic_load(&q->state)) ==
 					   ACT_PS_EXITING;
 
@@ -3623,7 +3624,7 @@ static void stale_unlink_main(void *arg)
 		act_msg_free(m);
 	ck_assert(wait_gone(a));
 	b = act_spawn_opt(wait_go_exit, (void *)(intptr_t)42, &o);
-	su.same_slot = (uint32_t)a.id == (uint32_t)b.id;
+	su.same_slot = pid_index_of(a) == pid_index_of(b);
 	su.unlink_rc = act_unlink(a); /* a stale pid: names no link */
 	act_send(b, 1, NULL, 0);
 	m = act_receive(WAIT);

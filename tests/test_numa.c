@@ -735,7 +735,9 @@ END_TEST
 
 /* ---- fake homes: a full table borrows and gives back -------------------- */
 
-#define TABLE 100
+/* more alive than one home's region holds: the table is 8192 slots
+ * (act__ptable_size of 6000 at one worker, two homes), 4096 a home */
+#define TABLE 6000
 
 struct table_run {
 	act_pid kids[TABLE];
@@ -753,9 +755,9 @@ static void table_child(void *arg)
 }
 
 /*
- * One worker, two homes: the table's 100 slots are two regions, 64 for
- * home 0 and 36 for home 1. Filling it from home 0 takes its own region,
- * then borrows home 1's; the borrowed slots, freed on home 0, go back to
+ * One worker, two homes: the table's slots are two regions of 4096.
+ * Filling it with 6000 from home 0 takes its own region, then borrows
+ * home 1's; the borrowed slots, freed on home 0, go back to
  * home 1, and a second fill finds all of them again (the worker never
  * idles in between, so what it holds for home 1 must be sent there when
  * the table looks full).
@@ -768,7 +770,8 @@ static void table_main(void *arg)
 
 	(void)arg;
 	ck_assert_uint_eq(t->nhomes, 2);
-	ck_assert_uint_eq(t->homes[1].base, 64);
+	ck_assert_uint_eq(t->cap, 8192);
+	ck_assert_uint_eq(t->homes[1].base, 4096);
 	for (round = 0; round < 2; round++) {
 		for (n = 0; n < TABLE; n++) {
 			p = act_spawn(table_child, NULL);
@@ -777,6 +780,10 @@ static void table_main(void *arg)
 			tb.kids[n] = p;
 		}
 		tb.fill[round] = n;
+		/* home 0's region is used up: home 1 lent the rest */
+		ck_assert_uint_eq(atomic_load(&t->homes[0].used), 4096);
+		ck_assert_uint_ge(atomic_load(&t->homes[1].used),
+				  TABLE - 4096);
 		ck_assert_uint_eq(act_spawn(table_child, NULL).id, 0);
 		for (i = 0; i < n; i++)
 			ck_assert_int_eq(act_send(tb.kids[i], 1, NULL, 0), 0);
@@ -793,7 +800,7 @@ START_TEST(full_table_borrows_across_homes)
 	cfg.max_procs = TABLE;
 	setenv("ACT_TEST_NUMA", "fake:2", 1);
 	ck_assert_int_eq(run_main(&cfg, table_main, NULL), 0);
-	/* main holds one slot of the hundred */
+	/* main is one of the 6000 alive */
 	ck_assert_int_eq(tb.fill[0], TABLE - 1);
 	ck_assert_int_eq(tb.fill[1], TABLE - 1);
 	ck_assert_int_eq(tb.exited, 2 * (TABLE - 1));
@@ -828,10 +835,11 @@ START_TEST(region_gap_lookup)
 	gap = a->index + 1;
 	ck_assert_uint_lt(gap, b->index);
 	ck_assert_uint_gt(atomic_load(&t.hwm), gap);
-	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(1, a->index)), a);
-	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(1, b->index)), b);
-	ck_assert_ptr_null(act__proc_lookup(
-		&t, act__make_pid(1, gap)));
+	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(&t, 1, a->index)),
+			 a);
+	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(&t, 1, b->index)),
+			 b);
+	ck_assert_ptr_null(act__proc_lookup(&t, act__make_pid(&t, 1, gap)));
 	act__slot_cache_destroy(&c0);
 	act__slot_cache_destroy(&c1);
 	act__ptable_destroy(&t);

@@ -23,17 +23,28 @@
 
 static uint32_t pid_index(act_pid p)
 {
-	return (uint32_t)p.id;
+	return act__pid_index(&act__rt_current->procs, p);
 }
 
-static uint32_t pid_gen(act_pid p)
+static uint64_t pid_gen(act_pid p)
 {
-	return (uint32_t)(p.id >> 32);
+	return act__pid_gen(&act__rt_current->procs, p);
+}
+
+static act_pid make_pid(uint64_t gen, uint32_t index)
+{
+	return act__make_pid(&act__rt_current->procs, gen, index);
 }
 
 static void noop(void *arg)
 {
 	(void)arg;
+}
+
+static void block_forever(void *arg)
+{
+	(void)arg;
+	act_receive(ACT_FOREVER);
 }
 
 /* --- pid format --------------------------------------------------------- */
@@ -148,32 +159,95 @@ START_TEST(test_slot_reuse_bumps_generation)
 }
 END_TEST
 
-/* Generation 0 is skipped on wrap: slot 0 with generation 0 would be pid 0. */
-static void gen_wrap_main(void *arg)
+/*
+ * A slot whose generation reaches the largest a pid holds is retired:
+ * no later occupant, so no stale pid of it, whatever its generation, can
+ * reach one (I5 for the life of the runtime). One worker: the slot must
+ * come back to the spawner's own cache.
+ */
+static void gen_retire_main(void *arg)
 {
+	struct act__ptable *t = &act__rt_current->procs;
 	struct act__proc *slot;
 	act_pid a, b, c;
 
 	(void)arg;
 	a = act_spawn(noop, NULL);
 	ck_assert(wait_gone(a));
-	slot = &act__rt_current->procs.slots[pid_index(a)];
-	atomic_store(&slot->gen, UINT32_MAX);
+	slot = &t->slots[pid_index(a)];
+	atomic_store(&slot->gen, t->gen_max);
 	b = act_spawn(noop, NULL);
 	ck_assert_uint_eq(pid_index(b), pid_index(a));
-	ck_assert_uint_eq(pid_gen(b), UINT32_MAX);
+	ck_assert_uint_eq(pid_gen(b), t->gen_max);
 	ck_assert(wait_gone(b));
+	ck_assert_uint_eq(atomic_load(&t->retired), 1);
+	ck_assert_uint_gt(atomic_load(&slot->gen), t->gen_max);
 	c = act_spawn(noop, NULL);
-	ck_assert_uint_eq(pid_index(c), pid_index(a));
-	ck_assert_uint_ne(pid_gen(c), 0);
-	ck_assert_uint_ne(c.id, b.id);
+	ck_assert_uint_ne(c.id, 0);
+	ck_assert_uint_ne(pid_index(c), pid_index(a));
+	ck_assert_ptr_null(lookup(a));
 	ck_assert_ptr_null(lookup(b));
+	/* no pid at all names the retired slot */
+	ck_assert_ptr_null(lookup(make_pid(1, pid_index(a))));
+	ck_assert_ptr_null(lookup(make_pid(t->gen_max, pid_index(a))));
 	ck_assert(wait_gone(c));
 }
 
-START_TEST(test_generation_wrap_skips_zero)
+START_TEST(test_generation_exhausted_retires_slot)
 {
-	ck_assert_int_eq(run_main(NULL, gen_wrap_main, NULL), 0);
+	struct act_config cfg = with_workers(1);
+
+	/* the retired slot is out of use, not leaked (run_main's check) */
+	ck_assert_int_eq(run_main(&cfg, gen_retire_main, NULL), 0);
+}
+END_TEST
+
+/*
+ * Generations do not wrap at 32 bits: the default table's pid keeps 41 of
+ * them, so the occupant of generation 2^32 + 5 is not reached by the pid
+ * of generation 5 of its slot (with 32-bit generations the two were the
+ * same pid, 8 minutes apart on a busy slot).
+ */
+static void gen_wide_main(void *arg)
+{
+	struct act__ptable *t = &act__rt_current->procs;
+	const uint64_t g = ((uint64_t)1 << 32) + 5;
+	struct act__proc *slot;
+	struct act_msg *m;
+	act_pid a, b, alias;
+	int v = 7;
+
+	(void)arg;
+	ck_assert_uint_eq(t->idx_bits, 23);
+	ck_assert_uint_eq(t->gen_max, ((uint64_t)1 << 41) - 1);
+	a = act_spawn(noop, NULL);
+	ck_assert(wait_gone(a));
+	slot = &t->slots[pid_index(a)];
+	atomic_store(&slot->gen, g);
+	b = act_spawn(block_forever, NULL);
+	ck_assert_uint_eq(pid_index(b), pid_index(a));
+	ck_assert_uint_eq(pid_gen(b), g);
+	ck_assert_ptr_eq(lookup(b), slot);
+	alias = make_pid(5, pid_index(a));
+	ck_assert_ptr_null(lookup(alias));
+	ck_assert_int_eq(act_send(alias, 1, &v, sizeof(v)), -ESRCH);
+	ck_assert_int_eq(act_kill(alias, ACT_EXIT_KILL), -ESRCH);
+	ck_assert_int_eq(act_monitor(alias) != 0, 1); /* DOWN, noproc */
+	m = act_receive(ACT_FOREVER);
+	ck_assert_uint_eq(m->tag, ACT_TAG_DOWN);
+	ck_assert_int_eq(((struct act_exit_info *)m->data)->reason,
+			 ACT_EXIT_NOPROC);
+	act_msg_free(m);
+	ck_assert_ptr_eq(lookup(b), slot); /* b untouched */
+	ck_assert_int_eq(act_kill(b, ACT_EXIT_KILL), 0);
+	ck_assert(wait_gone(b));
+}
+
+START_TEST(test_generation_past_32_bits)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, gen_wide_main, NULL), 0);
 }
 END_TEST
 
@@ -312,26 +386,30 @@ static void bad_pids_main(void *arg)
 	int v = 3;
 
 	(void)arg;
-	ck_assert_uint_eq(cap, 64);
+	/* 64 alive, and the spare of proc.h's act__ptable_size */
+	ck_assert_uint_eq(cap, act__ptable_size(64, (uint32_t)act_workers(),
+						(uint32_t)act__rt_current
+							->procs.nhomes));
+	ck_assert_uint_eq(act__rt_current->procs.max_alive, 64);
 	ck_assert_int_eq(act_send(ACT_PID_NONE, 1, &v, sizeof(v)), -ESRCH);
-	/* index beyond the table */
-	ck_assert_int_eq(act_send(act__make_pid(1, cap), 1, &v, sizeof(v)),
+	/* the largest index a pid can name, beyond every slot used */
+	ck_assert_int_eq(act_send(make_pid(1, (uint32_t)act__rt_current->procs
+							     .idx_mask),
+				  1, &v, sizeof(v)),
 			 -ESRCH);
-	ck_assert_int_eq(act_send(act__make_pid(1, cap + 5), 1, &v, 4),
-			 -ESRCH);
-	ck_assert_int_eq(act_send(act__make_pid(1, UINT32_MAX), 1, &v, 4),
-			 -ESRCH);
+	ck_assert_int_eq(act_send(make_pid(1, cap - 1), 1, &v, 4), -ESRCH);
+	/* all ones */
+	ck_assert_int_eq(act_send((act_pid){ UINT64_MAX }, 1, &v, 4), -ESRCH);
 	/* inside the table, never handed out */
 	ck_assert_uint_lt(hwm + 10, cap);
-	ck_assert_int_eq(act_send(act__make_pid(1, hwm + 10), 1, &v, 4),
+	ck_assert_int_eq(act_send(make_pid(1, hwm + 10), 1, &v, 4),
 			 -ESRCH);
-	ck_assert_ptr_null(lookup(act__make_pid(1, hwm + 10)));
+	ck_assert_ptr_null(lookup(make_pid(1, hwm + 10)));
 	/* a live slot, the wrong generation */
-	ck_assert_int_eq(act_send(act__make_pid(pid_gen(self) + 1,
-						pid_index(self)),
+	ck_assert_int_eq(act_send(make_pid(pid_gen(self) + 1, pid_index(self)),
 				  1, &v, 4),
 			 -ESRCH);
-	ck_assert_int_eq(act_send(act__make_pid(0, pid_index(self)), 1, &v, 4),
+	ck_assert_int_eq(act_send(make_pid(0, pid_index(self)), 1, &v, 4),
 			 -ESRCH);
 	/* none of them reached us */
 	ck_assert_ptr_null(act_receive(0));
@@ -343,7 +421,8 @@ START_TEST(test_send_to_bad_pids)
 	int v = 0;
 
 	/* no runtime at all */
-	ck_assert_int_eq(act_send(act__make_pid(1, 0), 1, &v, sizeof(v)),
+	ck_assert_int_eq(act_send((act_pid){ (uint64_t)1 << 32 }, 1, &v,
+				  sizeof(v)),
 			 -ESRCH);
 	act_config_init(&cfg);
 	cfg.max_procs = 64;
@@ -422,6 +501,139 @@ START_TEST(test_send_stale_from_foreign_thread)
 }
 END_TEST
 
+/* --- the limit counts the living, not the slots in reach ---------------- */
+
+/*
+ * max_procs processes may be alive whichever worker holds the free slots:
+ * with 2 workers and max_procs 100, the slots of 99 children that exited
+ * on worker B sit in B's cache, out of reach of worker A; A's spawns must
+ * still succeed, up to exactly 100 alive (53 of 99 failed when the table
+ * held max_procs slots and no more).
+ *
+ * The premise, arranged: the children are spawned on A (the spawner's
+ * cache), wait there, and are woken to exit by an anchor process on B (a
+ * wake moves a process to the waker's worker). B steals nothing while the
+ * anchor keeps it busy, and once it is released the spawner neither
+ * blocks nor yields, so B cannot take it. If the anchor lands on A, or the
+ * spawner moves all the same, the round is run again.
+ */
+#define LIMIT 100
+
+struct reach {
+	_Atomic int anchor_worker;  /* -1 until the anchor runs */
+	_Atomic int release;        /* the anchor wakes the children */
+	_Atomic int released;
+	act_pid kids[LIMIT];
+	int nkids;
+	int spawned_after;          /* spawns that succeeded afterwards */
+	int over_limit;             /* the spawn past the limit: its pid */
+	int rounds;
+};
+
+static void reach_kid(void *arg)
+{
+	(void)arg;
+	act_msg_free(act_receive(ACT_FOREVER));
+}
+
+static void reach_anchor(void *arg)
+{
+	struct reach *r = arg;
+	int i;
+
+	atomic_store(&r->anchor_worker, act_worker());
+	/* busy on B until told: nothing is placed on B meanwhile */
+	while (!atomic_load(&r->release))
+		act_yield();
+	for (i = 0; i < r->nkids; i++)
+		act_send(r->kids[i], 1, NULL, 0);
+	atomic_store(&r->released, 1);
+}
+
+/* Busy-wait (no yield: the spawner must not move) until cond or 20 s. */
+static bool spin_until_gone(struct reach *r)
+{
+	int64_t deadline = act__now_ns() + 20 * 1000000000LL;
+	int i;
+
+	for (i = 0; i < r->nkids; i++)
+		while (lookup(r->kids[i]))
+			if (act__now_ns() > deadline)
+				return false;
+	return true;
+}
+
+static bool reach_round(struct reach *r)
+{
+	int me, b, i;
+	act_pid anchor, extra;
+
+	atomic_store(&r->anchor_worker, -1);
+	atomic_store(&r->release, 0);
+	atomic_store(&r->released, 0);
+	anchor = act_spawn(reach_anchor, r);
+	ck_assert_uint_ne(anchor.id, 0);
+	/* B runs it, and A keeps the spawner; if it was queued on A after
+	 * all, only a yield lets it run */
+	while ((b = atomic_load(&r->anchor_worker)) < 0)
+		act_yield();
+	me = act_worker();
+	if (b == me) { /* the anchor stayed on A: again */
+		atomic_store(&r->release, 1);
+		ck_assert(wait_gone(anchor));
+		return false;
+	}
+	for (r->nkids = 0; r->nkids < LIMIT - 2; r->nkids++) {
+		r->kids[r->nkids] = act_spawn(reach_kid, NULL);
+		ck_assert_uint_ne(r->kids[r->nkids].id, 0);
+	}
+	/* they run on A and wait; B, busy with the anchor, steals nothing */
+	for (i = 0; i < r->nkids; i++)
+		ck_assert(wait_waiting(r->kids[i]));
+	atomic_store(&r->release, 1);
+	while (!atomic_load(&r->released))
+		act__cpu_relax();
+	ck_assert(spin_until_gone(r));
+	ck_assert(wait_gone(anchor));
+	if (act_worker() != me)
+		return false; /* the spawner moved: its cache is B's */
+	/* 1 (this one) alive: 99 more, then the limit */
+	for (i = 0; i < LIMIT - 1; i++) {
+		r->kids[i] = act_spawn(reach_kid, NULL);
+		if (!r->kids[i].id)
+			break;
+	}
+	r->spawned_after = i;
+	extra = act_spawn(reach_kid, NULL);
+	r->over_limit = extra.id != 0;
+	for (i = 0; i < r->spawned_after; i++)
+		act_send(r->kids[i], 1, NULL, 0);
+	for (i = 0; i < r->spawned_after; i++)
+		ck_assert(wait_gone(r->kids[i]));
+	return true;
+}
+
+static void reach_main(void *arg)
+{
+	struct reach *r = arg;
+
+	for (r->rounds = 1; !reach_round(r); r->rounds++)
+		ck_assert_int_lt(r->rounds, 1000);
+}
+
+START_TEST(test_limit_counts_alive_not_reachable_slots)
+{
+	struct act_config cfg = with_workers(2);
+	struct reach r;
+
+	memset(&r, 0, sizeof(r));
+	cfg.max_procs = LIMIT;
+	ck_assert_int_eq(run_main(&cfg, reach_main, &r), 0);
+	ck_assert_int_eq(r.spawned_after, LIMIT - 1);
+	ck_assert_int_eq(r.over_limit, 0);
+}
+END_TEST
+
 static Suite *proc_suite(void)
 {
 	Suite *s = suite_create("proc");
@@ -430,10 +642,12 @@ static Suite *proc_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_pid_format);
 	tcase_add_test(tc, test_slot_reuse_bumps_generation);
-	tcase_add_test(tc, test_generation_wrap_skips_zero);
+	tcase_add_test(tc, test_generation_exhausted_retires_slot);
+	tcase_add_test(tc, test_generation_past_32_bits);
 	tcase_add_test(tc, test_send_to_bad_pids);
 	tcase_add_test(tc, test_send_to_self);
 	tcase_add_test(tc, test_send_stale_from_foreign_thread);
+	tcase_add_test(tc, test_limit_counts_alive_not_reachable_slots);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("I5");

@@ -614,7 +614,7 @@ static void many_proc(void *arg)
 	struct act_msg *m;
 
 	(void)arg;
-	if (p->canary)
+	if (atomic_load(&p->flags) & ACT_PF_CANARY)
 		atomic_fetch_add_explicit(&mn.canaried, 1,
 					  memory_order_relaxed);
 	else

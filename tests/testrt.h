@@ -63,6 +63,12 @@ static inline struct act__proc *lookup(act_pid p)
 	return act__proc_lookup(&act__rt_current->procs, p);
 }
 
+/* A pid's slot index, in the running runtime's split (proc.h). */
+static inline uint32_t pid_index_of(act_pid p)
+{
+	return act__pid_index(&act__rt_current->procs, p);
+}
+
 static inline struct act__proc *self_proc(void)
 {
 	return lookup(act_self());
