@@ -4,8 +4,8 @@
  *
  * A timer is a slot of a table that grows by chunks and never moves
  * (struct act__utimers, in the reactor), named by act_timer =
- * generation << 32 | (index + 1). Its word holds the generation and the
- * state, and every hand-over is a CAS on it:
+ * generation << UT_IDX_BITS | (index + 1). Its word holds the generation
+ * and the state, and every hand-over is a CAS on it:
  *
  *   creator     FREE(g) -> ARMED(g), then the ARM command (reactor.h)
  *   reactor     ARMED(g) -> FIRING(g), send, then ARMED(g) again (an
@@ -18,6 +18,12 @@
  * that finds another generation, FREE or CANCELLED gets -ENOENT (fired
  * and done, or cancelled before). A timer whose destination has exited
  * is freed at its next firing: its message would go nowhere.
+ *
+ * Generations never wrap: a reference keeps 41 bits of one (the index
+ * takes 23), and a slot whose generation reaches UT_GEN_MAX is retired
+ * instead of freed, so a stale reference never names a later timer (the
+ * free list is LIFO: one busy slot takes every timer, and 2^32 of them
+ * came around in minutes).
  */
 #include <errno.h>
 #include <sched.h>
@@ -28,9 +34,18 @@
 #include "runtime.h"
 #include "worker.h"
 
-#define UT_WORD(gen, st) (((uint64_t)(gen) << 32) | (st))
-#define UT_GEN(word) ((uint32_t)((word) >> 32))
-#define UT_STATE(word) ((uint32_t)(word) & 0xffffffffu)
+/* Tests: a canceller that acts the moment a reference is published. */
+void (*act__test_timer_published)(act_timer ref);
+
+/* index + 1 <= ACT_UT_CHUNK * ACT_UT_CHUNKS = 2^22 */
+#define UT_IDX_BITS 23
+#define UT_IDX_MASK (((uint64_t)1 << UT_IDX_BITS) - 1)
+#define UT_GEN_MAX (((uint64_t)1 << (64 - UT_IDX_BITS)) - 1)
+_Static_assert((uint64_t)ACT_UT_CHUNK * ACT_UT_CHUNKS <= UT_IDX_MASK,
+	       "timer index bits");
+#define UT_WORD(gen, st) (((uint64_t)(gen) << 8) | (st))
+#define UT_GEN(word) ((word) >> 8)
+#define UT_STATE(word) ((uint32_t)(word) & 0xffu)
 
 static struct act__utimer *ut_slot(struct act__utimers *t, uint32_t i)
 {
@@ -96,6 +111,8 @@ void act__utimer_release(struct act__reactor *r, struct act__utimer *u)
 	 * as done (pairs with its acquire load) */
 	atomic_store_explicit(&u->word, UT_WORD(UT_GEN(w) + 1, ACT_UT_FREE),
 			      memory_order_release);
+	if (act__unlikely(UT_GEN(w) + 1 > UT_GEN_MAX))
+		return; /* retired: no reference names what comes next */
 	act__spin_lock(&t->lock); /* pairs with the unlock below */
 	u->free_next = t->free_head;
 	t->free_head = u->index;
@@ -118,6 +135,12 @@ void act__utimers_destroy(struct act__utimers *t)
 
 void act__utimer_arm(struct act__reactor *r, struct act__utimer *u)
 {
+	/* its ARM comes before any CANCEL of it (start publishes the
+	 * reference only after the push): never freed before this */
+	if (ACT_DEBUG_ON &&
+	    UT_STATE(atomic_load_explicit(&u->word, memory_order_relaxed)) ==
+		    ACT_UT_FREE)
+		act__fatal("timer %u armed after it was freed", u->index);
 	act__wheel_add(&r->wheel, &u->node, u->deadline);
 }
 
@@ -215,13 +238,20 @@ static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
 	word = atomic_load_explicit(&u->word, memory_order_relaxed);
 	atomic_store_explicit(&u->word, UT_WORD(UT_GEN(word), ACT_UT_ARMED),
 			      memory_order_relaxed);
-	if (ref)
-		*ref = ((uint64_t)UT_GEN(word) << 32) | (index + 1);
 	/* seq_cst push, then seq_cst load: as act__reactor_arm_timeout;
 	 * after the push u is the reactor's (it may fire and re-arm an
 	 * interval at once): its deadline is read before */
 	deadline = u->deadline;
 	act__reactor_push(r, &u->arm, ACT_RC_UARM);
+	/* only now may anyone cancel it: a reference published before the
+	 * ARM was queued let a canceller's CANCEL reach the reactor first,
+	 * which freed the slot that the ARM then put on the wheel (and a
+	 * new timer in the same slot pushed the queued ARM node again) */
+	if (ref) {
+		*ref = (UT_GEN(word) << UT_IDX_BITS) | (index + 1);
+		if (act__test_timer_published)
+			act__test_timer_published(*ref);
+	}
 	if (deadline < atomic_load_explicit(&r->next_deadline,
 					    memory_order_seq_cst))
 		act__reactor_wake(r);
@@ -245,7 +275,8 @@ int act_send_interval(int64_t ns, act_pid to, uint32_t tag,
 int act_timer_cancel(act_timer ref)
 {
 	struct act__rt *rt = act__rt_current;
-	uint32_t index = (uint32_t)ref - 1, gen = (uint32_t)(ref >> 32);
+	uint32_t index = (uint32_t)(ref & UT_IDX_MASK) - 1;
+	uint64_t gen = ref >> UT_IDX_BITS;
 	struct act__reactor *r;
 	struct act__utimer *u;
 	uint64_t w;
@@ -253,7 +284,7 @@ int act_timer_cancel(act_timer ref)
 	if (!rt)
 		return -ESRCH;
 	r = &rt->reactor;
-	if ((uint32_t)ref == 0 || gen == 0 ||
+	if ((ref & UT_IDX_MASK) == 0 || gen == 0 ||
 	    index >= atomic_load_explicit(&r->timers.n, memory_order_acquire))
 		return -ENOENT;
 	u = ut_slot(&r->timers, index);

@@ -22,6 +22,12 @@
 #include "reactor.h"
 
 #define MS 1000000LL
+#define SEC_LONG (3600 * 1000 * MS)
+
+static uint64_t ref_gen(act_timer ref)
+{
+	return ref >> 23;
+}
 
 /* ---- act_sleep ---------------------------------------------------------- */
 
@@ -778,6 +784,123 @@ START_TEST(timer_us_bad_env)
 }
 END_TEST
 
+/* ---- references that stay unique, published only once armed ------------ */
+
+/* The slot behind a reference, and the reference of generation g there
+ * (timer.c: 23 index bits). */
+static struct act__utimer *ref_slot(act_timer ref)
+{
+	struct act__utimers *t = &act__rt_current->reactor.timers;
+	uint32_t i = (uint32_t)(ref & ((1u << 23) - 1)) - 1;
+
+	return &atomic_load(&t->chunks[i / ACT_UT_CHUNK])[i % ACT_UT_CHUNK];
+}
+
+static act_timer ref_with_gen(act_timer ref, uint64_t g)
+{
+	return (g << 23) | (ref & ((1u << 23) - 1));
+}
+
+/*
+ * Generations do not wrap at 32 bits: the timer of generation 2^32 + 5 is
+ * not cancelled by the reference of generation 5 of its slot (with 32-bit
+ * generations they were one reference: the free list is LIFO, so a
+ * single busy slot takes every timer), and a slot whose generations are
+ * used up is retired: its next timer takes another slot.
+ */
+static void ref_gens_main(void *arg)
+{
+	const uint64_t g = ((uint64_t)1 << 32) + 5, gmax = ((uint64_t)1 << 41) - 1;
+	act_pid self = act_self();
+	struct act__utimer *u;
+	act_timer a, b, c;
+
+	(void)arg;
+	ck_assert_int_eq(act_send_after(SEC_LONG, self, 1, NULL, 0, &a), 0);
+	ck_assert_int_eq(act_timer_cancel(a), 0);
+	u = ref_slot(a);
+	/* the cancel's release has run once a later timer takes the slot:
+	 * wait for it, then give the slot its new generation */
+	while (atomic_load(&u->word) != ((ref_gen(a) + 1) << 8))
+		act_sleep(MS);
+	atomic_store(&u->word, g << 8);
+	ck_assert_int_eq(act_send_after(SEC_LONG, self, 1, NULL, 0, &b), 0);
+	ck_assert_ptr_eq(ref_slot(b), u);
+	ck_assert_uint_eq(ref_gen(b), g);
+	ck_assert_int_eq(act_timer_cancel(ref_with_gen(b, 5)), -ENOENT);
+	ck_assert_int_eq(act_timer_cancel(b), 0);
+	while (atomic_load(&u->word) != ((g + 1) << 8))
+		act_sleep(MS);
+	/* the last generation: once it is done the slot is out of use */
+	atomic_store(&u->word, gmax << 8);
+	ck_assert_int_eq(act_send_after(1, self, 2, NULL, 0, &c), 0);
+	ck_assert_ptr_eq(ref_slot(c), u);
+	ck_assert_uint_eq(ref_gen(c), gmax);
+	act_msg_free(act_receive(ACT_FOREVER)); /* fired: released */
+	while (atomic_load(&u->word) == (gmax << 8 | ACT_UT_ARMED) ||
+	       atomic_load(&u->word) == (gmax << 8 | ACT_UT_FIRING))
+		act_sleep(MS);
+	ck_assert_int_eq(act_send_after(SEC_LONG, self, 1, NULL, 0, &a), 0);
+	ck_assert_ptr_ne(ref_slot(a), u);
+	ck_assert_int_eq(act_timer_cancel(a), 0);
+	ck_assert_int_eq(act_timer_cancel(c), -ENOENT);
+}
+
+START_TEST(timer_refs_never_wrap)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, ref_gens_main, NULL), 0);
+}
+END_TEST
+
+/*
+ * A canceller that acts the moment the reference is published: its
+ * CANCEL must reach the reactor after the timer's ARM, or the reactor
+ * frees the slot and then puts it on the wheel (a debug build stops at
+ * that ARM; a release one loses the wheel's order). The hook cancels from
+ * inside act_send_after, right after *ref is written.
+ */
+static _Atomic int hook_cancels;
+
+static void cancel_at_once(act_timer ref)
+{
+	if (act_timer_cancel(ref) == 0)
+		atomic_fetch_add(&hook_cancels, 1);
+}
+
+static void publish_main(void *arg)
+{
+	act_pid self = act_self();
+	struct act_msg *m;
+	act_timer ref;
+	int i;
+
+	(void)arg;
+	act__test_timer_published = cancel_at_once;
+	for (i = 0; i < 2000; i++)
+		ck_assert_int_eq(act_send_after(i % 2 ? 0 : MS, self, 5, NULL,
+						0, &ref),
+				 0);
+	act__test_timer_published = NULL;
+	ck_assert_int_eq(atomic_load(&hook_cancels), 2000);
+	/* none fires; the slots work on: one more, delivered once */
+	ck_assert_int_eq(act_send_after(MS, self, 6, NULL, 0, &ref), 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_uint_eq(m->tag, 6);
+	act_msg_free(m);
+	ck_assert_ptr_null(act_receive(20 * MS));
+}
+
+START_TEST(cancel_as_soon_as_published)
+{
+	struct act_config cfg = with_workers(1 + _i);
+
+	atomic_store(&hook_cancels, 0);
+	ck_assert_int_eq(run_main(&cfg, publish_main, NULL), 0);
+}
+END_TEST
+
 static Suite *timers_suite(void)
 {
 	Suite *s = suite_create("timers");
@@ -802,6 +925,8 @@ static Suite *timers_suite(void)
 	tcase_add_test(tc, timer_us_resolved);
 	tcase_add_test(tc, timer_us_bad_env);
 	tcase_add_loop_test(tc, one_wake_per_worker_per_loop, 0, 4);
+	tcase_add_test(tc, timer_refs_never_wrap);
+	tcase_add_loop_test(tc, cancel_as_soon_as_published, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
