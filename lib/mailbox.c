@@ -76,8 +76,9 @@ void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all)
 	for (; e; e = next) {
 		next = env_next(e);
 		/* acquire: pairs with the release store in act_msg_free */
-		if (all || atomic_load_explicit(&e->released,
-						memory_order_acquire)) {
+		if (all || atomic_load_explicit(&e->state,
+						memory_order_acquire) ==
+				   ACT_ENV_RELEASED) {
 			act__held_del(p, e);
 			act__env_free(slab, e);
 		}

@@ -12,7 +12,7 @@
  *
  * Held list: a message a receive returned stays on its receiver's held
  * list (owner-only, doubly linked) until act_msg_free. The receiver frees
- * it there directly; any other thread only sets `released`, and the
+ * it there directly; any other thread only marks it RELEASED, and the
  * receiver frees released entries when its list has doubled since the
  * last sweep, and all entries when it exits: a process's messages die
  * with it, also when the runtime discards it at stop.
@@ -47,7 +47,7 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab);
 /* Owner: e was just received; keep it on the held list. */
 static inline void act__held_add(struct act__proc *p, struct act__env *e)
 {
-	atomic_store_explicit(&e->released, 0, memory_order_relaxed);
+	atomic_store_explicit(&e->state, ACT_ENV_HELD, memory_order_relaxed);
 	/* node is the envelope's first member: the casts are exact */
 	atomic_store_explicit(&e->node.next,
 			      (struct act__mpsc_node *)p->held,

@@ -100,6 +100,8 @@ static int send_env(struct act__rt *rt, act_pid to, uint32_t tag,
 	}
 	e->to = to;
 	e->counted = counted;
+	/* relaxed: published with the envelope by the mailbox push */
+	atomic_store_explicit(&e->state, ACT_ENV_SENT, memory_order_relaxed);
 	e->msg.tag = tag;
 	e->msg.rsvd = 0;
 	e->msg.from = self ? self->pid : from;
@@ -285,6 +287,17 @@ int act_sleep(int64_t ns)
 	return act__now_ns() < end ? -ENOMEM : 0;
 }
 
+/* A double act_msg_free (or of a message never received) would put the
+ * envelope on a free list twice: a later message lost, another delivered
+ * twice. Say so and stop. */
+static act__noreturn act__noinline void not_held(const struct act__env *e)
+{
+	act__fatal("act_msg_free(%p): the message was freed already (or "
+		   "was not one act_receive returned); a message is freed "
+		   "once",
+		   (const void *)&e->msg);
+}
+
 void act_msg_free(struct act_msg *msg)
 {
 	struct act__env *e;
@@ -297,13 +310,22 @@ void act_msg_free(struct act_msg *msg)
 	w = act__worker_self();
 	p = w ? w->current : NULL;
 	if (act__likely(p && p->pid.id == e->to.id)) {
-		act__held_del(p, e); /* the receiver itself: free it now */
+		/* the receiver itself: free it now. relaxed: only the holder
+		 * writes HELD's successor on this path */
+		if (act__unlikely(atomic_load_explicit(&e->state,
+						       memory_order_relaxed) !=
+				  ACT_ENV_HELD))
+			not_held(e);
+		act__held_del(p, e);
 		act__env_free(&w->slab, e);
 		return;
 	}
 	/* release: pairs with the acquire load in act__held_sweep; the
-	 * receiver frees it at its next sweep or its exit */
-	atomic_store_explicit(&e->released, 1, memory_order_release);
+	 * receiver frees it at its next sweep or its exit. An exchange, so
+	 * that of two frees from other threads one sees the other's mark */
+	if (atomic_exchange_explicit(&e->state, ACT_ENV_RELEASED,
+				     memory_order_release) != ACT_ENV_HELD)
+		not_held(e);
 }
 
 uint32_t act__slab_workers(void)

@@ -34,7 +34,7 @@ struct act__env {
 	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */
 	act_pid to;                 /* the process it was sent to (I5) */
 	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
-	_Atomic uint8_t released;   /* freed by a thread other than the holder */
+	_Atomic uint8_t state;      /* enum act__env_state */
 	uint16_t worker;            /* index of the worker whose slab owns it */
 	uint8_t counted;            /* in its receiver's mbox_count (links.h) */
 	uint8_t pad1[3];
@@ -43,6 +43,22 @@ struct act__env {
 };
 
 _Static_assert(sizeof(struct act__env) == ACT_ENV_HDR, "envelope header");
+
+/*
+ * Where an envelope is, so that act_msg_free can refuse a message it does
+ * not hold: SENT (in a mailbox or save queue; set by the send), HELD
+ * (received, on its receiver's held list), RELEASED (freed by another
+ * thread than the receiver, which frees it at its next sweep), FREE (on
+ * a free list). A second act_msg_free of a message finds RELEASED or FREE
+ * (or SENT, once the envelope carries a new message) and aborts; one
+ * that comes after the envelope was received again cannot be told apart.
+ */
+enum act__env_state {
+	ACT_ENV_SENT = 0,
+	ACT_ENV_HELD,
+	ACT_ENV_RELEASED,
+	ACT_ENV_FREE,
+};
 _Static_assert(offsetof(struct act__env, node) == 0, "node first");
 
 struct act__slab_chunk {
@@ -134,6 +150,7 @@ static inline struct act__env *act__slab_alloc(struct act__slab *s,
 /* Any thread; `self` is the caller's slab, or NULL off a worker. */
 static inline void act__env_free(struct act__slab *self, struct act__env *e)
 {
+	atomic_store_explicit(&e->state, ACT_ENV_FREE, memory_order_relaxed);
 	if (act__likely(self && e->cls != ACT_SLAB_FOREIGN &&
 			self->worker == e->worker)) {
 		atomic_store_explicit(&e->node.next,

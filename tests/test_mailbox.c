@@ -598,6 +598,69 @@ START_TEST(test_unreceived_messages_freed)
 }
 END_TEST
 
+/* ---- a message is freed once -------------------------------------------- */
+
+/*
+ * A second act_msg_free of one message used to put its envelope on the
+ * free list twice: a later message lost, another delivered twice, then a
+ * hang at stop. Now it stops the program with one line, whichever thread
+ * frees (the receiver, or another thread and then the receiver).
+ */
+enum { DF_RECEIVER, DF_THREAD_THEN_RECEIVER, DF_THREAD_TWICE };
+
+static void *df_free_from_thread(void *m)
+{
+	act_msg_free(m);
+	return NULL;
+}
+
+static void df_main(void *arg)
+{
+	int how = (int)(intptr_t)arg;
+	struct act_msg *m;
+	pthread_t t;
+
+	ck_assert_int_eq(act_send(act_self(), 1, "x", 1), 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	if (how == DF_RECEIVER) {
+		act_msg_free(m);
+	} else {
+		ck_assert_int_eq(pthread_create(&t, NULL, df_free_from_thread,
+						m),
+				 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+	}
+	if (how == DF_THREAD_TWICE) { /* the second free, another thread's */
+		ck_assert_int_eq(pthread_create(&t, NULL, df_free_from_thread,
+						m),
+				 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+	}
+	act_msg_free(m); /* the second (or third) free */
+	_exit(0); /* not reached */
+}
+
+static void df_child(void *arg)
+{
+	struct act_config cfg = with_workers(1);
+
+	act_main(&cfg, df_main, arg);
+	_exit(0);
+}
+
+START_TEST(double_free_detected)
+{
+	struct tu_child c;
+
+	tu_run_child(df_child, (void *)(intptr_t)_i, &c);
+	ck_assert_msg(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT,
+		      "case %d: status %#x, stderr: %s", _i, c.status, c.err);
+	ck_assert_ptr_nonnull(strstr(c.err, "was freed already"));
+	ck_assert_int_eq(count_lines(c.err), 1);
+}
+END_TEST
+
 static Suite *mailbox_suite(void)
 {
 	Suite *s = suite_create("mailbox");
@@ -626,6 +689,8 @@ static Suite *mailbox_suite(void)
 	tcase_add_test(tc, test_large_messages);
 	tcase_add_test(tc, test_reserved_tags_refused);
 	tcase_add_test(tc, test_unreceived_messages_freed);
+	tcase_add_loop_test(tc, double_free_detected, DF_RECEIVER,
+			    DF_THREAD_TWICE + 1);
 	suite_add_tcase(s, tc);
 	return s;
 }
