@@ -29,16 +29,26 @@ static bool has_op(struct io_uring *ring, int op)
 }
 
 /*
- * The CQ: at least ACT_RING_MIN_CQ entries, 4 per SQ entry. Operations
- * in flight are not bounded by the SQ (the reactor refills it every
- * loop), and completions past the CQ go to the kernel's overflow list,
- * allocated as they come.
+ * The CQ: at least ACT_RING_MIN_CQ entries, 4 per SQ entry, at most the
+ * kernel's ACT_RING_MAX_CQ (past it the setup fails with EINVAL: SQs of
+ * 16,385 to 32,768 entries ran without io_uring). Operations in flight
+ * are not bounded by the SQ (the reactor refills it every loop), and
+ * completions past the CQ go to the kernel's overflow list, allocated as
+ * they come.
  */
+static unsigned cq_entries(unsigned entries)
+{
+	unsigned cq = entries * 4;
+
+	if (cq < ACT_RING_MIN_CQ)
+		return ACT_RING_MIN_CQ;
+	return cq > ACT_RING_MAX_CQ ? ACT_RING_MAX_CQ : cq;
+}
+
 static int ring_setup(struct act__ring *g, unsigned entries, unsigned flags,
 		      struct io_uring_params *p)
 {
-	unsigned cq = entries * 4 < ACT_RING_MIN_CQ ? ACT_RING_MIN_CQ
-						    : entries * 4;
+	unsigned cq = cq_entries(entries);
 
 	memset(p, 0, sizeof(*p));
 	p->flags = flags | IORING_SETUP_CQSIZE;
@@ -57,6 +67,8 @@ void act__ring_init(struct act__ring *g, unsigned entries, char *why,
 	g->mode = ACT_RING_NONE;
 	g->efd = -1;
 	g->bell_armed = false;
+	g->bell_broken = false;
+	g->test_nobell = force && !strcmp(force, "nobell");
 	why[0] = '\0';
 	if (force && !strcmp(force, "none")) {
 		snprintf(why, why_len, "io_uring is off (ACT_TEST_RING=none)");
@@ -122,14 +134,14 @@ static void arm_bell(struct act__ring *g, struct act__doorbell *bell,
 {
 	struct io_uring_sqe *sqe;
 
-	if (g->bell_armed)
+	if (g->bell_armed || g->bell_broken)
 		return;
-	sqe = io_uring_get_sqe(&g->ring);
+	sqe = g->test_nobell ? NULL : io_uring_get_sqe(&g->ring);
 	if (!sqe) { /* full of other work: submit it, then there is room */
 		io_uring_submit(&g->ring);
-		sqe = io_uring_get_sqe(&g->ring);
-		if (!sqe)
-			return; /* the timeout below still bounds the wait */
+		sqe = g->test_nobell ? NULL : io_uring_get_sqe(&g->ring);
+		if (!sqe) /* act__ring_wait bounds the sleep */
+			return;
 	}
 	if (g->mode == ACT_RING_FUTEX) {
 		/* as liburing 2.5's io_uring_prep_futex_wait: fd holds the
@@ -154,6 +166,11 @@ void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
 	struct io_uring_cqe *cqe;
 
 	arm_bell(g, bell, seen);
+	/* no doorbell in the ring: a worker's ring would not end the wait,
+	 * so it must end by itself soon (ring.h) */
+	if (!g->bell_armed &&
+	    (timeout_ns < 0 || timeout_ns > ACT_RING_NOBELL_NS))
+		timeout_ns = ACT_RING_NOBELL_NS;
 	ts.tv_sec = timeout_ns / 1000000000;
 	ts.tv_nsec = timeout_ns % 1000000000;
 	/* one io_uring_enter: submit what the loop queued (and the
@@ -175,6 +192,25 @@ void act__ring_poll(struct act__ring *g, bool inflight)
 		(void)io_uring_submit_and_get_events(&g->ring);
 }
 
+/*
+ * The doorbell's wait ended: rung (FUTEX_WAIT: 0, or -EAGAIN when seq had
+ * moved; eventfd: 8 bytes), or interrupted. Any other error means the
+ * kernel refuses the wait itself (an LSM, a seccomp-like policy on the
+ * op): re-arming it would spin, so the reactor goes on with bounded
+ * sleeps, and says so once.
+ */
+static void bell_done(struct act__ring *g, int32_t res)
+{
+	g->bell_armed = false;
+	if (res >= 0 || res == -EAGAIN || res == -EINTR || res == -ECANCELED)
+		return;
+	g->bell_broken = true;
+	fprintf(stderr,
+		"actors: the reactor's doorbell wait failed (%s): it looks "
+		"for work every %d ms instead\n",
+		strerror(-res), ACT_RING_NOBELL_NS / 1000000);
+}
+
 void act__ring_reap(struct act__ring *g,
 		    void (*fn)(void *ctx, uint64_t user_data, int32_t res),
 		    void *ctx)
@@ -186,7 +222,7 @@ void act__ring_reap(struct act__ring *g,
 		n = 0;
 		io_uring_for_each_cqe(&g->ring, head, cqe) {
 			if (cqe->user_data == BELL_TAG)
-				g->bell_armed = false;
+				bell_done(g, cqe->res);
 			else if (cqe->user_data != LIBURING_UDATA_TIMEOUT)
 				fn(ctx, cqe->user_data, cqe->res);
 			n++;

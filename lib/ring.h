@@ -18,9 +18,16 @@
  * seccomp filter), start-up says so in one line, and the reactor sleeps
  * on its doorbell in FUTEX_WAIT as before: timers work, I/O does not.
  *
+ * When the doorbell's wait cannot be put in the ring (the SQ is full and
+ * the kernel takes nothing now) or its completion is an error (the op
+ * refused), the reactor sleeps ACT_RING_NOBELL_NS at most at a time
+ * until it can: a ring of the doorbell is then seen within that time
+ * instead of never. A failed wait is said once.
+ *
  * Test switch: ACT_TEST_RING=eventfd forces the eventfd doorbell, =plain
  * a ring without SINGLE_ISSUER and DEFER_TASKRUN (as before Linux 6.1),
- * =none runs without a ring (tests/fallback.sh runs the suites so).
+ * =none runs without a ring (tests/fallback.sh runs the suites so),
+ * =nobell never finds an SQE for the doorbell's wait.
  * A kernel without IORING_FEAT_EXT_ARG (before 5.11) counts as none.
  */
 #ifndef ACT_RING_H
@@ -35,6 +42,10 @@
 #define ACT_RING_ENTRIES 256        /* default SQ size */
 #define ACT_RING_MAX_ENTRIES 32768  /* the kernel's limit */
 #define ACT_RING_MIN_CQ 4096        /* CQ entries at least */
+#define ACT_RING_MAX_CQ 65536       /* the kernel's CQ limit (2x the SQ's) */
+/* without its doorbell's wait in the ring the reactor sleeps at most
+ * this long at a time, so that a worker's ring is never missed for long */
+#define ACT_RING_NOBELL_NS 1000000
 
 enum act__ring_mode {
 	ACT_RING_NONE = 0,     /* no io_uring: futex doorbell */
@@ -47,6 +58,9 @@ struct act__ring {
 	int mode;              /* enum act__ring_mode; set before workers */
 	int efd;               /* eventfd doorbell, or -1 */
 	bool bell_armed;       /* the doorbell's wait is in the ring */
+	bool bell_broken;      /* its wait failed: bounded sleeps instead */
+	bool test_nobell;      /* ACT_TEST_RING=nobell: as if the SQ were
+				* always full when the doorbell is armed */
 	uint64_t efd_buf;      /* the eventfd read's target */
 	unsigned setup_flags;  /* what the kernel took */
 };

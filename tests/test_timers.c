@@ -592,6 +592,75 @@ START_TEST(ring_entries_resolved)
 }
 END_TEST
 
+/*
+ * Every valid size makes a ring: the CQ (4 entries per SQ entry) is held
+ * to the kernel's limit of 65,536, where SQs of 16,385 to 32,768 entries
+ * used to fail the setup and leave the runtime without io_uring.
+ */
+static int ring_mode_seen;
+
+static void ring_mode_main(void *arg)
+{
+	char buf[4];
+	int p[2];
+
+	(void)arg;
+	ring_mode_seen = act__rt_current->reactor.ring.mode;
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], "ring", 4), 4);
+	ck_assert_int_eq(act_io_read(p[0], buf, sizeof(buf), -1), 4);
+	close(p[0]);
+	close(p[1]);
+}
+
+START_TEST(ring_entries_every_valid_size)
+{
+	static const uint32_t sizes[] = { 16384, 16385, 20000, 32768 };
+	struct act_config cfg = with_workers(1);
+
+	cfg.ring_entries = sizes[_i];
+	ck_assert_int_eq(run_main(&cfg, ring_mode_main, NULL), 0);
+	ck_assert_int_ne(ring_mode_seen, ACT_RING_NONE);
+}
+END_TEST
+
+/*
+ * The reactor without its doorbell's wait in the ring (the SQ full when
+ * it arms it; ACT_TEST_RING=nobell makes that happen every time): with no
+ * timer due it used to wait for ever, deaf to the workers' rings, and a
+ * sleep, a send_after or an I/O operation waited with it.
+ */
+static void nobell_main(void *arg)
+{
+	act_pid self = act_self();
+	struct act_msg *m;
+	char buf[4];
+	int p[2];
+
+	(void)arg;
+	ck_assert(act__rt_current->reactor.ring.test_nobell);
+	ck_assert_int_eq(act_sleep(MS), 0);
+	ck_assert_int_eq(act_send_after(MS, self, 7, NULL, 0, NULL), 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_uint_eq(m->tag, 7);
+	act_msg_free(m);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], "bell", 4), 4);
+	ck_assert_int_eq(act_io_read(p[0], buf, sizeof(buf), -1), 4);
+	close(p[0]);
+	close(p[1]);
+}
+
+START_TEST(reactor_without_doorbell_wakes)
+{
+	struct act_config cfg = with_workers(1 + _i);
+
+	setenv("ACT_TEST_RING", "nobell", 1);
+	ck_assert_int_eq(run_main(&cfg, nobell_main, NULL), 0);
+	unsetenv("ACT_TEST_RING");
+}
+END_TEST
+
 START_TEST(ring_entries_bad_env)
 {
 	static const char *const bad[] = { "", "0", "-1", "32769", "abc",
@@ -921,6 +990,8 @@ static Suite *timers_suite(void)
 	tcase_add_test(tc, no_ring_says_so_once);
 	tcase_add_test(tc, ring_entries_resolved);
 	tcase_add_test(tc, ring_entries_bad_env);
+	tcase_add_loop_test(tc, ring_entries_every_valid_size, 0, 4);
+	tcase_add_loop_test(tc, reactor_without_doorbell_wakes, 0, 2);
 	tcase_add_loop_test(tc, dead_creator_reclaims, 0, 2);
 	tcase_add_test(tc, timer_us_resolved);
 	tcase_add_test(tc, timer_us_bad_env);
