@@ -4,13 +4,21 @@
  *
  * A worker sleeps in futex_waitv (Linux 5.16) on two words: its doorbell
  * and the runtime's stop word, so either wakes it. Where futex_waitv is
- * missing (probed once), or when act__park_force_futex_wait is set (the
- * test switch for the fallback), it sleeps in FUTEX_WAIT on the doorbell
- * alone; stopping rings every doorbell as well, so both paths wake.
+ * missing or refused (probed once: anything but the EAGAIN of a value
+ * that does not match means it cannot be used; ENOSYS before 5.16, EPERM
+ * from a container's seccomp profile), when a later call fails for any
+ * other reason than a wake, a changed word, a signal or the timeout, or
+ * when act__park_force_futex_wait is set (the test switch for the
+ * fallback), it sleeps in FUTEX_WAIT on the doorbell alone; stopping
+ * rings every doorbell as well, so both paths wake. Should FUTEX_WAIT
+ * itself be refused, a sleeper naps 1 ms at a time instead, said once:
+ * never a spin.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -33,10 +41,17 @@ struct act__futex_waitv {
 };
 
 bool act__park_force_futex_wait;
-/* 0 unknown, 1 works, -1 missing; workers that sleep for the first time
- * probe at once, each storing the same answer (relaxed: nothing else
- * hangs on it) */
+/* 0 unknown, 1 works, -1 missing or refused; workers that sleep for the
+ * first time probe at once, each storing the same answer (relaxed:
+ * nothing else hangs on it) */
 static _Atomic int waitv_state;
+static _Atomic bool wait_refused_said;
+
+/* An errno a futex wait may end with in normal use. */
+static bool wait_errno_ok(int e)
+{
+	return e == EAGAIN || e == EINTR || e == ETIMEDOUT;
+}
 
 static bool have_waitv(void)
 {
@@ -54,7 +69,7 @@ static bool have_waitv(void)
 					       0 };
 		rc = syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC);
 		atomic_store_explicit(&waitv_state,
-				      rc < 0 && errno == ENOSYS ? -1 : 1,
+				      rc < 0 && errno == EAGAIN ? 1 : -1,
 				      memory_order_relaxed);
 	}
 	return atomic_load_explicit(&waitv_state, memory_order_relaxed) > 0;
@@ -78,7 +93,13 @@ void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
 					  FUTEX_32 | FUTEX_PRIVATE_FLAG, 0 };
 	w[1] = (struct act__futex_waitv){ seen_b, (uintptr_t)b,
 					  FUTEX_32 | FUTEX_PRIVATE_FLAG, 0 };
-	syscall(SYS_futex_waitv, w, 2, 0, NULL, CLOCK_MONOTONIC);
+	if (syscall(SYS_futex_waitv, w, 2, 0, NULL, CLOCK_MONOTONIC) >= 0 ||
+	    wait_errno_ok(errno))
+		return;
+	/* refused after the probe (a filter installed since, say): the
+	 * plain wait from now on, for every worker */
+	atomic_store_explicit(&waitv_state, -1, memory_order_relaxed);
+	act__futex_wait(a, seen_a, -1);
 }
 
 void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
@@ -91,8 +112,21 @@ void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
 		ts.tv_nsec = timeout_ns % 1000000000;
 		tp = &ts;
 	}
-	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, seen, tp,
-		NULL, 0);
+	if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, seen, tp,
+		    NULL, 0) >= 0 ||
+	    wait_errno_ok(errno))
+		return;
+	/* no futex at all: nap, a spurious return the caller allows */
+	if (!atomic_exchange_explicit(&wait_refused_said, true,
+				      memory_order_relaxed))
+		fprintf(stderr,
+			"actors: FUTEX_WAIT failed (%s): idle threads nap 1 ms "
+			"at a time instead of sleeping until woken\n",
+			strerror(errno));
+	ts.tv_sec = 0;
+	ts.tv_nsec = timeout_ns >= 0 && timeout_ns < 1000000 ? timeout_ns
+							     : 1000000;
+	nanosleep(&ts, NULL);
 }
 
 void act__futex_wake(_Atomic uint32_t *word, int n)
