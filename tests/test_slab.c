@@ -624,7 +624,8 @@ static void remote_main(void *arg)
 	ck_assert_int_eq(act__slab_outstanding(slab), RT_N);
 	for (i = 0; i < RT_N; i++)
 		ck_assert_uint_eq(
-			atomic_load(&((struct act__env *)env[i])->released), 1);
+			atomic_load(&((struct act__env *)env[i])->state),
+			ACT_ENV_RELEASED);
 	act__held_sweep(act__worker_self()->current, slab, false);
 	ck_assert_int_eq(act__slab_outstanding(slab), 0);
 	ck_assert_uint_eq(act__worker_self()->current->n_held, 0);
