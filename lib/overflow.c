@@ -28,21 +28,55 @@ void act__overflow_report(uint64_t pid, uint64_t size)
 	_exit(ACT_OVERFLOW_STATUS);
 }
 
+/*
+ * Not an overflow: do what would have happened without us, and stay
+ * installed. A handler that was there before is called as the kernel
+ * would have called it. With none (or SIG_IGN, which the kernel does not
+ * honour for a fault), the default action: for a fault, the default put
+ * back and a return, so that the instruction faults again and the process
+ * dies of it as it would have (with a core); for a SIGSEGV that was sent
+ * (kill, raise, sigqueue: si_code <= 0), the default put back and the
+ * signal sent again, since nothing would repeat it; SIG_IGN ignores a
+ * sent one.
+ */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+	bool sent = si->si_code <= 0;
+	struct sigaction dfl;
+
+	if (old_segv.sa_flags & SA_SIGINFO) {
+		old_segv.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (old_segv.sa_handler != SIG_DFL && old_segv.sa_handler != SIG_IGN) {
+		old_segv.sa_handler(sig);
+		return;
+	}
+	if (sent && old_segv.sa_handler == SIG_IGN)
+		return;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	if (sent)
+		raise(sig);
+}
+
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
 	struct act__worker *w = act__worker_self();
 	struct act__proc *p = w ? w->current : NULL;
 	uintptr_t a = (uintptr_t)si->si_addr;
 
-	(void)uc;
-	if (p && p->stack_lo) {
+	/* a fault in the guard below the running process's stack (a sent
+	 * SIGSEGV names no address of its own: not one) */
+	if (si->si_code > 0 && p && p->stack_lo) {
 		uintptr_t lo = (uintptr_t)p->stack_lo;
 
 		if (a < lo && a >= lo - ACT_GUARD_SIZE)
 			act__overflow_report(p->pid.id, p->stack_size);
 	}
-	/* Not ours: put the old handler back and let the fault repeat. */
-	sigaction(sig, &old_segv, NULL);
+	chain(sig, si, uc);
 }
 
 int act__overflow_init(void)
@@ -51,6 +85,7 @@ int act__overflow_init(void)
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_segv;
+	/* SA_NODEFER: a fault inside a chained handler reaches us again */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGSEGV, &sa, &old_segv))

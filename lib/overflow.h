@@ -3,11 +3,13 @@
  * overflow.h - stack overflow reporting.
  *
  * A SIGSEGV handler, run on a per-thread alternate signal stack, checks
- * whether the faulting address lies in the guard page of the process that
- * the faulting thread is running. If so it writes one line naming the pid
- * and the stack size and exits with status 134. Otherwise it puts back the
- * handler that was there before (the default, or the program's own) and
- * returns, so the fault repeats and crashes as it would have without us.
+ * whether the faulting address lies in the guard below the stack of the
+ * process that the faulting thread is running. If so it writes one line
+ * naming the pid and the stack size and exits with status 134. Otherwise
+ * it hands the signal on, and stays installed: to the handler that was
+ * there before (the program's own, called as the kernel would), else to
+ * the default action (a fault repeats and kills as it would have without
+ * us; a SIGSEGV sent with kill or raise is sent again).
  */
 #ifndef ACT_OVERFLOW_H
 #define ACT_OVERFLOW_H

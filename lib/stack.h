@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * stack.h - process stacks: mmap'd in chunks of many stacks, one guard page
+ * stack.h - process stacks: mmap'd in chunks of many stacks, a 64 KiB guard
  * below each, reused through a per-worker cache.
  *
  * Guards: MADV_GUARD_INSTALL for a whole chunk in one process_madvise()
@@ -23,7 +23,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ACT_GUARD_SIZE 4096u
+/*
+ * The guard below each stack: 64 KiB, so that a frame of up to 64 KiB
+ * that jumps past the stack's end (a large local array, or a kernel write
+ * into one) lands in it instead of in the next stack down. Guards cost
+ * address space, not memory. Frames larger than that need the compiler's
+ * probes (-fstack-clash-protection, with which the library is built) to
+ * be caught: act_spawn(3) says so.
+ */
+#define ACT_GUARD_SIZE 65536u
 
 struct act__numa;
 

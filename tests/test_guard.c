@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_guard.c - what the guard below each process stack catches, and how
+ * the overflow handler lives with the program's own SIGSEGV handling.
+ *
+ * Guard: 64 KiB (lib/stack.h). A frame that jumps past the end of a stack
+ * by less than that lands in the guard and is reported; with a one-page
+ * guard a 24 KiB local array wrote into the next stack down without a
+ * word. A larger frame is caught by the compiler's stack-clash probes.
+ * This program is built with -fno-stack-clash-protection so that its
+ * frames jump as a program built without the probes would; one case asks
+ * for the probes on its own function (GCC's optimize attribute).
+ *
+ * Chaining (lib/overflow.c): a SIGSEGV that is not an overflow goes to
+ * the handler that was there before, or to the default action, and the
+ * runtime's handler stays: a program that handles its own faults still
+ * gets the overflow report afterwards, and a SIGSEGV sent by raise() is
+ * not swallowed.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include "testrt.h"
+
+#include "overflow.h"
+#include "stack.h"
+
+#define MS 1000000LL
+
+static void no_core(void)
+{
+	struct rlimit rl = { 0, 0 };
+
+	setrlimit(RLIMIT_CORE, &rl);
+}
+
+/* What a child did, on a shared page. */
+struct shared {
+	int stage;        /* how far the process got */
+	int handled;      /* faults the program's own handler took */
+	int rc;           /* act_main's */
+};
+
+/* volatile: its stores must happen where they are written, before a
+ * crash the compiler cannot see coming */
+static volatile struct shared *sh;
+
+static void map_shared(void)
+{
+	void *m = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	memset(m, 0, sizeof(*sh));
+	sh = m;
+}
+
+/* ---- frames that jump past the end of the stack ------------------------ */
+
+enum jump {
+	JUMP_24K,         /* a 24 KiB array, its lowest byte written first */
+	JUMP_60K,         /* just inside the guard */
+	JUMP_200K_PROBED, /* beyond the guard, with stack-clash probes */
+};
+
+static uintptr_t stack_lo;
+
+static act__noinline void frame_24k(void)
+{
+	volatile char a[24 << 10];
+
+	a[0] = 1; /* the lowest address: past the stack's end */
+	a[sizeof(a) - 1] = a[0];
+}
+
+static act__noinline void frame_60k(void)
+{
+	volatile char a[60 << 10];
+
+	a[0] = 1;
+	a[sizeof(a) - 1] = a[0];
+}
+
+#if defined(__GNUC__) && !defined(__clang__)
+#define HAVE_PROBED 1
+__attribute__((optimize("stack-clash-protection"))) static act__noinline void
+frame_200k_probed(void)
+{
+	volatile char a[200 << 10];
+
+	a[0] = 1;
+	a[sizeof(a) - 1] = a[0];
+}
+#else
+#define HAVE_PROBED 0
+#endif
+
+/* Recurse in small frames until this frame is within 1 KiB of the stack's
+ * end, then take the big frame there. */
+static act__noinline int near_end(int n, enum jump how)
+{
+	volatile char pad[128];
+
+	pad[0] = (char)n;
+	if ((uintptr_t)__builtin_frame_address(0) - stack_lo > 1024)
+		return near_end(n + 1, how) + pad[0];
+	sh->stage = 1;
+	if (how == JUMP_24K)
+		frame_24k();
+	else if (how == JUMP_60K)
+		frame_60k();
+#if HAVE_PROBED
+	else
+		frame_200k_probed();
+#endif
+	sh->stage = 2; /* came back: the frame landed in someone's memory */
+	return pad[0];
+}
+
+static void jumper(void *arg)
+{
+	stack_lo = (uintptr_t)self_proc()->stack_lo;
+	near_end(0, (enum jump)(intptr_t)arg);
+}
+
+static void jump_main(void *arg)
+{
+	/* the jumper's stack is the second of its chunk: the one below it
+	 * is this process's, live, the memory a jump past the guard hit */
+	ck_assert_uint_ne(act_spawn(jumper, arg).id, 0);
+	act_receive(ACT_FOREVER); /* nobody sends: waits for the report */
+}
+
+static void jump_child(void *arg)
+{
+	struct act_config cfg = with_workers(1);
+
+	no_core();
+	sh->rc = act_main(&cfg, jump_main, arg);
+}
+
+START_TEST(frame_past_the_end_is_reported)
+{
+	struct tu_child c;
+
+	map_shared();
+	tu_run_child(jump_child, (void *)(intptr_t)_i, &c);
+	ck_assert_msg(WIFEXITED(c.status) &&
+			      WEXITSTATUS(c.status) == ACT_OVERFLOW_STATUS,
+		      "case %d: status %#x, stage %d, stderr: %s", _i, c.status,
+		      sh->stage, c.err);
+	ck_assert_int_eq(sh->stage, 1);
+	ck_assert_ptr_nonnull(strstr(c.err, "actors: stack overflow in process"));
+	ck_assert_int_eq(count_lines(c.err), 1);
+}
+END_TEST
+
+/* ---- the program's own SIGSEGV handling --------------------------------- */
+
+static char *own_page; /* PROT_NONE until the program's handler opens it */
+
+/* A program that catches faults on its own page (a GC's barrier, say) and
+ * gives up on any other. */
+static void own_handler(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if ((char *)si->si_addr >= own_page &&
+	    (char *)si->si_addr < own_page + 4096 && si->si_code > 0) {
+		mprotect(own_page, 4096, PROT_READ | PROT_WRITE);
+		sh->handled++;
+		return;
+	}
+	if (si->si_code <= 0) { /* sent: counted, nothing to repair */
+		sh->handled++;
+		return;
+	}
+	_exit(7); /* a fault it does not know: not ours to report */
+}
+
+static void install_own(void)
+{
+	struct sigaction sa;
+
+	own_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
+	ck_assert_ptr_ne(own_page, MAP_FAILED);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = own_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGSEGV, &sa, NULL), 0);
+}
+
+static act__noinline int recurse(int n)
+{
+	volatile char buf[256];
+
+	buf[0] = (char)n;
+	return n < 0 ? 0 : recurse(n + 1) + buf[0];
+}
+
+enum chain_case {
+	CHAIN_OWN_FAULTS,  /* own faults, twice, then an overflow */
+	CHAIN_OWN_RAISE,   /* raise() with the program's handler */
+	CHAIN_RAISE_DFL,   /* raise() with the default action: it kills */
+	CHAIN_RAISE_IGN,   /* raise() with SIGSEGV ignored: nothing */
+};
+
+static void chain_proc(void *arg)
+{
+	int how = (int)(intptr_t)arg;
+
+	if (how == CHAIN_OWN_FAULTS) {
+		own_page[0] = 1; /* fault 1: the program's handler opens it */
+		mprotect(own_page, 4096, PROT_NONE);
+		own_page[1] = 2; /* fault 2: still chained, not uninstalled */
+		sh->stage = 1;
+		recurse(0); /* the overflow: still reported */
+	} else {
+		raise(SIGSEGV);
+		sh->stage = 1;
+		if (how == CHAIN_OWN_RAISE)
+			recurse(0);
+	}
+	sh->stage = 2;
+}
+
+static void chain_main(void *arg)
+{
+	ck_assert_uint_ne(act_spawn(chain_proc, arg).id, 0);
+	while (sh->stage < 2)
+		act_sleep(MS);
+}
+
+static void chain_child(void *arg)
+{
+	struct act_config cfg = with_workers(1);
+	int how = (int)(intptr_t)arg;
+
+	no_core();
+	if (how == CHAIN_OWN_FAULTS || how == CHAIN_OWN_RAISE)
+		install_own();
+	if (how == CHAIN_RAISE_IGN)
+		signal(SIGSEGV, SIG_IGN);
+	sh->rc = act_main(&cfg, chain_main, arg);
+	/* the program's disposition is back once the runtime is gone */
+	if (how == CHAIN_OWN_FAULTS || how == CHAIN_OWN_RAISE) {
+		struct sigaction now;
+
+		sigaction(SIGSEGV, NULL, &now);
+		if (now.sa_sigaction != own_handler)
+			_exit(8);
+	}
+}
+
+START_TEST(segv_chained_to_what_was_there)
+{
+	struct tu_child c;
+
+	map_shared();
+	tu_run_child(chain_child, (void *)(intptr_t)_i, &c);
+	switch (_i) {
+	case CHAIN_OWN_FAULTS:
+	case CHAIN_OWN_RAISE:
+		/* the program's handler took its own signals, and the
+		 * overflow after them was still the runtime's */
+		ck_assert_msg(WIFEXITED(c.status) &&
+				      WEXITSTATUS(c.status) ==
+					      ACT_OVERFLOW_STATUS,
+			      "case %d: status %#x, stage %d, handled %d: %s",
+			      _i, c.status, sh->stage, sh->handled, c.err);
+		ck_assert_int_eq(sh->handled, _i == CHAIN_OWN_FAULTS ? 2 : 1);
+		ck_assert_int_eq(sh->stage, 1);
+		ck_assert_ptr_nonnull(strstr(c.err, "stack overflow"));
+		break;
+	case CHAIN_RAISE_DFL:
+		/* a sent SIGSEGV kills, as it would without the runtime */
+		ck_assert_msg(WIFSIGNALED(c.status) &&
+				      WTERMSIG(c.status) == SIGSEGV,
+			      "status %#x, stage %d: %s", c.status, sh->stage,
+			      c.err);
+		ck_assert_int_eq(sh->stage, 0);
+		ck_assert_str_eq(c.err, "");
+		break;
+	case CHAIN_RAISE_IGN:
+		ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+			      "status %#x: %s", c.status, c.err);
+		ck_assert_int_eq(sh->stage, 2);
+		ck_assert_int_eq(sh->rc, 0);
+		break;
+	}
+}
+END_TEST
+
+static Suite *guard_suite(void)
+{
+	Suite *s = suite_create("guard");
+	TCase *tc = tcase_create("guard");
+
+	tcase_set_timeout(tc, 60);
+	if (!UNDER_TSAN) { /* TSan's own SIGSEGV handler comes first */
+		/* the probed case needs GCC's per-function probes */
+		tcase_add_loop_test(tc, frame_past_the_end_is_reported,
+				    JUMP_24K,
+				    HAVE_PROBED ? JUMP_200K_PROBED + 1
+						: JUMP_200K_PROBED);
+		if (!HAVE_PROBED)
+			printf("SKIP: frame_past_the_end_is_reported:2 needs "
+			       "GCC's optimize(\"stack-clash-protection\")\n");
+		tcase_add_loop_test(tc, segv_chained_to_what_was_there,
+				    CHAIN_OWN_FAULTS, CHAIN_RAISE_IGN + 1);
+	} else {
+		printf("SKIP: guard and SIGSEGV chaining under TSan\n");
+	}
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return tu_run_suite(guard_suite());
+}
