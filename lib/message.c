@@ -147,14 +147,16 @@ int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 {
-	struct act__rt *rt = act__rt_current;
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
 	int rc;
 
 	if (!rt)
 		return -ESRCH;
 	if (tag >= ACT_TAG_RESERVED || (len && !data))
-		return -EINVAL;
-	rc = act__send(rt, to, tag, data, len, ACT_PID_NONE);
+		rc = -EINVAL;
+	else
+		rc = act__send(rt, to, tag, data, len, ACT_PID_NONE);
+	act__rt_leave(rt);
 	if (act__unlikely(rc < 0)) {
 		/* a refused send costs a reduction too: a process that
 		 * retries one in a loop still yields (say, for the
@@ -173,7 +175,7 @@ static struct act__env *wait_for(struct act__worker **wp,
 				 void *ctx, int64_t timeout_ns)
 {
 	struct act__worker *w = *wp;
-	struct act__rt *rt = act__rt_current;
+	struct act__rt *rt = w->rt;
 	uint64_t t = act__ps_ticket(atomic_load_explicit(
 			     &p->state, memory_order_relaxed)) + 1;
 	struct act__timeout *armed = NULL;

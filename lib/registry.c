@@ -122,9 +122,8 @@ static int grow(struct act__registry *g)
 	return 0;
 }
 
-int act_register(const char *name, act_pid pid)
+static int register_in(struct act__rt *rt, const char *name, act_pid pid)
 {
-	struct act__rt *rt = act__rt_current;
 	struct act__registry *g;
 	struct act__name *e, **pe;
 	struct act__proc *p;
@@ -191,9 +190,8 @@ static struct act__name *unhook(struct act__rt *rt, struct act__name **pe)
 	return e;
 }
 
-int act_unregister(const char *name)
+static int unregister_in(struct act__rt *rt, const char *name)
 {
-	struct act__rt *rt = act__rt_current;
 	struct act__name **pe, *e = NULL;
 	long len = name_len(name);
 	uint32_t h;
@@ -214,9 +212,8 @@ int act_unregister(const char *name)
 	return e ? 0 : -ENOENT;
 }
 
-act_pid act_whereis(const char *name)
+static act_pid whereis_in(struct act__rt *rt, const char *name)
 {
-	struct act__rt *rt = act__rt_current;
 	struct act__name **pe;
 	act_pid pid = ACT_PID_NONE;
 	long len = name_len(name);
@@ -257,4 +254,32 @@ void act__registry_exit(struct act__rt *rt, struct act__proc *p)
 	}
 	reg_unlock(&rt->names);
 	free(e);
+}
+
+/* The API: each enters the runtime (act__rt_enter) around its work. */
+int act_register(const char *name, act_pid pid)
+{
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int rc = register_in(rt, name, pid);
+
+	act__rt_leave(rt);
+	return rc;
+}
+
+int act_unregister(const char *name)
+{
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int rc = unregister_in(rt, name);
+
+	act__rt_leave(rt);
+	return rc;
+}
+
+act_pid act_whereis(const char *name)
+{
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	act_pid pid = whereis_in(rt, name);
+
+	act__rt_leave(rt);
+	return pid;
 }

@@ -34,6 +34,59 @@ struct act__rt *act__rt_current;
 struct act__leaks act__last_leaks;
 static _Atomic int running;
 
+/*
+ * What other threads than the runtime's may use: the runtime once it is
+ * up, NULL before and from the moment it stops; and how many of them are
+ * inside an API call. Dekker: a caller counts itself in (seq_cst), then
+ * loads live; the teardown clears live (seq_cst), then waits for the
+ * count to fall to 0. A caller the teardown does not see counted loads
+ * live after it was cleared, and leaves at once.
+ */
+static struct act__rt *_Atomic live;
+static _Atomic uint64_t foreign_inside;
+
+struct act__rt *act__rt_enter(void)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__rt *rt;
+
+	if (act__likely(w != NULL))
+		return w->rt; /* a worker runs only while its runtime does */
+	/* seq_cst: pairs with close_gate's store of live, then load */
+	atomic_fetch_add_explicit(&foreign_inside, 1, memory_order_seq_cst);
+	rt = atomic_load_explicit(&live, memory_order_seq_cst);
+	if (!rt)
+		atomic_fetch_sub_explicit(&foreign_inside, 1,
+					  memory_order_release);
+	return rt;
+}
+
+void act__rt_leave(struct act__rt *rt)
+{
+	/* release: what the call did comes before close_gate sees it out
+	 * (its acquire load of the count) */
+	if (rt && !act__worker_self())
+		atomic_fetch_sub_explicit(&foreign_inside, 1,
+					  memory_order_release);
+}
+
+/* The runtime is up: other threads may use it from now on. */
+static void open_gate(struct act__rt *rt)
+{
+	/* release: pairs with act__rt_enter's load, which then sees a
+	 * runtime wholly built */
+	atomic_store_explicit(&live, rt, memory_order_seq_cst);
+}
+
+/* No new caller from other threads; wait for those inside to leave. */
+static void close_gate(void)
+{
+	atomic_store_explicit(&live, NULL, memory_order_seq_cst);
+	/* acquire: pairs with act__rt_leave's release */
+	while (atomic_load_explicit(&foreign_inside, memory_order_seq_cst))
+		sched_yield();
+}
+
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
 		   struct act__spawn_rels *rels);
@@ -549,6 +602,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	if (rc)
 		goto err_reactor;
 	act__worker_set_self(&rt->workers[0]);
+	open_gate(rt);
 	/* worker 0 is the caller's thread: its mask is put back at the end */
 	saved = hwloc_bitmap_alloc();
 	if (saved && rt->topo.thissystem &&
@@ -570,6 +624,10 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		rc = (int)rt->main_reason;
 	}
 	act__worker_set_self(NULL);
+	/* before anything is stopped or freed: a foreign act_send or
+	 * act_send_after inside now still finds the workers and the
+	 * reactor running */
+	close_gate();
 	if (saved && rt->plan.w[0].set && rt->topo.thissystem)
 		hwloc_set_cpubind(rt->topo.hw, saved, HWLOC_CPUBIND_THREAD);
 	hwloc_bitmap_free(saved);

@@ -78,8 +78,21 @@ static inline uint32_t act__worker_index_of(const struct act__worker *me,
 	return (uint32_t)(o - me->rt->workers);
 }
 
-/* The running runtime, or NULL. Set before any worker starts. */
+/* The runtime being built, run or torn down, or NULL: for the runtime's
+ * own threads and its tests. Set before any worker starts. */
 extern struct act__rt *act__rt_current;
+
+/*
+ * The API's way in (act_send, act_kill, the timers, act_stats, the
+ * registry): the running runtime, or NULL when none is up, in which case
+ * the call returns -ESRCH (or its own "none"). Each non-NULL return is
+ * paired with act__rt_leave. On a worker thread it is the worker's
+ * runtime and costs nothing. On any other thread it counts the caller in:
+ * a runtime is offered only once built, and its teardown waits for every
+ * caller counted in before it frees anything (act_main).
+ */
+struct act__rt *act__rt_enter(void);
+void act__rt_leave(struct act__rt *rt);
 
 /* Leak figures of the last runtime, filled by its teardown (I9). */
 struct act__leaks {

@@ -256,16 +256,14 @@ void act__exit_now(struct act__proc *p)
 	exit_proc(p, false, 0);
 }
 
-int act_kill(act_pid pid, intptr_t reason)
+/* act_kill, the runtime entered (act__rt_enter). */
+static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
 {
-	struct act__rt *rt = act__rt_current;
 	struct act__worker *w = act__worker_self();
 	struct act__proc *p, *self = w ? w->current : NULL;
 	struct act_exit_info info;
 	bool trap;
 
-	if (!rt)
-		return -ESRCH;
 	p = act__proc_lookup(&rt->procs, pid);
 	if (!p)
 		return -ESRCH;
@@ -286,6 +284,18 @@ int act_kill(act_pid pid, intptr_t reason)
 				reason == ACT_EXIT_KILL);
 }
 
+int act_kill(act_pid pid, intptr_t reason)
+{
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int rc;
+
+	if (!rt)
+		return -ESRCH;
+	rc = kill_in(rt, pid, reason);
+	act__rt_leave(rt);
+	return rc;
+}
+
 int act_worker(void)
 {
 	struct act__worker *w = act__worker_self();
@@ -295,7 +305,9 @@ int act_worker(void)
 
 int act_workers(void)
 {
-	struct act__rt *rt = act__rt_current;
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int n = rt ? (int)rt->nworkers : 0;
 
-	return rt ? (int)rt->nworkers : 0;
+	act__rt_leave(rt);
+	return n;
 }

@@ -61,18 +61,23 @@ static void rt_stats(const struct act__rt *rt, struct act_stats *s)
 int act_stats(struct act_stats *stats, struct act_worker_stats *workers,
 	      int nworkers)
 {
-	struct act__rt *rt = act__rt_current;
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leaves below */
 	uint32_t i;
+	int n;
 
 	if (!rt)
 		return -ESRCH;
-	if (nworkers < 0 || (nworkers && !workers))
+	if (nworkers < 0 || (nworkers && !workers)) {
+		act__rt_leave(rt);
 		return -EINVAL;
+	}
 	if (stats)
 		rt_stats(rt, stats);
 	for (i = 0; i < rt->nworkers && i < (uint32_t)nworkers; i++)
 		worker_stats(&rt->workers[i], &workers[i]);
-	return (int)rt->nworkers;
+	n = (int)rt->nworkers;
+	act__rt_leave(rt);
+	return n;
 }
 
 void act__stats_print(const struct act__rt *rt, FILE *f)

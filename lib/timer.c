@@ -196,11 +196,11 @@ void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
 	act__utimer_release(r, u); /* once, or nobody left to send to */
 }
 
-/* act_send_after and act_send_interval. */
-static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
-		 const void *data, size_t len, act_timer *ref)
+/* act_send_after and act_send_interval, the runtime entered. */
+static int start(struct act__rt *rt, int64_t ns, int64_t interval,
+		 act_pid to, uint32_t tag, const void *data, size_t len,
+		 act_timer *ref)
 {
-	struct act__rt *rt = act__rt_current;
 	struct act__worker *w = act__worker_self();
 	struct act__reactor *r;
 	struct act__utimer *u;
@@ -208,8 +208,6 @@ static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
 	uint64_t word;
 	int64_t now, deadline;
 
-	if (!rt)
-		return -ESRCH;
 	if (ns < 0 || interval < 0 || tag >= ACT_TAG_RESERVED ||
 	    (len && !data))
 		return -EINVAL;
@@ -261,28 +259,34 @@ static int start(int64_t ns, int64_t interval, act_pid to, uint32_t tag,
 int act_send_after(int64_t ns, act_pid to, uint32_t tag, const void *data,
 		   size_t len, act_timer *ref)
 {
-	return start(ns, 0, to, tag, data, len, ref);
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int rc = rt ? start(rt, ns, 0, to, tag, data, len, ref) : -ESRCH;
+
+	act__rt_leave(rt);
+	return rc;
 }
 
 int act_send_interval(int64_t ns, act_pid to, uint32_t tag,
 		      const void *data, size_t len, act_timer *ref)
 {
-	if (ns <= 0)
-		return act__rt_current ? -EINVAL : -ESRCH;
-	return start(ns, ns, to, tag, data, len, ref);
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int rc = !rt	  ? -ESRCH
+		 : ns <= 0 ? -EINVAL
+			   : start(rt, ns, ns, to, tag, data, len, ref);
+
+	act__rt_leave(rt);
+	return rc;
 }
 
-int act_timer_cancel(act_timer ref)
+/* act_timer_cancel, the runtime entered. */
+static int cancel_in(struct act__rt *rt, act_timer ref)
 {
-	struct act__rt *rt = act__rt_current;
 	uint32_t index = (uint32_t)(ref & UT_IDX_MASK) - 1;
 	uint64_t gen = ref >> UT_IDX_BITS;
 	struct act__reactor *r;
 	struct act__utimer *u;
 	uint64_t w;
 
-	if (!rt)
-		return -ESRCH;
 	r = &rt->reactor;
 	if ((ref & UT_IDX_MASK) == 0 || gen == 0 ||
 	    index >= atomic_load_explicit(&r->timers.n, memory_order_acquire))
@@ -307,4 +311,13 @@ int act_timer_cancel(act_timer ref)
 	act__reactor_push(r, &u->cancel, ACT_RC_UCANCEL);
 	act__reactor_ring_lazy(r);
 	return 0;
+}
+
+int act_timer_cancel(act_timer ref)
+{
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int rc = rt ? cancel_in(rt, ref) : -ESRCH;
+
+	act__rt_leave(rt);
+	return rc;
 }
