@@ -40,7 +40,9 @@ static int guard_mode;          /* enum act_guard, decided at init */
  */
 static _Atomic bool famine;
 static int self_pidfd = -1;     /* for process_madvise on ourselves */
-static long mprotect_budget;    /* guards mprotect may still split off */
+/* guards mprotect may still split off; any worker that grows a pool
+ * takes from it (relaxed RMWs: a count, ordering nothing else) */
+static _Atomic long mprotect_budget;
 
 static bool madvise_guard_works(void)
 {
@@ -92,8 +94,15 @@ int act__stack_global_init(int requested)
 	}
 	guard_mode = ACT_GUARD_MPROTECT;
 	/* each guard splits one mapping into two more; keep half the map
-	 * count for the rest of the program */
-	mprotect_budget = act__read_max_map_count() / 4;
+	 * count for the rest of the program (ACT_TEST_GUARD_BUDGET: the
+	 * tests' smaller budget) */
+	atomic_store_explicit(&mprotect_budget,
+			      act__read_max_map_count() / 4,
+			      memory_order_relaxed);
+	if (getenv("ACT_TEST_GUARD_BUDGET"))
+		atomic_store_explicit(&mprotect_budget,
+				      atol(getenv("ACT_TEST_GUARD_BUDGET")),
+				      memory_order_relaxed);
 	return 0;
 }
 
@@ -110,6 +119,11 @@ void act__stack_global_fini(void)
 int act__stack_guard_mode(void)
 {
 	return guard_mode;
+}
+
+long act__stack_mprotect_budget(void)
+{
+	return atomic_load_explicit(&mprotect_budget, memory_order_relaxed);
 }
 
 /*
@@ -139,11 +153,16 @@ static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
 		return done < 0 ? 0 : (uint32_t)(done / ACT_GUARD_SIZE);
 	}
 	for (i = 0; guard_mode == ACT_GUARD_MPROTECT && i < n; i++) {
-		if (mprotect_budget <= 0 ||
+		/* a take, not a look then a store: two workers growing
+		 * their pools at once each take their own */
+		if (atomic_fetch_sub_explicit(&mprotect_budget, 1,
+					      memory_order_relaxed) <= 0 ||
 		    mprotect(base + (size_t)i * unit, ACT_GUARD_SIZE,
-			     PROT_NONE))
+			     PROT_NONE)) {
+			atomic_fetch_add_explicit(&mprotect_budget, 1,
+						  memory_order_relaxed);
 			break; /* out of budget: canary only from here on */
-		mprotect_budget--;
+		}
 	}
 	return i;
 }

@@ -70,6 +70,8 @@ long act__read_max_map_count(void);
 int act__stack_global_init(int requested_guard);
 void act__stack_global_fini(void);
 int act__stack_guard_mode(void);
+/* For tests: guards mprotect may still make (ACT_GUARD_MPROTECT). */
+long act__stack_mprotect_budget(void);
 
 /* lo: lowest usable byte; the guard page sits just below it. */
 int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,

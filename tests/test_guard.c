@@ -295,6 +295,90 @@ START_TEST(segv_chained_to_what_was_there)
 }
 END_TEST
 
+/* ---- the mprotect budget, shared by every worker ------------------------ */
+
+/*
+ * Workers that grow their stack pools at once take guards from one
+ * budget: each take must count (a plain decrement raced, TSan says so,
+ * and a lost one let the guards pass the map-count budget). Four
+ * workers each spawn 200 processes on guard pages of a budget of 300:
+ * the guards made, counted in /proc/self/maps, and the budget left add up
+ * to 300.
+ */
+#define BUDGET 300
+
+static long guard_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	unsigned long a, b;
+	char perms[8], line[512];
+	long n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3 &&
+		    !strcmp(perms, "---p") && b - a == ACT_GUARD_SIZE)
+			n++;
+	fclose(f);
+	return n;
+}
+
+static _Atomic int budget_ready;
+
+static void idle_kid(void *arg)
+{
+	(void)arg;
+	act_msg_free(act_receive(ACT_FOREVER));
+}
+
+static void budget_spawner(void *arg)
+{
+	act_pid *kids = arg;
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		kids[i] = act_spawn(idle_kid, NULL);
+		ck_assert_uint_ne(kids[i].id, 0);
+	}
+	atomic_fetch_add(&budget_ready, 1);
+}
+
+static long budget_seen[2];
+
+static void budget_main(void *arg)
+{
+	static act_pid kids[4][200];
+	int i, k;
+
+	(void)arg;
+	ck_assert_int_eq(act__stack_guard_mode(), ACT_GUARD_MPROTECT);
+	for (k = 0; k < 4; k++)
+		ck_assert_uint_ne(act_spawn(budget_spawner, kids[k]).id, 0);
+	while (atomic_load(&budget_ready) < 4)
+		act_sleep(MS);
+	budget_seen[0] = guard_maps();
+	budget_seen[1] = act__stack_mprotect_budget();
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < 200; i++)
+			act_send(kids[k][i], 1, NULL, 0);
+}
+
+START_TEST(mprotect_budget_shared_by_workers)
+{
+	struct act_config cfg = with_workers(4);
+
+	atomic_store(&budget_ready, 0);
+	cfg.stack_guard = ACT_GUARD_MPROTECT;
+	setenv("ACT_TEST_GUARD_BUDGET", "300", 1);
+	ck_assert_int_eq(run_main(&cfg, budget_main, NULL), 0);
+	unsetenv("ACT_TEST_GUARD_BUDGET");
+	ck_assert_int_ge(budget_seen[1], 0);
+	ck_assert_int_eq(budget_seen[0] + budget_seen[1], BUDGET);
+	/* 800 stacks and more in the pools: the budget was spent */
+	ck_assert_int_eq(budget_seen[1], 0);
+}
+END_TEST
+
 static Suite *guard_suite(void)
 {
 	Suite *s = suite_create("guard");
@@ -315,6 +399,11 @@ static Suite *guard_suite(void)
 	} else {
 		printf("SKIP: guard and SIGSEGV chaining under TSan\n");
 	}
+	suite_add_tcase(s, tc);
+	/* under TSan too: a racy budget is what it finds */
+	tc = tcase_create("budget");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, mprotect_budget_shared_by_workers);
 	suite_add_tcase(s, tc);
 	return s;
 }
