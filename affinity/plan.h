@@ -119,5 +119,13 @@ int act__pin_self(const struct act__topo *t, hwloc_const_bitmap_t set);
 				  * worker 0's */
 int act__plan_print(FILE *f, const struct act__topo *t,
 		    const struct act__plan *pl, unsigned flags);
+/* The same, with a section of key/value lines after the plan (text), or
+ * a "paths" object of them (JSON): `actors topo`'s kernel paths. */
+struct act__report_kv {
+	const char *key, *value;
+};
+int act__plan_print_kv(FILE *f, const struct act__topo *t,
+		       const struct act__plan *pl, unsigned flags,
+		       const struct act__report_kv *extra, int nextra);
 
 #endif /* ACT_PLAN_H */

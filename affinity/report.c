@@ -23,6 +23,8 @@ struct report {
 	hwloc_bitmap_t *group_cpus;
 	hwloc_bitmap_t *cache_cpus; /* t->ncaches */
 	int allowed_cores, allowed_pus;
+	const struct act__report_kv *extra; /* after the plan; may be NULL */
+	int nextra;
 };
 
 /* hwloc's list form of b ("0-3,8"), to be freed; NULL when out of
@@ -339,6 +341,8 @@ static void text_steal(FILE *f, const struct report *r, int n)
 
 static void print_text(FILE *f, const struct report *r, unsigned flags)
 {
+	int i;
+
 	text_topology(f, r);
 	text_sets(f, r);
 	text_workers(f, r);
@@ -346,6 +350,10 @@ static void print_text(FILE *f, const struct report *r, unsigned flags)
 	text_steal(f, r, flags & ACT_REPORT_STEAL_ALL ? r->pl->nworkers : 1);
 	if (r->pl->note[0])
 		fprintf(f, "note: %s\n", r->pl->note);
+	if (r->nextra)
+		fprintf(f, "kernel paths (this machine, probed now):\n");
+	for (i = 0; i < r->nextra; i++)
+		fprintf(f, "  %-9s %s\n", r->extra[i].key, r->extra[i].value);
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -537,11 +545,31 @@ static void print_json(FILE *f, const struct report *r, unsigned flags)
 	json_steal(f, r, flags & ACT_REPORT_STEAL_ALL ? r->pl->nworkers : 1);
 	fprintf(f, "    \"note\": ");
 	json_str(f, r->pl->note[0] ? r->pl->note : NULL);
-	fprintf(f, "\n  }\n}\n");
+	fprintf(f, "\n  }");
+	if (r->nextra) {
+		int i;
+
+		fprintf(f, ",\n  \"paths\": {");
+		for (i = 0; i < r->nextra; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			json_str(f, r->extra[i].key);
+			fprintf(f, ": ");
+			json_str(f, r->extra[i].value);
+		}
+		fprintf(f, "}");
+	}
+	fprintf(f, "\n}\n");
 }
 
 int act__plan_print(FILE *f, const struct act__topo *t,
 		    const struct act__plan *pl, unsigned flags)
+{
+	return act__plan_print_kv(f, t, pl, flags, NULL, 0);
+}
+
+int act__plan_print_kv(FILE *f, const struct act__topo *t,
+		       const struct act__plan *pl, unsigned flags,
+		       const struct act__report_kv *extra, int nextra)
 {
 	struct report r;
 
@@ -549,6 +577,8 @@ int act__plan_print(FILE *f, const struct act__topo *t,
 		report_free(&r);
 		return -ENOMEM;
 	}
+	r.extra = extra;
+	r.nextra = nextra;
 	if (flags & ACT_REPORT_JSON)
 		print_json(f, &r, flags);
 	else

@@ -45,6 +45,7 @@ bool act__park_force_futex_wait;
  * first time probe at once, each storing the same answer (relaxed:
  * nothing else hangs on it) */
 static _Atomic int waitv_state;
+static _Atomic int waitv_errno; /* the probe's, when it said no */
 static _Atomic bool wait_refused_said;
 
 /* An errno a futex wait may end with in normal use. */
@@ -68,6 +69,8 @@ static bool have_waitv(void)
 					       FUTEX_32 | FUTEX_PRIVATE_FLAG,
 					       0 };
 		rc = syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC);
+		atomic_store_explicit(&waitv_errno, rc < 0 ? errno : 0,
+				      memory_order_relaxed);
 		atomic_store_explicit(&waitv_state,
 				      rc < 0 && errno == EAGAIN ? 1 : -1,
 				      memory_order_relaxed);
@@ -78,6 +81,24 @@ static bool have_waitv(void)
 bool act__futex_waitv_available(void)
 {
 	return have_waitv();
+}
+
+void act__park_describe(char *buf, size_t len)
+{
+	int e;
+
+	if (have_waitv()) {
+		snprintf(buf, len, "futex_waitv");
+		return;
+	}
+	e = atomic_load_explicit(&waitv_errno, memory_order_relaxed);
+	if (act__park_force_futex_wait)
+		snprintf(buf, len, "FUTEX_WAIT (forced)");
+	else
+		snprintf(buf, len, "FUTEX_WAIT (futex_waitv: %s)",
+			 e ? strerror(e) : "unusable");
+	if (atomic_load_explicit(&wait_refused_said, memory_order_relaxed))
+		snprintf(buf, len, "1 ms naps (FUTEX_WAIT refused)");
 }
 
 void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
@@ -98,6 +119,7 @@ void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
 		return;
 	/* refused after the probe (a filter installed since, say): the
 	 * plain wait from now on, for every worker */
+	atomic_store_explicit(&waitv_errno, errno, memory_order_relaxed);
 	atomic_store_explicit(&waitv_state, -1, memory_order_relaxed);
 	act__futex_wait(a, seen_a, -1);
 }

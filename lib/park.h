@@ -13,6 +13,7 @@
 
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct act__doorbell {
@@ -28,6 +29,10 @@ void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
 void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
 		      _Atomic uint32_t *b, uint32_t seen_b);
 bool act__futex_waitv_available(void);
+/* How workers sleep, in words (probing if need be): "futex_waitv", or
+ * the fallback and why ("FUTEX_WAIT (futex_waitv: Operation not
+ * permitted)"). */
+void act__park_describe(char *buf, size_t len);
 /* Test switch: take the FUTEX_WAIT path even where futex_waitv exists. */
 extern bool act__park_force_futex_wait;
 void act__futex_wake(_Atomic uint32_t *word, int n);

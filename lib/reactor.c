@@ -260,9 +260,6 @@ static void drop_all(struct act__reactor *r)
 	act__wheel_advance(&r->wheel, INT64_MAX, abandon, r);
 }
 
-/* Set by act__reactor_start for reactor_main: why there is no ring. */
-static char ring_why[160];
-
 /* One turn: completions, commands, SQEs, timers, then the wakes. */
 static int64_t turn(struct act__reactor *r)
 {
@@ -287,6 +284,7 @@ static void *reactor_main(void *arg)
 	struct act__reactor *r = arg;
 	int64_t next, now;
 	uint32_t seen;
+	char why[160];
 
 	pthread_setname_np(pthread_self(), "act-reactor");
 	if (r->rt->plan.reactor_cpu >= 0) {
@@ -299,8 +297,7 @@ static void *reactor_main(void *arg)
 		}
 	}
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
-	act__ring_init(&r->ring, r->rt->cfg.ring_entries, ring_why,
-		       sizeof(ring_why));
+	act__ring_init(&r->ring, r->rt->cfg.ring_entries, why, sizeof(why));
 	/* release: pairs with the acquire load in act__reactor_start, after
 	 * which workers may read r->ring */
 	atomic_store_explicit(&r->ready, 1, memory_order_release);
@@ -369,9 +366,9 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	/* acquire: pairs with reactor_main's release store of ready */
 	while (!atomic_load_explicit(&r->ready, memory_order_acquire))
 		act__futex_wait(&r->ready, 0, -1);
-	if (ring_why[0])
+	if (r->ring.why[0]) /* written before ready's release */
 		fprintf(stderr, "actors: %s: timers work, I/O will not\n",
-			ring_why);
+			r->ring.why);
 	return 0;
 }
 

@@ -56,8 +56,18 @@ static int ring_setup(struct act__ring *g, unsigned entries, unsigned flags,
 	return io_uring_queue_init_params(entries, &g->ring, p);
 }
 
+static void ring_init(struct act__ring *g, unsigned entries, char *why,
+		      size_t why_len);
+
 void act__ring_init(struct act__ring *g, unsigned entries, char *why,
 		    size_t why_len)
+{
+	ring_init(g, entries, why, why_len);
+	snprintf(g->why, sizeof(g->why), "%s", why);
+}
+
+static void ring_init(struct act__ring *g, unsigned entries, char *why,
+		      size_t why_len)
 {
 	struct io_uring_params p;
 	const char *force = getenv("ACT_TEST_RING");
@@ -70,6 +80,7 @@ void act__ring_init(struct act__ring *g, unsigned entries, char *why,
 	g->bell_broken = false;
 	g->test_nobell = force && !strcmp(force, "nobell");
 	why[0] = '\0';
+	g->why[0] = '\0';
 	if (force && !strcmp(force, "none")) {
 		snprintf(why, why_len, "io_uring is off (ACT_TEST_RING=none)");
 		return;

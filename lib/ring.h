@@ -63,6 +63,7 @@ struct act__ring {
 				* always full when the doorbell is armed */
 	uint64_t efd_buf;      /* the eventfd read's target */
 	unsigned setup_flags;  /* what the kernel took */
+	char why[160];         /* ACT_RING_NONE: why there is none */
 };
 
 /*

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "runtime.h"
+#include "paths.h"
 #include "stats.h"
 
 #define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
@@ -83,6 +84,7 @@ int act_stats(struct act_stats *stats, struct act_worker_stats *workers,
 void act__stats_print(const struct act__rt *rt, FILE *f)
 {
 	struct act_worker_stats w;
+	struct act__paths paths;
 	struct act_stats s;
 	char reactor[32];
 	uint32_t i;
@@ -110,6 +112,8 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 		rt->numa.nnodes, rt->numa.nnodes == 1 ? "" : "s",
 		rt->numa.bind ? "bound" :
 		rt->numa.why_plain ? rt->numa.why_plain : "not bound");
+	act__paths_of(rt, &paths);
+	act__paths_line(f, &paths);
 	fprintf(f,
 		"%6s %5s %4s %12s %10s %10s %8s %10s %8s %10s %11s %7s %10s "
 		"%8s %10s %10s\n",

@@ -280,6 +280,54 @@ START_TEST(mbind_refused)
 }
 END_TEST
 
+/*
+ * The ACTORS_STATS header names the path each refusal left the runtime
+ * on (an operator reads why a fallback was taken there).
+ */
+static const struct {
+	long nrs[2];
+	int n;
+	const char *want[2];
+} said[] = {
+	{ { SYS_futex_waitv }, 1,
+	  { "park FUTEX_WAIT (futex_waitv: Operation not permitted)", NULL } },
+	{ { SYS_io_uring_setup }, 1,
+	  { "doorbell FUTEX_WAIT (no ring)",
+	    "ring none (io_uring is unavailable (Operation not permitted))" } },
+	{ { SYS_io_uring_register }, 1,
+	  { "doorbell eventfd read in the ring", NULL } },
+	{ { SYS_process_madvise, SYS_pidfd_open }, 2,
+	  { "guard mprotect, 64 KiB", NULL } },
+};
+
+static void stats_child(void *arg)
+{
+	struct act_config cfg = with_workers(2);
+	int i = (int)(intptr_t)arg;
+
+	deny(said[i].nrs, said[i].n);
+	setenv("ACTORS_STATS", "1", 1);
+	seen->main_rc = act_main(&cfg, workload_main, NULL);
+}
+
+START_TEST(stats_name_the_paths)
+{
+	struct tu_child c;
+	const char *line;
+	int k;
+
+	map_seen();
+	tu_run_child(stats_child, (void *)(intptr_t)_i, &c);
+	ck_assert_int_eq(seen->main_rc, 0);
+	line = strstr(c.err, "actors: paths: park ");
+	ck_assert_msg(line != NULL, "no paths line: %s", c.err);
+	for (k = 0; k < 2 && said[_i].want[k]; k++)
+		ck_assert_msg(strstr(line, said[_i].want[k]) != NULL,
+			      "case %d: \"%s\" not in %s", _i,
+			      said[_i].want[k], line);
+}
+END_TEST
+
 static Suite *seccomp_suite(void)
 {
 	Suite *s = suite_create("seccomp");
@@ -292,6 +340,8 @@ static Suite *seccomp_suite(void)
 	tcase_add_test(tc, eventfd_refused);
 	tcase_add_test(tc, madvise_guard_refused);
 	tcase_add_test(tc, mbind_refused);
+	tcase_add_loop_test(tc, stats_name_the_paths, 0,
+			    (int)(sizeof(said) / sizeof(said[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

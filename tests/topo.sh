@@ -180,7 +180,7 @@ fi
 
 # This machine: not golden, but it must work and be valid JSON.
 run -
-if [ "$rc" -eq 0 ] && grep -q '^topology: this machine$' "$tmp/out"; then
+if [ "$rc" -eq 0 ] && grep -q '^topology: this machine' "$tmp/out"; then
 	ok "topo on this machine: $(grep '^plan: ' "$tmp/out")"
 else
 	bad "topo on this machine: status $rc: $(cat "$tmp/err")"
@@ -191,6 +191,45 @@ if [ "$rc" -eq 0 ] && { ! $has_json ||
 	ok "topo --json on this machine"
 else
 	bad "topo --json on this machine: status $rc: $(cat "$tmp/err")"
+fi
+# ... with the kernel paths a runtime would take here, every one named
+if $has_json && python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["paths"]
+assert sorted(p) == ["doorbell", "guard", "numa", "park", "ring"], p
+assert all(p.values()), p' "$tmp/out"; then
+	ok "topo --json on this machine: paths park, doorbell, ring, guard, numa"
+elif $has_json; then
+	bad "topo --json on this machine: no paths: $(cat "$tmp/out")"
+fi
+run -
+n=$(sed -n '/^kernel paths (this machine, probed now):$/,$p' "$tmp/out" |
+	grep -cE '^  (park|doorbell|ring|guard|numa) ')
+if [ "$n" -eq 5 ]; then
+	ok "topo on this machine: 5 kernel paths"
+else
+	bad "topo on this machine: $n kernel paths: $(cat "$tmp/out")"
+fi
+# a fallback forced is named as such
+run ACT_TEST_RING=none
+if grep -q '^  ring      none (io_uring is off' "$tmp/out" &&
+	grep -q '^  doorbell  FUTEX_WAIT (no ring)' "$tmp/out"; then
+	ok "topo with ACT_TEST_RING=none: ring none, doorbell FUTEX_WAIT"
+else
+	bad "topo with ACT_TEST_RING=none: $(tail -n 6 "$tmp/out")"
+fi
+run ACT_TEST_RING=eventfd
+if grep -q '^  doorbell  eventfd read in the ring' "$tmp/out"; then
+	ok "topo with ACT_TEST_RING=eventfd: doorbell eventfd"
+else
+	bad "topo with ACT_TEST_RING=eventfd: $(tail -n 6 "$tmp/out")"
+fi
+# another machine's plan: no paths, they are this kernel's
+run - --synthetic 'pack:1 core:4 pu:1'
+if [ "$rc" -eq 0 ] && ! grep -q '^kernel paths' "$tmp/out"; then
+	ok "topo --synthetic: no kernel paths"
+else
+	bad "topo --synthetic: status $rc: $(tail -n 6 "$tmp/out")"
 fi
 
 echo "$passed passed, $failed failed"

@@ -34,6 +34,7 @@
 #include <actors.h>
 
 #include "env.h"
+#include "paths.h"
 #include "plan.h"
 #include "runtime.h"
 #include "../bench/bench.h"
@@ -1115,9 +1116,12 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 static int cmd_topo(int argc, char **argv)
 {
 	struct topo_opts o = { .flags = 0 };
+	struct act__report_kv kv[ACT_PATHS];
+	struct act__paths paths;
 	struct act__topo t;
 	struct act__plan pl;
-	uint64_t sched;
+	uint64_t sched, ring;
+	int nkv;
 	char buf[256];
 	const char *why;
 	int c, rc;
@@ -1147,10 +1151,27 @@ static int cmd_topo(int argc, char **argv)
 	if (act__env_uint("ACTORS_SCHEDULERS", 1, ACT_MAX_WORKERS, &sched))
 		return 2;
 	o.cfg.schedulers = (int)sched;
+	ring = o.cfg.ring_entries;
+	if (act__env_uint("ACTORS_RING_ENTRIES", 1, ACT_RING_MAX_ENTRIES,
+			  &ring))
+		return 2;
+	o.cfg.ring_entries = (uint32_t)ring;
 	rc = act__plan_resolve(&o.cfg, o.other ? &o.src : NULL, &t, &pl);
 	if (rc)
 		return rc == -EINVAL ? 2 : 1;  /* the library said why */
-	rc = act__plan_print(stdout, &t, &pl, o.flags);
+	/* this machine: the kernel paths a runtime would take here */
+	nkv = 0;
+	if (!o.other && !act__paths_probe(&pl, t.simulated,
+					  o.cfg.ring_entries ?
+						  o.cfg.ring_entries :
+						  ACT_RING_ENTRIES,
+					  &paths)) {
+		for (nkv = 0; nkv < ACT_PATHS; nkv++) {
+			kv[nkv].key = act__path_name(nkv);
+			kv[nkv].value = paths.v[nkv];
+		}
+	}
+	rc = act__plan_print_kv(stdout, &t, &pl, o.flags, kv, nkv);
 	if (rc) {
 		fprintf(stderr, "actors topo: %s\n", strerror(-rc));
 	} else if (pl.nworkers > ACT_MAX_WORKERS) {
