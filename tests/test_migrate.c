@@ -482,20 +482,19 @@ START_TEST(rounding_modes_differ)
 }
 END_TEST
 
-/* _i: 0-2 with the default reductions, 3-5 with a forced yield every few
- * runtime calls, which adds switch points inside sends and spawns. */
-START_TEST(migration_keeps_process_state)
+/* One run of _i's configuration: every check holds; the migrations. */
+static long migrate_once(int i)
 {
 	struct act_config cfg;
 	long moves, bad = 0;
 	int k;
 
 	memset(&run, 0, sizeof(run));
-	run.nworkers = 2 + _i % 3;
+	run.nworkers = 2 + i % 3;
 	run.thread0 = pthread_self();
 	act_config_init(&cfg);
 	cfg.schedulers = run.nworkers;
-	cfg.reductions = _i < 3 ? 0 : 3;
+	cfg.reductions = i < 3 ? 0 : 3;
 	ck_assert_int_eq(setenv("ACTORS_WAKE", "waker", 1), 0);
 	ck_assert_int_eq(run_main(&cfg, mig_main, NULL), 0);
 	unsetenv("ACTORS_WAKE");
@@ -518,7 +517,24 @@ START_TEST(migration_keeps_process_state)
 	ck_assert_int_eq(run.npokers, POKERS_PER_WORKER * run.nworkers);
 	ck_assert_int_eq(run.nbouncers, BOUNCERS_PER_WORKER * run.nworkers);
 	ck_assert_int_gt(run.checks, 2L * BOUNCE_ROUNDS);
-	ck_assert_int_gt(moves, 0);
+	return moves;
+}
+
+/*
+ * _i: 0-2 with the default reductions, 3-5 with a forced yield every few
+ * runtime calls, which adds switch points inside sends and spawns. The
+ * checks mean something only if processes did move between workers,
+ * which scheduling decides (on a loaded machine a run may see none): a
+ * run without a move is run again, up to 10 times.
+ */
+START_TEST(migration_keeps_process_state)
+{
+	long moves = 0;
+	int attempt;
+
+	for (attempt = 1; attempt <= 10 && !moves; attempt++)
+		moves = migrate_once(_i);
+	ck_assert_msg(moves > 0, "no process moved in %d runs", attempt - 1);
 }
 END_TEST
 
