@@ -17,6 +17,7 @@
  * gets the overflow report afterwards, and a SIGSEGV sent by raise() is
  * not swallowed.
  */
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -379,6 +380,52 @@ START_TEST(mprotect_budget_shared_by_workers)
 }
 END_TEST
 
+/* The same at the stack caches' level, no runtime: two threads, each
+ * with its own cache, take stacks at once after a start barrier. */
+static pthread_barrier_t two_start;
+
+static void *take_stacks(void *arg)
+{
+	struct act__stack_cache *c = arg;
+	void *lo;
+	bool canary;
+	int i;
+
+	pthread_barrier_wait(&two_start);
+	for (i = 0; i < 300; i++)
+		ck_assert_int_eq(act__stack_get(c, 65536, &lo, &canary), 0);
+	return NULL;
+}
+
+START_TEST(mprotect_budget_shared_by_threads)
+{
+	struct act__stack_cache c[2];
+	pthread_t t[2];
+	long before = guard_maps();
+	int i;
+
+	memset(c, 0, sizeof(c));
+	setenv("ACT_TEST_GUARD_BUDGET", "300", 1);
+	ck_assert_int_eq(act__stack_global_init(ACT_GUARD_MPROTECT), 0);
+	unsetenv("ACT_TEST_GUARD_BUDGET");
+	ck_assert_int_eq(pthread_barrier_init(&two_start, NULL, 2), 0);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&t[i], NULL, take_stacks,
+						&c[i]),
+				 0);
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+	ck_assert_int_eq(guard_maps() - before +
+				 act__stack_mprotect_budget(),
+			 BUDGET);
+	ck_assert_int_eq(act__stack_mprotect_budget(), 0);
+	for (i = 0; i < 2; i++)
+		act__stack_cache_destroy(&c[i]);
+	act__stack_global_fini();
+	pthread_barrier_destroy(&two_start);
+}
+END_TEST
+
 static Suite *guard_suite(void)
 {
 	Suite *s = suite_create("guard");
@@ -404,6 +451,7 @@ static Suite *guard_suite(void)
 	tc = tcase_create("budget");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, mprotect_budget_shared_by_workers);
+	tcase_add_test(tc, mprotect_budget_shared_by_threads);
 	suite_add_tcase(s, tc);
 	return s;
 }
