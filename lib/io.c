@@ -12,11 +12,23 @@
  * -EAGAIN: no memory) the rest waits for the next loop, in order. No
  * operation is dropped: the kernel keeps completions that overflow the
  * CQ (IORING_FEAT_NODROP) until they are reaped.
+ *
+ * Limits behave the same on every kernel (doc/kernels.md has what was
+ * measured on 5.10, 6.1 and 6.12):
+ *   - a zero limit on a read or write that the kernel hands to an io-wq
+ *     thread (a file without non-blocking support: a pipe before 6.12)
+ *     can cancel it before that thread starts it, data there or not; so
+ *     one that comes back so is tried again if poll(2) finds the file
+ *     ready (zero_retry);
+ *   - a kernel that loses the bytes of a partial MSG_WAITALL receive when
+ *     its limit cancels it (5.10: -ECANCELED, the bytes gone) gets
+ *     receives without MSG_WAITALL, one after another (recv_all).
  */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "backpressure.h"
@@ -29,6 +41,19 @@
  * linked timeout's is that | UD_LINK (records are 8-byte aligned) */
 #define UD_LINK 1u
 #define UD_CANCEL 3u  /* an IORING_OP_ASYNC_CANCEL: no record */
+
+/*
+ * zero_retry's limits, in turn, for a zero-limit read or write that its
+ * limit cancelled before it started while its file was ready: 0.1 ms,
+ * doubled each time, 25.5 ms in all at worst. An io-wq thread that is
+ * already there starts such an operation in microseconds; a new one
+ * took 8 ms in QEMU.
+ */
+static const struct __kernel_timespec zero_steps[] = {
+	{ 0, 100000 },  { 0, 200000 },  { 0, 400000 },  { 0, 800000 },
+	{ 0, 1600000 }, { 0, 3200000 }, { 0, 6400000 }, { 0, 12800000 },
+};
+#define ZERO_STEPS ((int)(sizeof(zero_steps) / sizeof(zero_steps[0])))
 
 /* ---- the process's side ---------------------------------------------- */
 
@@ -127,9 +152,102 @@ ssize_t act_io_write_timeout(int fd, const void *buf, size_t n, int64_t off,
 		     timeout_ns);
 }
 
+/*
+ * Does a MSG_WAITALL receive that its linked timeout ends return the
+ * bytes it has (6.1 and later), or -ECANCELED with the bytes gone (5.10,
+ * whose kernel retries the short receive itself)? Asked once, on a ring
+ * of its own: a receive of 2 bytes with 1 there and a zero limit must
+ * give 1, after the limit passed (-ETIME). A kernel that returns the
+ * short count at once (no MSG_WAITALL retry in io_uring) answers no too.
+ * 0 unknown, 1 yes, -1 no; relaxed: whoever asks gets the same answer.
+ */
+static _Atomic int waitall_state;
+
+static bool kernel_keeps_waitall(void)
+{
+	static const struct __kernel_timespec zero = { 0, 0 };
+	static char sink[2]; /* the kernel's until both CQEs are in */
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	struct io_uring ring;
+	int sv[2], i, rc, st = -1, op = 0, lt = 0;
+
+	rc = atomic_load_explicit(&waitall_state, memory_order_relaxed);
+	if (rc)
+		return rc > 0;
+	if (io_uring_queue_init(2, &ring, 0))
+		goto out;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		goto out_ring;
+	if (send(sv[0], "w", 1, MSG_DONTWAIT) != 1)
+		goto out_sock;
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_recv(sqe, sv[1], sink, sizeof(sink), MSG_WAITALL);
+	sqe->flags |= IOSQE_IO_LINK;
+	io_uring_sqe_set_data64(sqe, 1);
+	sqe = io_uring_get_sqe(&ring);
+	io_uring_prep_link_timeout(sqe, (struct __kernel_timespec *)&zero, 0);
+	io_uring_sqe_set_data64(sqe, 2);
+	if (io_uring_submit(&ring) != 2)
+		goto out_sock;
+	for (i = 0; i < 2; i++) {
+		do
+			rc = io_uring_wait_cqe(&ring, &cqe);
+		while (rc == -EINTR);
+		if (rc)
+			goto out_sock;
+		if (cqe->user_data == 1)
+			op = cqe->res;
+		else
+			lt = cqe->res;
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	st = op == 1 && lt == -ETIME ? 1 : -1;
+out_sock:
+	close(sv[0]);
+	close(sv[1]);
+out_ring:
+	io_uring_queue_exit(&ring);
+out:
+	atomic_store_explicit(&waitall_state, st, memory_order_relaxed);
+	return st > 0;
+}
+
+/*
+ * A MSG_WAITALL receive with a limit, where the kernel would lose a
+ * partial count to the limit: plain receives until n bytes, the end, an
+ * error or the limit, and the count so far if any (as the kernel's
+ * MSG_WAITALL gives on 6.1 and later).
+ */
+static int64_t recv_all(int fd, char *buf, size_t n, int flags,
+			int64_t timeout_ns)
+{
+	int64_t deadline = act__now_ns() + timeout_ns, left = timeout_ns, rc;
+	size_t got = 0;
+
+	flags &= ~MSG_WAITALL;
+	for (;;) {
+		rc = io_rw(IORING_OP_RECV, fd, buf + got, n - got, 0, flags,
+			   left);
+		if (rc <= 0)
+			return got ? (int64_t)got : rc;
+		got += (size_t)rc;
+		if (got >= n)
+			return (int64_t)got;
+		/* past the limit: one last try of what is there */
+		left = deadline - act__now_ns();
+		if (left < 0)
+			left = 0;
+	}
+}
+
 ssize_t act_io_recv_timeout(int fd, void *buf, size_t n, int flags,
 			    int64_t timeout_ns)
 {
+	/* MSG_PEEK takes nothing: nothing to lose */
+	if ((flags & (MSG_WAITALL | MSG_PEEK)) == MSG_WAITALL &&
+	    timeout_ns >= 0 && n > 1 && !kernel_keeps_waitall())
+		return recv_all(fd, buf, n, flags, timeout_ns);
 	return io_rw(IORING_OP_RECV, fd, buf, n, 0, flags, timeout_ns);
 }
 
@@ -229,6 +347,17 @@ static void io_settle(struct act__reactor *r, struct act__io *io,
 		act__reactor_wake_proc(r, p, ticket, ACT_PS_IOWAIT);
 }
 
+static void inflight_del(struct act__reactor *r, struct act__io *io)
+{
+	if (io->rprev)
+		io->rprev->rnext = io->rnext;
+	else
+		r->inflight = io->rnext;
+	if (io->rnext)
+		io->rnext->rprev = io->rprev;
+	act__count_n(&r->n_inflight, -1);
+}
+
 /* The operation's last CQE came (or it ends without one): it is done. */
 static void io_complete(struct act__reactor *r, struct act__io *io,
 			int32_t res)
@@ -245,15 +374,8 @@ static void io_complete(struct act__reactor *r, struct act__io *io,
 			r->cancel_tail = prev;
 		io->cancel_queued = false;
 	}
-	if (io->where == ACT_IO_INFLIGHT) {
-		if (io->rprev)
-			io->rprev->rnext = io->rnext;
-		else
-			r->inflight = io->rnext;
-		if (io->rnext)
-			io->rnext->rprev = io->rprev;
-		act__count_n(&r->n_inflight, -1);
-	}
+	if (io->where == ACT_IO_INFLIGHT)
+		inflight_del(r, io);
 	io->where = ACT_IO_DONE;
 	io->res = res;
 	act__count(&r->n_io_ops);
@@ -266,22 +388,30 @@ static void io_complete(struct act__reactor *r, struct act__io *io,
 	io_settle(r, io, ACT_IO_COMPLETE);
 }
 
-void act__io_take(struct act__reactor *r, struct act__io *io)
+/* Put io at the tail of the FIFO of operations waiting for the SQ. */
+static void pend_push(struct act__reactor *r, struct act__io *io)
 {
-	if (r->stopping) { /* it never reaches the kernel */
-		io->where = ACT_IO_QUEUED;
-		io->cancel_queued = false;
-		io_complete(r, io, -ECANCELED);
-		return;
-	}
 	io->where = ACT_IO_PENDING;
-	io->cancel_queued = false;
 	io->rnext = NULL;
 	if (r->pend_tail)
 		r->pend_tail->rnext = io;
 	else
 		r->pend_head = io;
 	r->pend_tail = io;
+}
+
+void act__io_take(struct act__reactor *r, struct act__io *io)
+{
+	io->cancel_queued = false;
+	if (r->stopping) { /* it never reaches the kernel */
+		io->where = ACT_IO_QUEUED;
+		io_complete(r, io, -ECANCELED);
+		return;
+	}
+	if (io->op == IORING_OP_READ || io->op == IORING_OP_WRITE)
+		io->flags = 0; /* zero_retry's count (read and write have no
+				* flags; the process reads it no more) */
+	pend_push(r, io);
 }
 
 static void cancel_push(struct act__reactor *r, struct act__io *io)
@@ -382,6 +512,21 @@ static void put_cancel(struct act__reactor *r, struct act__io *io)
 	io_uring_sqe_set_data64(sqe, UD_CANCEL);
 }
 
+/* Is io a read or write with a zero limit? */
+static bool zero_rw(const struct act__io *io)
+{
+	return io->timed && !io->ts.tv_sec && !io->ts.tv_nsec &&
+	       (io->op == IORING_OP_READ || io->op == IORING_OP_WRITE);
+}
+
+/* The linked timeout of io: its own, or zero_retry's next step. */
+static struct __kernel_timespec *io_limit(struct act__io *io)
+{
+	if (zero_rw(io) && io->flags > 0)
+		return (struct __kernel_timespec *)&zero_steps[io->flags - 1];
+	return &io->ts;
+}
+
 void act__io_fill(struct act__reactor *r)
 {
 	struct io_uring_sqe *sqe;
@@ -406,7 +551,7 @@ void act__io_fill(struct act__reactor *r)
 			 * whatever the operation's says */
 			sqe->flags |= IOSQE_IO_LINK;
 			sqe = io_uring_get_sqe(&r->ring.ring);
-			io_uring_prep_link_timeout(sqe, &io->ts, 0);
+			io_uring_prep_link_timeout(sqe, io_limit(io), 0);
 			io_uring_sqe_set_data64(sqe,
 						(uintptr_t)io | UD_LINK);
 			io->cqes = 2;
@@ -419,6 +564,41 @@ void act__io_fill(struct act__reactor *r)
 		r->inflight = io;
 		act__count(&r->n_inflight);
 	}
+}
+
+/*
+ * Both CQEs of io are in. A zero limit asks for what can be done at
+ * once; but a read or write of a file without non-blocking support goes
+ * to an io-wq thread, and the limit, armed at once, may cancel it before
+ * that thread starts it (-ECANCELED; one that started and blocked says
+ * -EINTR or its count). On 5.10 that took a pipe read with the data
+ * there in 1 of 2 tries. So when io came back so, poll(2) says whether
+ * it would have done something; if yes it goes into the ring again, with
+ * the next of zero_steps as its limit. Not counted as an operation or a
+ * cancel: the process sees one operation. True when io was put back.
+ */
+static bool zero_retry(struct act__reactor *r, struct act__io *io)
+{
+	struct pollfd pfd;
+
+	if (!io->timed_out || io->op_res != -ECANCELED || !zero_rw(io) ||
+	    io->flags >= ZERO_STEPS || r->stopping || io->cancel_queued)
+		return false;
+	/* a killed process's cancel: it wants the operation over; relaxed:
+	 * one that comes later finds it PENDING (act__io_take_cancel) */
+	if (atomic_load_explicit(&io->p->io_word, memory_order_relaxed) &
+	    ACT_IO_CANCEL_REQ)
+		return false;
+	pfd.fd = io->fd;
+	pfd.events = io->op == IORING_OP_READ ? POLLIN : POLLOUT;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, 0) != 1)
+		return false;
+	inflight_del(r, io);
+	io->timed_out = false;
+	io->flags++;
+	pend_push(r, io);
+	return true;
 }
 
 void act__io_cqe(struct act__reactor *r, uint64_t user_data, int32_t res)
@@ -435,7 +615,7 @@ void act__io_cqe(struct act__reactor *r, uint64_t user_data, int32_t res)
 		io->op_res = res;
 	/* a timed operation is done when both of its CQEs came, in
 	 * whichever order: only then is the record free of the kernel */
-	if (--io->cqes == 0)
+	if (--io->cqes == 0 && !zero_retry(r, io))
 		io_complete(r, io, io->op_res);
 }
 
