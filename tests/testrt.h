@@ -58,6 +58,70 @@ static inline struct act_config with_workers(int n)
 	return cfg;
 }
 
+/*
+ * The machine a test runs on, as the runtime sees it: this one, or the
+ * larger one that ACT_TEST_TOPOLOGY simulates (affinity/topology.c,
+ * tests/anycount.sh). Its usable hardware threads and cores (with
+ * ACTORS_CPUS applied) and its cgroup CPU quota in CPUs (0: none). The
+ * first call loads the machine for this OS process, as a runtime does.
+ */
+struct tu_machine {
+	int pus, cores;
+	double quota;
+	bool simulated;
+};
+
+static inline struct tu_machine tu_machine(void)
+{
+	struct tu_machine m;
+	struct act__topo t;
+	char why[512];
+
+	ck_assert_msg(act__topo_load(&t, NULL, getenv("ACTORS_CPUS"), NULL,
+				     why, sizeof(why)) == 0,
+		      "topology: %s", why);
+	m.pus = t.nusable_pus;
+	m.cores = t.nusable_cores;
+	m.quota = t.quota;
+	m.simulated = t.simulated;
+	act__topo_free(&t);
+	return m;
+}
+
+/*
+ * The worker count of the default plan on that machine (DESIGN.md
+ * section 5), for a test that starts a runtime with no count and checks
+ * what it got: the usable cores (hardware threads under ACTORS_BIND=pu),
+ * or the cgroup quota rounded up where that is fewer, less one for the
+ * reactor, at least 1.
+ */
+static inline int tu_default_workers(void)
+{
+	struct tu_machine m = tu_machine();
+	const char *bind = getenv("ACTORS_BIND");
+	int n = bind && !strcmp(bind, "pu") ? m.pus : m.cores;
+
+	if (m.quota > 0 && m.quota < n)
+		n = (int)m.quota + (m.quota > (int)m.quota);
+	n -= 1;
+	if (n < 1)
+		n = 1;
+	return n > ACT_PLAN_MAX_WORKERS ? ACT_PLAN_MAX_WORKERS : n;
+}
+
+/*
+ * For a test about this real machine's CPUs or NUMA nodes (threads
+ * pinned, memory bound with mbind), which a simulated machine does not
+ * have: nothing is bound on one. The machine is loaded once per OS
+ * process, by its first runtime (or tu_machine): call this before, at
+ * the start of main() or of a test (Check runs each test in a fork of
+ * its own).
+ */
+static inline void tu_real_machine(void)
+{
+	unsetenv("ACT_TEST_TOPOLOGY");
+}
+
 static inline struct act__proc *lookup(act_pid p)
 {
 	return act__proc_lookup(&act__rt_current->procs, p);
