@@ -776,8 +776,9 @@ START_TEST(stats_table_at_exit)
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: reactor: "));
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: bind core, reactor "));
 	ck_assert_ptr_nonnull(strstr(c.err, "far-steals"));
-	/* summary, reactor, placement, header, 2 workers */
-	ck_assert_int_eq(count_lines(c.err), 6);
+	ck_assert_ptr_nonnull(strstr(c.err, "actors: paths: "));
+	/* summary, reactor, placement, paths, header, 2 workers */
+	ck_assert_int_eq(count_lines(c.err), 7);
 
 	tu_run_child(stats_print_child, "0", &c);
 	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
