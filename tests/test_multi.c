@@ -679,7 +679,9 @@ static void stats_grew(const struct act_worker_stats *a,
 		ck_assert_uint_le(x[i], y[i]);
 }
 
-static int stats_ncpus; /* the test's CPUs, read before act_main */
+/* the hardware threads of the machine the plan is made for (this one,
+ * or the simulated one), read before act_main */
+static int stats_ncpus;
 
 static void stats_main(void *arg)
 {
@@ -747,11 +749,9 @@ static void stats_main(void *arg)
 START_TEST(stats_counts)
 {
 	struct act_config cfg = with_workers(3);
-	cpu_set_t mask;
 
 	cfg.bind = ACT_BIND_CORE; /* stats_main checks each worker's CPU */
-	stats_ncpus = sched_getaffinity(0, sizeof(mask), &mask) ?
-			      1 : CPU_COUNT(&mask);
+	stats_ncpus = tu_machine().pus;
 	ck_assert_int_eq(act_stats(NULL, NULL, 0), -ESRCH);
 	ck_assert_int_eq(run_main(&cfg, stats_main, NULL), 0);
 }
@@ -864,63 +864,97 @@ START_TEST(spin_bad_env)
 END_TEST
 
 /* ---- the default worker count --------------------------------------------
- * No act_config.schedulers, no ACTORS_SCHEDULERS: the CPUs of the affinity
- * mask less one (for the reactor), at least one. */
+ * No act_config.schedulers, no ACTORS_SCHEDULERS: the usable cores less
+ * one (for the reactor), at least one; usable means in the affinity mask
+ * (and within the cgroup's quota). */
 
 static void workers_main(void *arg)
 {
 	*(int *)arg = act_workers();
 }
 
-static int expected_workers(void)
-{
-	cpu_set_t set;
-	int n;
-
-	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
-	n = CPU_COUNT(&set) - 1;
-	return n < 1 ? 1 : n;
-}
-
-/* In a child: restrict the affinity mask to the first `*arg` CPUs of the
- * current one, then exit with the default worker count (100 + errno on
- * failure). */
+/*
+ * In a child: restrict the affinity mask to `*arg` CPUs, each on a core
+ * of its own, then check the default worker count. This machine's real
+ * topology: a simulated one (ACT_TEST_TOPOLOGY) reads no affinity mask,
+ * so the simulation is cleared, which works only if this process had
+ * not loaded the machine before the fork (default_schedulers forks
+ * first). Exits 0; 2 when the machine has fewer usable cores than
+ * asked; 1 with the reason on stderr.
+ */
 static void restricted_child(void *arg)
 {
-	cpu_set_t set, less;
-	int want = *(int *)arg, n = 0, cpu, got = 0, rc;
+	int want = *(int *)arg, n = 0, i, got = 0, rc, expect;
+	struct act__topo t;
+	cpu_set_t less;
+	char why[512];
+	bool *taken;
 
-	if (sched_getaffinity(0, sizeof(set), &set))
-		_exit(100);
-	CPU_ZERO(&less);
-	for (cpu = 0; cpu < CPU_SETSIZE && n < want; cpu++) {
-		if (CPU_ISSET(cpu, &set)) {
-			CPU_SET(cpu, &less);
-			n++;
-		}
-	}
-	if (n != want || sched_setaffinity(0, sizeof(less), &less))
-		_exit(101);
+	tu_real_machine();
 	unsetenv("ACTORS_SCHEDULERS");
+	unsetenv("ACTORS_CPUS");
+	unsetenv("ACTORS_BIND");
+	if (act__topo_load(&t, NULL, NULL, NULL, why, sizeof(why))) {
+		fprintf(stderr, "topology: %s\n", why);
+		_exit(1);
+	}
+	if (t.simulated) {
+		fprintf(stderr, "the simulated machine was loaded already\n");
+		_exit(1);
+	}
+	taken = calloc((size_t)t.ncores + 1, sizeof(*taken));
+	ck_assert_ptr_nonnull(taken);
+	CPU_ZERO(&less);
+	for (i = 0; i < t.npus && n < want; i++) {
+		if (!t.pus[i].usable || taken[t.pus[i].core])
+			continue;
+		taken[t.pus[i].core] = true;
+		CPU_SET(t.pus[i].os, &less);
+		n++;
+	}
+	/* a cgroup quota of fewer CPUs caps the count */
+	expect = n;
+	if (t.quota > 0 && t.quota < expect)
+		expect = (int)t.quota + (t.quota > (int)t.quota);
+	expect = expect > 1 ? expect - 1 : 1;
+	free(taken);
+	act__topo_free(&t);
+	if (n < want)
+		_exit(2);
+	if (sched_setaffinity(0, sizeof(less), &less)) {
+		fprintf(stderr, "sched_setaffinity: %s\n", strerror(errno));
+		_exit(1);
+	}
 	rc = act_main(NULL, workers_main, &got);
-	_exit(rc ? 100 - rc : got);
+	if (rc || got != expect) {
+		fprintf(stderr, "%d CPUs on as many cores: act_main %d, %d "
+				"workers, expected %d\n",
+			want, rc, got, expect);
+		_exit(1);
+	}
+	_exit(0);
 }
 
 START_TEST(default_schedulers)
 {
 	struct tu_child c;
-	int got = 0, ncpu, k;
+	int got = 0, k;
 
-	unsetenv("ACTORS_SCHEDULERS");
-	ck_assert_int_eq(run_main(NULL, workers_main, &got), 0);
-	ck_assert_int_eq(got, expected_workers());
-	/* one CPU: one worker; two: one, the other is the reactor's */
-	ncpu = expected_workers() + 1;
-	for (k = 1; k <= 3 && k <= ncpu; k++) {
+	/* one CPU: one worker; two: one, the other is the reactor's; three:
+	 * two. In children forked before this process loads the machine. */
+	for (k = 1; k <= 3; k++) {
 		tu_run_child(restricted_child, &k, &c);
 		ck_assert_msg(WIFEXITED(c.status), "status %#x", c.status);
-		ck_assert_int_eq(WEXITSTATUS(c.status), k > 1 ? k - 1 : 1);
+		if (k > 1 && WEXITSTATUS(c.status) == 2)
+			break; /* fewer cores than that */
+		ck_assert_msg(WEXITSTATUS(c.status) == 0, "status %#x: %s",
+			      c.status, c.err);
 	}
+	/* here, on the machine this runs on (simulated or not), what its
+	 * topology gives */
+	unsetenv("ACTORS_SCHEDULERS");
+	ck_assert_int_eq(run_main(NULL, workers_main, &got), 0);
+	ck_assert_int_eq(got, tu_default_workers());
 	/* the environment still wins over the default */
 	setenv("ACTORS_SCHEDULERS", "3", 1);
 	ck_assert_int_eq(run_main(NULL, workers_main, &got), 0);
