@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_invariants.c - one test (at least) per invariant of DESIGN.md
- * section 3 that can break on one worker, each named after it.
+ * section 3, each named after it.
+ *
+ * A test runs at the default worker count of the machine (one on this
+ * 2-CPU box, seven on the machine tests/anycount.sh simulates) and holds
+ * at any count, unless it says with_workers(1) and why: those look at a
+ * process between two steps of one worker (queued, not yet run), or need
+ * the next spawn to take the slot just freed, which only one worker
+ * makes sure of (a slot goes to the cache of the worker that reaped it).
  *
  * Not here, and why:
- *  - I3 (owner only) is about two workers touching one process; with one
- *    worker there is no second toucher. We check only what one worker can
- *    show: the recorded owner is the worker running the process.
- *  - I6 (in-flight I/O pins memory): this release has no I/O calls.
- *  - I8 (no TLS caching across a switch): a process never moves to
- *    another thread while only one worker runs.
+ *  - I3 (owner only) is about two workers touching one process: that
+ *    would be a race that only TSan or a crash can show. We check what a
+ *    process can see: the recorded owner is the worker running it, at
+ *    every turn, on whatever worker that is.
+ *  - I6 (in-flight I/O pins memory): test_io_kill.
+ *  - I8 (no TLS caching across a switch): test_migrate.
  *
  * Hangs are how a lost wakeup shows: those tests have a Check timeout.
  */
@@ -31,9 +38,16 @@
 
 #define MS 1000000LL
 
+/* I1's count of refused duplicate enqueues, over every worker. */
 static uint64_t dup_enqueues(void)
 {
-	return atomic_load(&act__rt_current->workers[0].rq.dup_enqueues);
+	struct act__rt *rt = act__rt_current;
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < rt->nworkers; i++)
+		n += atomic_load(&rt->workers[i].rq.dup_enqueues);
+	return n;
 }
 
 static void sleep_ns(int64_t ns)
@@ -197,13 +211,20 @@ static void i1_main(void *arg)
 	r->dups_seen = dup_enqueues();
 }
 
+/*
+ * One worker: the ping-pong looks at the partner between our send and
+ * our receive ("runnable and queued exactly once"), a state that another
+ * worker would end at once by running it; and the processes of the ring
+ * and the spawn tree add to r's counters without atomics, one at a time.
+ */
 START_TEST(test_I1_one_queue)
 {
+	struct act_config cfg = with_workers(1);
 	struct i1_run r;
 
 	memset(&r, 0, sizeof(r));
 	r.dups_seen = UINT64_MAX;
-	ck_assert_int_eq(run_main(NULL, i1_main, &r), 0);
+	ck_assert_int_eq(run_main(&cfg, i1_main, &r), 0);
 	ck_assert_uint_eq(r.dups_seen, 0);
 	ck_assert_int_eq(r.bad, 0);
 	ck_assert_int_eq(r.waiting_bad, 0);
@@ -537,40 +558,55 @@ START_TEST(test_I2_no_lost_wakeup_timed)
 END_TEST
 
 /* ======================================================================
- * I3 Owner only (what one worker can show: see the head comment)
+ * I3 Owner only (what a process can see: see the head comment)
  * ==================================================================== */
+
+/*
+ * The caller's recorded owner is the worker running it, and act_worker()
+ * names that worker. No runtime call that can switch comes between the
+ * reads, so they are of one turn, wherever that turn runs.
+ */
+static int i3_bad_here(void)
+{
+	struct act__worker *w = act__worker_self();
+	int i = act_worker();
+
+	return (atomic_load(&self_proc()->owner) != w) +
+	       (i < 0 || i >= act_workers() ||
+		&act__rt_current->workers[i] != w);
+}
 
 static void i3_child(void *arg)
 {
-	int *bad = arg, i;
+	atomic_int *bad = arg;
+	int i;
 
 	for (i = 0; i < 100; i++) {
-		*bad += atomic_load(&self_proc()->owner) != act__worker_self();
-		*bad += act_worker() != 0;
+		atomic_fetch_add(bad, i3_bad_here());
 		act_yield();
 	}
 }
 
 static void i3_main(void *arg)
 {
-	int *bad = arg, i;
+	atomic_int *bad = arg;
 	act_pid kids[10];
+	int i;
 
+	atomic_fetch_add(bad, i3_bad_here());
 	for (i = 0; i < 10; i++)
 		kids[i] = act_spawn(i3_child, bad);
 	for (i = 0; i < 10; i++)
 		ck_assert(wait_gone(kids[i]));
-	*bad += atomic_load(&self_proc()->owner) !=
-		&act__rt_current->workers[0];
-	*bad += act_workers() != 1;
+	atomic_fetch_add(bad, i3_bad_here());
 }
 
 START_TEST(test_I3_owner_is_running_worker)
 {
-	int bad = 0;
+	atomic_int bad = 0;
 
 	ck_assert_int_eq(run_main(NULL, i3_main, &bad), 0);
-	ck_assert_int_eq(bad, 0);
+	ck_assert_int_eq(atomic_load(&bad), 0);
 }
 END_TEST
 
@@ -742,9 +778,14 @@ static void i4_reuse_main(void *arg)
 	ck_assert_uint_eq(w.tag, 8);
 }
 
+/* One worker: y must take x's slot, and only on one worker does the
+ * next spawn surely get the slot just freed (a slot goes to the cache of
+ * the worker that reaped it, and the spawner may be on another). */
 START_TEST(test_I4_late_timer_never_wakes_reused_slot)
 {
-	ck_assert_int_eq(run_main(NULL, i4_reuse_main, NULL), 0);
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, i4_reuse_main, NULL), 0);
 }
 END_TEST
 
@@ -813,12 +854,20 @@ static void i4_many_main(void *arg)
 	ck_assert(wait_gone(snd));
 }
 
+/*
+ * One worker: "nothing runs between a receive's last look and its
+ * return" holds only there. On more, the sender counts a message on its
+ * own worker and pushes it a moment later, and a receive that times out
+ * in between sees the count ahead of the mailbox: null_with_pending,
+ * with nothing lost (seen at 3 workers).
+ */
 START_TEST(test_I4_short_timeouts_never_hide_messages)
 {
+	struct act_config cfg = with_workers(1);
 	struct i4_many s;
 
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(run_main(NULL, i4_many_main, &s), 0);
+	ck_assert_int_eq(run_main(&cfg, i4_many_main, &s), 0);
 	ck_assert_int_eq(s.received + s.nulls, I4_RECEIVES);
 	ck_assert_int_eq(s.null_with_pending, 0);
 	ck_assert_int_eq(s.bad_tag, 0);
@@ -881,9 +930,14 @@ static void i5_sim_main(void *arg)
 			 before);
 }
 
+/* One worker: b must take a's slot (see I4's reuse test), and the
+ * envelope is taken from this worker's slab and counted back there, which
+ * is exact only while no other worker holds frees back (slab.h). */
 START_TEST(test_I5_stale_pid_simulated)
 {
-	ck_assert_int_eq(run_main(NULL, i5_sim_main, NULL), 0);
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, i5_sim_main, NULL), 0);
 }
 END_TEST
 
@@ -955,12 +1009,15 @@ static void i5_race_main(void *arg)
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 }
 
+/* One worker: every occupant must take the slot of the one before (see
+ * I4's reuse test). */
 START_TEST(test_I5_stale_pid_race)
 {
+	struct act_config cfg = with_workers(1);
 	struct i5_race r;
 
 	memset(&r, 0, sizeof(r));
-	ck_assert_int_eq(run_main(NULL, i5_race_main, &r), 0);
+	ck_assert_int_eq(run_main(&cfg, i5_race_main, &r), 0);
 	ck_assert_int_eq(r.wrong, 0);
 	ck_assert_int_le(r.got, r.sent);
 }
@@ -1281,16 +1338,25 @@ static void i10_main(void *arg)
 	res->ok = ok;
 }
 
-/* The traced child: stops for its parent, then runs the workload. */
+/*
+ * The traced child: stops for its parent, then runs the workload. One
+ * worker: the property is that of a busy worker (main and its partner
+ * keep it awake), and only the thread of worker 0 is traced, where main
+ * and its partner then run. On more workers the partner may be placed or
+ * stolen onto another, which parks between round trips and costs a
+ * FUTEX_WAKE each time (allowed: a parked worker costs one), and main
+ * may move off the traced thread.
+ */
 static void i10_tracee(void)
 {
+	struct act_config cfg = with_workers(1);
 	struct i10_result res = { 0 };
 	int rc;
 
 	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
 		_exit(20);
 	raise(SIGSTOP);
-	rc = act_main(NULL, i10_main, &res);
+	rc = act_main(&cfg, i10_main, &res);
 	_exit(rc != 0 ? 21 : res.ok ? 0 : 22);
 }
 
