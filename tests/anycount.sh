@@ -1,0 +1,59 @@
+#!/bin/sh
+# Every Check program again on a simulated larger machine, so that no test
+# passes only because this box has 2 CPUs (one worker by default). The
+# test switch ACT_TEST_TOPOLOGY (affinity/topology.c) makes the runtime
+# take an hwloc synthetic machine for this one: by default 2 packages of
+# 4 cores of 2 hardware threads, so the default plan has 7 workers here
+# (nothing bound, a NUMA home per package without mbind). A test either
+# states the worker count it assumes or holds at any count
+# (tests/testrt.h: with_workers, tu_default_workers, tu_real_machine for
+# the few about this machine's real CPUs and nodes); this run shows it.
+#
+# ANYCOUNT_TOPOLOGY overrides the machine (an hwloc synthetic
+# description: "pack:1 core:4 pu:1" has 3 workers), or is "off" to skip
+# the run (the TSan build: scripts/test.sh). The programs are the test_*
+# executables of the build's tests/ folder. Prints each program's Check
+# line indented and ends with its own "N passed, N failed" over their
+# cases (scripts/summary.sh counts that).
+set -u
+dir=tests # make check runs in the build directory
+topo=${ANYCOUNT_TOPOLOGY:-pack:2 numa:1 l3:1 core:4 pu:2}
+if [ "$topo" = off ]; then
+	echo "anycount: ANYCOUNT_TOPOLOGY=off, skipped"
+	exit 77
+fi
+echo "anycount: every Check program on ACT_TEST_TOPOLOGY=\"$topo\""
+passed=0
+failed=0
+n=0
+for path in "$dir"/test_*; do
+	prog=${path#"$dir"/}
+	case $prog in
+	*.*) continue ;; # objects, logs, results
+	esac
+	[ -f "$path" ] && [ -x "$path" ] || continue
+	n=$((n + 1))
+	out=$(ACT_TEST_TOPOLOGY="$topo" CK_VERBOSITY=normal "$path" 2>&1)
+	rc=$?
+	line=$(echo "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n 1)
+	echo "$out" | grep -E ':[EF]:' | sed 's/^/  /'
+	if [ -z "$line" ]; then
+		echo "  $prog: exit $rc without a Check summary"
+		echo "$out" | tail -n 5 | sed 's/^/    /'
+		failed=$((failed + 1))
+		continue
+	fi
+	echo "  $prog: $line"
+	checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
+	bad=$(echo "$line" |
+		sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2/' |
+		awk '{ print $1 + $2 }')
+	passed=$((passed + checks - bad))
+	failed=$((failed + bad))
+done
+if [ "$n" -eq 0 ]; then
+	echo "anycount: no test_* program in $dir"
+	failed=1
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
