@@ -112,6 +112,13 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 			act__reactor_wake(r);
 		}
 	}
+	/* its descriptor is the process's now, not the slot's (io.h);
+	 * relaxed: only this process and, once every thread has stopped,
+	 * the reclaim read the bit */
+	if (word & ACT_IO_ACCEPTED)
+		atomic_fetch_and_explicit(&p->io_word,
+					  (uint8_t)~ACT_IO_ACCEPTED,
+					  memory_order_relaxed);
 	/* I6: only now are the record and the buffer free, and may p die;
 	 * an accept that won the race with the cancel leaves no fd open */
 	if (act__killed(p) && io->op == IORING_OP_ACCEPT && io->res >= 0)
@@ -382,9 +389,18 @@ static void io_complete(struct act__reactor *r, struct act__io *io,
 	if (res == -ECANCELED || io->timed_out)
 		act__count(&r->n_io_cancels);
 	/* at stop its process never runs again: an accepted fd would be
-	 * nobody's */
-	if (r->stopping && io->op == IORING_OP_ACCEPT && res >= 0)
-		close(res);
+	 * nobody's; else the slot keeps it too, until the process takes it
+	 * (io.h: ACCEPTED), so that a stop that discards the process first
+	 * closes it. Written before io_settle's RMW, which publishes it */
+	if (io->op == IORING_OP_ACCEPT && res >= 0) {
+		if (r->stopping) {
+			close(res);
+		} else {
+			io->p->accepted_fd = res;
+			io_settle(r, io, ACT_IO_COMPLETE | ACT_IO_ACCEPTED);
+			return;
+		}
+	}
 	io_settle(r, io, ACT_IO_COMPLETE);
 }
 

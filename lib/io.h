@@ -22,6 +22,11 @@
  *                operation was dropped before it reached the kernel);
  *   CANCEL_REQ   the killed process pushed its cancel command;
  *   CANCEL_TAKEN the reactor took that command.
+ * An accept that got a descriptor sets ACCEPTED with COMPLETE and leaves
+ * the descriptor in the slot as well (accepted_fd), until the process
+ * takes it: a process woken by that completion but discarded at stop
+ * before it ran again would otherwise leave it open, nobody's; the
+ * runtime's reclaim closes it (runtime.c).
  * The operation is over for the process when COMPLETE is set and, if
  * CANCEL_REQ is, CANCEL_TAKEN too: then neither of the record's queue
  * nodes is in the reactor's hands, and the reactor, whose update made it
@@ -46,6 +51,9 @@ enum {
 	ACT_IO_COMPLETE = 1u,
 	ACT_IO_CANCEL_REQ = 2u,
 	ACT_IO_CANCEL_TAKEN = 4u,
+	ACT_IO_ACCEPTED = 8u,    /* with COMPLETE: an accept's descriptor,
+				  * in the slot's accepted_fd, not taken yet
+				  * (cleared by io_run when it takes it) */
 };
 
 /* Where the reactor keeps a record (act__io.where; reactor only). */

@@ -158,6 +158,10 @@ struct act__proc {
 	 * act_kill, links and names (act__proc_lock) */
 	atomic_flag lock;
 	bool is_main;                    /* owner: act_main's process */
+	/* with io_word's ACT_IO_ACCEPTED (io.h): the descriptor its accept
+	 * got, which the process has not taken yet; written by the reactor
+	 * before the RMW that sets the bit */
+	int32_t accepted_fd;
 };
 
 #define ACT_PF_KILLED 1u

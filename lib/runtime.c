@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "env.h"
+#include "io.h"
 #include "links.h"
 #include "mailbox.h"
 #include "overflow.h"
@@ -259,6 +260,11 @@ static void reclaim_slot(struct act__worker *w0, struct act__proc *p,
 						   memory_order_relaxed));
 
 	if (st != ACT_PS_FREE) {
+		/* woken by its accept, discarded before it ran: the
+		 * descriptor is nobody's (io.h) */
+		if (atomic_load_explicit(&p->io_word, memory_order_relaxed) &
+		    ACT_IO_ACCEPTED)
+			close(p->accepted_fd);
 		act__links_reclaim(p); /* no handlers, no signals */
 		/* its timeout: the reactor, stopped, handed it over */
 		free(p->armed);

@@ -578,6 +578,61 @@ static void stop_main(void *arg)
 	/* returns: the runtime stops with 100 reads in the kernel */
 }
 
+/*
+ * The runtime stops while an accept completes: whether its completion
+ * comes before the stop (the process is woken, then discarded unrun),
+ * during it, or after its cancel, the accepted descriptor is closed,
+ * never left to nobody. 200 starts and stops, a connection made just
+ * before each main process returns; the descriptors open after each are
+ * those open before (118 to 187 of 200 runs leaked one).
+ */
+struct accept_stop {
+	int l;
+	struct sockaddr_in a;
+};
+
+static void stop_acceptor(void *arg)
+{
+	struct accept_stop *as = arg;
+	int fd = act_io_accept(as->l, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd >= 0) /* it ran before the stop: its descriptor, closed */
+		close(fd);
+}
+
+static void accept_stop_main(void *arg)
+{
+	struct accept_stop *as = arg;
+	int c;
+
+	spawn_ok(stop_acceptor, as);
+	ck_assert(wait_inflight(1));
+	c = tcp_socket();
+	/* the handshake completes in connect: the accept's CQE comes at
+	 * once, racing the stop that follows */
+	ck_assert_int_eq(connect(c, SA(&as->a), sizeof(as->a)), 0);
+	close(c);
+}
+
+START_TEST(stop_closes_accepted_fds)
+{
+	struct act_config cfg = cfg_for(_i);
+	struct accept_stop as;
+	int i, fds, leaked = 0;
+
+	as.l = tcp_bound(&as.a, 256);
+	fds = count_entries("/proc/self/fd");
+	for (i = 0; i < 200; i++) {
+		ck_assert_int_eq(run_main(&cfg, accept_stop_main, &as), 0);
+		leaked += count_entries("/proc/self/fd") != fds;
+		fds = count_entries("/proc/self/fd");
+	}
+	close(as.l);
+	ck_assert_msg(leaked == 0, "%d of 200 runs left a descriptor open",
+		      leaked);
+}
+END_TEST
+
 START_TEST(stop_with_reads_in_flight)
 {
 	struct act_config cfg = cfg_for(_i);
@@ -1016,6 +1071,7 @@ static Suite *io_kill_suite(void)
 	IO_LOOP(kill, kill_mid_read, 3);
 	IO_LOOP(kill, kill_races_completion, 2);
 	IO_LOOP(kill, stop_with_reads_in_flight, 3);
+	IO_LOOP(kill, stop_closes_accepted_fds, 2);
 	suite_add_tcase(s, kill);
 
 	tcase_set_timeout(lim, 60);
