@@ -33,7 +33,9 @@
 
 #include "backpressure.h"
 #include "io.h"
+#include "overflow.h"
 #include "runtime.h"
+#include "stack.h"
 #include "wake.h"
 #include "worker.h"
 
@@ -57,6 +59,24 @@ static const struct __kernel_timespec zero_steps[] = {
 
 /* ---- the process's side ---------------------------------------------- */
 
+/*
+ * A buffer that reaches into the guard below the caller's own stack is a
+ * frame that ran past the stack's end (an array too large for it, in code
+ * built without stack-clash probes): the kernel would write through the
+ * guard's far side into the next stack down (an 80 KB read on a 64 KiB
+ * stack wrote 10 KB over another process's frames), or fault part way.
+ * Reported as the overflow it is, as a fault in the guard would be. No
+ * valid buffer can touch the guard: it is nobody's memory.
+ */
+static void check_stack_buf(const struct act__proc *p, const void *buf,
+			    size_t n)
+{
+	uintptr_t lo = (uintptr_t)p->stack_lo, b = (uintptr_t)buf;
+
+	if (act__unlikely(n && b < lo && b + n > lo - ACT_GUARD_SIZE))
+		act__overflow_report(p->pid.id, p->stack_size);
+}
+
 static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 {
 	struct act__worker *w = act__worker_self();
@@ -67,6 +87,9 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 
 	if (!p)
 		return -EPERM;
+	if (io->op == IORING_OP_READ || io->op == IORING_OP_WRITE ||
+	    io->op == IORING_OP_RECV || io->op == IORING_OP_SEND)
+		check_stack_buf(p, io->buf, io->len);
 	r = &w->rt->reactor;
 	if (r->ring.mode == ACT_RING_NONE)
 		return -ENOSYS;
