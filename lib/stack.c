@@ -344,15 +344,17 @@ static void *chain_nth(void *top, size_t size, uint32_t n)
 	return top;
 }
 
-/* Refill an empty pool of its cache's home from that home's list. */
-static void pool_refill(struct act__stack_pool *pl)
+/* Refill an empty pool from home's list (its own home's, but for a
+ * famine: act__stack_get). Its stacks keep their home: each goes back
+ * there when freed. */
+static void pool_refill_from(struct act__stack_pool *pl, int home)
 {
 	struct shared_list *l;
 	void *last;
 	uint32_t n;
 
-	shared_lock_take(pl->home);
-	l = shared_for(pl->home, pl->size);
+	shared_lock_take(home);
+	l = shared_for(home, pl->size);
 	n = !l ? 0 : l->n < STACK_BATCH ? l->n : STACK_BATCH;
 	if (n) {
 		last = chain_nth(l->top, pl->size, n);
@@ -362,7 +364,12 @@ static void pool_refill(struct act__stack_pool *pl)
 		l->n -= n;
 		*top_link((char *)last - pl->size, pl->size) = NULL;
 	}
-	shared_lock_drop(pl->home);
+	shared_lock_drop(home);
+}
+
+static void pool_refill(struct act__stack_pool *pl)
+{
+	pool_refill_from(pl, pl->home);
 }
 
 /* The newest n (1 <= n <= n_free) stacks of pl to its home's list. */
@@ -393,7 +400,7 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 {
 	struct act__stack_pool *pl = pool_for(c, c->home, size);
 	void *s;
-	int rc;
+	int rc, h;
 
 	if (!pl)
 		return -ENOMEM;
@@ -402,8 +409,11 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 	if (!pl->free_top && pl->bump == pl->bump_end) {
 		rc = pool_grow(c, pl);
 		/* no memory: what other workers gave back meanwhile (famine
-		 * sends it to the shared list), else the failure */
-		if (rc && (pool_refill(pl), !pl->free_top))
+		 * sends it to the shared lists), of this home or another,
+		 * else the failure */
+		for (h = 0; rc && !pl->free_top && h < ACT_NUMA_MAX; h++)
+			pool_refill_from(pl, (c->home + h) % ACT_NUMA_MAX);
+		if (!pl->free_top && pl->bump == pl->bump_end)
 			return rc;
 	}
 	if (pl->free_top) {
@@ -501,9 +511,11 @@ void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 			pool_spill(pl, STACK_BATCH);
 		return;
 	}
-	/* a stack of another home: back to it, a batch at a time */
+	/* a stack of another home: back to it, a batch at a time (at once
+	 * in a famine: a spawn there may be waiting for it) */
 	c->n_away++;
-	if (pl->n_free >= STACK_AWAY_BATCH || pl->no_spill)
+	if (pl->n_free >= STACK_AWAY_BATCH || pl->no_spill ||
+	    act__unlikely(atomic_load_explicit(&famine, memory_order_relaxed)))
 		away_flush(c, (uint32_t)(pl - c->pools));
 }
 

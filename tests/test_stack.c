@@ -759,6 +759,99 @@ START_TEST(canary_mode_all_canaries)
 }
 END_TEST
 
+/*
+ * A famine (no chunk can be mapped) reaches every cache's free stacks:
+ * stacks that another cache, of another home, frees go to their home's
+ * shared list at once instead of waiting there for a batch, and a cache
+ * whose chunk fails takes from any home's shared list. Two caches of two
+ * homes, no runtime, in a child held to its address space by RLIMIT_AS.
+ */
+#define FAM_SIZE 65536
+#define FAM_UNITS 128 /* 16 MiB chunks of 64 KiB + 64 KiB guard units */
+
+struct famine_report {
+	int stage, ok_after_away, ok_after_other_home;
+};
+
+static long vm_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	long kib = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+static void famine_child(void *arg)
+{
+	struct famine_report *rep = arg;
+	struct act__stack_cache a, b;
+	static void *from_a[FAM_UNITS], *from_b[FAM_UNITS];
+	struct rlimit rl;
+	bool canary;
+	void *lo;
+	int na = 0, nb = 0, i;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	act__stack_cache_set_home(&a, NULL, 0);
+	act__stack_cache_set_home(&b, NULL, 1);
+	if (act__stack_global_init(ACT_GUARD_CANARY))
+		_exit(3);
+	/* one chunk each, then no more address space */
+	if (act__stack_get(&a, FAM_SIZE, &from_a[na++], &canary) ||
+	    act__stack_get(&b, FAM_SIZE, &from_b[nb++], &canary))
+		_exit(4);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)vm_kib() * 1024 + (4 << 20);
+	if (setrlimit(RLIMIT_AS, &rl))
+		_exit(5);
+	rep->stage = 1;
+	while (!act__stack_get(&a, FAM_SIZE, &lo, &canary))
+		from_a[na++] = lo; /* a's chunk used up, then famine */
+	while (!act__stack_get(&b, FAM_SIZE, &lo, &canary))
+		from_b[nb++] = lo;
+	rep->stage = 2;
+	/* b frees 10 of a's stacks (home 0, away for b: fewer than a
+	 * batch): in a famine they go home at once */
+	for (i = 0; i < 10; i++)
+		act__stack_put(&b, from_a[--na], FAM_SIZE);
+	for (i = 0; i < 10; i++)
+		rep->ok_after_away +=
+			!act__stack_get(&a, FAM_SIZE, &lo, &canary);
+	/* b frees its own (home 1): a, of home 0, may take them */
+	for (i = 0; i < 5; i++)
+		act__stack_put(&b, from_b[--nb], FAM_SIZE);
+	for (i = 0; i < 5; i++)
+		rep->ok_after_other_home +=
+			!act__stack_get(&a, FAM_SIZE, &lo, &canary);
+	rep->stage = 3;
+}
+
+START_TEST(famine_reaches_every_cache)
+{
+	struct famine_report *rep;
+	struct tu_child c;
+
+	rep = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(rep, MAP_FAILED);
+	memset(rep, 0, sizeof(*rep));
+	tu_run_child(famine_child, rep, &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "status %#x, stage %d: %s", c.status, rep->stage, c.err);
+	ck_assert_int_eq(rep->stage, 3);
+	ck_assert_int_eq(rep->ok_after_away, 10);
+	ck_assert_int_eq(rep->ok_after_other_home, 5);
+	munmap(rep, 4096);
+}
+END_TEST
+
 static Suite *stack_suite(void)
 {
 	Suite *s = suite_create("stack");
@@ -783,6 +876,9 @@ static Suite *stack_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, stack_reused);
 	tcase_add_test(tc, live_stacks_disjoint);
+	/* ASan reserves terabytes of shadow: no RLIMIT_AS */
+	tu_add_test_unless(UNDER_ASAN || UNDER_TSAN, "ASan or TSan", tc,
+			   famine_reaches_every_cache);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("many");
