@@ -716,18 +716,26 @@ static void bulk_main(void *arg)
 	ck_assert_int_eq(n, 0);
 }
 
+/* The test means something only if processes did cross homes, which
+ * scheduling decides (on a loaded machine one run may see few): a run
+ * with fewer than 20 crossings is run again, up to 10 times; every check
+ * holds in every run. */
 static void run_bulk(int workers)
 {
 	struct act_config cfg = with_workers(workers);
+	int attempt;
 
-	memset(&bk, 0, sizeof(bk));
 	setenv("ACT_TEST_NUMA", "fake:2", 1);
-	ck_assert_int_eq(run_main(&cfg, bulk_main, NULL), 0);
-	ck_assert_msg(bk.bad == 0, "%ld bad: %s", bk.bad, bk.why);
-	ck_assert_int_eq(bk.delivered, 2 * BULK_MSGS * BULK_PAIRS);
-	/* the test means something only if processes did cross homes */
+	for (attempt = 1; attempt <= 10; attempt++) {
+		memset(&bk, 0, sizeof(bk));
+		ck_assert_int_eq(run_main(&cfg, bulk_main, NULL), 0);
+		ck_assert_msg(bk.bad == 0, "%ld bad: %s", bk.bad, bk.why);
+		ck_assert_int_eq(bk.delivered, 2 * BULK_MSGS * BULK_PAIRS);
+		if (bk.crossed >= 20)
+			break;
+	}
 	ck_assert_msg(bk.crossed >= 20, "only %ld processes exited on "
-					"another home",
+					"another home, in each of 10 runs",
 		      bk.crossed);
 }
 
