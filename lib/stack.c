@@ -127,11 +127,27 @@ long act__stack_mprotect_budget(void)
 }
 
 /*
+ * A unit of a chunk: [pad][guard][stack]. The pad, a page or none, makes
+ * the unit an odd number of pages, so that the tops of consecutive stacks
+ * fall on 16 different page offsets in every 64 KiB: with units of 128
+ * KiB (64 KiB stacks, 64 KiB guards) every top sat at the same offset, all
+ * in the same few sets of the L2 cache, and a ring of 503 processes,
+ * which touches each top in turn, ran 1.2-1.3x slower than with the one
+ * page guard. The pad is mapped and nobody's, below the guard.
+ */
+static size_t unit_of(size_t size)
+{
+	size_t unit = size + ACT_GUARD_SIZE;
+
+	return (unit / 4096) % 2 ? unit : unit + 4096;
+}
+
+/*
  * Returns how many of the chunk's n units (from the start) got a guard.
  * Runs on the spawning process's stack, which may be as small as 16 KiB:
  * the iovec array lives in the heap, never in this frame.
  */
-static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
+static uint32_t guard_chunk(char *base, size_t unit, size_t pad, uint32_t n)
 {
 	struct iovec *iov;
 	long done;
@@ -142,7 +158,7 @@ static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
 		if (!iov)
 			return 0; /* no guards: canaries for this chunk */
 		for (i = 0; i < n; i++) {
-			iov[i].iov_base = base + (size_t)i * unit;
+			iov[i].iov_base = base + (size_t)i * unit + pad;
 			iov[i].iov_len = ACT_GUARD_SIZE;
 		}
 		/* in order; a short count (e.g. ENOMEM for page tables part
@@ -157,7 +173,7 @@ static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
 		 * their pools at once each take their own */
 		if (atomic_fetch_sub_explicit(&mprotect_budget, 1,
 					      memory_order_relaxed) <= 0 ||
-		    mprotect(base + (size_t)i * unit, ACT_GUARD_SIZE,
+		    mprotect(base + (size_t)i * unit + pad, ACT_GUARD_SIZE,
 			     PROT_NONE)) {
 			atomic_fetch_add_explicit(&mprotect_budget, 1,
 						  memory_order_relaxed);
@@ -169,7 +185,8 @@ static uint32_t guard_chunk(char *base, size_t unit, uint32_t n)
 
 static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 {
-	size_t unit = pl->size + ACT_GUARD_SIZE;
+	size_t unit = unit_of(pl->size);
+	size_t pad = unit - pl->size - ACT_GUARD_SIZE;
 	uint32_t n = (uint32_t)(CHUNK_BYTES / unit);
 	struct act__stack_chunk *cs;
 	char *base;
@@ -199,7 +216,7 @@ static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 		atomic_store_explicit(&famine, false, memory_order_relaxed);
 	/* before the guards: mprotect splits inherit the policy */
 	act__numa_place(c->numa, pl->home, base, unit * n);
-	pl->guarded_left = guard_chunk(base, unit, n);
+	pl->guarded_left = guard_chunk(base, unit, pad, n);
 	pl->chunks[pl->n_chunks++] = (struct act__stack_chunk){ base,
 								unit * n };
 	pl->bump = base;
@@ -421,8 +438,8 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		pl->free_top = *top_link(s, size);
 		pl->n_free--;
 	} else {
-		s = pl->bump + ACT_GUARD_SIZE;
-		pl->bump += size + ACT_GUARD_SIZE;
+		s = pl->bump + unit_of(size) - size;
+		pl->bump += unit_of(size);
 		*top_flags(s, size) =
 			((uint64_t)pl->home << FLAG_HOME_SHIFT) |
 			(unit_guarded(pl) ? 0 : FLAG_UNGUARDED);
