@@ -147,7 +147,13 @@ int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 {
-	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	/* act__rt_enter, with the worker looked up once: from a process
+	 * the runtime is its worker's, and there is nothing to leave (the
+	 * send may move the process to another worker: only whether it is
+	 * one is used after it, never the old worker) */
+	struct act__worker *w = act__worker_self();
+	struct act__rt *rt = w ? w->rt : act__rt_enter(); /* pairs with the
+							  * leave below */
 	int rc;
 
 	if (!rt)
@@ -156,13 +162,13 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 		rc = -EINVAL;
 	else
 		rc = act__send(rt, to, tag, data, len, ACT_PID_NONE);
-	act__rt_leave(rt);
+	if (!w)
+		act__rt_leave(rt);
 	if (act__unlikely(rc < 0)) {
 		/* a refused send costs a reduction too: a process that
 		 * retries one in a loop still yields (say, for the
 		 * flooded receiver it sends to to die) */
-		struct act__worker *w = act__worker_self();
-
+		w = act__worker_self(); /* I8: it may have moved */
 		if (w && w->current)
 			act__reduce(w, w->current);
 	}
