@@ -64,10 +64,10 @@ static int count_in(struct act__rt *rt, struct act__worker *w,
 
 /* from: the sender named when the caller is not a process, or always
  * (sys: an EXIT or DOWN, past any limit, charging nothing). */
-static int send_env(struct act__rt *rt, act_pid to, uint32_t tag,
-		    const void *data, size_t len, act_pid from, bool sys)
+static int send_env(struct act__rt *rt, struct act__worker *w, act_pid to,
+		    uint32_t tag, const void *data, size_t len, act_pid from,
+		    bool sys)
 {
-	struct act__worker *w;
 	struct act__proc *p, *self;
 	struct act__env *e;
 	unsigned st;
@@ -81,7 +81,6 @@ static int send_env(struct act__rt *rt, act_pid to, uint32_t tag,
 	st = act__ps(atomic_load_explicit(&p->state, memory_order_relaxed));
 	if (st == ACT_PS_FREE || st == ACT_PS_EXITING)
 		return -ESRCH;
-	w = act__worker_self();
 	self = w && !sys ? w->current : NULL;
 	if (act__unlikely(atomic_load_explicit(&p->limited,
 					       memory_order_relaxed)) &&
@@ -136,13 +135,15 @@ static int send_env(struct act__rt *rt, act_pid to, uint32_t tag,
 int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
 	      const void *data, size_t len, act_pid from)
 {
-	return send_env(rt, to, tag, data, len, from, false);
+	return send_env(rt, act__worker_self(), to, tag, data, len, from,
+			false);
 }
 
 int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 		  const void *data, size_t len, act_pid from)
 {
-	return send_env(rt, to, tag, data, len, from, true);
+	return send_env(rt, act__worker_self(), to, tag, data, len, from,
+			true);
 }
 
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
@@ -161,7 +162,7 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 	if (tag >= ACT_TAG_RESERVED || (len && !data))
 		rc = -EINVAL;
 	else
-		rc = act__send(rt, to, tag, data, len, ACT_PID_NONE);
+		rc = send_env(rt, w, to, tag, data, len, ACT_PID_NONE, false);
 	if (!w)
 		act__rt_leave(rt);
 	if (act__unlikely(rc < 0)) {
