@@ -66,7 +66,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	struct act__worker *to;
 	act_pid pid;
 	uint64_t s;
-	bool canary;
+	bool canary = false;
 
 	if (!p)
 		return ACT_PID_NONE;

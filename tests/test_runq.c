@@ -497,7 +497,7 @@ START_TEST(test_publish_skips_sticky)
 	procs[0].peer_worker = 3;
 	procs[1].turn_msgs = ACT_CHATTY_MSGS - 1; /* not chatty enough */
 	procs[1].peer_worker = 3;
-	procs[2].turn_msgs = UINT16_MAX;       /* chatty, peer elsewhere */
+	procs[2].turn_msgs = UINT8_MAX;        /* chatty, peer elsewhere */
 	procs[2].peer_worker = 1;
 	ck_assert(act__proc_sticky(&procs[10], 3));
 	ck_assert(!act__proc_sticky(&procs[10], 1));
