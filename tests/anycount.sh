@@ -16,6 +16,7 @@
 # line indented and ends with its own "N passed, N failed" over their
 # cases (scripts/summary.sh counts that).
 set -u
+. "$(dirname "$0")/tally.sh"
 dir=tests # make check runs in the build directory
 topo=${ANYCOUNT_TOPOLOGY:-pack:2 numa:1 l3:1 core:4 pu:2}
 if [ "$topo" = off ]; then
@@ -34,22 +35,7 @@ for path in "$dir"/test_*; do
 	[ -f "$path" ] && [ -x "$path" ] || continue
 	n=$((n + 1))
 	out=$(ACT_TEST_TOPOLOGY="$topo" CK_VERBOSITY=normal "$path" 2>&1)
-	rc=$?
-	line=$(echo "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n 1)
-	echo "$out" | grep -E ':[EF]:' | sed 's/^/  /'
-	if [ -z "$line" ]; then
-		echo "  $prog: exit $rc without a Check summary"
-		echo "$out" | tail -n 5 | sed 's/^/    /'
-		failed=$((failed + 1))
-		continue
-	fi
-	echo "  $prog: $line"
-	checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
-	bad=$(echo "$line" |
-		sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2/' |
-		awk '{ print $1 + $2 }')
-	passed=$((passed + checks - bad))
-	failed=$((failed + bad))
+	tally "$prog" "$out" $?
 done
 if [ "$n" -eq 0 ]; then
 	echo "anycount: no test_* program in $dir"

@@ -14,6 +14,7 @@
 # Prints each program's Check line indented and ends with its own
 # "N passed, N failed" over their cases (scripts/summary.sh counts that).
 set -u
+. "$(dirname "$0")/tally.sh"
 dir=tests # make check runs in the build directory
 passed=0
 failed=0
@@ -35,21 +36,7 @@ for run in "ACT_TEST_FUTEX_WAIT=1 test_multi" \
 	var=${run%% *}
 	prog=${run#* }
 	out=$(env "$var" CK_VERBOSITY=normal "$dir/$prog" 2>&1)
-	rc=$?
-	line=$(echo "$out" | grep -E '^[0-9]+%: Checks: ' | tail -n 1)
-	echo "$out" | grep -E ':[EF]:' | sed 's/^/  /'
-	if [ -z "$line" ]; then
-		echo "  $prog: exit $rc without a Check summary"
-		failed=$((failed + 1))
-		continue
-	fi
-	echo "  $prog ($var): $line"
-	checks=$(echo "$line" | sed -E 's/.*Checks: ([0-9]+).*/\1/')
-	bad=$(echo "$line" |
-		sed -E 's/.*Failures: ([0-9]+), Errors: ([0-9]+).*/\1 \2/' |
-		awk '{ print $1 + $2 }')
-	passed=$((passed + checks - bad))
-	failed=$((failed + bad))
+	tally "$prog ($var)" "$out" $?
 done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -38,18 +38,6 @@
 
 #define MS 1000000LL
 
-/* I1's count of refused duplicate enqueues, over every worker. */
-static uint64_t dup_enqueues(void)
-{
-	struct act__rt *rt = act__rt_current;
-	uint64_t n = 0;
-	uint32_t i;
-
-	for (i = 0; i < rt->nworkers; i++)
-		n += atomic_load(&rt->workers[i].rq.dup_enqueues);
-	return n;
-}
-
 static void sleep_ns(int64_t ns)
 {
 	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
@@ -208,7 +196,7 @@ static void i1_main(void *arg)
 	for (i = 0; i < 100; i++)
 		ck_assert(wait_gone(kids[i]));
 	r->bad += self_bad();
-	r->dups_seen = dup_enqueues();
+	r->dups_seen = tu_dup_enqueues();
 }
 
 /*
@@ -298,7 +286,7 @@ static void i1_foreign_main(void *arg)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
 		ck_assert_int_eq(f[i].failed, 0);
 	}
-	r->dups_seen = dup_enqueues();
+	r->dups_seen = tu_dup_enqueues();
 }
 
 START_TEST(test_I1_one_queue_foreign_wakes)
@@ -420,7 +408,7 @@ static void i2_main(void *arg)
 		ck_assert_int_eq(s[i].failed, 0);
 	}
 	ck_assert(wait_gone(rc));
-	ck_assert_uint_eq(dup_enqueues(), 0);
+	ck_assert_uint_eq(tu_dup_enqueues(), 0);
 }
 
 /* Returns how many messages the receiver got (all of them, or a hang). */
@@ -518,7 +506,7 @@ static void i2_ls_main(void *arg)
 	act_msg_free(act_receive(ACT_FOREVER));
 	for (i = 0; i < I2_LS_THREADS; i++)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
-	ck_assert_uint_eq(dup_enqueues(), 0);
+	ck_assert_uint_eq(tu_dup_enqueues(), 0);
 }
 
 START_TEST(test_I2_no_lost_wakeup_lockstep)

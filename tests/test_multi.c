@@ -26,17 +26,6 @@
 #include "park.h"
 #include "reactor.h"
 
-static uint64_t all_dup_enqueues(void)
-{
-	struct act__rt *rt = act__rt_current;
-	uint64_t n = 0;
-	uint32_t i;
-
-	for (i = 0; i < rt->nworkers; i++)
-		n += atomic_load(&rt->workers[i].rq.dup_enqueues);
-	return n;
-}
-
 static int count_fds(void)
 {
 	return count_entries("/proc/self/fd");
@@ -105,7 +94,7 @@ static void spread_main(void *arg)
 			act_msg_free(m);
 		}
 	}
-	ck_assert_uint_eq(all_dup_enqueues(), 0);
+	ck_assert_uint_eq(tu_dup_enqueues(), 0);
 }
 
 START_TEST(spread_over_workers)
@@ -300,7 +289,7 @@ static void busy_main(void *arg)
 		if (i != r->spinner &&
 		    r->parked_on[i] != atomic_load(&r->spin_worker))
 			act_send(r->pid[i], BT_QUIT, NULL, 0);
-	ck_assert_uint_eq(all_dup_enqueues(), 0);
+	ck_assert_uint_eq(tu_dup_enqueues(), 0);
 }
 
 START_TEST(steals_from_busy_worker)
@@ -402,7 +391,7 @@ static void pairs_main(void *arg)
 		ck_assert_int_eq(ok, 1);
 		act_msg_free(m);
 	}
-	ck_assert_uint_eq(all_dup_enqueues(), 0);
+	ck_assert_uint_eq(tu_dup_enqueues(), 0);
 }
 
 START_TEST(pairs_across_workers)
@@ -510,7 +499,7 @@ static void fan_main(void *arg)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
 	ck_assert_int_eq(n, FAN_PROCS + FAN_THREADS);
 	ck_assert_ptr_null(act_receive(0));
-	ck_assert_uint_eq(all_dup_enqueues(), 0);
+	ck_assert_uint_eq(tu_dup_enqueues(), 0);
 }
 
 START_TEST(fanin_order_across_workers)

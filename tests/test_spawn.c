@@ -410,27 +410,12 @@ struct oom_run {
 	char *big;
 };
 
-static long vm_size_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	long kib = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 static void oom_main(void *arg)
 {
 	struct oom_run *run = arg;
 	struct oom_report *rep = run->rep;
 	struct rlimit rl;
-	long n = 0, i, kib = vm_size_kib();
+	long n = 0, i, kib = tu_vm_size_kib();
 	act_pid p;
 
 	rep->stage = 1;

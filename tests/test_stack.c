@@ -773,21 +773,6 @@ struct famine_report {
 	int stage, ok_after_away, ok_after_other_home;
 };
 
-static long vm_kib(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[256];
-	long kib = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
-
 static void famine_child(void *arg)
 {
 	struct famine_report *rep = arg;
@@ -808,7 +793,8 @@ static void famine_child(void *arg)
 	if (act__stack_get(&a, FAM_SIZE, &from_a[na++], &canary) ||
 	    act__stack_get(&b, FAM_SIZE, &from_b[nb++], &canary))
 		_exit(4);
-	rl.rlim_cur = rl.rlim_max = (rlim_t)vm_kib() * 1024 + (4 << 20);
+	rl.rlim_cur = rl.rlim_max =
+		(rlim_t)tu_vm_size_kib() * 1024 + (4 << 20);
 	if (setrlimit(RLIMIT_AS, &rl))
 		_exit(5);
 	rep->stage = 1;

@@ -127,6 +127,18 @@ static inline struct act__proc *lookup(act_pid p)
 	return act__proc_lookup(&act__rt_current->procs, p);
 }
 
+/* I1's count of refused duplicate enqueues, over every worker. */
+static inline uint64_t tu_dup_enqueues(void)
+{
+	struct act__rt *rt = act__rt_current;
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < rt->nworkers; i++)
+		n += atomic_load(&rt->workers[i].rq.dup_enqueues);
+	return n;
+}
+
 /* A pid's slot index, in the running runtime's split (proc.h). */
 static inline uint32_t pid_index_of(act_pid p)
 {

@@ -100,6 +100,23 @@ static inline int count_lines(const char *s)
 	return n;
 }
 
+/* This OS process's address space in KiB (VmSize), or -1: for a test
+ * that sets RLIMIT_AS a little above it. */
+static inline long tu_vm_size_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	long kib = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 /* Count the lines of a text file (e.g. /proc/self/maps); -1 on error. */
 static inline long tu_count_lines(const char *path)
 {
