@@ -109,9 +109,17 @@ for engine in uring epoll; do
 		continue
 	fi
 	bench/echo --port "$port" --engine "$engine" --warmup 0 \
-		--seconds 3 >"$tmp/out" 2>"$tmp/err" &
+		--seconds 60 >"$tmp/out" 2>"$tmp/err" &
 	load_pid=$!
-	sleep 0.5
+	# mid-run: once the load has its 100 connections open (on a loaded
+	# machine half a second was not always enough to open one), at most
+	# 30 s; the server may not have accepted them all yet
+	i=0
+	while [ "$i" -lt 300 ] &&
+		[ "$(ls "/proc/$load_pid/fd" 2>/dev/null | wc -l)" -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
 	kill -KILL "$server_pid"
 	wait "$server_pid" 2>/dev/null
 	server_pid=
