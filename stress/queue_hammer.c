@@ -330,6 +330,8 @@ static void qh_figures(char *buf, size_t n)
 
 static int setup(void)
 {
+	/* no process table here: a pid only names its process in reports */
+	const struct act__ptable pids = { .idx_bits = 32 };
 	size_t np = (size_t)n_procs, nw;
 	uint32_t i;
 
@@ -357,7 +359,7 @@ static int setup(void)
 	memset(h.hw, 0, nw * sizeof(*h.hw));
 	for (i = 0; i < np; i++) {
 		h.procs[i].index = i;
-		h.procs[i].pid = act__make_pid(1, i);
+		h.procs[i].pid = act__make_pid(&pids, 1, i);
 	}
 	for (i = 0; i < nw; i++) {
 		h.hw[i].id = (int)i;
