@@ -562,8 +562,9 @@ static void reach_anchor(void *arg)
 	atomic_store(&r->released, 1);
 }
 
-/* Busy-wait (no yield: the spawner must not move) until cond or 20 s. */
-static bool spin_until_gone(struct reach *r)
+/* Busy-wait (no yield: the spawner must not move) until the children
+ * and the anchor are gone, for 20 s at most. */
+static bool spin_until_gone(struct reach *r, act_pid anchor)
 {
 	int64_t deadline = act__now_ns() + 20 * 1000000000LL;
 	int i;
@@ -572,11 +573,15 @@ static bool spin_until_gone(struct reach *r)
 		while (lookup(r->kids[i]))
 			if (act__now_ns() > deadline)
 				return false;
+	while (lookup(anchor))
+		if (act__now_ns() > deadline)
+			return false;
 	return true;
 }
 
 static bool reach_round(struct reach *r)
 {
+	int64_t deadline;
 	int me, b, i;
 	act_pid anchor, extra;
 
@@ -585,10 +590,17 @@ static bool reach_round(struct reach *r)
 	atomic_store(&r->released, 0);
 	anchor = act_spawn(reach_anchor, r);
 	ck_assert_uint_ne(anchor.id, 0);
-	/* B runs it, and A keeps the spawner; if it was queued on A after
-	 * all, only a yield lets it run */
-	while ((b = atomic_load(&r->anchor_worker)) < 0)
-		act_yield();
+	/* B steals it and runs it, and A keeps the spawner: spin, since a
+	 * yield would let A run it first (on a loaded machine it always
+	 * did, B's thread being slower to wake). If B never takes it, the
+	 * yields let A run it and the round is run again. */
+	deadline = act__now_ns() + 2 * 1000000000LL;
+	while ((b = atomic_load(&r->anchor_worker)) < 0) {
+		if (act__now_ns() < deadline)
+			act__cpu_relax();
+		else
+			act_yield();
+	}
 	me = act_worker();
 	if (b == me) { /* the anchor stayed on A: again */
 		atomic_store(&r->release, 1);
@@ -605,11 +617,12 @@ static bool reach_round(struct reach *r)
 	atomic_store(&r->release, 1);
 	while (!atomic_load(&r->released))
 		act__cpu_relax();
-	ck_assert(spin_until_gone(r));
-	ck_assert(wait_gone(anchor));
+	ck_assert(spin_until_gone(r, anchor));
 	if (act_worker() != me)
 		return false; /* the spawner moved: its cache is B's */
-	/* 1 (this one) alive: 99 more, then the limit */
+	/* 1 (this one) alive: the rest up to the limit, then one more,
+	 * before any yield (B, idle now, could take the spawner at one);
+	 * a few hundred spawns are far from the budget of reductions */
 	for (i = 0; i < LIMIT - 1; i++) {
 		r->kids[i] = act_spawn(reach_kid, NULL);
 		if (!r->kids[i].id)
