@@ -1,0 +1,72 @@
+/*
+ * cmd.h - the kv example's commands: their table, and each one run on a
+ * shard's keyspace with redis-server 7.0's replies.
+ *
+ * Where a command runs: KV_CONN commands (PING, ECHO, QUIT, SELECT,
+ * COMMAND, CONFIG) on the connection, with no keyspace; KV_EVERY commands
+ * (DBSIZE, FLUSHALL) on every shard, their replies merged; the others on
+ * the shard of their keys. A command of several keys (DEL, EXISTS, MGET,
+ * MSET) is split by shard, each part run as the same command on its
+ * keys, and the parts' replies merged (kv_merge). A single shard runs any
+ * command whole (the tests run the table that way).
+ */
+#ifndef KV_CMD_H
+#define KV_CMD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "db.h"
+#include "out.h"
+#include "resp.h"
+
+enum {
+	KV_CONN = 1 << 0,  /* runs on the connection */
+	KV_EVERY = 1 << 1, /* runs on every shard */
+	KV_MULTI = 1 << 2, /* several keys, split by shard */
+	KV_CLOSE = 1 << 3, /* the connection closes after its reply */
+};
+
+/* How the parts of a split command's replies come together. */
+enum kv_merge {
+	KV_MERGE_NONE = 0,
+	KV_MERGE_SUM,   /* integers added: DEL, EXISTS, DBSIZE */
+	KV_MERGE_OK,    /* +OK once: MSET, FLUSHALL */
+	KV_MERGE_ARRAY, /* elements back in key order: MGET */
+};
+
+struct kv_cmd {
+	const char *name; /* lower case, as redis names it in errors */
+	int arity;        /* redis's: n exactly, -n at least n */
+	int first_key;    /* 0: none */
+	int key_step;     /* keys at first_key, +step, ... to the end */
+	unsigned flags;
+	enum kv_merge merge;
+	void (*run)(struct kv_db *db, int argc, const struct resp_arg *argv,
+		    struct out *o);
+};
+
+/* Limits and the answers of CONFIG GET, set once before any command. */
+struct kv_settings {
+	long long proto_max_bulk_len;
+	long long maxclients;
+	int shards;
+};
+extern struct kv_settings kv_settings;
+
+/* The command named argv[0], any case, or NULL. */
+const struct kv_cmd *kv_cmd_find(const char *name, size_t n);
+/* The table, for COMMAND. */
+const struct kv_cmd *kv_cmd_table(size_t *n);
+
+/* Replies for a command that cannot run: unknown, or a wrong arity (false
+ * from kv_cmd_check). */
+void kv_reply_unknown(struct out *o, int argc, const struct resp_arg *argv);
+bool kv_cmd_check(const struct kv_cmd *c, int argc,
+		  const struct resp_arg *argv, struct out *o);
+
+/* Runs c whole on db (a KV_CONN command ignores db). */
+void kv_cmd_run(const struct kv_cmd *c, struct kv_db *db, int argc,
+		const struct resp_arg *argv, struct out *o);
+
+#endif /* KV_CMD_H */

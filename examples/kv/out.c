@@ -1,0 +1,164 @@
+/* out.c - RESP2 replies into a growing buffer (out.h). */
+#include "out.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void out_init(struct out *o)
+{
+	memset(o, 0, sizeof(*o));
+}
+
+void out_free(struct out *o)
+{
+	free(o->p);
+	out_init(o);
+}
+
+char *out_room(struct out *o, size_t n)
+{
+	size_t cap;
+	char *p;
+
+	if (o->failed)
+		return NULL;
+	if (o->cap - o->len >= n)
+		return o->p + o->len;
+	cap = o->cap ? o->cap : 256;
+	while (cap - o->len < n) {
+		if (cap > SIZE_MAX / 2) {
+			o->failed = true;
+			return NULL;
+		}
+		cap *= 2;
+	}
+	p = realloc(o->p, cap);
+	if (!p) {
+		o->failed = true;
+		return NULL;
+	}
+	o->p = p;
+	o->cap = cap;
+	return o->p + o->len;
+}
+
+void out_raw(struct out *o, const void *p, size_t n)
+{
+	char *d = out_room(o, n);
+
+	if (!d)
+		return;
+	if (n)
+		memcpy(d, p, n);
+	o->len += n;
+}
+
+void out_drop_front(struct out *o, size_t n)
+{
+	if (n >= o->len) {
+		o->len = 0;
+		return;
+	}
+	memmove(o->p, o->p + n, o->len - n);
+	o->len -= n;
+}
+
+/* prefix, the decimal v, "\r\n" */
+static void line_ll(struct out *o, char prefix, long long v)
+{
+	char *d = out_room(o, 24);
+	int n;
+
+	if (!d)
+		return;
+	n = snprintf(d, 24, "%c%lld\r\n", prefix, v);
+	o->len += (size_t)n;
+}
+
+static void line(struct out *o, char prefix, const char *s, size_t n)
+{
+	char *d = out_room(o, n + 3);
+
+	if (!d)
+		return;
+	d[0] = prefix;
+	memcpy(d + 1, s, n);
+	d[n + 1] = '\r';
+	d[n + 2] = '\n';
+	o->len += n + 3;
+}
+
+void out_status(struct out *o, const char *s)
+{
+	line(o, '+', s, strlen(s));
+}
+
+void out_error(struct out *o, const char *s)
+{
+	line(o, '-', s, strlen(s));
+}
+
+void out_errorf(struct out *o, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+	int n, i;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	for (i = 0; i < n; i++) /* as redis: no line end inside an error */
+		if (buf[i] == '\r' || buf[i] == '\n')
+			buf[i] = ' ';
+	line(o, '-', buf, (size_t)n);
+}
+
+void out_int(struct out *o, long long v)
+{
+	line_ll(o, ':', v);
+}
+
+void out_bulk(struct out *o, const void *p, size_t n)
+{
+	char *d;
+
+	line_ll(o, '$', (long long)n);
+	d = out_room(o, n + 2);
+	if (!d)
+		return;
+	if (n)
+		memcpy(d, p, n);
+	d[n] = '\r';
+	d[n + 1] = '\n';
+	o->len += n + 2;
+}
+
+void out_null(struct out *o)
+{
+	out_raw(o, "$-1\r\n", 5);
+}
+
+void out_null_array(struct out *o)
+{
+	out_raw(o, "*-1\r\n", 5);
+}
+
+void out_array(struct out *o, long long n)
+{
+	line_ll(o, '*', n);
+}
+
+void out_bulk_ll(struct out *o, long long v)
+{
+	char buf[24];
+	int n = snprintf(buf, sizeof(buf), "%lld", v);
+
+	out_bulk(o, buf, (size_t)n);
+}

@@ -1,0 +1,47 @@
+/*
+ * out.h - a growing byte buffer and the RESP2 replies written into it.
+ *
+ * Each writer appends one reply (or an array's header) to the buffer; on
+ * allocation failure the buffer is marked failed, later writes do
+ * nothing, and the owner sees `failed` and closes the connection.
+ */
+#ifndef KV_OUT_H
+#define KV_OUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct out {
+	char *p;
+	size_t len;
+	size_t cap;
+	bool failed;
+};
+
+void out_init(struct out *o);
+void out_free(struct out *o);
+/* Room for n more bytes: a pointer to them, or NULL (failed set). */
+char *out_room(struct out *o, size_t n);
+void out_raw(struct out *o, const void *p, size_t n);
+void out_drop_front(struct out *o, size_t n);
+
+void out_status(struct out *o, const char *s);        /* +s */
+void out_error(struct out *o, const char *s);         /* -s (s has its class) */
+void out_errorf(struct out *o, const char *fmt, ...)  /* -..., line ends blanked */
+	__attribute__((format(printf, 2, 3)));
+void out_int(struct out *o, long long v);              /* :v */
+void out_bulk(struct out *o, const void *p, size_t n); /* $n p */
+void out_null(struct out *o);                          /* $-1 */
+void out_null_array(struct out *o);                    /* *-1 */
+void out_array(struct out *o, long long n);            /* *n */
+void out_bulk_ll(struct out *o, long long v);          /* v as a bulk */
+
+/* The replies every command shares. */
+#define KV_OK "OK"
+#define KV_ERR_SYNTAX "ERR syntax error"
+#define KV_ERR_NOTINT "ERR value is not an integer or out of range"
+#define KV_ERR_OVERFLOW "ERR increment or decrement would overflow"
+#define KV_ERR_WRONGTYPE \
+	"WRONGTYPE Operation against a key holding the wrong kind of value"
+
+#endif /* KV_OUT_H */

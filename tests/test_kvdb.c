@@ -1,0 +1,325 @@
+/*
+ * test_kvdb.c - the kv example's keyspace (examples/kv/dict.h, db.h) and
+ * its commands run on one shard (cmd.h): a table through growth, an
+ * incremental rehash and shrinking; lists across their ring's wrap;
+ * hashes from the small encoding to the large; expiry lazy and swept;
+ * and command replies where redis-server 7.0's are known.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../examples/kv/cmd.h"
+
+static struct kv_entry *add_key(struct kv_db *db, const char *k,
+				const char *v)
+{
+	uint32_t h = (uint32_t)kv_hash(k, strlen(k));
+	struct kv_entry *e = db_add(db, k, strlen(k), h, KV_STRING, 0);
+
+	ck_assert_ptr_nonnull(e);
+	e = db_set_value(db, e, v, strlen(v));
+	ck_assert_ptr_nonnull(e);
+	return e;
+}
+
+static struct kv_entry *find_key(struct kv_db *db, const char *k)
+{
+	return db_find(db, k, strlen(k), (uint32_t)kv_hash(k, strlen(k)));
+}
+
+/* Every key findable at every moment of growth and of removal, while
+ * rehashes run a bucket at a time. */
+START_TEST(dict_through_rehash)
+{
+	enum { N = 100000 };
+	struct kv_db db;
+	char k[32], v[32];
+	struct kv_entry *e;
+	int i, j;
+
+	db_init(&db);
+	for (i = 0; i < N; i++) {
+		snprintf(k, sizeof(k), "key:%d", i);
+		snprintf(v, sizeof(v), "v%d", i);
+		add_key(&db, k, v);
+		/* an older key, likely in the half not yet moved */
+		j = i / 2;
+		snprintf(k, sizeof(k), "key:%d", j);
+		ck_assert_ptr_nonnull(find_key(&db, k));
+	}
+	ck_assert_uint_eq(db_count(&db), N);
+	for (i = 0; i < N; i += 2) {
+		snprintf(k, sizeof(k), "key:%d", i);
+		e = find_key(&db, k);
+		ck_assert_ptr_nonnull(e);
+		db_delete(&db, e);
+	}
+	ck_assert_uint_eq(db_count(&db), N / 2);
+	/* shrink, then the rest still there with their values */
+	for (i = 0; i < 64; i++)
+		dict_shrink(&db.keys);
+	for (i = 0; i < N; i++) {
+		snprintf(k, sizeof(k), "key:%d", i);
+		e = find_key(&db, k);
+		if (i % 2 == 0) {
+			ck_assert_ptr_null(e);
+			continue;
+		}
+		ck_assert_ptr_nonnull(e);
+		snprintf(v, sizeof(v), "v%d", i);
+		ck_assert_uint_eq(e->vlen, strlen(v));
+		ck_assert_mem_eq(kv_val(e), v, e->vlen);
+	}
+	db_flush(&db);
+	ck_assert_uint_eq(db_count(&db), 0);
+}
+END_TEST
+
+static void count_entry(struct kv_entry *e, void *ctx)
+{
+	(void)e;
+	(*(size_t *)ctx)++;
+}
+
+/* A scan pass with no change between calls sees each entry once. */
+START_TEST(scan_sees_each_once)
+{
+	struct kv_db db;
+	char k[32];
+	size_t seen = 0, cursor = 0;
+	int i;
+
+	db_init(&db);
+	for (i = 0; i < 5000; i++) {
+		snprintf(k, sizeof(k), "s%d", i);
+		add_key(&db, k, "x");
+	}
+	while (dict_scan(&db.keys, &cursor, 7, count_entry, &seen))
+		;
+	ck_assert_uint_eq(seen, 5000);
+	ck_assert_uint_eq(cursor, 0);
+	db_flush(&db);
+}
+END_TEST
+
+/* The ring against a plain array: pushes on both ends, pops between,
+ * across the ring's growth and its wrap. */
+START_TEST(list_ring_wraps)
+{
+	enum { N = 1000 };
+	static int model[2 * N + 1];
+	int lo = N, hi = N; /* model[lo..hi) */
+	struct kv_list l = { 0 };
+	struct kv_str *s;
+	char b[16];
+	int i, k;
+
+	for (i = 0; i < N; i++) {
+		bool left = i % 2;
+
+		snprintf(b, sizeof(b), "%d", i);
+		ck_assert(list_push(&l, left, kv_str_new(b, strlen(b) + 1)));
+		if (left)
+			model[--lo] = i;
+		else
+			model[hi++] = i;
+		if (i % 3 == 0) {
+			left = i % 2 == 0;
+			s = list_pop(&l, left);
+			ck_assert_int_eq(atoi(s->p),
+					 left ? model[lo++] : model[--hi]);
+			free(s);
+		}
+		ck_assert_uint_eq(l.n, (size_t)(hi - lo));
+	}
+	for (k = 0; k < hi - lo; k++)
+		ck_assert_int_eq(atoi(list_at(&l, (size_t)k)->p), model[lo + k]);
+	while ((s = list_pop(&l, true)))
+		free(s);
+	free(l.a);
+}
+END_TEST
+
+/* Small to large past 128 fields or 64 bytes: nothing lost, and small
+ * hashes keep insertion order (redis's listpack order). */
+START_TEST(hash_small_to_large)
+{
+	struct kv_hash h;
+	const char *v;
+	char f[16], val[100];
+	size_t n;
+	int i;
+
+	memset(&h, 0, sizeof(h));
+	dict_init(&h.d);
+	for (i = 0; i < KV_HASH_SMALL_FIELDS; i++) {
+		snprintf(f, sizeof(f), "f%d", i);
+		ck_assert_int_eq(hash_set(&h, f, strlen(f), f, strlen(f)), 1);
+	}
+	ck_assert(!h.large);
+	ck_assert_int_eq(hash_set(&h, "f0", 2, "again", 5), 0);
+	ck_assert(!h.large);
+	ck_assert_int_eq(hash_set(&h, "one more", 8, "x", 1), 1);
+	ck_assert(h.large);
+	ck_assert_uint_eq(hash_len(&h), KV_HASH_SMALL_FIELDS + 1);
+	ck_assert(hash_get(&h, "f0", 2, &v, &n));
+	ck_assert_uint_eq(n, 5);
+	ck_assert_mem_eq(v, "again", 5);
+	for (i = 1; i < KV_HASH_SMALL_FIELDS; i++) {
+		snprintf(f, sizeof(f), "f%d", i);
+		ck_assert(hash_get(&h, f, strlen(f), &v, &n));
+		ck_assert_mem_eq(v, f, n);
+	}
+	ck_assert(hash_del(&h, "f5", 2));
+	ck_assert(!hash_get(&h, "f5", 2, &v, &n));
+	dict_clear(&h.d, NULL);
+
+	/* a long value makes a one-field hash large */
+	memset(&h, 0, sizeof(h));
+	dict_init(&h.d);
+	memset(val, 'v', sizeof(val));
+	ck_assert_int_eq(hash_set(&h, "a", 1, "1", 1), 1);
+	ck_assert_int_eq(hash_set(&h, "b", 1, val, sizeof(val)), 1);
+	ck_assert(h.large);
+	ck_assert(hash_get(&h, "a", 1, &v, &n));
+	ck_assert_uint_eq(n, 1);
+	dict_clear(&h.d, NULL);
+}
+END_TEST
+
+/* One shard, commands by name, replies compared. */
+static void run(struct kv_db *db, const char *line, const char *want)
+{
+	struct resp_arg a[16];
+	char copy[256], *save, *t;
+	const struct kv_cmd *c;
+	struct out o;
+	int n = 0;
+
+	snprintf(copy, sizeof(copy), "%s", line);
+	for (t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		a[n].p = t;
+		a[n++].len = strlen(t);
+	}
+	out_init(&o);
+	c = kv_cmd_find(a[0].p, a[0].len);
+	if (!c)
+		kv_reply_unknown(&o, n, a);
+	else if (kv_cmd_check(c, n, a, &o))
+		kv_cmd_run(c, db, n, a, &o);
+	ck_assert_msg(o.len == strlen(want) && !memcmp(o.p, want, o.len),
+		      "%s: %.*s, not %s", line, (int)o.len, o.p, want);
+	out_free(&o);
+}
+
+START_TEST(expiry_lazy_and_swept)
+{
+	struct kv_db db;
+	struct kv_entry *e;
+	char k[16];
+	int i;
+
+	db_init(&db);
+	run(&db, "SET a 1 PX 1", "+OK\r\n");
+	run(&db, "SET b 2 EX 100", "+OK\r\n");
+	ck_assert_uint_eq(db.expires, 2);
+	/* a past deadline is gone on the next access */
+	e = find_key(&db, "a");
+	ck_assert_ptr_nonnull(e);
+	e->expire_ms = kv_now_ms() - 1;
+	run(&db, "GET a", "$-1\r\n");
+	run(&db, "EXISTS a b", ":1\r\n");
+	ck_assert_uint_eq(db.expired, 1);
+	/* and swept when no one asks */
+	for (i = 0; i < 1000; i++) {
+		snprintf(k, sizeof(k), "x%d", i);
+		e = add_key(&db, k, "v");
+		db_set_expire(&db, e, kv_now_ms() - 1);
+	}
+	while (db_sweep(&db, 16) || db.sweep_cursor)
+		;
+	ck_assert_uint_eq(db_count(&db), 1);
+	ck_assert_uint_eq(db.expires, 1);
+	ck_assert_uint_eq(db.expired, 1001);
+	db_flush(&db);
+}
+END_TEST
+
+START_TEST(replies_as_redis)
+{
+	struct kv_db db;
+
+	db_init(&db);
+	run(&db, "get", "-ERR wrong number of arguments for 'get' command\r\n");
+	run(&db, "FOO a b",
+	    "-ERR unknown command 'FOO', with args beginning with: 'a' 'b' \r\n");
+	run(&db, "SET k v EX 0",
+	    "-ERR invalid expire time in 'set' command\r\n");
+	run(&db, "SET k v NX XX", "-ERR syntax error\r\n");
+	run(&db, "SET k v GET", "$-1\r\n");
+	run(&db, "SET k v2 XX GET", "$1\r\nv\r\n");
+	run(&db, "INCR k",
+	    "-ERR value is not an integer or out of range\r\n");
+	run(&db, "LPUSH k a", "-WRONGTYPE Operation against a key holding "
+			      "the wrong kind of value\r\n");
+	run(&db, "SET n 9223372036854775807", "+OK\r\n");
+	run(&db, "INCR n", "-ERR increment or decrement would overflow\r\n");
+	run(&db, "DECRBY n -9223372036854775808",
+	    "-ERR decrement would overflow\r\n");
+	run(&db, "HSET h a 1 b 2", ":2\r\n");
+	run(&db, "HSET h s abc", ":1\r\n");
+	run(&db, "HINCRBY h s 1", "-ERR hash value is not an integer\r\n");
+	run(&db, "HGETALL h", "*6\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n"
+			      "2\r\n$1\r\ns\r\n$3\r\nabc\r\n");
+	run(&db, "RPUSH l a b c", ":3\r\n");
+	run(&db, "LPOP l 0", "*0\r\n");
+	run(&db, "LPOP l -1", "-ERR value is out of range, must be "
+			      "positive\r\n");
+	run(&db, "LRANGE l -2 -1", "*2\r\n$1\r\nb\r\n$1\r\nc\r\n");
+	run(&db, "EXPIRE k 10 GT LT", "-ERR GT and LT options at the same "
+				      "time are not compatible\r\n");
+	run(&db, "EXPIRE k 10 NX", ":1\r\n");
+	run(&db, "TTL k", ":10\r\n");
+	run(&db, "EXPIRE k -1", ":1\r\n");
+	run(&db, "TTL k", ":-2\r\n");
+	run(&db, "MSET a 1 b", "-ERR wrong number of arguments for 'mset' "
+			       "command\r\n");
+	run(&db, "MGET a l nokey", "*3\r\n$-1\r\n$-1\r\n$-1\r\n");
+	run(&db, "SELECT 1", "-ERR DB index is out of range\r\n");
+	run(&db, "CONFIG GET save", "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
+	run(&db, "DBSIZE", ":3\r\n");
+	run(&db, "FLUSHALL x", "-ERR syntax error\r\n");
+	run(&db, "FLUSHALL", "+OK\r\n");
+	run(&db, "DBSIZE", ":0\r\n");
+	db_flush(&db);
+}
+END_TEST
+
+static Suite *kvdb_suite(void)
+{
+	Suite *s = suite_create("kvdb");
+	TCase *tc = tcase_create("db");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, dict_through_rehash);
+	tcase_add_test(tc, scan_sees_each_once);
+	tcase_add_test(tc, list_ring_wraps);
+	tcase_add_test(tc, hash_small_to_large);
+	tcase_add_test(tc, expiry_lazy_and_swept);
+	tcase_add_test(tc, replies_as_redis);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(kvdb_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
