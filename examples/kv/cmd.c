@@ -1122,8 +1122,10 @@ bool kv_cmd_check(const struct kv_cmd *c, int argc,
 		  const struct resp_arg *argv, struct out *o)
 {
 	(void)argv;
+	/* MSET's pairs: redis checks them before it splits anything */
 	if ((c->arity > 0 && argc != c->arity) ||
-	    (c->arity < 0 && argc < -c->arity)) {
+	    (c->arity < 0 && argc < -c->arity) ||
+	    (c->key_step == 2 && argc % 2 == 0)) {
 		arity_error(o, c->name);
 		return false;
 	}

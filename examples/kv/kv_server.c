@@ -1,0 +1,1077 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kv_server.c - an in-memory key-value server that speaks RESP2, for
+ * redis-cli and redis-benchmark, built the actor way.
+ *
+ *   kv_server [--host H] [--port P] [--workers N] [--shards N]
+ *             [--maxclients N] [--proto-max-bulk-len BYTES]
+ *
+ * Processes:
+ *   main      starts the shards, the acceptor and the signal watcher,
+ *             then waits for SIGINT or SIGTERM.
+ *   shard i   owns the keys whose hash falls to it (cmd.h, db.h): the
+ *             only process that touches them, so no lock anywhere. Each
+ *             request message is a batch of commands; the reply message
+ *             holds their replies. A 100 ms tick sweeps expired keys.
+ *   acceptor  one act_io_accept after another; past --maxclients a new
+ *             client gets "-ERR max number of clients reached".
+ *   conn      one per client: reads, parses (resp.h), sends each shard
+ *             one message with that shard's commands of what was read
+ *             (up to 256 commands), waits for their replies, writes the
+ *             replies in the order of the commands.
+ *
+ * A command of several keys is split by shard and its parts' replies
+ * merged, as Redis Cluster clients do it; like them it is not atomic
+ * across shards (MSET may be seen half done by another client). Per
+ * shard, commands run in the order each connection sent them.
+ *
+ * What bounds memory: a connection has one batch in flight, so a shard's
+ * mailbox holds at most one message per connection; a connection reads
+ * no more while its replies are unsent, and a client that takes none of
+ * them for 30 s is closed; a bulk over --proto-max-bulk-len is refused on
+ * its header (resp.h).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <actors.h>
+
+#include "../echo_server.h" /* echo_server_listen: the socket */
+#include "cmd.h"
+
+#define BATCH_MAX 256                 /* commands read before they run */
+#define IN_START 16384                /* a connection's first buffer */
+#define INLINE_MAX ((size_t)256 << 10) /* bigger messages go by pointer */
+#define SEND_STALL_NS (30 * 1000000000LL) /* no progress: closed */
+#define TICK_NS (100 * 1000000LL)     /* a shard's expiry sweep */
+#define SWEEP_BUCKETS 256
+#define MS 1000000LL
+
+enum {
+	T_REQ = 1,  /* a batch of commands, its bytes in the message */
+	T_REQ_PTR,  /* the same, a malloc'd buffer handed over */
+	T_REP,      /* the replies */
+	T_REP_PTR,
+	T_TICK,     /* a shard's sweep */
+	T_SIGNAL,   /* to main: the signal's number */
+	T_FAILED,   /* to main: a -errno */
+};
+
+/* A pointer message's payload: the receiver frees p. */
+struct handoff {
+	void *p;
+	size_t len;
+};
+
+/* Set before act_main, read-only once processes run. */
+static struct {
+	int listen_fd;
+	int sigfd;
+	int nshards;
+	act_pid main;
+	act_pid *shards;
+	_Atomic int clients;
+	_Atomic uint64_t accepted, rejected, closed;
+	int err, signal;
+} srv;
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static uint32_t get32(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static void put32(struct out *o, uint32_t v)
+{
+	out_raw(o, &v, sizeof(v));
+}
+
+/* o's bytes to `to`: copied when small, else the buffer itself. */
+static int send_out(act_pid to, uint32_t tag, struct out *o)
+{
+	struct handoff h;
+	int rc;
+
+	if (o->len <= INLINE_MAX)
+		return act_send(to, tag, o->p, o->len);
+	h.p = o->p;
+	h.len = o->len;
+	rc = act_send(to, tag + 1, &h, sizeof(h)); /* the _PTR tag */
+	if (rc == 0)
+		out_init(o); /* the receiver owns the bytes now */
+	return rc;
+}
+
+/* A request or reply's bytes: in the message, or handed over. */
+static const char *payload(const struct act_msg *m, size_t *len,
+			   void **owned)
+{
+	struct handoff h;
+
+	*owned = NULL;
+	if (m->tag == T_REQ_PTR || m->tag == T_REP_PTR) {
+		memcpy(&h, m->data, sizeof(h));
+		*owned = h.p;
+		*len = h.len;
+		return h.p;
+	}
+	*len = m->len;
+	return m->data;
+}
+
+/* ---- a shard ------------------------------------------------------------ */
+
+struct shard {
+	struct kv_db db;
+	struct out rep;
+	struct resp_arg *argv;
+	uint32_t cap;
+};
+
+static bool shard_args(struct shard *s, uint32_t argc)
+{
+	struct resp_arg *v;
+
+	if (argc <= s->cap)
+		return true;
+	v = realloc(s->argv, argc * sizeof(*v));
+	if (!v)
+		return false;
+	s->argv = v;
+	s->cap = argc;
+	return true;
+}
+
+/*
+ * Runs a batch: [seq][shard][n] then n times [cmd][argc][len x argc]
+ * [bytes]. Replies: [seq][shard][n] then n times [len][reply]; n is
+ * KV_BATCH_FAILED when there was no memory for them (the client is then
+ * closed: it cannot have its replies).
+ */
+#define KV_BATCH_FAILED UINT32_MAX
+
+static void shard_batch(struct shard *s, const char *p, size_t len,
+			act_pid from)
+{
+	const struct kv_cmd *table;
+	size_t ntable, at = 12, mark, data;
+	uint32_t n, i, k, cmd, argc, rlen, fail = KV_BATCH_FAILED;
+
+	s->rep.len = 0;
+	s->rep.failed = false;
+	table = kv_cmd_table(&ntable);
+	n = get32(p + 8);
+	out_raw(&s->rep, p, 12);
+	for (i = 0; i < n && !s->rep.failed; i++) {
+		cmd = get32(p + at);
+		argc = get32(p + at + 4);
+		at += 8;
+		if (cmd >= ntable || at + 4 * (size_t)argc > len ||
+		    !shard_args(s, argc)) {
+			s->rep.failed = true;
+			break;
+		}
+		data = at + 4 * (size_t)argc;
+		for (k = 0; k < argc; k++) {
+			s->argv[k].len = get32(p + at + 4 * k);
+			s->argv[k].p = p + data;
+			data += s->argv[k].len;
+		}
+		at = data;
+		mark = s->rep.len;
+		put32(&s->rep, 0);
+		kv_cmd_run(&table[cmd], &s->db, (int)argc, s->argv, &s->rep);
+		rlen = (uint32_t)(s->rep.len - mark - 4);
+		if (!s->rep.failed)
+			memcpy(s->rep.p + mark, &rlen, 4);
+	}
+	if (s->rep.failed) {
+		char head[12];
+
+		memcpy(head, p, 8);
+		memcpy(head + 8, &fail, 4);
+		out_free(&s->rep);
+		act_send(from, T_REP, head, sizeof(head));
+		return;
+	}
+	send_out(from, T_REP, &s->rep);
+}
+
+static void shard_sweep(struct shard *s)
+{
+	int64_t t0 = now_ns();
+	size_t gone;
+
+	/* again while a quarter or more of what it saw was expired, 1 ms
+	 * at most (redis's active expiry does the same at 10 Hz) */
+	do
+		gone = db_sweep(&s->db, SWEEP_BUCKETS);
+	while (gone >= SWEEP_BUCKETS / 4 && now_ns() - t0 < MS);
+}
+
+static void shard_proc(void *arg)
+{
+	struct shard s;
+	struct act_msg *m;
+	const char *p;
+	void *owned;
+	size_t len;
+
+	(void)arg;
+	memset(&s, 0, sizeof(s));
+	db_init(&s.db);
+	out_init(&s.rep);
+	act_send_interval(TICK_NS, act_self(), T_TICK, NULL, 0, NULL);
+	for (;;) {
+		m = act_receive(ACT_FOREVER);
+		if (!m)
+			continue;
+		if (m->tag == T_TICK) {
+			shard_sweep(&s);
+		} else if (m->tag == T_REQ || m->tag == T_REQ_PTR) {
+			p = payload(m, &len, &owned);
+			shard_batch(&s, p, len, m->from);
+			free(owned);
+		}
+		act_msg_free(m);
+	}
+}
+
+/* ---- a connection ------------------------------------------------------- */
+
+enum { P_LOCAL, P_SHARD, P_SPLIT };
+
+/* Where each command of a batch gets its reply. */
+struct plan {
+	uint8_t kind;
+	uint8_t merge;      /* P_SPLIT: enum kv_merge */
+	uint32_t shard;     /* P_SHARD: the next reply of this shard */
+	size_t off, len;    /* P_LOCAL: the reply in c->local */
+	uint32_t part0;     /* P_SPLIT: c->parts[part0 .. part0 + nparts) */
+	uint32_t nparts;
+	uint32_t key0;      /* P_SPLIT by key: c->keypart[key0 .. + nkeys) */
+	uint32_t nkeys;
+};
+
+struct conn {
+	int fd;
+	char *in;
+	size_t have, cap;
+	struct resp_parser ps;
+	struct out out;       /* replies to write */
+	struct out local;     /* replies made here, this batch */
+	struct out *req;      /* by shard: the batch's request */
+	uint32_t *nreq;       /* by shard: its commands */
+	uint32_t seq;
+	struct plan plan[BATCH_MAX];
+	int nplan;
+	uint32_t *parts;      /* P_SPLIT: the shard of each part */
+	uint32_t *keypart;    /* the part of each key of a split MGET */
+	size_t nparts, capparts, nkeys, capkeys;
+	struct resp_arg *sub; /* a part's arguments */
+	size_t capsub;
+	/* the replies of the shards, by shard */
+	struct act_msg **rep;
+	void **owned;
+	const char **rp;
+	size_t *rlen, *rat;
+	bool close_after;
+};
+
+static uint32_t shard_of(const struct resp_arg *key)
+{
+	if (srv.nshards == 1)
+		return 0;
+	return (uint32_t)((kv_hash(key->p, key->len) >> 32) %
+			  (uint64_t)srv.nshards);
+}
+
+static bool grow(void **p, size_t *cap, size_t want, size_t size)
+{
+	size_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (want <= *cap)
+		return true;
+	while (n < want)
+		n *= 2;
+	q = realloc(*p, n * size);
+	if (!q)
+		return false;
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+/* One command into shard s's request of this batch. */
+static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd,
+		 int argc, const struct resp_arg *argv)
+{
+	size_t ntable;
+	struct out *o = &c->req[s];
+	int i;
+
+	if (!c->nreq[s]) {
+		o->len = 0;
+		o->failed = false;
+		put32(o, c->seq);
+		put32(o, s);
+		put32(o, 0); /* the count, when it is sent */
+	}
+	put32(o, (uint32_t)(cmd - kv_cmd_table(&ntable)));
+	put32(o, (uint32_t)argc);
+	for (i = 0; i < argc; i++)
+		put32(o, (uint32_t)argv[i].len);
+	for (i = 0; i < argc; i++)
+		out_raw(o, argv[i].p, argv[i].len);
+	c->nreq[s]++;
+}
+
+static bool add_part(struct conn *c, uint32_t s)
+{
+	if (!grow((void **)&c->parts, &c->capparts, c->nparts + 1,
+		  sizeof(*c->parts)))
+		return false;
+	c->parts[c->nparts++] = s;
+	return true;
+}
+
+/* A command of several keys, or of every shard, split into parts. */
+static bool split(struct conn *c, struct plan *pl, const struct kv_cmd *cmd,
+		  int argc, const struct resp_arg *argv)
+{
+	uint32_t s, first, j, nk;
+	int i, step = cmd->key_step, n;
+	bool one = true;
+
+	pl->kind = P_SPLIT;
+	pl->merge = (uint8_t)cmd->merge;
+	pl->part0 = (uint32_t)c->nparts;
+	if (cmd->flags & KV_EVERY) {
+		for (s = 0; s < (uint32_t)srv.nshards; s++) {
+			if (!add_part(c, s))
+				return false;
+			pack(c, s, cmd, argc, argv);
+		}
+		pl->nparts = (uint32_t)srv.nshards;
+		pl->nkeys = 0;
+		return true;
+	}
+	nk = (uint32_t)((argc - 1) / step);
+	first = shard_of(&argv[1]);
+	for (i = 1 + step; i < argc && one; i += step)
+		one = shard_of(&argv[i]) == first;
+	if (one) { /* all on one shard: the command whole */
+		pl->kind = P_SHARD;
+		pl->shard = first;
+		pack(c, first, cmd, argc, argv);
+		return true;
+	}
+	if (!grow((void **)&c->keypart, &c->capkeys, c->nkeys + nk,
+		  sizeof(*c->keypart)) ||
+	    !grow((void **)&c->sub, &c->capsub, (size_t)argc,
+		  sizeof(*c->sub)))
+		return false;
+	pl->key0 = (uint32_t)c->nkeys;
+	pl->nkeys = nk;
+	pl->nparts = 0;
+	/* one part per shard, its keys (and values) in the command's order */
+	for (j = 0; j < nk; j++) {
+		uint32_t sj = shard_of(&argv[1 + j * step]), p;
+
+		for (p = 0; p < pl->nparts; p++)
+			if (c->parts[pl->part0 + p] == sj)
+				break;
+		c->keypart[c->nkeys + j] = p;
+		if (p < pl->nparts)
+			continue; /* that shard's part is made */
+		if (!add_part(c, sj))
+			return false;
+		pl->nparts++;
+		c->sub[0] = argv[0];
+		n = 1;
+		for (i = 1 + (int)j * step; i < argc; i += step) {
+			if (shard_of(&argv[i]) != sj)
+				continue;
+			c->sub[n++] = argv[i];
+			if (step == 2)
+				c->sub[n++] = argv[i + 1];
+		}
+		pack(c, sj, cmd, n, c->sub);
+	}
+	c->nkeys += nk;
+	return true;
+}
+
+/* The plan of one command: run here, or packed for its shard(s). */
+static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
+{
+	struct plan *pl = &c->plan[c->nplan++];
+	const struct kv_cmd *cmd = kv_cmd_find(argv[0].p, argv[0].len);
+
+	pl->kind = P_LOCAL;
+	pl->off = c->local.len;
+	if (!cmd)
+		kv_reply_unknown(&c->local, argc, argv);
+	else if (!kv_cmd_check(cmd, argc, argv, &c->local))
+		; /* its arity error */
+	else if (cmd->flags & KV_CONN) {
+		kv_cmd_run(cmd, NULL, argc, argv, &c->local);
+		if (cmd->flags & KV_CLOSE)
+			c->close_after = true;
+	} else if (cmd->flags & (KV_MULTI | KV_EVERY)) {
+		return split(c, pl, cmd, argc, argv);
+	} else {
+		pl->kind = P_SHARD;
+		pl->shard = shard_of(&argv[cmd->first_key]);
+		pack(c, pl->shard, cmd, argc, argv);
+	}
+	pl->len = c->local.len - pl->off;
+	return true;
+}
+
+/*
+ * Parses and plans up to BATCH_MAX commands of what was read; consumes
+ * their bytes. RESP_MORE: all of it is planned (read more); RESP_CMD:
+ * the batch is full; RESP_ERROR, RESP_NOMEM: the end of this client.
+ */
+static enum resp_status plan_batch(struct conn *c)
+{
+	enum resp_status st = RESP_CMD;
+	size_t pos = 0;
+
+	c->seq++; /* the batch's requests carry it, its replies too */
+	c->nplan = 0;
+	c->nparts = c->nkeys = 0;
+	c->local.len = 0;
+	while (c->nplan < BATCH_MAX && !c->close_after) {
+		st = resp_parse(&c->ps, c->in + pos, c->have - pos);
+		pos += c->ps.used;
+		if (st != RESP_CMD)
+			break;
+		if (!dispatch(c, c->ps.argc, c->ps.argv)) {
+			st = RESP_NOMEM;
+			break;
+		}
+	}
+	memmove(c->in, c->in + pos, c->have - pos);
+	c->have -= pos;
+	return st;
+}
+
+/* The next reply of shard s in this batch's replies. */
+static const char *next_reply(struct conn *c, uint32_t s, size_t *len)
+{
+	const char *r = c->rp[s] + c->rat[s] + 4;
+
+	*len = get32(c->rp[s] + c->rat[s]);
+	c->rat[s] += 4 + *len;
+	return r;
+}
+
+/* The length of the one RESP reply at p (the shards' own output). */
+static size_t reply_len(const char *p)
+{
+	const char *e = strchr(p, '\r');
+	long long n = strtoll(p + 1, NULL, 10);
+	size_t at = (size_t)(e - p) + 2;
+
+	if (p[0] == '$')
+		return n < 0 ? at : at + (size_t)n + 2;
+	if (p[0] == '*')
+		while (n-- > 0)
+			at += reply_len(p + at);
+	return at;
+}
+
+static void merge(struct conn *c, const struct plan *pl)
+{
+	const char *err = NULL, *r[64], **rv = r;
+	size_t errlen = 0, len, at[64], *av = at, j;
+	long long sum = 0;
+	uint32_t p;
+
+	if (pl->nparts > 64) { /* more shards than the stack arrays */
+		rv = malloc(pl->nparts * sizeof(*rv));
+		av = malloc(pl->nparts * sizeof(*av));
+		if (!rv || !av) {
+			c->out.failed = true;
+			goto out;
+		}
+	}
+	for (p = 0; p < pl->nparts; p++) {
+		rv[p] = next_reply(c, c->parts[pl->part0 + p], &len);
+		av[p] = 0;
+		if (!err && rv[p][0] == '-') {
+			err = rv[p];
+			errlen = len;
+		} else if (rv[p][0] == ':') {
+			sum += strtoll(rv[p] + 1, NULL, 10);
+		} else if (rv[p][0] == '*') {
+			av[p] = (size_t)(strchr(rv[p], '\r') - rv[p]) + 2;
+		}
+	}
+	if (err) {
+		out_raw(&c->out, err, errlen);
+	} else if (pl->merge == KV_MERGE_SUM) {
+		out_int(&c->out, sum);
+	} else if (pl->merge == KV_MERGE_OK) {
+		out_status(&c->out, KV_OK);
+	} else { /* each key's element from its part, in key order */
+		out_array(&c->out, pl->nkeys);
+		for (j = 0; j < pl->nkeys; j++) {
+			p = c->keypart[pl->key0 + j];
+			len = reply_len(rv[p] + av[p]);
+			out_raw(&c->out, rv[p] + av[p], len);
+			av[p] += len;
+		}
+	}
+out:
+	if (rv != r) {
+		free(rv);
+		free(av);
+	}
+}
+
+/* Sends each shard its part of the batch, waits for every reply, and
+ * writes the replies into c->out in the order of the commands. */
+static bool run_batch(struct conn *c)
+{
+	uint32_t s, waiting = 0, n;
+	struct act_msg *m;
+	const char *p;
+	size_t len;
+	void *owned;
+	int i;
+
+	for (s = 0; s < (uint32_t)srv.nshards; s++) {
+		if (!c->nreq[s])
+			continue;
+		n = c->nreq[s];
+		if (c->req[s].failed)
+			return false;
+		memcpy(c->req[s].p + 8, &n, 4);
+		if (send_out(srv.shards[s], T_REQ, &c->req[s]))
+			return false;
+		c->nreq[s] = 0;
+		waiting++;
+	}
+	while (waiting) {
+		m = act_receive(ACT_FOREVER);
+		if (!m)
+			continue;
+		if (m->tag != T_REP && m->tag != T_REP_PTR) {
+			act_msg_free(m);
+			continue;
+		}
+		p = payload(m, &len, &owned);
+		s = get32(p + 4);
+		if (get32(p) != c->seq || s >= (uint32_t)srv.nshards ||
+		    c->rep[s]) {
+			act_msg_free(m);
+			free(owned);
+			continue;
+		}
+		c->rep[s] = m;
+		c->owned[s] = owned;
+		if (get32(p + 8) == KV_BATCH_FAILED)
+			c->out.failed = true; /* the shard had no memory */
+		c->rp[s] = p;
+		c->rlen[s] = len;
+		c->rat[s] = 12;
+		waiting--;
+	}
+	for (i = 0; i < c->nplan && !c->out.failed; i++) {
+		const struct plan *pl = &c->plan[i];
+
+		if (pl->kind == P_LOCAL) {
+			out_raw(&c->out, c->local.p + pl->off, pl->len);
+		} else if (pl->kind == P_SHARD) {
+			p = next_reply(c, pl->shard, &len);
+			out_raw(&c->out, p, len);
+		} else {
+			merge(c, pl);
+		}
+	}
+	for (s = 0; s < (uint32_t)srv.nshards; s++) {
+		if (!c->rep[s])
+			continue;
+		act_msg_free(c->rep[s]);
+		free(c->owned[s]);
+		c->rep[s] = NULL;
+		c->owned[s] = NULL;
+	}
+	return !c->out.failed;
+}
+
+/* Writes c->out; false when the client is gone or took nothing for
+ * SEND_STALL_NS. */
+static bool flush_out(struct conn *c)
+{
+	size_t at = 0;
+	ssize_t n;
+
+	while (at < c->out.len) {
+		n = act_io_send_timeout(c->fd, c->out.p + at, c->out.len - at,
+					MSG_NOSIGNAL, SEND_STALL_NS);
+		if (n == -EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		at += (size_t)n;
+	}
+	c->out.len = 0;
+	if (c->out.cap > ((size_t)1 << 20))
+		out_free(&c->out); /* a big reply's room back */
+	return true;
+}
+
+/* Reads more; false at the end of the client. */
+static bool fill(struct conn *c)
+{
+	size_t want = c->have + 1, cap;
+	ssize_t n;
+	char *p;
+
+	if (c->ps.need > want)
+		want = c->ps.need; /* a whole bulk argument at once */
+	if (want > c->cap) {
+		/* redis's client-query-buffer-limit: 1 GB */
+		if (want > ((size_t)1 << 30) + RESP_INLINE_MAX)
+			return false;
+		cap = c->cap * 2 > want ? c->cap * 2 : want;
+		p = realloc(c->in, cap);
+		if (!p)
+			return false;
+		c->in = p;
+		c->cap = cap;
+	}
+	do
+		n = act_io_recv(c->fd, c->in + c->have, c->cap - c->have, 0);
+	while (n == -EINTR);
+	if (n <= 0)
+		return false;
+	c->have += (size_t)n;
+	return true;
+}
+
+static struct conn *conn_new(int fd)
+{
+	size_t ns = (size_t)srv.nshards;
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->fd = fd;
+	c->cap = IN_START;
+	c->in = malloc(c->cap);
+	c->req = calloc(ns, sizeof(*c->req));
+	c->nreq = calloc(ns, sizeof(*c->nreq));
+	c->rep = calloc(ns, sizeof(*c->rep));
+	c->owned = calloc(ns, sizeof(*c->owned));
+	c->rp = calloc(ns, sizeof(*c->rp));
+	c->rlen = calloc(ns, sizeof(*c->rlen));
+	c->rat = calloc(ns, sizeof(*c->rat));
+	resp_init(&c->ps, kv_settings.proto_max_bulk_len);
+	return c; /* conn_ok says whether it is whole */
+}
+
+static bool conn_ok(const struct conn *c)
+{
+	return c->in && c->req && c->nreq && c->rep && c->owned && c->rp &&
+	       c->rlen && c->rat;
+}
+
+static void conn_free(struct conn *c)
+{
+	int s;
+
+	for (s = 0; c->req && s < srv.nshards; s++)
+		out_free(&c->req[s]);
+	out_free(&c->out);
+	out_free(&c->local);
+	resp_free(&c->ps);
+	free(c->in);
+	free(c->req);
+	free(c->nreq);
+	free(c->rep);
+	free(c->owned);
+	free(c->rp);
+	free(c->rlen);
+	free(c->rat);
+	free(c->parts);
+	free(c->keypart);
+	free(c->sub);
+	free(c);
+}
+
+static void conn_proc(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	struct conn *c = conn_new(fd);
+	enum resp_status st;
+
+	while (c && conn_ok(c)) {
+		st = plan_batch(c);
+		if (c->nplan && !run_batch(c))
+			break;
+		if (st == RESP_ERROR) {
+			out_errorf(&c->out, "ERR %s", c->ps.error);
+			c->close_after = true;
+		} else if (st == RESP_NOMEM) {
+			c->close_after = true;
+		}
+		if (c->out.len && !flush_out(c))
+			break;
+		if (c->close_after)
+			break;
+		if (st == RESP_MORE && !fill(c))
+			break;
+	}
+	if (c)
+		conn_free(c);
+	act_io_close(fd);
+	atomic_fetch_sub_explicit(&srv.clients, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&srv.closed, 1, memory_order_relaxed);
+}
+
+/* ---- the acceptor, the signal watcher, main ------------------------------ */
+
+static void failed(int err)
+{
+	act_send(srv.main, T_FAILED, &err, sizeof(err));
+}
+
+static void reject(int fd)
+{
+	static const char msg[] = "-ERR max number of clients reached\r\n";
+
+	/* a fresh socket's buffer takes it at once; best effort, as redis */
+	if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+		/* nothing to do: the client is closed either way */
+	}
+	close(fd);
+	atomic_fetch_add_explicit(&srv.rejected, 1, memory_order_relaxed);
+}
+
+static void accept_one(int fd, int maxclients)
+{
+	int one = 1;
+
+	if (atomic_fetch_add_explicit(&srv.clients, 1, memory_order_relaxed) >=
+	    maxclients) {
+		atomic_fetch_sub_explicit(&srv.clients, 1,
+					  memory_order_relaxed);
+		reject(fd);
+		return;
+	}
+	/* replies are small and each is due now */
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	atomic_fetch_add_explicit(&srv.accepted, 1, memory_order_relaxed);
+	if (act_pid_eq(act_spawn(conn_proc, (void *)(intptr_t)fd),
+		       ACT_PID_NONE)) {
+		atomic_fetch_sub_explicit(&srv.clients, 1,
+					  memory_order_relaxed);
+		close(fd);
+		act_sleep(10 * MS); /* no process slot: let some end */
+	}
+}
+
+static void acceptor_proc(void *arg)
+{
+	int maxclients = (int)(intptr_t)arg, fd;
+
+	for (;;) {
+		fd = act_io_accept(srv.listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd >= 0) {
+			accept_one(fd, maxclients);
+			continue;
+		}
+		switch (-fd) {
+		case EMFILE:
+		case ENFILE:
+		case ENOBUFS:
+		case ENOMEM:
+			act_sleep(10 * MS); /* out of descriptors or memory */
+			break;
+		case EBADF:
+		case EINVAL:
+		case ENOTSOCK:
+		case EOPNOTSUPP:
+		case ENOSYS:
+			failed(fd); /* not a listening socket, or no io_uring */
+			return;
+		default:
+			break; /* the peer's trouble (ECONNABORTED...): next */
+		}
+	}
+}
+
+static void watcher_proc(void *arg)
+{
+	struct signalfd_siginfo si;
+	ssize_t n;
+	int sig;
+
+	(void)arg;
+	do
+		n = act_io_read(srv.sigfd, &si, sizeof(si), -1);
+	while (n == -EINTR || n == -EAGAIN);
+	if (n != (ssize_t)sizeof(si)) {
+		failed(n < 0 ? (int)n : -EIO);
+		return;
+	}
+	sig = (int)si.ssi_signo;
+	act_send(srv.main, T_SIGNAL, &sig, sizeof(sig));
+}
+
+struct opts {
+	const char *host;
+	int port;
+	int workers;
+	int shards;
+	long long maxclients;
+	long long max_bulk;
+};
+
+static void main_proc(void *arg)
+{
+	const struct opts *o = arg;
+	act_pid acceptor, watcher;
+	struct act_msg *m;
+	int i, v;
+
+	srv.main = act_self();
+	srv.nshards = o->shards ? o->shards : act_workers();
+	srv.shards = calloc((size_t)srv.nshards, sizeof(*srv.shards));
+	if (!srv.shards) {
+		srv.err = -ENOMEM;
+		return;
+	}
+	for (i = 0; i < srv.nshards; i++) {
+		srv.shards[i] = act_spawn(shard_proc, NULL);
+		if (act_pid_eq(srv.shards[i], ACT_PID_NONE)) {
+			srv.err = -ENOMEM;
+			return;
+		}
+	}
+	acceptor = act_spawn(acceptor_proc, (void *)(intptr_t)o->maxclients);
+	watcher = act_spawn(watcher_proc, NULL);
+	if (act_pid_eq(acceptor, ACT_PID_NONE) ||
+	    act_pid_eq(watcher, ACT_PID_NONE)) {
+		srv.err = -ENOMEM;
+		return;
+	}
+	for (;;) {
+		m = act_receive(ACT_FOREVER);
+		if (!m)
+			continue;
+		v = 0;
+		if (m->len == sizeof(v))
+			memcpy(&v, m->data, sizeof(v));
+		if (m->tag == T_SIGNAL)
+			srv.signal = v;
+		else if (m->tag == T_FAILED)
+			srv.err = v;
+		act_msg_free(m);
+		if (srv.signal || srv.err)
+			break;
+	}
+	/* returning stops the runtime: the other processes are discarded */
+}
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f,
+		"usage: kv_server [--host H] [--port P] [--workers N] "
+		"[--shards N]\n"
+		"                 [--maxclients N] [--proto-max-bulk-len B]\n"
+		"  --host H                address to listen on (default "
+		"127.0.0.1)\n"
+		"  --port P                TCP port, 0: an ephemeral one "
+		"(default 6379)\n"
+		"  --workers N             worker threads (default: "
+		"ACTORS_SCHEDULERS or the runtime's)\n"
+		"  --shards N              keyspace shards (default: one per "
+		"worker)\n"
+		"  --maxclients N          clients at once (default 10000)\n"
+		"  --proto-max-bulk-len B  largest argument, bytes, k, m or g "
+		"(default 512m)\n"
+		"Prints \"kv_server: listening on HOST:PORT\" on stdout; stops "
+		"on SIGINT or SIGTERM.\n");
+	return status;
+}
+
+/* A count with an optional k, m, g (or kb, mb, gb) suffix, as redis. */
+static int parse_size(const char *s, long long min, long long max,
+		      long long *out)
+{
+	char *end;
+	long long v, mul = 1;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || v < 0)
+		return -1;
+	if (*end) {
+		if (!strcasecmp(end, "k") || !strcasecmp(end, "kb"))
+			mul = 1024;
+		else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb"))
+			mul = 1024 * 1024;
+		else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb"))
+			mul = 1024LL * 1024 * 1024;
+		else
+			return -1;
+	}
+	if (v > max / mul || v * mul < min || v * mul > max)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{ "host", required_argument, NULL, 'H' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "shards", required_argument, NULL, 's' },
+		{ "maxclients", required_argument, NULL, 'c' },
+		{ "proto-max-bulk-len", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	long long v;
+	int c, bad;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		bad = 0;
+		switch (c) {
+		case 'h':
+			exit(usage(stdout, 0));
+		case 'H':
+			o->host = optarg;
+			break;
+		case 'p':
+			bad = parse_size(optarg, 0, 65535, &v);
+			o->port = (int)v;
+			break;
+		case 'w':
+			bad = parse_size(optarg, 1, 1024, &v);
+			o->workers = (int)v;
+			break;
+		case 's':
+			bad = parse_size(optarg, 1, 4096, &v);
+			o->shards = (int)v;
+			break;
+		case 'c':
+			bad = parse_size(optarg, 1, 1000000, &v);
+			o->maxclients = v;
+			break;
+		case 'b':
+			/* redis: at least 1 MB; here a bulk fits in 32 bits */
+			bad = parse_size(optarg, 1024 * 1024, UINT32_MAX, &v);
+			o->max_bulk = v;
+			break;
+		default:
+			return usage(stderr, 2); /* getopt said why */
+		}
+		if (bad) {
+			fprintf(stderr, "kv_server: bad value '%s'\n", optarg);
+			return usage(stderr, 2);
+		}
+	}
+	if (optind < argc)
+		return usage(stderr, 2);
+	return 0;
+}
+
+static int signals_block(sigset_t *old)
+{
+	sigset_t set;
+	int rc;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	rc = pthread_sigmask(SIG_BLOCK, &set, old);
+	if (rc)
+		return -rc;
+	srv.sigfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (srv.sigfd < 0)
+		return -errno;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { "127.0.0.1", 6379, 0, 0, 10000,
+			  RESP_MAX_BULK_DEFAULT };
+	struct act_config cfg;
+	uint64_t seed;
+	sigset_t old;
+	int rc, port;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc;
+	kv_settings.proto_max_bulk_len = o.max_bulk;
+	kv_settings.maxclients = o.maxclients;
+	/* a seed of its own each run, so that clients cannot aim keys at
+	 * one bucket (getrandom would do; the clock is enough for that) */
+	seed = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 32);
+	kv_hash_seed(seed);
+	srv.listen_fd = echo_server_listen(o.host, o.port, &port);
+	if (srv.listen_fd < 0)
+		return 1; /* it said why */
+	rc = signals_block(&old);
+	if (rc) {
+		fprintf(stderr, "kv_server: signals: %s\n", strerror(-rc));
+		return 1;
+	}
+	printf(strchr(o.host, ':') ? "kv_server: listening on [%s]:%d\n" :
+				     "kv_server: listening on %s:%d\n",
+	       o.host, port);
+	fflush(stdout);
+	act_config_init(&cfg);
+	cfg.schedulers = o.workers;
+	rc = act_main(&cfg, main_proc, &o);
+	if (rc == 0)
+		rc = srv.err;
+	if (rc) {
+		fprintf(stderr, "kv_server: %s\n", echo_server_strerror(rc));
+		return 1;
+	}
+	fprintf(stderr,
+		"kv_server: stopped by %s: %llu clients accepted, %llu "
+		"refused (maxclients), %llu closed\n",
+		srv.signal ? strsignal(srv.signal) : "request",
+		(unsigned long long)atomic_load(&srv.accepted),
+		(unsigned long long)atomic_load(&srv.rejected),
+		(unsigned long long)atomic_load(&srv.closed));
+	close(srv.listen_fd);
+	close(srv.sigfd);
+	return 0;
+}
