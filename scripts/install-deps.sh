@@ -7,9 +7,11 @@
 #            scripts/bench-echo.sh
 set -eu
 
-# clang and libclang-rt-dev: the TSan build (scripts/test.sh)
+# clang and libclang-rt-dev: the TSan build (scripts/test.sh); redis-tools
+# and redis-server: tests/kv.sh's clients and the server it compares with
 PKGS="build-essential autoconf automake libtool pkg-config \
-liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev"
+liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev \
+redis-tools redis-server"
 
 for arg in "$@"; do
 	case $arg in

@@ -57,6 +57,8 @@
 #define SEND_STALL_NS (30 * 1000000000LL) /* no progress: closed */
 #define TICK_NS (100 * 1000000LL)     /* a shard's expiry sweep */
 #define SWEEP_BUCKETS 256
+#define REPLY_SOFT ((size_t)1 << 20)  /* a shard's replies to one batch */
+#define OUT_FLUSH ((size_t)1 << 20)   /* replies written as they pass it */
 #define MS 1000000LL
 
 enum {
@@ -124,6 +126,26 @@ static int send_out(act_pid to, uint32_t tag, struct out *o)
 	return rc;
 }
 
+/* p[0..len) to `to`, copied: into the message when small, else into a
+ * buffer handed over (the sender keeps its own). */
+static int send_copy(act_pid to, uint32_t tag, const void *p, size_t len)
+{
+	struct handoff h;
+	int rc;
+
+	if (len <= INLINE_MAX)
+		return act_send(to, tag, p, len);
+	h.p = malloc(len);
+	if (!h.p)
+		return -ENOMEM;
+	memcpy(h.p, p, len);
+	h.len = len;
+	rc = act_send(to, tag + 1, &h, sizeof(h));
+	if (rc)
+		free(h.p);
+	return rc;
+}
+
 /* A request or reply's bytes: in the message, or handed over. */
 static const char *payload(const struct act_msg *m, size_t *len,
 			   void **owned)
@@ -166,9 +188,12 @@ static bool shard_args(struct shard *s, uint32_t argc)
 
 /*
  * Runs a batch: [seq][shard][n] then n times [cmd][argc][len x argc]
- * [bytes]. Replies: [seq][shard][n] then n times [len][reply]; n is
- * KV_BATCH_FAILED when there was no memory for them (the client is then
- * closed: it cannot have its replies).
+ * [bytes]. Replies: [seq][shard][k] then k times [len][reply]: k is n,
+ * or fewer when the replies passed REPLY_SOFT (the connection asks for
+ * the rest once it has written these: a stream of GETs of a big value
+ * is answered a megabyte or so at a time), or KV_BATCH_FAILED when there
+ * was no memory for them (the client is then closed: it cannot have its
+ * replies).
  */
 #define KV_BATCH_FAILED UINT32_MAX
 
@@ -185,6 +210,8 @@ static void shard_batch(struct shard *s, const char *p, size_t len,
 	n = get32(p + 8);
 	out_raw(&s->rep, p, 12);
 	for (i = 0; i < n && !s->rep.failed; i++) {
+		if (s->rep.len > REPLY_SOFT)
+			break; /* the rest is asked for again (run_batch) */
 		cmd = get32(p + at);
 		argc = get32(p + at + 4);
 		at += 8;
@@ -216,6 +243,7 @@ static void shard_batch(struct shard *s, const char *p, size_t len,
 		act_send(from, T_REP, head, sizeof(head));
 		return;
 	}
+	memcpy(s->rep.p + 8, &i, 4); /* the replies: all, or up to the limit */
 	send_out(from, T_REP, &s->rep);
 }
 
@@ -275,6 +303,11 @@ struct plan {
 	uint32_t nkeys;
 };
 
+struct offs {
+	size_t *v;
+	size_t n, cap;
+};
+
 struct conn {
 	int fd;
 	char *in;
@@ -284,6 +317,8 @@ struct conn {
 	struct out local;     /* replies made here, this batch */
 	struct out *req;      /* by shard: the batch's request */
 	uint32_t *nreq;       /* by shard: its commands */
+	struct offs *offs;    /* by shard: where each command starts */
+	uint32_t *got;        /* by shard: replies had of this batch */
 	uint32_t seq;
 	struct plan plan[BATCH_MAX];
 	int nplan;
@@ -340,6 +375,11 @@ static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd,
 		put32(o, s);
 		put32(o, 0); /* the count, when it is sent */
 	}
+	if (!grow((void **)&c->offs[s].v, &c->offs[s].cap, c->offs[s].n + 1,
+		  sizeof(size_t)))
+		o->failed = true;
+	else
+		c->offs[s].v[c->offs[s].n++] = o->len;
 	put32(o, (uint32_t)(cmd - kv_cmd_table(&ntable)));
 	put32(o, (uint32_t)argc);
 	for (i = 0; i < argc; i++)
@@ -481,15 +521,7 @@ static enum resp_status plan_batch(struct conn *c)
 	return st;
 }
 
-/* The next reply of shard s in this batch's replies. */
-static const char *next_reply(struct conn *c, uint32_t s, size_t *len)
-{
-	const char *r = c->rp[s] + c->rat[s] + 4;
-
-	*len = get32(c->rp[s] + c->rat[s]);
-	c->rat[s] += 4 + *len;
-	return r;
-}
+static const char *next_reply(struct conn *c, uint32_t s, size_t *len);
 
 /* The length of the one RESP reply at p (the shards' own output). */
 static size_t reply_len(const char *p)
@@ -523,6 +555,8 @@ static void merge(struct conn *c, const struct plan *pl)
 	}
 	for (p = 0; p < pl->nparts; p++) {
 		rv[p] = next_reply(c, c->parts[pl->part0 + p], &len);
+		if (!rv[p])
+			goto out;
 		av[p] = 0;
 		if (!err && rv[p][0] == '-') {
 			err = rv[p];
@@ -555,30 +589,40 @@ out:
 	}
 }
 
-/* Sends each shard its part of the batch, waits for every reply, and
- * writes the replies into c->out in the order of the commands. */
-static bool run_batch(struct conn *c)
+static bool flush_out(struct conn *c);
+
+/* m, this batch's reply from shard s, as the replies in hand for s. */
+static void take(struct conn *c, uint32_t s, struct act_msg *m,
+		 const char *p, size_t len, void *owned)
 {
-	uint32_t s, waiting = 0, n;
+	uint32_t k = get32(p + 8);
+
+	if (c->rep[s]) {
+		act_msg_free(c->rep[s]);
+		free(c->owned[s]);
+	}
+	c->rep[s] = m;
+	c->owned[s] = owned;
+	c->rp[s] = p;
+	c->rlen[s] = len;
+	c->rat[s] = 12;
+	if (k == KV_BATCH_FAILED)
+		c->out.failed = true; /* the shard had no memory */
+	else
+		c->got[s] += k;
+}
+
+/* Waits for a reply of this batch: from shard `want`, or from any shard
+ * (want UINT32_MAX) that has not replied yet. Its shard. */
+static uint32_t await_reply(struct conn *c, uint32_t want)
+{
 	struct act_msg *m;
 	const char *p;
-	size_t len;
 	void *owned;
-	int i;
+	size_t len;
+	uint32_t s;
 
-	for (s = 0; s < (uint32_t)srv.nshards; s++) {
-		if (!c->nreq[s])
-			continue;
-		n = c->nreq[s];
-		if (c->req[s].failed)
-			return false;
-		memcpy(c->req[s].p + 8, &n, 4);
-		if (send_out(srv.shards[s], T_REQ, &c->req[s]))
-			return false;
-		c->nreq[s] = 0;
-		waiting++;
-	}
-	while (waiting) {
+	for (;;) {
 		m = act_receive(ACT_FOREVER);
 		if (!m)
 			continue;
@@ -588,21 +632,85 @@ static bool run_batch(struct conn *c)
 		}
 		p = payload(m, &len, &owned);
 		s = get32(p + 4);
-		if (get32(p) != c->seq || s >= (uint32_t)srv.nshards ||
-		    c->rep[s]) {
-			act_msg_free(m);
-			free(owned);
-			continue;
+		if (get32(p) == c->seq && s < (uint32_t)srv.nshards &&
+		    (want == UINT32_MAX ? !c->rep[s] : s == want)) {
+			take(c, s, m, p, len, owned);
+			return s;
 		}
-		c->rep[s] = m;
-		c->owned[s] = owned;
-		if (get32(p + 8) == KV_BATCH_FAILED)
-			c->out.failed = true; /* the shard had no memory */
-		c->rp[s] = p;
-		c->rlen[s] = len;
-		c->rat[s] = 12;
-		waiting--;
+		act_msg_free(m); /* not of this batch: cannot happen */
+		free(owned);
 	}
+}
+
+/* Asks shard s for its commands of this batch from the from-th on. */
+static bool ask(struct conn *c, uint32_t s, uint32_t from)
+{
+	struct out *o = &c->req[s], tail;
+	uint32_t n = c->nreq[s] - from;
+	size_t at;
+	bool ok;
+
+	if (o->failed)
+		return false;
+	if (from == 0) {
+		memcpy(o->p + 8, &n, 4);
+		return !send_copy(srv.shards[s], T_REQ, o->p, o->len);
+	}
+	at = c->offs[s].v[from];
+	out_init(&tail);
+	out_raw(&tail, o->p, 8);
+	put32(&tail, n);
+	out_raw(&tail, o->p + at, o->len - at);
+	ok = !tail.failed &&
+	     !send_copy(srv.shards[s], T_REQ, tail.p, tail.len);
+	out_free(&tail);
+	return ok;
+}
+
+/*
+ * The next reply of shard s in this batch. When those in hand are used
+ * up and the shard stopped short (REPLY_SOFT), what is made so far is
+ * written to the client first, then the shard asked for the rest: memory
+ * stays at a megabyte or so of replies however much was asked for.
+ * NULL (and c->out failed) when that cannot be done.
+ */
+static const char *next_reply(struct conn *c, uint32_t s, size_t *len)
+{
+	const char *r;
+
+	if (c->rat[s] >= c->rlen[s] &&
+	    (c->got[s] >= c->nreq[s] || !flush_out(c) ||
+	     !ask(c, s, c->got[s]) || await_reply(c, s) != s ||
+	     c->out.failed)) {
+		c->out.failed = true;
+		*len = 0;
+		return NULL;
+	}
+	r = c->rp[s] + c->rat[s] + 4;
+	*len = get32(c->rp[s] + c->rat[s]);
+	c->rat[s] += 4 + *len;
+	return r;
+}
+
+/* Sends each shard its part of the batch, waits for their replies, and
+ * writes the replies to the client in the order of the commands. */
+static bool run_batch(struct conn *c)
+{
+	uint32_t s, waiting = 0;
+	const char *p;
+	size_t len;
+	int i;
+
+	for (s = 0; s < (uint32_t)srv.nshards; s++) {
+		if (!c->nreq[s])
+			continue;
+		c->got[s] = 0;
+		if (!ask(c, s, 0))
+			return false;
+		waiting++;
+	}
+	for (; waiting; waiting--)
+		await_reply(c, UINT32_MAX);
 	for (i = 0; i < c->nplan && !c->out.failed; i++) {
 		const struct plan *pl = &c->plan[i];
 
@@ -610,12 +718,17 @@ static bool run_batch(struct conn *c)
 			out_raw(&c->out, c->local.p + pl->off, pl->len);
 		} else if (pl->kind == P_SHARD) {
 			p = next_reply(c, pl->shard, &len);
-			out_raw(&c->out, p, len);
+			if (p)
+				out_raw(&c->out, p, len);
 		} else {
 			merge(c, pl);
 		}
+		if (c->out.len > OUT_FLUSH && !flush_out(c))
+			c->out.failed = true;
 	}
 	for (s = 0; s < (uint32_t)srv.nshards; s++) {
+		c->nreq[s] = 0;
+		c->offs[s].n = 0;
 		if (!c->rep[s])
 			continue;
 		act_msg_free(c->rep[s]);
@@ -689,6 +802,8 @@ static struct conn *conn_new(int fd)
 	c->in = malloc(c->cap);
 	c->req = calloc(ns, sizeof(*c->req));
 	c->nreq = calloc(ns, sizeof(*c->nreq));
+	c->offs = calloc(ns, sizeof(*c->offs));
+	c->got = calloc(ns, sizeof(*c->got));
 	c->rep = calloc(ns, sizeof(*c->rep));
 	c->owned = calloc(ns, sizeof(*c->owned));
 	c->rp = calloc(ns, sizeof(*c->rp));
@@ -700,8 +815,8 @@ static struct conn *conn_new(int fd)
 
 static bool conn_ok(const struct conn *c)
 {
-	return c->in && c->req && c->nreq && c->rep && c->owned && c->rp &&
-	       c->rlen && c->rat;
+	return c->in && c->req && c->nreq && c->offs && c->got && c->rep &&
+	       c->owned && c->rp && c->rlen && c->rat;
 }
 
 static void conn_free(struct conn *c)
@@ -710,6 +825,10 @@ static void conn_free(struct conn *c)
 
 	for (s = 0; c->req && s < srv.nshards; s++)
 		out_free(&c->req[s]);
+	for (s = 0; c->offs && s < srv.nshards; s++)
+		free(c->offs[s].v);
+	free(c->offs);
+	free(c->got);
 	out_free(&c->out);
 	out_free(&c->local);
 	resp_free(&c->ps);

@@ -1,0 +1,275 @@
+#!/bin/bash
+# examples/kv_server with the clients people use: redis-cli runs every
+# command and error class of tests/kv-commands.txt and must print what
+# redis-server 7.0.15 printed for it (tests/kv-expected.txt, captured
+# with `redis-cli --no-raw` against `redis-server --databases 1`); when a
+# redis-server is installed the same stream runs against it too, and the
+# two outputs must match. Then hostile clients, each over a raw socket
+# (bash's /dev/tcp): a malformed frame, a bulk over the limit, a client
+# past --maxclients, one that sends a byte at a time and one that never
+# reads, while others are served; inline commands, pipelining, QUIT and
+# a clean stop on SIGTERM. Run by `make check` from the build directory;
+# prints one line per check and ends with "N passed, N failed". Nothing
+# here is timed: a stall shows as a client's 30 s limit.
+set -u
+passed=0
+failed=0
+srcdir=${srcdir:-..}
+tests=$srcdir/tests
+[ -f "$tests/kv-commands.txt" ] || tests=$(dirname "$0")
+tmp=$(mktemp -d)
+pids=()
+
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+	echo "PASS: $1"
+	passed=$((passed + 1))
+}
+
+bad() {
+	echo "FAIL: $1"
+	failed=$((failed + 1))
+}
+
+check() { # check NAME WANT GOT
+	if [ "$2" = "$3" ]; then
+		ok "$1"
+	else
+		bad "$1: wanted $(printf %q "$2"), got $(printf %q "$3")"
+	fi
+}
+
+if ! command -v redis-cli >/dev/null; then
+	echo "kv.sh: no redis-cli (Debian's redis-tools): skipped"
+	exit 77
+fi
+
+# start NAME ARGS...: a kv_server on an ephemeral port; sets port, pid.
+start() {
+	local name=$1 i
+	shift
+	examples/kv_server --port 0 "$@" >"$tmp/$name.out" \
+		2>"$tmp/$name.err" &
+	pid=$!
+	pids+=("$pid")
+	port=
+	for ((i = 0; i < 300 && ${#port} == 0; i++)); do
+		port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' \
+			"$tmp/$name.out")
+		[ -n "$port" ] || sleep 0.1
+	done
+	[ -n "$port" ]
+}
+
+cli() { # cli PORT ARGS...: redis-cli with a limit, as a user types it
+	timeout 30 redis-cli --no-raw -p "$@"
+}
+
+# raw PORT BYTES [SECONDS]: send BYTES (printf %b) on a new connection,
+# print what comes back until the server closes it or SECONDS pass.
+raw() {
+	local port=$1 bytes=$2 secs=${3:-5}
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
+		printf '%b' "$bytes" >&3
+		timeout "$secs" cat <&3 2>/dev/null # a reset after an error
+	)
+}
+
+vm_rss_kib() {
+	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$1/status"
+}
+
+# ---- every command and error class, as redis-server answers them -------
+if start main --workers 2 --shards 3; then
+	main_port=$port main_pid=$pid
+	cli "$main_port" <"$tests/kv-commands.txt" >"$tmp/kv.txt" 2>&1
+	if cmp -s "$tests/kv-expected.txt" "$tmp/kv.txt"; then
+		ok "redis-cli: $(wc -l <"$tests/kv-commands.txt") commands," \
+			"every reply as redis-server 7.0.15's"
+	else
+		bad "redis-cli replies differ from redis-server's:" \
+			"$(diff "$tests/kv-expected.txt" "$tmp/kv.txt" | head -20)"
+	fi
+	if command -v redis-server >/dev/null; then
+		redis-server --port 0 --unixsocket "$tmp/redis.sock" \
+			--databases 1 --save '' --appendonly no \
+			--daemonize no >"$tmp/redis.log" 2>&1 &
+		pids+=("$!")
+		for ((i = 0; i < 100; i++)); do
+			[ -S "$tmp/redis.sock" ] && break
+			sleep 0.1
+		done
+		timeout 30 redis-cli --no-raw -s "$tmp/redis.sock" \
+			<"$tests/kv-commands.txt" >"$tmp/redis.txt" 2>&1
+		if cmp -s "$tmp/redis.txt" "$tmp/kv.txt"; then
+			ok "the same stream against $(redis-server --version |
+				cut -d' ' -f1-3): the same replies"
+		else
+			bad "kv_server and redis-server differ:" \
+				"$(diff "$tmp/redis.txt" "$tmp/kv.txt" | head -20)"
+		fi
+	else
+		echo "kv.sh: no redis-server here: the live comparison skipped"
+	fi
+
+	# expiry: a TTL as set, then gone when it passes
+	cli "$main_port" SET ttlkey v EX 100000 >/dev/null
+	t=$(cli "$main_port" TTL ttlkey)
+	case $t in
+	"(integer) 1000"?? | "(integer) 999"??) ok "TTL after EX: $t" ;;
+	*) bad "TTL after EX 100000: $t" ;;
+	esac
+	cli "$main_port" SET gone v PX 1 >/dev/null
+	for ((i = 0; i < 300; i++)); do
+		[ "$(cli "$main_port" EXISTS gone)" = "(integer) 0" ] && break
+		sleep 0.01
+	done
+	check "a PX 1 key is gone once its time passed" "(integer) 0" \
+		"$(cli "$main_port" EXISTS gone)"
+
+	# ---- raw protocol ----------------------------------------------
+	check "inline PING" "+PONG"$'\r' \
+		"$(raw "$main_port" 'PING\r\nQUIT\r\n' | head -n 1)"
+	check "inline with quotes" "\$3"$'\r\n'"+OK"$'\r' \
+		"$(raw "$main_port" 'ECHO "a\\x41\\n" \r\nQUIT\r\n' |
+			sed -n '1p;4p')"
+	want=$(printf ':%s\r\n' 1 2 3 4 5 6 7 8 9 10)
+	got=$(raw "$main_port" "$(for i in $(seq 10); do
+		printf '*2\\r\\n$4\\r\\nINCR\\r\\n$4\\r\\npipe\\r\\n'
+	done)QUIT\r\n" | head -n 10)
+	check "10 pipelined INCRs in one write: replies in order" "$want" \
+		"$got"
+	check "QUIT: +OK and the connection closed" "+OK"$'\r' \
+		"$(raw "$main_port" 'QUIT\r\nPING\r\n')"
+	for frame in '*1\r\n%4\r\nPING\r\n' '*x\r\n' '*1\r\n$-1\r\n' \
+		'ECHO "a\r\n'; do
+		got=$(raw "$main_port" "PING\r\n$frame" | tr -d '\r')
+		case $got in
+		"+PONG"$'\n'"-ERR Protocol error: "*)
+			ok "malformed $(printf %q "$frame"): ${got#*$'\n'}," \
+				"then closed" ;;
+		*) bad "malformed $(printf %q "$frame"): $(printf %q "$got")" ;;
+		esac
+	done
+
+	# ---- slow and silent clients, and everyone else --------------
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$main_port" || exit 1
+		frame='*3\r\n$3\r\nSET\r\n$4\r\nslow\r\n$2\r\nok\r\n'
+		frame=$(printf '%b.' "$frame") # the dot keeps the last \n
+		frame=${frame%.}
+		for ((i = 0; i < ${#frame}; i++)); do
+			printf '%s' "${frame:i:1}" >&3
+			sleep 0.02
+		done
+		printf 'QUIT\r\n' >&3
+		timeout 30 cat <&3 >"$tmp/slow.txt"
+	) &
+	slow=$!
+	# a 1 MB value, asked for 300 times in one stream never read
+	head -c 1000000 /dev/zero | tr '\0' v >"$tmp/big"
+	cli "$main_port" -x SET big <"$tmp/big" >/dev/null
+	rss0=$(vm_rss_kib "$main_pid")
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$main_port" || exit 1
+		for ((i = 0; i < 300; i++)); do
+			printf '*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n'
+		done >&3
+		sleep 60 # and never a read
+	) &
+	silent=$!
+	pids+=("$silent")
+	served=0
+	for ((i = 0; i < 20; i++)); do
+		[ "$(cli "$main_port" PING)" = PONG ] && served=$((served + 1))
+	done
+	check "20 PINGs answered while one client dribbles, one never reads" \
+		20 "$served"
+	wait "$slow"
+	check "the byte-at-a-time SET done" "+OK"$'\r\n'"+OK"$'\r' \
+		"$(cat "$tmp/slow.txt")"
+	check "its value" '"ok"' "$(cli "$main_port" GET slow)"
+	rss1=$(vm_rss_kib "$main_pid")
+	# 300 MB of replies asked for; what the server holds stays bounded
+	# by one batch's replies (256 x 1 MB) at most, not the 300 MB
+	if [ $((rss1 - rss0)) -lt 290000 ]; then
+		ok "a client that never reads: server RSS +$((rss1 - rss0))" \
+			"KiB for 300 MB of replies asked for"
+	else
+		bad "a client that never reads grew the server by" \
+			"$((rss1 - rss0)) KiB"
+	fi
+	kill -KILL "$silent" 2>/dev/null
+	wait "$silent" 2>/dev/null
+
+	kill -TERM "$main_pid"
+	wait "$main_pid"
+	rc=$?
+	if [ "$rc" -eq 0 ] && grep -q '^kv_server: stopped by' "$tmp/main.err"
+	then
+		ok "SIGTERM: exit 0, $(cat "$tmp/main.err")"
+	else
+		bad "SIGTERM: status $rc, $(cat "$tmp/main.err")"
+	fi
+else
+	bad "kv_server did not start: $(cat "$tmp/main.err")"
+fi
+
+# ---- limits ----------------------------------------------------------------
+if start limits --proto-max-bulk-len 1mb --maxclients 2; then
+	got=$(raw "$port" '*2\r\n$3\r\nGET\r\n$1048577\r\n' | tr -d '\r')
+	check "a bulk over --proto-max-bulk-len refused on its header" \
+		"-ERR Protocol error: invalid bulk length" "$got"
+	got=$(raw "$port" '*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1048576\r\n' 1 |
+		tr -d '\r')
+	check "a bulk at the limit is waited for" "" "$got"
+	(
+		exec 3<>"/dev/tcp/127.0.0.1/$port" 4<>"/dev/tcp/127.0.0.1/$port"
+		sleep 30
+	) &
+	two=$!
+	pids+=("$two")
+	for ((i = 0; i < 100; i++)); do
+		got=$(raw "$port" 'PING\r\n' 2 | tr -d '\r')
+		[ "$got" = "-ERR max number of clients reached" ] && break
+		sleep 0.1
+	done
+	check "a third client past --maxclients 2" \
+		"-ERR max number of clients reached" "$got"
+	kill -KILL "$two" 2>/dev/null
+	wait "$two" 2>/dev/null
+	for ((i = 0; i < 100; i++)); do
+		got=$(raw "$port" 'PING\r\nQUIT\r\n' 2 | head -n 1 | tr -d '\r')
+		[ "$got" = "+PONG" ] && break
+		sleep 0.1
+	done
+	check "served again once they left" "+PONG" "$got"
+else
+	bad "kv_server --proto-max-bulk-len 1mb did not start:" \
+		"$(cat "$tmp/limits.err")"
+fi
+
+# ---- bad options -------------------------------------------------------------
+for args in "--port 70000" "--shards 0" "--proto-max-bulk-len 10" \
+	"--maxclients x" "--workers 0" "extra"; do
+	rc=0
+	# shellcheck disable=SC2086 # the options, split on purpose
+	examples/kv_server $args >"$tmp/opt.out" 2>&1 || rc=$?
+	if [ "$rc" -eq 2 ] && grep -q '^usage:' "$tmp/opt.out"; then
+		ok "kv_server $args: usage, status 2"
+	else
+		bad "kv_server $args: status $rc: $(cat "$tmp/opt.out")"
+	fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
