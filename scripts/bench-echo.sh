@@ -4,10 +4,12 @@
 # 64-byte requests, one in flight per connection), in rounds: each round
 # runs the three, one after the other. A table per engine of the load
 # generator (its --engine: io_uring, then epoll) gives each server's
-# requests per second and p50 and p99 latency, the median over the
-# rounds, and the ratios actors/epoll and actors/go, the median of each
-# round's ratio (this machine's speed drifts between rounds). The
-# servers:
+# requests per second, p50 and p99 latency and CPU per request (the
+# server's utime + stime over the run, from /proc, over the requests of
+# the run and its 0.5 s warm-up, in microseconds: fair on any number of
+# cores), the median over the rounds, and the ratios actors/epoll and
+# actors/go, the median of each round's ratio (this machine's speed
+# drifts between rounds). The servers:
 #
 #   actors  examples/echo_server: a process per connection on act_io_*
 #   epoll   bench/peers/epoll_echo: one thread, level-triggered epoll
@@ -135,22 +137,30 @@ stop() {
 	fi
 }
 
+# cpu_ticks PID: the process's utime + stime, all threads, in clock ticks
+# (its comm, in parentheses, may hold blanks: fields counted after it).
+cpu_ticks() {
+	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
 # field JSON KEY: the number after "KEY": in bench/echo's JSON line.
 field() {
 	echo "$1" | sed -n "s/.*\"$2\": *\([0-9.][0-9.]*\).*/\1/p"
 }
 
 # run LABEL PROGRAM ARGS...: one server's run against the load of engine
-# $eng; sets result to "rps p50 p99", or to nothing when it failed.
+# $eng; sets result to "rps p50 p99 cpu_us", or to nothing when it failed.
 run() {
 	label=$1
 	result=
 	start "$@" || return 0
 	limit=$(awk -v s="$secs" 'BEGIN { printf "%d", s + 60 }')
 	rc=0
+	t0=$(cpu_ticks "$server_pid")
 	out=$(timeout "$limit" "$build/bench/echo" --json --port "$port" \
 		--conns "$conns" --threads "$threads" --seconds "$secs" \
 		--engine "$eng" 2>"$tmp/$label.load") || rc=$?
+	t1=$(cpu_ticks "$server_pid")
 	stop "$label" || rc=1
 	if [ "$rc" -ne 0 ]; then
 		echo "bench-echo: $label: the load failed (status $rc):" >&2
@@ -159,10 +169,13 @@ run() {
 	fi
 	result="$(field "$out" rps) $(field "$out" p50_us)"
 	result="$result $(field "$out" p99_us)"
+	result="$result $(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" \
+		-v rps="$(field "$out" rps)" -v s="$secs" \
+		'BEGIN { printf "%.3f", t * 1e6 / hz / (rps * (s + 0.5)) }')"
 }
 
 # summary ENGINE FILE: the table of one engine's rounds, from FILE's
-# lines "ROUND SERVER RPS P50 P99" (SERVER actors, epoll or go; the
+# lines "ROUND SERVER RPS P50 P99 CPU" (SERVER actors, epoll or go; the
 # figures "-" for a failed run) and "ROUND cpus N" (see cpus). Each
 # server's figure is its median over the rounds; each ratio is the
 # median of the ratios of single rounds (actors and its peer ran one
@@ -180,40 +193,42 @@ summary() {
 	}
 	$2 == "cpus" { cpus[$1] = $3; next }
 	$3 == "-" { bad[$2] = 1; next }
-	{ for (f = 3; f <= 5; f++) fig[$2, $1, f] = $f; ok[$2, $1] = 1 }
+	{ for (f = 3; f <= 6; f++) fig[$2, $1, f] = $f; ok[$2, $1] = 1 }
 	function row(srv,    f, r, n, v, line) {
 		if (bad[srv]) {
-			printf "%-14s %12s %10s %10s\n", srv, "FAIL", "-", "-"
+			printf "%-14s %12s %10s %10s %11s\n", srv, "FAIL", "-",
+				"-", "-"
 			return
 		}
 		line = sprintf("%-14s", srv)
-		for (f = 3; f <= 5; f++) {
+		for (f = 3; f <= 6; f++) {
 			n = 0
 			for (r = 1; r <= rounds; r++)
 				v[++n] = fig[srv, r, f]
-			line = line sprintf(f == 3 ? " %12.1f" : " %10.1f",
-				median(v, n))
+			line = line sprintf(f == 3 ? " %12.1f" : f == 6 ? \
+				" %11.3f" : " %10.1f", median(v, n))
 		}
 		print line
 	}
 	function ratio(srv,    f, r, n, v, line) {
 		line = sprintf("%-14s", "actors/" srv)
 		if (bad["actors"] || bad[srv]) {
-			printf "%s %12s %10s %10s\n", line, "-", "-", "-"
+			printf "%s %12s %10s %10s %11s\n", line, "-", "-", "-",
+				"-"
 			return
 		}
-		for (f = 3; f <= 5; f++) {
+		for (f = 3; f <= 6; f++) {
 			n = 0
 			for (r = 1; r <= rounds; r++)
 				v[++n] = fig["actors", r, f] / fig[srv, r, f]
-			line = line sprintf(f == 3 ? " %12.2f" : " %10.2f",
-				median(v, n))
+			line = line sprintf(f == 3 ? " %12.2f" : f == 6 ? \
+				" %11.2f" : " %10.2f", median(v, n))
 		}
 		print line
 	}
 	END {
-		printf "\n%-14s %12s %10s %10s\n", "load: " eng, "req/s",
-			"p50 us", "p99 us"
+		printf "\n%-14s %12s %10s %10s %11s\n", "load: " eng, "req/s",
+			"p50 us", "p99 us", "cpu us/req"
 		row("actors"); row("epoll"); row("go")
 		ratio("epoll"); ratio("go")
 		if (rounds < 2 || bad["actors"])
@@ -260,7 +275,7 @@ cpus() {
 # record ROUND SERVER: appends the last run's figures to the engine's file.
 record() {
 	if [ -z "$result" ]; then
-		echo "$1 $2 - - -" >>"$tmp/$eng.txt"
+		echo "$1 $2 - - - -" >>"$tmp/$eng.txt"
 		failed=1
 	else
 		echo "$1 $2 $result" >>"$tmp/$eng.txt"
