@@ -897,6 +897,9 @@ static void reject(int fd)
 
 static void accept_one(int fd, int maxclients)
 {
+	static const struct act_spawn_opts unlimited = {
+		.mailbox_limit = ACT_MAILBOX_UNLIMITED,
+	};
 	int one = 1;
 
 	if (atomic_fetch_add_explicit(&srv.clients, 1, memory_order_relaxed) >=
@@ -909,7 +912,9 @@ static void accept_one(int fd, int maxclients)
 	/* replies are small and each is due now */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	atomic_fetch_add_explicit(&srv.accepted, 1, memory_order_relaxed);
-	if (act_pid_eq(act_spawn(conn_proc, (void *)(intptr_t)fd),
+	/* its mailbox holds at most one reply per shard (main_proc) */
+	if (act_pid_eq(act_spawn_opt(conn_proc, (void *)(intptr_t)fd,
+				     &unlimited),
 		       ACT_PID_NONE)) {
 		atomic_fetch_sub_explicit(&srv.clients, 1,
 					  memory_order_relaxed);
@@ -978,6 +983,7 @@ struct opts {
 static void main_proc(void *arg)
 {
 	const struct opts *o = arg;
+	struct act_spawn_opts so;
 	act_pid acceptor, watcher;
 	struct act_msg *m;
 	int i, v;
@@ -989,8 +995,14 @@ static void main_proc(void *arg)
 		srv.err = -ENOMEM;
 		return;
 	}
+	/* a shard's mailbox holds at most a batch per connection (each has
+	 * one in flight), a connection's a reply per shard, and a shard
+	 * killed for ACTORS_MAILBOX_LIMIT would lose its keys: the limit is
+	 * for mailboxes nothing bounds, so neither takes it */
+	memset(&so, 0, sizeof(so));
+	so.mailbox_limit = ACT_MAILBOX_UNLIMITED;
 	for (i = 0; i < srv.nshards; i++) {
-		srv.shards[i] = act_spawn(shard_proc, NULL);
+		srv.shards[i] = act_spawn_opt(shard_proc, NULL, &so);
 		if (act_pid_eq(srv.shards[i], ACT_PID_NONE)) {
 			srv.err = -ENOMEM;
 			return;
