@@ -178,6 +178,9 @@ if start main --workers 2 --shards 3; then
 	# a 1 MB value, asked for 300 times in one stream never read
 	head -c 1000000 /dev/zero | tr '\0' v >"$tmp/big"
 	cli "$main_port" -x SET big <"$tmp/big" >/dev/null
+	check "a 1 MB value back whole (by pointer both ways)" 1000000 \
+		"$(timeout 30 redis-cli --raw -p "$main_port" GET big |
+			tr -d '\n' | wc -c)"
 	rss0=$(vm_rss_kib "$main_pid")
 	(
 		exec 3<>"/dev/tcp/127.0.0.1/$main_port" || exit 1

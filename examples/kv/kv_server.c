@@ -53,6 +53,7 @@
 
 #define BATCH_MAX 256                 /* commands read before they run */
 #define IN_START 16384                /* a connection's first buffer */
+#define IN_KEEP ((size_t)1 << 20)     /* more is given back when idle */
 #define INLINE_MAX ((size_t)256 << 10) /* bigger messages go by pointer */
 #define SEND_STALL_NS (30 * 1000000000LL) /* no progress: closed */
 #define TICK_NS (100 * 1000000LL)     /* a shard's expiry sweep */
@@ -492,6 +493,22 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 	return true;
 }
 
+static void shrink_in(struct conn *c)
+{
+	size_t cap = IN_START;
+	char *p;
+
+	while (cap < c->have * 2)
+		cap *= 2;
+	if (cap < c->ps.need)
+		return; /* the argument being read needs the room */
+	p = realloc(c->in, cap);
+	if (p) {
+		c->in = p;
+		c->cap = cap;
+	}
+}
+
 /*
  * Parses and plans up to BATCH_MAX commands of what was read; consumes
  * their bytes. RESP_MORE: all of it is planned (read more); RESP_CMD:
@@ -518,6 +535,8 @@ static enum resp_status plan_batch(struct conn *c)
 	}
 	memmove(c->in, c->in + pos, c->have - pos);
 	c->have -= pos;
+	if (c->cap > IN_KEEP && c->have < c->cap / 4 && st != RESP_CMD)
+		shrink_in(c); /* a big argument's room back */
 	return st;
 }
 
