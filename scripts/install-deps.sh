@@ -9,9 +9,10 @@ set -eu
 
 # clang and libclang-rt-dev: the TSan build (scripts/test.sh); redis-tools
 # and redis-server: tests/kv.sh's clients and the server it compares with
+# (python3: its fuzzer)
 PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev \
-redis-tools redis-server"
+redis-tools redis-server python3"
 
 for arg in "$@"; do
 	case $arg in
