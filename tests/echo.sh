@@ -102,6 +102,14 @@ else
 	bad "server did not start: $(cat "$tmp/server.err")"
 fi
 
+# established PORT: client sockets to 127.0.0.1:PORT in state ESTABLISHED
+# (/proc/net/tcp: the remote address is field 3, the state field 4)
+established() {
+	awk -v p="$(printf ':%04X' "$1")" \
+		'$3 ~ p "$" && $4 == "01" { n++ } END { print n + 0 }' \
+		/proc/net/tcp /proc/net/tcp6 2>/dev/null
+}
+
 # A server killed mid-run: the load says so and exits 1, for each engine.
 for engine in uring epoll; do
 	if ! start; then
@@ -109,14 +117,14 @@ for engine in uring epoll; do
 		continue
 	fi
 	bench/echo --port "$port" --engine "$engine" --warmup 0 \
-		--seconds 60 >"$tmp/out" 2>"$tmp/err" &
+		--seconds 120 >"$tmp/out" 2>"$tmp/err" &
 	load_pid=$!
-	# mid-run: once the load has its 100 connections open (on a loaded
-	# machine half a second was not always enough to open one), at most
-	# 30 s; the server may not have accepted them all yet
+	# mid-run: once the load's 100 connections are established, at most
+	# 60 s (on a loaded machine half a second was not always enough to
+	# open one, and a socket opened is not yet connected: a TSan server
+	# slow to accept let SYNs wait, and a kill then refused them)
 	i=0
-	while [ "$i" -lt 300 ] &&
-		[ "$(ls "/proc/$load_pid/fd" 2>/dev/null | wc -l)" -lt 100 ]; do
+	while [ "$i" -lt 600 ] && [ "$(established "$port")" -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done

@@ -117,14 +117,18 @@ static int64_t now_ns(void)
 }
 
 /*
- * Wait for the other player, spinning at most 2 ms at a time (then yield:
- * the other one may be queued behind us); when this returns, the two were
- * running at the same moment and neither has yielded since. 10 s without
- * a meeting is a failure of the set-up (exit 5).
+ * Wait for the other player, spinning a while at a time (then yield: the
+ * other one may be queued behind us); when this returns, the two were
+ * running at the same moment and neither has yielded since. The spin
+ * starts at 2 ms and doubles with each miss up to 256 ms: on a loaded
+ * machine the two worker threads are on a CPU at once only now and then
+ * (a loaded suite run missed for 10 s at 2 ms). 120 s without a meeting
+ * is a failure of the set-up (exit 5).
  */
 static void meet(struct game *g, int w)
 {
-	int64_t give_up = now_ns() + 10000000000LL, until;
+	int64_t give_up = now_ns() + 120000000000LL, until;
+	int64_t spin = 2000000;
 	int mine = 1 + w, other = 2 - w, v;
 
 	for (;;) {
@@ -138,7 +142,7 @@ static void meet(struct game *g, int w)
 		if (atomic_compare_exchange_strong_explicit(
 			    &g->meeting, &v, mine, memory_order_acq_rel,
 			    memory_order_acquire)) {
-			until = now_ns() + 2000000;
+			until = now_ns() + spin;
 			while (now_ns() < until)
 				if (atomic_load_explicit(&g->meeting,
 							 memory_order_acquire) ==
@@ -149,6 +153,8 @@ static void meet(struct game *g, int w)
 				    &g->meeting, &v, 0, memory_order_acq_rel,
 				    memory_order_acquire))
 				return;
+			if (spin < 256000000)
+				spin *= 2;
 		}
 		if (now_ns() > give_up) {
 			fprintf(stderr, "test_tsan: the players never met\n");
