@@ -4,7 +4,8 @@
 # Run as root (or with sudo) on Debian or Ubuntu.
 #
 #   --bench  also the benchmarks' extras: golang-go, for the Go peer of
-#            scripts/bench-echo.sh
+#            scripts/bench-echo.sh, and gnuplot-nox for
+#            scripts/plot-servers.sh
 set -eu
 
 # clang and libclang-rt-dev: the TSan build (scripts/test.sh); redis-tools
@@ -16,7 +17,7 @@ redis-tools redis-server python3"
 
 for arg in "$@"; do
 	case $arg in
-	--bench) PKGS="$PKGS golang-go" ;;
+	--bench) PKGS="$PKGS golang-go gnuplot-nox" ;;
 	*)
 		echo "usage: install-deps.sh [--bench]" >&2
 		exit 2
