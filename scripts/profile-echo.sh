@@ -1,0 +1,142 @@
+#!/bin/sh
+# profile-echo.sh - where an echo request's CPU goes, in counts per
+# request that do not drift with this machine's speed: the system calls
+# of the server by name (perf's syscall tracepoints), its context
+# switches and CPU time, and for the actors server the reactor's loops,
+# completions and worker wakes (ACTORS_STATS). The bare epoll server
+# (bench/peers/epoll_echo) is measured the same way beside it. Then,
+# with PROFILE_RECORD=1, `perf record` of the actors server and its top
+# symbols.
+#
+#   PROFILE_SECONDS=S   seconds of load; default 5
+#   PROFILE_CONNS=K     connections; default 100
+#   PROFILE_ENGINE=E    the load's engine, epoll or uring; default epoll
+#                       (a plain client, as users' are)
+#   PROFILE_WORKERS=N   the actors server's workers; default 1
+#   PROFILE_RECORD=1    also perf record (call graphs) of the actors run
+#   PROFILE_BUILD=NAME  build/NAME; default release (built first)
+#
+# Needs perf (linux-perf) and tracefs, as root. Exits 1 if a run failed.
+set -eu
+cd "$(dirname "$0")/.."
+secs=${PROFILE_SECONDS:-5}
+conns=${PROFILE_CONNS:-100}
+engine=${PROFILE_ENGINE:-epoll}
+workers=${PROFILE_WORKERS:-1}
+record=${PROFILE_RECORD:-0}
+name=${PROFILE_BUILD:-release}
+build=build/$name
+tmp=$(mktemp -d)
+server_pid=
+trap '[ -z "$server_pid" ] || kill -KILL "$server_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+
+command -v perf >/dev/null || { echo "profile-echo: no perf" >&2; exit 1; }
+scripts/build.sh "$name" >&2
+
+SYSCALLS="io_uring_enter futex futex_waitv epoll_wait epoll_pwait read \
+write recvfrom sendto readv writev eventfd2 sched_yield nanosleep \
+clock_nanosleep"
+events=context-switches,cpu-migrations
+for s in $SYSCALLS; do
+	[ -d "/sys/kernel/tracing/events/syscalls/sys_enter_$s" ] &&
+		events="$events,syscalls:sys_enter_$s"
+done
+
+start() { # LABEL PROGRAM ARGS...
+	label=$1
+	shift
+	"$@" >"$tmp/$label.out" 2>"$tmp/$label.err" &
+	server_pid=$!
+	i=0
+	port=
+	while [ -z "$port" ] && [ "$i" -lt 50 ]; do
+		sleep 0.1
+		port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' \
+			"$tmp/$label.out")
+		i=$((i + 1))
+	done
+	[ -n "$port" ]
+}
+
+ticks() {
+	sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'
+}
+
+# profile LABEL PROGRAM ARGS...: one server under the load, perf stat'd
+profile() {
+	label=$1
+	start "$@" || { echo "profile-echo: $label did not start" >&2; return 1; }
+	perf stat -x, -e "$events" -p "$server_pid" -o "$tmp/$label.perf" &
+	perf_pid=$!
+	rec_pid=
+	if [ "$record" = 1 ] && [ "$label" = actors ]; then
+		perf record -g -o "$tmp/perf.data" -p "$server_pid" \
+			>/dev/null 2>&1 &
+		rec_pid=$!
+	fi
+	sleep 0.2
+	t0=$(ticks "$server_pid")
+	"$build/bench/echo" --json --port "$port" --conns "$conns" \
+		--seconds "$secs" --warmup 0 --engine "$engine" \
+		>"$tmp/$label.json" 2>"$tmp/$label.load" ||
+		{ cat "$tmp/$label.load" >&2; return 1; }
+	t1=$(ticks "$server_pid")
+	kill -INT "$perf_pid"
+	wait "$perf_pid" || true
+	[ -z "$rec_pid" ] || { kill -INT "$rec_pid"; wait "$rec_pid" || true; }
+	kill -TERM "$server_pid"
+	wait "$server_pid" || true
+	server_pid=
+	reqs=$(sed -n 's/.*"requests": *\([0-9]*\).*/\1/p' "$tmp/$label.json")
+	echo "$label requests $reqs" >"$tmp/$label.counts"
+	echo "$label cpu_us $(awk -v t="$((t1 - t0))" \
+		-v hz="$(getconf CLK_TCK)" 'BEGIN { print t * 1e6 / hz }')" \
+		>>"$tmp/$label.counts"
+	# perf -x,: value,unit,event,...
+	awk -F, -v l="$label" '$1 ~ /^[0-9]+$/ {
+		e = $3; sub(/^syscalls:sys_enter_/, "", e); print l, e, $1 }' \
+		"$tmp/$label.perf" >>"$tmp/$label.counts"
+	# ACTORS_STATS: the reactor's line, and the workers' table (runs,
+	# parks, sleeps summed over the workers)
+	awk -v l="$label" '
+	/^actors: reactor: / {
+		print l, "reactor_loops", $3
+		print l, "reactor_wakes", $5
+		print l, "io_ops", $8
+	}
+	/^worker / { table = 1; next }
+	table && $1 ~ /^[0-9]+$/ { runs += $4; parks += $13; sleeps += $14 }
+	END {
+		if (table)
+			print l, "process_runs", runs
+		if (table)
+			print l, "worker_parks", parks
+		if (table)
+			print l, "worker_sleeps", sleeps
+	}' "$tmp/$label.err" >>"$tmp/$label.counts"
+}
+
+profile actors env ACTORS_STATS=1 "$build/examples/echo_server" \
+	--port 0 --workers "$workers"
+profile epoll "$build/bench/peers/epoll_echo" --port 0
+cat "$tmp/actors.counts" "$tmp/epoll.counts" | awk -v secs="$secs" \
+	-v conns="$conns" -v eng="$engine" '
+	$2 == "requests" { req[$1] = $3; next }
+	{ v[$1, $2] += $3; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+	END {
+		printf "per request: %d connections, %s load, %s s " \
+			"(actors %d requests, epoll %d)\n", conns, eng, secs,
+			req["actors"], req["epoll"]
+		printf "%-20s %12s %12s\n", "", "actors", "epoll"
+		for (i = 1; i <= n; i++) {
+			e = order[i]
+			printf "%-20s %12.3f %12.3f\n", e == "cpu_us" ? \
+				"cpu us" : e, v["actors", e] / req["actors"],
+				req["epoll"] ? v["epoll", e] / req["epoll"] : 0
+		}
+	}'
+if [ "$record" = 1 ] && [ -f "$tmp/perf.data" ]; then
+	echo
+	perf report -i "$tmp/perf.data" --no-children --sort symbol \
+		--stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
+fi
