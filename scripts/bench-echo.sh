@@ -108,6 +108,7 @@ build_all() {
 start() {
 	label=$1
 	shift
+	: >"$tmp/$label.out" # not the last run's port: the child empties it late
 	"$@" >"$tmp/$label.out" 2>"$tmp/$label.err" &
 	server_pid=$!
 	i=0

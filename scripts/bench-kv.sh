@@ -68,6 +68,7 @@ rss_kib() {
 
 # start_kv, start_redis: a fresh server; set server_pid and port.
 start_kv() {
+	: >"$tmp/kv.out" # not the last round's port: the child empties it late
 	"$build/examples/kv_server" --port 0 --workers "$workers" \
 		>"$tmp/kv.out" 2>"$tmp/kv.err" &
 	server_pid=$!

@@ -45,6 +45,7 @@ done
 start() { # LABEL PROGRAM ARGS...
 	label=$1
 	shift
+	: >"$tmp/$label.out"
 	"$@" >"$tmp/$label.out" 2>"$tmp/$label.err" &
 	server_pid=$!
 	i=0

@@ -31,6 +31,9 @@ bad() {
 
 # start: the server on an ephemeral port; sets server_pid and port.
 start() {
+	# emptied first: the last server's line must not be read as this
+	# one's (the child truncates the file only once it runs)
+	: >"$tmp/server.out"
 	examples/echo_server --port 0 >"$tmp/server.out" 2>"$tmp/server.err" &
 	server_pid=$!
 	i=0

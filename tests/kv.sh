@@ -56,6 +56,7 @@ fi
 start() {
 	local name=$1 i
 	shift
+	: >"$tmp/$name.out" # there before the child writes it
 	examples/kv_server --port 0 "$@" >"$tmp/$name.out" \
 		2>"$tmp/$name.err" &
 	pid=$!
