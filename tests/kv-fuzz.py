@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Differential fuzz of the kv example's protocol against redis-server.
 
-usage: kv-fuzz.py REDIS_PORT KV_PORT SEED CASES
+usage: kv-fuzz.py REDIS KV_PORT SEED CASES
+
+REDIS is redis-server's port, or the path of its unix socket.
 
 Each case is one to three frames, most of them a valid request with one
 to three bytes changed, added or removed (from an alphabet of the
@@ -44,8 +46,17 @@ def mutate(rng, frame):
     return bytes(b)
 
 
-def talk(port, data):
-    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+def connect(where):
+    if isinstance(where, str):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(60)
+        s.connect(where)
+        return s
+    return socket.create_connection(("127.0.0.1", where), timeout=60)
+
+
+def talk(where, data):
+    s = connect(where)
     s.sendall(data)
     s.shutdown(socket.SHUT_WR)
     out = b""
@@ -62,14 +73,15 @@ def talk(port, data):
 
 
 def main():
-    rport, kport, seed, cases = (int(a) for a in sys.argv[1:5])
+    redis = sys.argv[1] if "/" in sys.argv[1] else int(sys.argv[1])
+    kport, seed, cases = (int(a) for a in sys.argv[2:5])
     rng = random.Random(seed)
     diffs = 0
     for _ in range(cases):
         data = b"".join(mutate(rng, rng.choice(VALID))
                         if rng.random() < 0.7 else rng.choice(VALID)
                         for _ in range(rng.randint(1, 3)))
-        a, b = talk(rport, data), talk(kport, data)
+        a, b = talk(redis, data), talk(kport, data)
         if a != b:
             diffs += 1
             if diffs <= 5:
