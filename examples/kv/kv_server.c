@@ -320,6 +320,8 @@ struct conn {
 	uint32_t *nreq;       /* by shard: its commands */
 	struct offs *offs;    /* by shard: where each command starts */
 	uint32_t *got;        /* by shard: replies had of this batch */
+	uint32_t *touched;    /* the shards this batch asks, in order */
+	uint32_t ntouched;
 	uint32_t seq;
 	struct plan plan[BATCH_MAX];
 	int nplan;
@@ -370,6 +372,7 @@ static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd,
 	int i;
 
 	if (!c->nreq[s]) {
+		c->touched[c->ntouched++] = s; /* once a batch: nreq was 0 */
 		o->len = 0;
 		o->failed = false;
 		put32(o, c->seq);
@@ -715,20 +718,19 @@ static const char *next_reply(struct conn *c, uint32_t s, size_t *len)
  * writes the replies to the client in the order of the commands. */
 static bool run_batch(struct conn *c)
 {
-	uint32_t s, waiting = 0;
+	uint32_t s, t;
 	const char *p;
 	size_t len;
 	int i;
 
-	for (s = 0; s < (uint32_t)srv.nshards; s++) {
-		if (!c->nreq[s])
-			continue;
+	/* only the shards asked: a batch costs nothing per idle shard */
+	for (t = 0; t < c->ntouched; t++) {
+		s = c->touched[t];
 		c->got[s] = 0;
 		if (!ask(c, s, 0))
 			return false;
-		waiting++;
 	}
-	for (; waiting; waiting--)
+	for (t = 0; t < c->ntouched; t++)
 		await_reply(c, UINT32_MAX);
 	for (i = 0; i < c->nplan && !c->out.failed; i++) {
 		const struct plan *pl = &c->plan[i];
@@ -745,7 +747,8 @@ static bool run_batch(struct conn *c)
 		if (c->out.len > OUT_FLUSH && !flush_out(c))
 			c->out.failed = true;
 	}
-	for (s = 0; s < (uint32_t)srv.nshards; s++) {
+	for (t = 0; t < c->ntouched; t++) {
+		s = c->touched[t];
 		c->nreq[s] = 0;
 		c->offs[s].n = 0;
 		if (!c->rep[s])
@@ -755,6 +758,7 @@ static bool run_batch(struct conn *c)
 		c->rep[s] = NULL;
 		c->owned[s] = NULL;
 	}
+	c->ntouched = 0;
 	return !c->out.failed;
 }
 
@@ -823,6 +827,7 @@ static struct conn *conn_new(int fd)
 	c->nreq = calloc(ns, sizeof(*c->nreq));
 	c->offs = calloc(ns, sizeof(*c->offs));
 	c->got = calloc(ns, sizeof(*c->got));
+	c->touched = calloc(ns, sizeof(*c->touched));
 	c->rep = calloc(ns, sizeof(*c->rep));
 	c->owned = calloc(ns, sizeof(*c->owned));
 	c->rp = calloc(ns, sizeof(*c->rp));
@@ -834,7 +839,8 @@ static struct conn *conn_new(int fd)
 
 static bool conn_ok(const struct conn *c)
 {
-	return c->in && c->req && c->nreq && c->offs && c->got && c->rep &&
+	return c->in && c->req && c->nreq && c->offs && c->got && c->touched &&
+	       c->rep &&
 	       c->owned && c->rp && c->rlen && c->rat;
 }
 
@@ -848,6 +854,7 @@ static void conn_free(struct conn *c)
 		free(c->offs[s].v);
 	free(c->offs);
 	free(c->got);
+	free(c->touched);
 	out_free(&c->out);
 	out_free(&c->local);
 	resp_free(&c->ps);
