@@ -14,6 +14,7 @@
  * reactor will sleep towards and rings if its own is earlier.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -261,6 +262,37 @@ static void drop_all(struct act__reactor *r)
 	act__wheel_advance(&r->wheel, INT64_MAX, abandon, r);
 }
 
+/*
+ * Does the reactor run on the one CPU of a worker it wakes? Then a worker
+ * it rings before it has submitted preempts it, runs the processes it was
+ * given and sleeps again, and the reactor's SQEs wait meanwhile; so it
+ * submits first, and the wakes of a turn carry the completions that
+ * submit gave at once (a send, a receive whose data was there). One
+ * worker on the reactor's CPU, echo benchmark, epoll client: 50 requests
+ * per loop instead of 24, and 0.041 context switches per request instead
+ * of 0.067 (doc/design/io.md). On a CPU of its own, the workers run
+ * beside its submit, and the order does not matter.
+ */
+static bool shares_cpu(const struct act__reactor *r)
+{
+	const struct act__rt *rt = r->rt;
+	cpu_set_t set;
+	uint32_t i;
+	int cpu;
+
+	if (sched_getaffinity(0, sizeof(set), &set) || CPU_COUNT(&set) != 1)
+		return false;
+	for (cpu = 0; !CPU_ISSET(cpu, &set); cpu++)
+		;
+	/* not bound by the plan: everyone has the one CPU it inherited */
+	if (rt->plan.reactor_cpu < 0)
+		return true;
+	for (i = 0; i < rt->nworkers; i++)
+		if (rt->plan.w && rt->plan.w[i].cpu == cpu)
+			return true;
+	return false;
+}
+
 /* One turn: completions, commands, SQEs, timers, then the wakes. */
 static int64_t turn(struct act__reactor *r)
 {
@@ -271,6 +303,10 @@ static int64_t turn(struct act__reactor *r)
 	take_commands(r);
 	if (r->ring.mode != ACT_RING_NONE)
 		act__io_fill(r);
+	if (r->submit_first && r->ring.mode != ACT_RING_NONE) {
+		act__ring_poll(&r->ring, r->inflight != NULL);
+		act__ring_reap(&r->ring, on_cqe, r);
+	}
 	now = act__now_ns();
 	act__wheel_advance(&r->wheel, now, fire, r);
 	flush_wakes(r);
@@ -297,6 +333,7 @@ static void *reactor_main(void *arg)
 			hwloc_bitmap_free(set);
 		}
 	}
+	r->submit_first = shares_cpu(r);
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
 	act__ring_init(&r->ring, r->rt->cfg.ring_entries, why, sizeof(why));
 	/* release: pairs with the acquire load in act__reactor_start, after
@@ -316,7 +353,8 @@ static void *reactor_main(void *arg)
 		if (act__mpsc_maybe_nonempty(&r->cmds) ||
 		    atomic_load_explicit(&r->stop, memory_order_seq_cst)) {
 			act__doorbell_cancel(&r->bell);
-			if (r->ring.mode != ACT_RING_NONE)
+			/* submit_first: the turn submitted already */
+			if (!r->submit_first && r->ring.mode != ACT_RING_NONE)
 				act__ring_poll(&r->ring, r->inflight != NULL);
 			continue;
 		}

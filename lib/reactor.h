@@ -139,6 +139,8 @@ struct act__reactor {
 	struct act__io *inflight;
 	struct act__io *cancel_head, *cancel_tail;
 	bool stopping;                   /* draining: wake nobody */
+	bool submit_first;               /* on a worker's CPU: submit, reap,
+					  * then wake (reactor.c shares_cpu) */
 	/* wakes of one loop, rung once per worker at its end */
 	uint32_t *marked;                /* worker indexes */
 	uint8_t *is_marked;              /* per worker */
