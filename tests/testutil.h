@@ -56,6 +56,29 @@ static inline void tu_drop_lines(char *s, const char *prefix)
 	*out = '\0';
 }
 
+/* Drop the lines of s that contain part, anywhere in them. */
+static inline void tu_drop_lines_with(char *s, const char *part)
+{
+	char *line = s, *end, *out = s, *hit;
+	size_t len;
+
+	while (*line) {
+		end = strchr(line, '\n');
+		len = end ? (size_t)(end - line) + 1 : strlen(line);
+		hit = strstr(line, part);
+		if (!hit || hit >= line + len) {
+			memmove(out, line, len);
+			out += len;
+		}
+		line += len;
+	}
+	*out = '\0';
+}
+
+/* The plan's note on a machine with fewer usable CPUs than the test's
+ * workers (affinity/plan.c): not the test's business. */
+#define TU_FEW_CPUS_NOTE " usable CPUs: none is bound to one CPU"
+
 /*
  * Fork; in the child redirect stderr into a pipe, call fn(arg), then
  * exit(0). The parent collects stderr (less TU_NO_URING_LINE) and the
