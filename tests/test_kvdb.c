@@ -6,6 +6,7 @@
  * and command replies where redis-server 7.0's are known.
  */
 #include <check.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,58 @@ static void run(struct kv_db *db, const char *line, const char *want)
 	out_free(&o);
 }
 
+/* Every command by its name in any case; nothing else, however close. */
+START_TEST(command_lookup)
+{
+	static const char *const miss[] = {
+		"ge", "gett", "sett", "gex", "flushal", "flushalll", "",
+	};
+	const struct kv_cmd *t;
+	char up[16];
+	size_t n, i, k, len;
+
+	t = kv_cmd_table(&n);
+	for (i = 0; i < n; i++) {
+		len = strlen(t[i].name);
+		ck_assert_ptr_eq(kv_cmd_find(t[i].name, len), &t[i]);
+		for (k = 0; k < len; k++) /* upper, and mixed */
+			up[k] = (char)(k % 2 ? t[i].name[k] :
+					      t[i].name[k] - ('a' - 'A'));
+		ck_assert_ptr_eq(kv_cmd_find(up, len), &t[i]);
+		/* a NUL after it, or in place of its last byte */
+		memcpy(up, t[i].name, len);
+		up[len] = '\0';
+		ck_assert_ptr_null(kv_cmd_find(up, len + 1));
+		up[len - 1] = '\0';
+		ck_assert_ptr_null(kv_cmd_find(up, len));
+	}
+	for (i = 0; i < sizeof(miss) / sizeof(miss[0]); i++)
+		ck_assert_ptr_null(kv_cmd_find(miss[i], strlen(miss[i])));
+	/* a byte with the high bit where a name's last letter is */
+	ck_assert_ptr_null(kv_cmd_find("flushal\xec", 8));
+	ck_assert_ptr_null(kv_cmd_find("GE\xd4", 3));
+}
+END_TEST
+
+/* out_lltoa writes what "%lld" does, at both ends of the range. */
+START_TEST(decimal_as_printf)
+{
+	static const long long v[] = {
+		0, 1, -1, 9, 10, -10, 99, 100, 123456789, -987654321,
+		LLONG_MAX, LLONG_MIN, LLONG_MIN + 1, 1000000000000000000ll,
+	};
+	char got[24], want[24];
+	size_t i, n;
+
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		n = out_lltoa(got, v[i]);
+		snprintf(want, sizeof(want), "%lld", v[i]);
+		ck_assert_uint_eq(n, strlen(want));
+		ck_assert(!memcmp(got, want, n));
+	}
+}
+END_TEST
+
 START_TEST(expiry_lazy_and_swept)
 {
 	struct kv_db db;
@@ -315,6 +368,8 @@ static Suite *kvdb_suite(void)
 	tcase_add_test(tc, scan_sees_each_once);
 	tcase_add_test(tc, list_ring_wraps);
 	tcase_add_test(tc, hash_small_to_large);
+	tcase_add_test(tc, command_lookup);
+	tcase_add_test(tc, decimal_as_printf);
 	tcase_add_test(tc, expiry_lazy_and_swept);
 	tcase_add_test(tc, replies_as_redis);
 	suite_add_tcase(s, tc);

@@ -11,6 +11,8 @@
 
 #include <fnmatch.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -661,7 +663,7 @@ static void incr_by(struct kv_db *db, const struct resp_arg *k,
 	}
 	val += incr;
 	nv.p = buf;
-	nv.len = (size_t)snprintf(buf, sizeof(buf), "%lld", val);
+	nv.len = out_lltoa(buf, val);
 	if (!set_string(db, k, &nv, true)) /* INCR keeps the TTL */
 		nomem(o);
 	else
@@ -991,7 +993,7 @@ static void c_hincrby(struct kv_db *db, int argc, const struct resp_arg *v,
 	const char *cur;
 	char buf[24];
 	size_t n;
-	int len;
+	size_t len;
 
 	(void)argc;
 	if (!getll(&v[3], &incr)) {
@@ -1012,8 +1014,8 @@ static void c_hincrby(struct kv_db *db, int argc, const struct resp_arg *v,
 		goto out;
 	}
 	val += incr;
-	len = snprintf(buf, sizeof(buf), "%lld", val);
-	if (hash_set(h, v[2].p, v[2].len, buf, (size_t)len) < 0)
+	len = out_lltoa(buf, val);
+	if (hash_set(h, v[2].p, v[2].len, buf, len) < 0)
 		nomem(o);
 	else
 		out_int(o, val);
@@ -1070,31 +1072,67 @@ const struct kv_cmd *kv_cmd_table(size_t *n)
 	return table;
 }
 
+/*
+ * The lookup, once per command of every request: a name of at most 8
+ * bytes, lowercased, is one 64-bit key (no name in the table is longer),
+ * found in an open-addressed table of 64 slots made once, with its
+ * length: "get" and "get\0" have one key. No command's name has a NUL.
+ */
+#define NSLOTS 64
+
+static uint8_t slots[NSLOTS];     /* table index + 1; 0: empty */
+static uint64_t slot_key[NSLOTS]; /* its name's key */
+static uint8_t slot_len[NSLOTS];  /* and length */
+static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
+
+static uint64_t name_key(const char *name, size_t n)
+{
+	uint64_t key = 0;
+	size_t k;
+	char ch;
+
+	for (k = 0; k < n; k++) {
+		ch = name[k];
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch + ('a' - 'A'));
+		key |= (uint64_t)(unsigned char)ch << (8 * k);
+	}
+	return key;
+}
+
+static unsigned slot_of(uint64_t key, size_t n)
+{
+	return (unsigned)(((key + n) * 0x9e3779b97f4a7c15ull) >> 58);
+}
+
+static void make_slots(void)
+{
+	size_t i, len, n = sizeof(table) / sizeof(table[0]);
+	unsigned s;
+
+	for (i = 0; i < n; i++) {
+		len = strlen(table[i].name);
+		s = slot_of(name_key(table[i].name, len), len);
+		while (slots[s])
+			s = (s + 1) % NSLOTS;
+		slots[s] = (uint8_t)(i + 1);
+		slot_key[s] = name_key(table[i].name, len);
+		slot_len[s] = (uint8_t)len;
+	}
+}
+
 const struct kv_cmd *kv_cmd_find(const char *name, size_t n)
 {
-	size_t lo = 0, hi = sizeof(table) / sizeof(table[0]), mid, k;
-	char low[16];
-	int c;
+	uint64_t key;
+	unsigned s;
 
-	if (n >= sizeof(low))
+	if (n == 0 || n > 8)
 		return NULL;
-	for (k = 0; k < n; k++)
-		low[k] = (char)(name[k] >= 'A' && name[k] <= 'Z' ?
-					name[k] + ('a' - 'A') :
-					name[k]);
-	low[n] = '\0';
-	if (memchr(name, '\0', n))
-		return NULL;
-	while (lo < hi) { /* the table is in name order */
-		mid = (lo + hi) / 2;
-		c = strcmp(low, table[mid].name);
-		if (!c)
-			return &table[mid];
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
+	pthread_once(&slots_once, make_slots);
+	key = name_key(name, n);
+	for (s = slot_of(key, n); slots[s]; s = (s + 1) % NSLOTS)
+		if (slot_len[s] == n && slot_key[s] == key)
+			return &table[slots[s] - 1];
 	return NULL;
 }
 

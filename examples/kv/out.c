@@ -66,16 +66,38 @@ void out_drop_front(struct out *o, size_t n)
 	o->len -= n;
 }
 
+size_t out_lltoa(char *d, long long v)
+{
+	/* unsigned: -LLONG_MIN does not fit a long long */
+	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v :
+				       (unsigned long long)v;
+	char tmp[20];
+	size_t n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		d[i++] = '-';
+	while (n)
+		d[i++] = tmp[--n];
+	return i;
+}
+
 /* prefix, the decimal v, "\r\n" */
 static void line_ll(struct out *o, char prefix, long long v)
 {
 	char *d = out_room(o, 24);
-	int n;
+	size_t n;
 
 	if (!d)
 		return;
-	n = snprintf(d, 24, "%c%lld\r\n", prefix, v);
-	o->len += (size_t)n;
+	d[0] = prefix;
+	n = 1 + out_lltoa(d + 1, v);
+	d[n] = '\r';
+	d[n + 1] = '\n';
+	o->len += n + 2;
 }
 
 static void line(struct out *o, char prefix, const char *s, size_t n)
@@ -158,7 +180,6 @@ void out_array(struct out *o, long long n)
 void out_bulk_ll(struct out *o, long long v)
 {
 	char buf[24];
-	int n = snprintf(buf, sizeof(buf), "%lld", v);
 
-	out_bulk(o, buf, (size_t)n);
+	out_bulk(o, buf, out_lltoa(buf, v));
 }

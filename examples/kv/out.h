@@ -36,6 +36,11 @@ void out_null_array(struct out *o);                    /* *-1 */
 void out_array(struct out *o, long long n);            /* *n */
 void out_bulk_ll(struct out *o, long long v);          /* v as a bulk */
 
+/* The decimal v in d (room for 20 characters, no NUL); its length.
+ * snprintf's "%lld" without the format machinery: every reply's lengths
+ * and integers go through it. */
+size_t out_lltoa(char *d, long long v);
+
 /* The replies every command shares. */
 #define KV_OK "OK"
 #define KV_ERR_SYNTAX "ERR syntax error"
