@@ -27,6 +27,13 @@
 #   ECHO_WORKERS=N   the actors server's workers (--workers); default:
 #                    ACTORS_SCHEDULERS, else the runtime's choice
 #   ECHO_BUILD=NAME  use build/NAME; default release
+#   ECHO_PIN=P       where the programs run: "server" (the default, with
+#                    two or more CPUs): every server on the last CPU this
+#                    script may use, the load generator on the others,
+#                    so that each server has one CPU, as the epoll loop
+#                    uses one, and none shares it with its load; "none":
+#                    wherever the kernel puts them (the actors server's
+#                    reactor then takes a CPU of the load's)
 #
 # Builds first: scripts/install-deps.sh --bench (golang-go), then
 # scripts/build.sh NAME, then the Go server with `go build` into
@@ -44,6 +51,7 @@ engines=${ECHO_ENGINES:-uring epoll}
 rounds=${ECHO_ROUNDS:-3}
 workers=${ECHO_WORKERS:-}
 name=${ECHO_BUILD:-release}
+pin=${ECHO_PIN:-server}
 build=build/$name
 tmp=
 server_pid=
@@ -75,6 +83,10 @@ check_env() {
 	'' | *[!0-9]* | 0*) usage_error "ECHO_ROUNDS must be 1 or more" ;;
 	esac
 	[ -n "$engines" ] || usage_error "ECHO_ENGINES is empty"
+	case $pin in
+	server | none) ;;
+	*) usage_error "ECHO_PIN: '$pin' is not server or none" ;;
+	esac
 	for e in $engines; do
 		case $e in
 		uring | epoll) ;;
@@ -109,7 +121,8 @@ start() {
 	label=$1
 	shift
 	: >"$tmp/$label.out" # not the last run's port: the child empties it late
-	"$@" >"$tmp/$label.out" 2>"$tmp/$label.err" &
+	# shellcheck disable=SC2086 # server_on: empty, or taskset and CPU
+	$server_on "$@" >"$tmp/$label.out" 2>"$tmp/$label.err" &
 	server_pid=$!
 	i=0
 	while [ "$i" -lt 50 ]; do
@@ -158,7 +171,8 @@ run() {
 	limit=$(awk -v s="$secs" 'BEGIN { printf "%d", s + 60 }')
 	rc=0
 	t0=$(cpu_ticks "$server_pid")
-	out=$(timeout "$limit" "$build/bench/echo" --json --port "$port" \
+	# shellcheck disable=SC2086 # load_on: empty, or taskset and CPUs
+	out=$(timeout "$limit" $load_on "$build/bench/echo" --json --port "$port" \
 		--conns "$conns" --threads "$threads" --seconds "$secs" \
 		--engine "$eng" 2>"$tmp/$label.load") || rc=$?
 	t1=$(cpu_ticks "$server_pid")
@@ -248,6 +262,8 @@ summary() {
 }
 
 check_env
+. scripts/pin.sh
+pin_split "$pin" || exit 2
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -257,7 +273,7 @@ wflag=
 [ -z "$workers" ] || wflag="--workers $workers"
 echo "bench-echo: $build, $conns connections, $threads load thread(s)," \
 	"$rounds round(s) of ${secs} s each after 0.5 s of warm-up," \
-	"64-byte requests, $(nproc) CPUs, $(uname -r)"
+	"64-byte requests, $(nproc) CPUs ($where), $(uname -r)"
 # cpus: how many CPUs' worth two CPU loops get at once: the time of one
 # loop alone, doubled, over the time of two side by side (2.00 when both
 # CPUs are free; this VM's second CPU is sometimes much slower).

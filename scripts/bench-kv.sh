@@ -20,6 +20,10 @@
 #                   thread)
 #   KV_KEYS=N       keys of the memory test; default 1000000 (0: none)
 #   KV_BUILD=NAME   use build/NAME; default release
+#   KV_PIN=P        "server" (the default, with two or more CPUs): both
+#                   servers on the last CPU this script may use,
+#                   redis-benchmark on the others (scripts/pin.sh);
+#                   "none": unpinned
 #
 # Builds first (scripts/install-deps.sh, scripts/build.sh NAME). Exits 1
 # if a run failed.
@@ -30,6 +34,7 @@ requests=${KV_REQUESTS:-200000}
 workers=${KV_WORKERS:-1}
 keys=${KV_KEYS:-1000000}
 name=${KV_BUILD:-release}
+pin=${KV_PIN:-server}
 build=build/$name
 tmp=
 server_pid=
@@ -49,6 +54,12 @@ done
 case $keys in
 '' | *[!0-9]*) usage_error "KV_KEYS: a count" ;;
 esac
+case $pin in
+server | none) ;;
+*) usage_error "KV_PIN: '$pin' is not server or none" ;;
+esac
+. scripts/pin.sh
+pin_split "$pin" || exit 2
 
 cleanup() {
 	if [ -n "$server_pid" ]; then
@@ -69,7 +80,8 @@ rss_kib() {
 # start_kv, start_redis: a fresh server; set server_pid and port.
 start_kv() {
 	: >"$tmp/kv.out" # not the last round's port: the child empties it late
-	"$build/examples/kv_server" --port 0 --workers "$workers" \
+	# shellcheck disable=SC2086 # server_on: empty, or taskset and CPU
+	$server_on "$build/examples/kv_server" --port 0 --workers "$workers" \
 		>"$tmp/kv.out" 2>"$tmp/kv.err" &
 	server_pid=$!
 	port=
@@ -89,7 +101,8 @@ start_redis() {
 	while ss -Htln "sport = :$port" | grep -q .; do
 		port=$((port + 1))
 	done
-	redis-server --port "$port" --bind 127.0.0.1 --save '' \
+	# shellcheck disable=SC2086
+	$server_on redis-server --port "$port" --bind 127.0.0.1 --save '' \
 		--appendonly no --databases 1 >"$tmp/redis.log" 2>&1 &
 	server_pid=$!
 	i=0
@@ -112,7 +125,8 @@ bench() {
 	r=$1 srv=$2 test=$3 n=$4
 	shift 4
 	t0=$(cpu_ticks "$server_pid")
-	line=$(redis-benchmark -p "$port" -c 50 -n "$n" -d 3 --csv "$@" \
+	# shellcheck disable=SC2086 # load_on: empty, or taskset and CPUs
+	line=$($load_on redis-benchmark -p "$port" -c 50 -n "$n" -d 3 --csv "$@" \
 		2>/dev/null | sed -n '2p') || line=
 	t1=$(cpu_ticks "$server_pid")
 	if [ -z "$line" ]; then
@@ -206,7 +220,7 @@ tmp=$(mktemp -d)
 echo "bench-kv: $build, kv_server --workers $workers, $(redis-server \
 --version | cut -d' ' -f1-3), redis-benchmark -c 50 -d 3, $requests" \
 	"requests a test ($((requests * 5)) with -P 16), $rounds round(s)," \
-	"$(nproc) CPUs, $(uname -r)"
+	"$(nproc) CPUs ($where), $(uname -r)"
 r=1
 while [ "$r" -le "$rounds" ]; do
 	round "$r"
