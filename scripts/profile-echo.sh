@@ -15,6 +15,9 @@
 #   PROFILE_WORKERS=N   the actors server's workers; default 1
 #   PROFILE_RECORD=1    also perf record (call graphs) of the actors run
 #   PROFILE_BUILD=NAME  build/NAME; default release (built first)
+#   PROFILE_PIN=P       server (the default): each server on the last
+#                       CPU, the load on the others, as bench-echo.sh
+#                       runs them (scripts/pin.sh); none: unpinned
 #
 # Needs perf (linux-perf) and tracefs, as root. Exits 1 if a run failed.
 set -eu
@@ -25,12 +28,19 @@ engine=${PROFILE_ENGINE:-epoll}
 workers=${PROFILE_WORKERS:-1}
 record=${PROFILE_RECORD:-0}
 name=${PROFILE_BUILD:-release}
+pin=${PROFILE_PIN:-server}
 build=build/$name
 tmp=$(mktemp -d)
 server_pid=
 trap '[ -z "$server_pid" ] || kill -KILL "$server_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 command -v perf >/dev/null || { echo "profile-echo: no perf" >&2; exit 1; }
+case $pin in
+server | none) ;;
+*) echo "profile-echo: PROFILE_PIN: '$pin' is not server or none" >&2; exit 2 ;;
+esac
+. scripts/pin.sh
+pin_split "$pin" || exit 2
 scripts/build.sh "$name" >&2
 
 SYSCALLS="io_uring_enter futex futex_waitv epoll_wait epoll_pwait read \
@@ -46,7 +56,8 @@ start() { # LABEL PROGRAM ARGS...
 	label=$1
 	shift
 	: >"$tmp/$label.out"
-	"$@" >"$tmp/$label.out" 2>"$tmp/$label.err" &
+	# shellcheck disable=SC2086 # server_on: empty, or taskset and CPU
+	$server_on "$@" >"$tmp/$label.out" 2>"$tmp/$label.err" &
 	server_pid=$!
 	i=0
 	port=
@@ -77,7 +88,8 @@ profile() {
 	fi
 	sleep 0.2
 	t0=$(ticks "$server_pid")
-	"$build/bench/echo" --json --port "$port" --conns "$conns" \
+	# shellcheck disable=SC2086 # load_on: empty, or taskset and CPUs
+	$load_on "$build/bench/echo" --json --port "$port" --conns "$conns" \
 		--seconds "$secs" --warmup 0 --engine "$engine" \
 		>"$tmp/$label.json" 2>"$tmp/$label.load" ||
 		{ cat "$tmp/$label.load" >&2; return 1; }
@@ -121,13 +133,14 @@ profile actors env ACTORS_STATS=1 "$build/examples/echo_server" \
 	--port 0 --workers "$workers"
 profile epoll "$build/bench/peers/epoll_echo" --port 0
 cat "$tmp/actors.counts" "$tmp/epoll.counts" | awk -v secs="$secs" \
+	-v where="$where" \
 	-v conns="$conns" -v eng="$engine" '
 	$2 == "requests" { req[$1] = $3; next }
 	{ v[$1, $2] += $3; if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
 	END {
-		printf "per request: %d connections, %s load, %s s " \
+		printf "per request: %d connections, %s load, %s s, %s " \
 			"(actors %d requests, epoll %d)\n", conns, eng, secs,
-			req["actors"], req["epoll"]
+			where, req["actors"], req["epoll"]
 		printf "%-20s %12s %12s\n", "", "actors", "epoll"
 		for (i = 1; i <= n; i++) {
 			e = order[i]
