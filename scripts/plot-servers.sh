@@ -1,6 +1,6 @@
 #!/bin/sh
-# plot-servers.sh - the servers' figures as one SVG: req/s and p99
-# latency per server, for each load of scripts/bench-echo.sh and each
+# plot-servers.sh - the servers' figures as one SVG: req/s, p99
+# latency and CPU per request per server, for each load of scripts/bench-echo.sh and each
 # test of scripts/bench-kv.sh (the medians of their tables).
 #
 #   scripts/plot-servers.sh ECHO_OUTPUT KV_OUTPUT OUT.svg
@@ -21,21 +21,21 @@ command -v gnuplot >/dev/null || {
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# One line per group: GROUP, then "SERVER RPS P99" pairs, from the tables.
+# One line per group and server: GROUP SERVER RPS P99 CPU, from the tables.
 : >"$tmp/data"
 if [ "$echo_out" != - ]; then
 	awk '
 	/^load: / { eng = $2; next }
 	eng != "" && ($1 == "actors" || $1 == "epoll" || $1 == "go") &&
 	    $2 != "FAIL" {
-		printf "echo-%s %s %s %s\n", eng, $1, $2, $4
+		printf "echo-%s %s %s %s %s\n", eng, $1, $2, $4, $5
 	}' "$echo_out" >>"$tmp/data"
 fi
 if [ "$kv_out" != - ]; then
 	awk '
 	($1 == "SET" || $1 == "GET" || $1 == "GET-P16") &&
 	    ($2 == "kv" || $2 == "redis") && $3 != "failed" {
-		printf "kv-%s %s %s %s\n", $1, $2, $3, $4
+		printf "kv-%s %s %s %s %s\n", $1, $2, $3, $4, $5
 	}' "$kv_out" >>"$tmp/data"
 fi
 [ -s "$tmp/data" ] || {
@@ -45,12 +45,12 @@ fi
 # a table for gnuplot's boxes: a row per group and server, with its
 # colour (ours, the C or redis peer, Go)
 awk '{ c = ($2 == "actors" || $2 == "kv") ? 1 : $2 == "go" ? 3 : 2
-	printf "%d \"%s %s\" %s %s %d\n", NR - 1, $1, $2, $3, $4, c }' \
+	printf "%d \"%s %s\" %s %s %d %s\n", NR - 1, $1, $2, $3, $4, c, $5 }' \
 	"$tmp/data" >"$tmp/rows"
 gnuplot <<EOF
-set terminal svg size 1000,420 dynamic font "sans,11"
+set terminal svg size 1400,440 dynamic font "sans,11"
 set output "$svg"
-set multiplot layout 1,2 title "servers on this machine (medians)"
+set multiplot layout 1,3 title "servers on this machine (medians)"
 set style fill solid 0.8 border -1
 set boxwidth 0.7
 set xtics rotate by -35 scale 0 font ",9"
@@ -69,6 +69,9 @@ set title "p99 latency (us)"
 set format y "%.0f"
 set yrange [0:*]
 plot "$tmp/rows" using 1:4:5:xtic(2) with boxes lc variable
+set title "server CPU per request (us)"
+set format y "%.1f"
+plot "$tmp/rows" using 1:6:5:xtic(2) with boxes lc variable
 unset multiplot
 EOF
 echo "plot-servers: $svg ($(wc -l <"$tmp/rows") bars a panel)"
