@@ -146,6 +146,10 @@ static void conn_proc(void *arg)
 	const char *what = "recv";
 	ssize_t n;
 
+	/* the ring keeps the file: no lookup of fd per receive and send
+	 * (closed below with act_io_close, as a registered fd must be); a
+	 * refusal (a full table) only costs that lookup */
+	(void)act_io_register(fd);
 	for (;;) {
 		n = act_io_recv(fd, buf, sizeof(buf), 0);
 		if (n == -EINTR)

@@ -247,6 +247,13 @@ ACT_API int act_io_connect_timeout(int fd, const struct sockaddr *addr,
 				   socklen_t addrlen, int64_t timeout_ns);
 ACT_API int act_io_close_timeout(int fd, int64_t timeout_ns);
 ACT_API int act_io_poll_timeout(int fd, short events, int64_t timeout_ns);
+/*
+ * Registered files: act_io_* calls on a registered fd skip the kernel's
+ * descriptor lookup. Close it with act_io_close (which unregisters it
+ * first); close(2) leaves the ring holding the file. 0 or -errno.
+ */
+ACT_API int act_io_register(int fd);
+ACT_API int act_io_unregister(int fd);
 
 /* Where am I. Any thread (act_worker: -1 off a worker). */
 ACT_API int act_worker(void);

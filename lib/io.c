@@ -27,6 +27,9 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -306,6 +309,36 @@ int act_io_close_timeout(int fd, int64_t timeout_ns)
 	return (int)io_rw(IORING_OP_CLOSE, fd, NULL, 0, 0, 0, timeout_ns);
 }
 
+/*
+ * Registration is an operation like the others (IORING_OP_FILES_UPDATE
+ * of one slot, the descriptor's number): the ring is the reactor's, and
+ * with SINGLE_ISSUER only its thread may change the table. The reactor
+ * makes the table at the first one and keeps which slots are full.
+ */
+int act_io_register(int fd)
+{
+	int slot[1] = { fd };
+	int64_t rc;
+
+	if (fd < 0)
+		return -EBADF;
+	rc = io_rw(IORING_OP_FILES_UPDATE, fd, slot, 1, (uint64_t)fd, 0,
+		   ACT_FOREVER);
+	return rc < 0 ? (int)rc : 0;
+}
+
+int act_io_unregister(int fd)
+{
+	int slot[1] = { -1 };
+	int64_t rc;
+
+	if (fd < 0)
+		return -EBADF;
+	rc = io_rw(IORING_OP_FILES_UPDATE, fd, slot, 1, (uint64_t)fd, 0,
+		   ACT_FOREVER);
+	return rc < 0 ? (int)rc : 0;
+}
+
 int act_io_poll_timeout(int fd, short events, int64_t timeout_ns)
 {
 	return (int)io_rw(IORING_OP_POLL_ADD, fd, NULL, 0, 0,
@@ -388,6 +421,70 @@ static void inflight_del(struct act__reactor *r, struct act__io *io)
 	act__count_n(&r->n_inflight, -1);
 }
 
+/* Is fd in the ring's table? */
+static bool is_fixed(const struct act__reactor *r, int fd)
+{
+	return fd >= 0 && (uint32_t)fd < r->nfixed && r->fixed[fd];
+}
+
+/*
+ * Take fd out of the ring's table now (a system call of the reactor's):
+ * before its close, so that the close is the file's last, and when an
+ * accept gave its number to a new file, which means that the registered
+ * one was closed with close(2) behind the runtime's back: the slot must
+ * not name the old file for the new descriptor.
+ */
+static void unfix(struct act__reactor *r, int fd)
+{
+	int none = -1;
+	int rc;
+
+	if (!is_fixed(r, fd))
+		return;
+	r->fixed[fd] = 0;
+	rc = io_uring_register_files_update(&r->ring.ring, (unsigned)fd,
+					    &none, 1);
+	if (rc < 0) /* the ring keeps the file until it is closed */
+		fprintf(stderr, "actors: the ring would not let go of "
+			"descriptor %d's file (%s): it stays open until the "
+			"runtime stops\n", fd, strerror(-rc));
+}
+
+/*
+ * The table, at the first registration: a slot for each descriptor the
+ * process may open (RLIMIT_NOFILE's soft limit then), at most 65,536.
+ * Sparse (5.19), else an array of -1 (empty slots, older kernels).
+ */
+static int fixed_make(struct act__reactor *r)
+{
+	struct rlimit rl;
+	uint32_t n = 65536, i;
+	int rc, *none;
+
+	if (r->fixed || r->fixed_err)
+		return r->fixed_err;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < n)
+		n = rl.rlim_cur ? (uint32_t)rl.rlim_cur : 1;
+	r->fixed = calloc(n, 1);
+	if (!r->fixed)
+		return -ENOMEM; /* not kept: a later try may find memory */
+	rc = io_uring_register_files_sparse(&r->ring.ring, n);
+	if (rc == -EINVAL && (none = malloc(n * sizeof(*none))) != NULL) {
+		for (i = 0; i < n; i++)
+			none[i] = -1;
+		rc = io_uring_register_files(&r->ring.ring, none, n);
+		free(none);
+	}
+	if (rc < 0) {
+		free(r->fixed);
+		r->fixed = NULL;
+		r->fixed_err = rc;
+		return rc;
+	}
+	r->nfixed = n;
+	return 0;
+}
+
 /* The operation's last CQE came (or it ends without one): it is done. */
 static void io_complete(struct act__reactor *r, struct act__io *io,
 			int32_t res)
@@ -419,7 +516,12 @@ static void io_complete(struct act__reactor *r, struct act__io *io,
 	 * nobody's; else the slot keeps it too, until the process takes it
 	 * (io.h: ACCEPTED), so that a stop that discards the process first
 	 * closes it. Written before io_settle's RMW, which publishes it */
+	/* one slot updated: the table says so (buf: the process's array,
+	 * still its own until the settle below) */
+	if (io->op == IORING_OP_FILES_UPDATE && res >= 0)
+		r->fixed[io->fd] = *(const int *)io->buf >= 0;
 	if (io->op == IORING_OP_ACCEPT && res >= 0) {
+		unfix(r, res);
 		if (r->stopping) {
 			close(res);
 		} else {
@@ -454,6 +556,21 @@ void act__io_take(struct act__reactor *r, struct act__io *io)
 	if (io->op == IORING_OP_READ || io->op == IORING_OP_WRITE)
 		io->flags = 0; /* zero_retry's count (read and write have no
 				* flags; the process reads it no more) */
+	if (io->op == IORING_OP_FILES_UPDATE) {
+		int rc = fixed_make(r);
+
+		if (!rc && (uint32_t)io->fd >= r->nfixed)
+			rc = -ENOSPC;
+		if (!rc && *(const int *)io->buf < 0 && !is_fixed(r, io->fd))
+			rc = -EINVAL; /* an unregister of what is not in */
+		if (rc) {
+			io->where = ACT_IO_QUEUED;
+			io_complete(r, io, rc);
+			return;
+		}
+	}
+	if (io->op == IORING_OP_CLOSE)
+		unfix(r, io->fd);
 	pend_push(r, io);
 }
 
@@ -495,7 +612,8 @@ void act__io_take_cancel(struct act__reactor *r, struct act__io *io)
 }
 
 /* Fill sqe with io's operation. */
-static void prep(struct io_uring_sqe *sqe, struct act__io *io)
+static void prep(const struct act__reactor *r, struct io_uring_sqe *sqe,
+		 struct act__io *io)
 {
 	switch (io->op) {
 	case IORING_OP_READ:
@@ -525,9 +643,17 @@ static void prep(struct io_uring_sqe *sqe, struct act__io *io)
 	case IORING_OP_POLL_ADD:
 		io_uring_prep_poll_add(sqe, io->fd, (unsigned)io->flags);
 		break;
+	case IORING_OP_FILES_UPDATE:
+		io_uring_prep_files_update(sqe, (int *)io->buf, 1,
+					   (int)io->off);
+		break;
 	default:
 		act__fatal("io: bad operation %u", io->op);
 	}
+	/* slot n is descriptor n: the kernel takes the file from the table
+	 * instead of looking the number up (and no reference count) */
+	if (io->op != IORING_OP_FILES_UPDATE && is_fixed(r, io->fd))
+		sqe->flags |= IOSQE_FIXED_FILE;
 	io_uring_sqe_set_data(sqe, io);
 }
 
@@ -587,7 +713,7 @@ void act__io_fill(struct act__reactor *r)
 		if (!r->pend_head)
 			r->pend_tail = NULL;
 		sqe = io_uring_get_sqe(&r->ring.ring);
-		prep(sqe, io);
+		prep(r, sqe, io);
 		io->cqes = 1;
 		if (io->timed) {
 			/* its own CQE says whether the limit passed (-ETIME),

@@ -408,6 +408,9 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 
 	r->rt = rt;
 	act__mpsc_init(&r->cmds);
+	r->fixed = NULL;
+	r->nfixed = 0;
+	r->fixed_err = 0;
 	atomic_store_explicit(&r->timers.lock, 0, memory_order_relaxed);
 	r->timers.free_head = UINT32_MAX;
 	atomic_store_explicit(&r->timers.n, 0, memory_order_relaxed);
@@ -450,6 +453,10 @@ void act__reactor_stop(struct act__reactor *r)
 	/* here, not in the reactor: the kick above read the ring's mode,
 	 * and the workers, joined before, their last kicks */
 	act__ring_exit(&r->ring);
+	free(r->fixed); /* the ring's table went with it */
+	r->fixed = NULL;
+	r->nfixed = 0;
+	r->fixed_err = 0;
 	act__utimers_destroy(&r->timers);
 	free(r->marked);
 	free(r->is_marked);

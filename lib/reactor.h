@@ -141,6 +141,12 @@ struct act__reactor {
 	bool stopping;                   /* draining: wake nobody */
 	bool submit_first;               /* on a worker's CPU: submit, reap,
 					  * then wake (reactor.c shares_cpu) */
+	/* registered files (act_io_register): the ring's table, made at
+	 * the first registration, slot n for descriptor n; fixed[n] says
+	 * whether n is in it (io.c) */
+	uint8_t *fixed;
+	uint32_t nfixed;
+	int fixed_err;                   /* making the table failed: why */
 	/* wakes of one loop, rung once per worker at its end */
 	uint32_t *marked;                /* worker indexes */
 	uint8_t *is_marked;              /* per worker */

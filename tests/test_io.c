@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -975,6 +976,8 @@ static unsigned enosys_calls(void)
 	       -ENOSYS;
 	bad += act_io_close_timeout(p[1], SEC) != -ENOSYS;
 	bad += act_io_poll_timeout(p[1], POLLOUT, SEC) != -ENOSYS;
+	bad += act_io_register(p[0]) != -ENOSYS;
+	bad += act_io_unregister(p[0]) != -ENOSYS;
 	/* nothing happened to them */
 	bad += fcntl(p[0], F_GETFD) < 0 || fcntl(p[1], F_GETFD) < 0;
 	bad += unread(p[0]) != 0;
@@ -1055,6 +1058,8 @@ static unsigned eperm_calls(void)
 	bad += act_io_accept_timeout(p[0], NULL, NULL, 0, SEC) != -EPERM;
 	bad += act_io_connect_timeout(p[0], SA(&a), sizeof(a), SEC) != -EPERM;
 	bad += act_io_close_timeout(p[0], SEC) != -EPERM;
+	bad += act_io_register(p[0]) != -EPERM;
+	bad += act_io_unregister(p[0]) != -EPERM;
 	bad += act_io_poll_timeout(p[0], POLLIN, SEC) != -EPERM;
 	/* nothing was done: both ends open, the data still there */
 	bad += fcntl(p[0], F_GETFD) < 0 || fcntl(p[1], F_GETFD) < 0;
@@ -1086,6 +1091,126 @@ START_TEST(eperm_outside_process)
 
 	ck_assert_uint_eq(eperm_calls(), 0); /* no runtime */
 	ck_assert_int_eq(run_main(&cfg, eperm_main, NULL), 0);
+}
+END_TEST
+
+/* ---- registered files -------------------------------------------------- */
+
+/* The lowest free descriptor is fd (free): every lower hole filled with
+ * a duplicate of what, which *held records for close_held. */
+static void lowest_free_is(int fd, int what, int *held, int *nheld)
+{
+	int t;
+
+	for (;;) {
+		t = dup(what);
+		ck_assert_int_ge(t, 0);
+		if (t == fd) {
+			close(t);
+			return;
+		}
+		ck_assert_int_lt(t, fd); /* fd is free: nothing above it first */
+		held[(*nheld)++] = t;
+	}
+}
+
+static void fixed_main(void *arg)
+{
+	int sv[2], l, c1, c2, a, b, hi, held[64], nheld = 0, i;
+	struct sockaddr_in sa;
+	struct rlimit rl, low;
+	struct pollfd pfd;
+	char buf[16];
+
+	(void)arg;
+	/* the table is made at the runtime's first registration, a slot for
+	 * each descriptor the soft limit allows then: 64 here */
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_msg(rl.rlim_cur >= 128, "RLIMIT_NOFILE %llu: too low",
+		      (unsigned long long)rl.rlim_cur);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
+				    sv), 0);
+	ck_assert_int_lt(sv[1], 64);
+	low = rl;
+	low.rlim_cur = 64;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	ck_assert_int_eq(act_io_register(sv[1]), 0);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	hi = dup2(sv[0], 100);
+	ck_assert_int_eq(hi, 100);
+	ck_assert_int_eq(act_io_register(hi), -ENOSPC);
+	close(hi);
+	/* registered twice: the same file; I/O, a poll and a timed
+	 * receive through the slot */
+	ck_assert_int_eq(act_io_register(sv[1]), 0);
+	ck_assert_int_eq(act_io_send(sv[0], "ping", 4, 0), 4);
+	ck_assert_int_eq(act_io_poll(sv[1], POLLIN), POLLIN);
+	ck_assert_int_eq(act_io_recv(sv[1], buf, sizeof(buf), 0), 4);
+	ck_assert(!memcmp(buf, "ping", 4));
+	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0, TMO),
+			 -ETIMEDOUT);
+	ck_assert_int_eq(act_io_send(sv[1], "pong", 4, 0), 4);
+	ck_assert_int_eq(act_io_recv(sv[0], buf, sizeof(buf), 0), 4);
+	ck_assert(!memcmp(buf, "pong", 4));
+	/* out, once; the descriptor works on without the slot */
+	ck_assert_int_eq(act_io_unregister(sv[1]), 0);
+	ck_assert_int_eq(act_io_unregister(sv[1]), -EINVAL);
+	ck_assert_int_eq(act_io_send(sv[1], "x", 1, 0), 1);
+	ck_assert_int_eq(act_io_recv(sv[0], buf, sizeof(buf), 0), 1);
+	/* act_io_close lets the ring go of the file: the peer sees the end
+	 * (were the slot kept, the socket would stay open, and the limit
+	 * would end the wait) */
+	ck_assert_int_eq(act_io_register(sv[1]), 0);
+	ck_assert_int_eq(act_io_close(sv[1]), 0);
+	ck_assert_int_eq(act_io_recv_timeout(sv[0], buf, sizeof(buf), 0,
+					     10 * SEC), 0);
+	ck_assert_int_eq(act_io_close(sv[0]), 0);
+	/* bad descriptors */
+	ck_assert_int_eq(act_io_register(-1), -EBADF);
+	ck_assert_int_eq(act_io_unregister(-1), -EBADF);
+	a = dup(0);
+	ck_assert_int_ge(a, 0);
+	close(a);
+	ck_assert_int_eq(act_io_register(a), -EBADF);
+	/* close(2) of a registered accepted socket, and an accept that
+	 * gives its number to a new connection: the new descriptor is the
+	 * new file, not the old one the slot held, and the old socket is
+	 * closed (its peer sees the end) */
+	l = tcp_bound(&sa, 4);
+	c1 = tcp_socket();
+	ck_assert_int_eq(connect(c1, SA(&sa), sizeof(sa)), 0);
+	a = act_io_accept(l, NULL, NULL, SOCK_CLOEXEC);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(act_io_register(a), 0);
+	c2 = tcp_socket();
+	ck_assert_int_eq(connect(c2, SA(&sa), sizeof(sa)), 0);
+	close(a); /* behind the runtime's back */
+	lowest_free_is(a, l, held, &nheld);
+	b = act_io_accept(l, NULL, NULL, SOCK_CLOEXEC);
+	ck_assert_int_eq(b, a);
+	ck_assert_int_eq(send(c2, "new", 3, 0), 3);
+	ck_assert_int_eq(act_io_recv_timeout(b, buf, sizeof(buf), 0,
+					     10 * SEC), 3);
+	ck_assert(!memcmp(buf, "new", 3));
+	ck_assert_int_eq(act_io_send(b, "ok", 2, 0), 2);
+	ck_assert_int_eq(recv(c2, buf, sizeof(buf), 0), 2);
+	pfd.fd = c1;
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, 10000), 1);
+	ck_assert_int_eq(recv(c1, buf, sizeof(buf), 0), 0);
+	for (i = 0; i < nheld; i++)
+		close(held[i]);
+	ck_assert_int_eq(act_io_close(b), 0);
+	close(c1);
+	close(c2);
+	close(l);
+}
+
+START_TEST(registered_files)
+{
+	struct act_config cfg = cfg_for(_i);
+
+	ck_assert_int_eq(run_main(&cfg, fixed_main, NULL), 0);
 }
 END_TEST
 
@@ -1195,6 +1320,7 @@ static Suite *io_suite(void)
 	IO_LOOP(ops, others_run_while_waiting, 3);
 	IO_LOOP(ops, messages_keep_io_waiting, 2);
 	IO_LOOP(ops, io_stats, 1);
+	IO_LOOP(ops, registered_files, 3);
 	suite_add_tcase(s, ops);
 
 	tcase_set_timeout(tmo, 60);
