@@ -878,6 +878,9 @@ static void conn_proc(void *arg)
 	struct conn *c = conn_new(fd);
 	enum resp_status st;
 
+	/* in the ring's table until the act_io_close below: no descriptor
+	 * lookup per receive and send (a refusal only costs that lookup) */
+	(void)act_io_register(fd);
 	while (c && conn_ok(c)) {
 		st = plan_batch(c);
 		if (c->nplan && !run_batch(c))
