@@ -586,6 +586,23 @@ uint32_t act__stack_shared_n(int home, size_t size, uint32_t *strangers)
 	return n;
 }
 
+bool act__stack_shared_has(int home, size_t size, const void *lo)
+{
+	struct shared_list *l;
+	bool found = false;
+	void *top, *s;
+
+	shared_lock_take(home);
+	l = shared_find(home, size, false);
+	for (top = l ? l->top : NULL; top && !found;
+	     top = *top_link(s, size)) {
+		s = (char *)top - size;
+		found = s == lo;
+	}
+	shared_lock_drop(home);
+	return found;
+}
+
 uint32_t act__stack_cache_strangers(const struct act__stack_cache *c)
 {
 	uint32_t i, n = 0;

@@ -96,6 +96,8 @@ int act__stack_home(const void *lo, size_t size);
  * *strangers (may be NULL) how many of them came from another home;
  * under the home's lock. */
 uint32_t act__stack_shared_n(int home, size_t size, uint32_t *strangers);
+/* Tests: is the stack at lo on home's shared list of its size? */
+bool act__stack_shared_has(int home, size_t size, const void *lo);
 /* For tests, owner of c: stacks in c's own-home pools from another home. */
 uint32_t act__stack_cache_strangers(const struct act__stack_cache *c);
 
