@@ -745,12 +745,16 @@ void act__io_fill(struct act__reactor *r)
  * it would have done something; if yes it goes into the ring again, with
  * the next of zero_steps as its limit. Not counted as an operation or a
  * cancel: the process sees one operation. True when io was put back.
+ * On 6.1 the operation also comes back -ECANCELED with its limit's CQE
+ * not saying -ETIME (the limit cancelled in turn: io-wq gave the work up
+ * before it started, as it does when it cannot start a thread); that is
+ * the same case, whoever cancelled it first.
  */
 static bool zero_retry(struct act__reactor *r, struct act__io *io)
 {
 	struct pollfd pfd;
 
-	if (!io->timed_out || io->op_res != -ECANCELED || !zero_rw(io) ||
+	if (io->op_res != -ECANCELED || !zero_rw(io) ||
 	    io->flags >= ZERO_STEPS || r->stopping || io->cancel_queued)
 		return false;
 	/* a killed process's cancel: it wants the operation over; relaxed:
@@ -784,8 +788,13 @@ void act__io_cqe(struct act__reactor *r, uint64_t user_data, int32_t res)
 		io->op_res = res;
 	/* a timed operation is done when both of its CQEs came, in
 	 * whichever order: only then is the record free of the kernel */
-	if (--io->cqes == 0 && !zero_retry(r, io))
+	if (--io->cqes == 0 && !zero_retry(r, io)) {
+		/* a zero limit's operation cancelled, whoever did it: the
+		 * limit passed (the process sees -ETIMEDOUT, not -ECANCELED) */
+		if (zero_rw(io) && io->op_res == -ECANCELED)
+			io->timed_out = true;
 		io_complete(r, io, io->op_res);
+	}
 }
 
 /*
