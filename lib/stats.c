@@ -96,12 +96,13 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 		snprintf(reactor, sizeof(reactor), "on CPU %d",
 			 rt->plan.reactor_cpu);
 	fprintf(f,
-		"actors: %u workers, %llu processes alive, at most %llu "
+		"actors: %u worker%s, %llu processes alive, at most %llu "
 		"slots in use, %llu timeouts fired\n"
 		"actors: reactor: %llu loops, %llu worker wakes, %llu I/O "
 		"operations (%llu cancelled)\n"
 		"actors: bind %s, reactor %s, %d memory home%s (%s)\n",
-		s.workers, (unsigned long long)s.procs_alive,
+		s.workers, s.workers == 1 ? "" : "s",
+		(unsigned long long)s.procs_alive,
 		(unsigned long long)s.procs_peak,
 		(unsigned long long)s.timeouts_fired,
 		(unsigned long long)s.reactor_loops,

@@ -775,9 +775,28 @@ static void stats_print_child(void *arg)
 	_exit(-act_main(&cfg, spread_main_2, NULL));
 }
 
+static void nothing_main(void *arg)
+{
+	(void)arg;
+}
+
+static void stats_print_child1(void *arg)
+{
+	struct act_config cfg = with_workers(1);
+
+	(void)arg;
+	setenv("ACTORS_STATS", "1", 1);
+	_exit(-act_main(&cfg, nothing_main, NULL));
+}
+
 START_TEST(stats_table_at_exit)
 {
 	struct tu_child c;
+
+	/* one worker, in the singular */
+	tu_run_child(stats_print_child1, NULL, &c);
+	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
+	ck_assert_msg(strstr(c.err, "actors: 1 worker, "), "%s", c.err);
 
 	tu_run_child(stats_print_child, "1", &c);
 	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
