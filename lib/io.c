@@ -315,9 +315,10 @@ int act_io_close_timeout(int fd, int64_t timeout_ns)
  * with SINGLE_ISSUER only its thread may change the table. The reactor
  * makes the table at the first one and keeps which slots are full.
  */
-int act_io_register(int fd)
+/* Slot fd of the ring's table to file (fd's own, or -1: empty). */
+static int files_update(int fd, int file)
 {
-	int slot[1] = { fd };
+	int slot[1] = { file };
 	int64_t rc;
 
 	if (fd < 0)
@@ -327,16 +328,14 @@ int act_io_register(int fd)
 	return rc < 0 ? (int)rc : 0;
 }
 
+int act_io_register(int fd)
+{
+	return files_update(fd, fd);
+}
+
 int act_io_unregister(int fd)
 {
-	int slot[1] = { -1 };
-	int64_t rc;
-
-	if (fd < 0)
-		return -EBADF;
-	rc = io_rw(IORING_OP_FILES_UPDATE, fd, slot, 1, (uint64_t)fd, 0,
-		   ACT_FOREVER);
-	return rc < 0 ? (int)rc : 0;
+	return files_update(fd, -1);
 }
 
 int act_io_poll_timeout(int fd, short events, int64_t timeout_ns)
@@ -512,14 +511,14 @@ static void io_complete(struct act__reactor *r, struct act__io *io,
 	 * and for a MSG_WAITALL receive's partial count) */
 	if (res == -ECANCELED || (io->timed_out && res < 0))
 		act__count(&r->n_io_cancels);
-	/* at stop its process never runs again: an accepted fd would be
-	 * nobody's; else the slot keeps it too, until the process takes it
-	 * (io.h: ACCEPTED), so that a stop that discards the process first
-	 * closes it. Written before io_settle's RMW, which publishes it */
 	/* one slot updated: the table says so (buf: the process's array,
 	 * still its own until the settle below) */
 	if (io->op == IORING_OP_FILES_UPDATE && res >= 0)
 		r->fixed[io->fd] = *(const int *)io->buf >= 0;
+	/* at stop its process never runs again: an accepted fd would be
+	 * nobody's; else the slot keeps it too, until the process takes it
+	 * (io.h: ACCEPTED), so that a stop that discards the process first
+	 * closes it. Written before io_settle's RMW, which publishes it */
 	if (io->op == IORING_OP_ACCEPT && res >= 0) {
 		unfix(r, res);
 		if (r->stopping) {
