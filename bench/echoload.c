@@ -137,6 +137,7 @@ struct client {
 	struct io_uring ring;
 	uint64_t t_measure, t_end;  /* ns: window start and end */
 	uint64_t requests, mismatches, lost;
+	double cpu_s, wall_s; /* this thread's CPU and wall time, its run */
 	int err;            /* the -errno that stopped it, or 0 */
 	bool said_lost, said_mismatch;
 	pthread_t tid;
@@ -598,10 +599,26 @@ static void uring_loop(struct client *c)
 
 /* ---- one client thread -------------------------------------------------- */
 
+/* This thread's CPU seconds (utime + stime: RUSAGE_THREAD, so that a
+ * server in the same process, as `actors bench echo` runs it, is not
+ * counted) and, in *wall, the monotonic clock's seconds. */
+static double thread_cpu(double *wall)
+{
+	struct rusage ru;
+
+	*wall = (double)now_ns() / 1e9;
+	if (getrusage(RUSAGE_THREAD, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 static void *client_main(void *arg)
 {
 	struct client *c = arg;
+	double cpu0, wall0, wall1;
 
+	cpu0 = thread_cpu(&wall0);
 	if (c->uring) {
 		if (uring_setup(c) == 0)
 			uring_loop(c);
@@ -611,6 +628,8 @@ static void *client_main(void *arg)
 	} else if (epoll_setup(c) == 0) {
 		epoll_loop(c);
 	}
+	c->cpu_s = thread_cpu(&wall1) - cpu0;
+	c->wall_s = wall1 - wall0;
 	return NULL;
 }
 
@@ -811,12 +830,16 @@ static int gather(const struct echoload_opts *o, struct client *cl,
 		  struct echoload_result *r)
 {
 	struct hist *h = cl[0].hist;
+	double wall = 0;
 	int t, i, err = 0;
 
 	memset(r, 0, sizeof(*r));
 	for (t = 0; t < o->threads; t++) {
 		if (t)
 			hist_merge(h, cl[t].hist);
+		r->cpus += cl[t].cpu_s;
+		if (cl[t].wall_s > wall)
+			wall = cl[t].wall_s;
 		r->requests += cl[t].requests;
 		r->mismatches += cl[t].mismatches;
 		r->lost += cl[t].lost;
@@ -832,6 +855,7 @@ static int gather(const struct echoload_opts *o, struct client *cl,
 	r->engine = o->engine;
 	r->seconds = o->seconds;
 	r->rps = (double)r->requests / o->seconds;
+	r->cpus = wall > 0 ? r->cpus / wall : 0;
 	r->p50_us = (double)hist_quantile(h, 0.50) / 1e3;
 	r->p99_us = (double)hist_quantile(h, 0.99) / 1e3;
 	r->p999_us = (double)hist_quantile(h, 0.999) / 1e3;
@@ -908,19 +932,20 @@ void echoload_print(FILE *f, const struct echoload_opts *o,
 			"\"p50_us\": %.1f, \"p99_us\": %.1f, "
 			"\"p999_us\": %.1f, \"max_us\": %.1f, "
 			"\"mismatches\": %" PRIu64 ", \"lost\": %" PRIu64
-			", \"errors\": %" PRIu64 "}\n", host, o->port,
+			", \"errors\": %" PRIu64 ", \"load_cpus\": %.3f}\n",
+			host, o->port,
 			o->conns, o->threads, echoload_engine_name(r->engine),
 			o->size, r->seconds,
 			r->requests, r->rps, r->p50_us, r->p99_us,
 			r->p999_us, r->max_us, r->mismatches, r->lost,
-			r->errors);
+			r->errors, r->cpus);
 		return;
 	}
 	fprintf(f, "echo %s:%d conns %d threads %d %s size %zu: %" PRIu64
 		" requests in %.2f s, %.0f req/s, latency p50 %.1f us, "
 		"p99 %.1f us, p999 %.1f us, max %.1f us, errors %" PRIu64
-		"\n", host, o->port, o->conns, o->threads,
+		", load CPUs %.2f\n", host, o->port, o->conns, o->threads,
 		echoload_engine_name(r->engine), o->size,
 		r->requests, r->seconds, r->rps, r->p50_us, r->p99_us,
-		r->p999_us, r->max_us, r->errors);
+		r->p999_us, r->max_us, r->errors, r->cpus);
 }

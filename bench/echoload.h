@@ -76,6 +76,10 @@ struct echoload_result {
 	uint64_t lost;       /* connections closed or failed early */
 	uint64_t errors;     /* mismatches + lost */
 	enum echoload_engine engine; /* the one that ran: uring or epoll */
+	double cpus;         /* the load's own CPU (utime + stime of its
+			      * threads) over its run's wall time, warm-up
+			      * included: near its threads' count, the load
+			      * itself was the bottleneck */
 };
 
 /*
@@ -93,8 +97,8 @@ int echoload_run(const struct echoload_opts *o, struct echoload_result *r);
 /*
  * echoload_print - one line of figures: human-readable, or a JSON object
  * with the keys host, port, conns, threads, engine, size, seconds,
- * requests, rps, p50_us, p99_us, p999_us, max_us, mismatches, lost and
- * errors.
+ * requests, rps, p50_us, p99_us, p999_us, max_us, mismatches, lost,
+ * errors and load_cpus (echoload_result.cpus).
  */
 void echoload_print(FILE *f, const struct echoload_opts *o,
 		    const struct echoload_result *r, bool json);

@@ -4,10 +4,12 @@
 # 64-byte requests, one in flight per connection), in rounds: each round
 # runs the three, one after the other. A table per engine of the load
 # generator (its --engine: io_uring, then epoll) gives each server's
-# requests per second, p50 and p99 latency and CPU per request (the
+# requests per second, p50 and p99 latency, CPU per request (the
 # server's utime + stime over the run, from /proc, over the requests of
 # the run and its 0.5 s warm-up, in microseconds: fair on any number of
-# cores), the median over the rounds, and the ratios actors/epoll and
+# cores) and the load generator's own CPUs over its run (near
+# ECHO_THREADS, the load itself was the bottleneck: no server could have
+# been measured faster), the median over the rounds, and the ratios actors/epoll and
 # actors/go, the median of each round's ratio (this machine's speed
 # drifts between rounds). The servers:
 #
@@ -163,7 +165,8 @@ field() {
 }
 
 # run LABEL PROGRAM ARGS...: one server's run against the load of engine
-# $eng; sets result to "rps p50 p99 cpu_us", or to nothing when it failed.
+# $eng; sets result to "rps p50 p99 cpu_us load_cpus", or to nothing
+# when it failed.
 run() {
 	label=$1
 	result=
@@ -187,10 +190,11 @@ run() {
 	result="$result $(awk -v t="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" \
 		-v rps="$(field "$out" rps)" -v s="$secs" \
 		'BEGIN { printf "%.3f", t * 1e6 / hz / (rps * (s + 0.5)) }')"
+	result="$result $(field "$out" load_cpus)"
 }
 
 # summary ENGINE FILE: the table of one engine's rounds, from FILE's
-# lines "ROUND SERVER RPS P50 P99 CPU" (SERVER actors, epoll or go; the
+# lines "ROUND SERVER RPS P50 P99 CPU LOAD" (SERVER actors, epoll or go; the
 # figures "-" for a failed run) and "ROUND cpus N" (see cpus). Each
 # server's figure is its median over the rounds; each ratio is the
 # median of the ratios of single rounds (actors and its peer ran one
@@ -208,20 +212,21 @@ summary() {
 	}
 	$2 == "cpus" { cpus[$1] = $3; next }
 	$3 == "-" { bad[$2] = 1; next }
-	{ for (f = 3; f <= 6; f++) fig[$2, $1, f] = $f; ok[$2, $1] = 1 }
+	{ for (f = 3; f <= 7; f++) fig[$2, $1, f] = $f; ok[$2, $1] = 1 }
 	function row(srv,    f, r, n, v, line) {
 		if (bad[srv]) {
-			printf "%-14s %12s %10s %10s %11s\n", srv, "FAIL", "-",
-				"-", "-"
+			printf "%-14s %12s %10s %10s %11s %9s\n", srv, "FAIL",
+				"-", "-", "-", "-"
 			return
 		}
 		line = sprintf("%-14s", srv)
-		for (f = 3; f <= 6; f++) {
+		for (f = 3; f <= 7; f++) {
 			n = 0
 			for (r = 1; r <= rounds; r++)
 				v[++n] = fig[srv, r, f]
 			line = line sprintf(f == 3 ? " %12.1f" : f == 6 ? \
-				" %11.3f" : " %10.1f", median(v, n))
+				" %11.3f" : f == 7 ? " %9.2f" : " %10.1f",
+				median(v, n))
 		}
 		print line
 	}
@@ -242,8 +247,8 @@ summary() {
 		print line
 	}
 	END {
-		printf "\n%-14s %12s %10s %10s %11s\n", "load: " eng, "req/s",
-			"p50 us", "p99 us", "cpu us/req"
+		printf "\n%-14s %12s %10s %10s %11s %9s\n", "load: " eng,
+			"req/s", "p50 us", "p99 us", "cpu us/req", "load CPUs"
 		row("actors"); row("epoll"); row("go")
 		ratio("epoll"); ratio("go")
 		if (rounds < 2 || bad["actors"])
@@ -292,7 +297,7 @@ cpus() {
 # record ROUND SERVER: appends the last run's figures to the engine's file.
 record() {
 	if [ -z "$result" ]; then
-		echo "$1 $2 - - - -" >>"$tmp/$eng.txt"
+		echo "$1 $2 - - - - -" >>"$tmp/$eng.txt"
 		failed=1
 	else
 		echo "$1 $2 $result" >>"$tmp/$eng.txt"
