@@ -5,15 +5,18 @@
 # switches and CPU time, and for the actors server the reactor's loops,
 # completions and worker wakes (ACTORS_STATS). The bare epoll server
 # (bench/peers/epoll_echo) is measured the same way beside it. Then,
-# with PROFILE_RECORD=1, `perf record` of the actors server and its top
-# symbols.
+# with PROFILE_RECORD=1, `perf record` of both servers and of the load
+# generator under each: the CPU of each by kind (user space, system call
+# entry and exit, epoll, io_uring, sleeps, wakes and switches, and the
+# rest of the kernel: the network stack's work, which every server pays
+# whatever its I/O interface), and the actors server's top symbols.
 #
 #   PROFILE_SECONDS=S   seconds of load; default 5
 #   PROFILE_CONNS=K     connections; default 100
 #   PROFILE_ENGINE=E    the load's engine, epoll or uring; default epoll
 #                       (a plain client, as users' are)
 #   PROFILE_WORKERS=N   the actors server's workers; default 1
-#   PROFILE_RECORD=1    also perf record (call graphs) of the actors run
+#   PROFILE_RECORD=1    also perf record (call graphs) of every run
 #   PROFILE_BUILD=NAME  build/NAME; default release (built first)
 #   PROFILE_PIN=P       server (the default): each server on the last
 #                       CPU, the load on the others, as bench-echo.sh
@@ -81,8 +84,8 @@ profile() {
 	perf stat -x, -e "$events" -p "$server_pid" -o "$tmp/$label.perf" &
 	perf_pid=$!
 	rec_pid=
-	if [ "$record" = 1 ] && [ "$label" = actors ]; then
-		perf record -g -o "$tmp/perf.data" -p "$server_pid" \
+	if [ "$record" = 1 ]; then
+		perf record -g -o "$tmp/$label.data" -p "$server_pid" \
 			>/dev/null 2>&1 &
 		rec_pid=$!
 	fi
@@ -91,12 +94,20 @@ profile() {
 	# shellcheck disable=SC2086 # load_on: empty, or taskset and CPUs
 	$load_on "$build/bench/echo" --json --port "$port" --conns "$conns" \
 		--seconds "$secs" --warmup 0 --engine "$engine" \
-		>"$tmp/$label.json" 2>"$tmp/$label.load" ||
-		{ cat "$tmp/$label.load" >&2; return 1; }
+		>"$tmp/$label.json" 2>"$tmp/$label.load" &
+	load_pid=$!
+	lrec_pid=
+	if [ "$record" = 1 ]; then
+		perf record -o "$tmp/$label-load.data" -p "$load_pid" \
+			>/dev/null 2>&1 &
+		lrec_pid=$!
+	fi
+	wait "$load_pid" || { cat "$tmp/$label.load" >&2; return 1; }
 	t1=$(ticks "$server_pid")
 	kill -INT "$perf_pid"
 	wait "$perf_pid" || true
 	[ -z "$rec_pid" ] || { kill -INT "$rec_pid"; wait "$rec_pid" || true; }
+	[ -z "$lrec_pid" ] || wait "$lrec_pid" || true
 	kill -TERM "$server_pid"
 	wait "$server_pid" || true
 	server_pid=
@@ -149,8 +160,53 @@ cat "$tmp/actors.counts" "$tmp/epoll.counts" | awk -v secs="$secs" \
 				req["epoll"] ? v["epoll", e] / req["epoll"] : 0
 		}
 	}'
-if [ "$record" = 1 ] && [ -f "$tmp/perf.data" ]; then
+# kinds FILE: perf.data's samples summed by kind, as "KIND PERCENT"
+# lines. Sampled by the CPU clock in a VM, a sample lands where the
+# kernel turns interrupts back on: finish_task_switch carries the
+# switch, _raw_spin_unlock_irqrestore the locked work before it.
+kinds() {
+	perf report -i "$1" --no-children --sort symbol --stdio 2>/dev/null |
+		awk '
+	/^#/ || NF < 3 { next }
+	{
+		p = $1; sub("%", "", p); s = $3
+		if ($2 == "[.]")
+			k = "user_space"
+		else if (s ~ /^(do_syscall_64|entry_SYSCALL|syscall_|exit_to_user|__x64_sys|x64_sys_call|fdget|fput|__fget|__rseq|rseq_|switch_fpu|fpregs|restore_fpregs|srso_|__x86_return_thunk)/)
+			k = "syscall_entry_exit"
+		else if (s ~ /^(ep_|do_epoll|__ep_)/)
+			k = "epoll"
+		else if (s ~ /^(io_|__io_|tctx_)/)
+			k = "io_uring"
+		else if (s ~ /(schedule|switch_to|finish_task_switch|try_to_wake|ttwu|pick_next|dequeue_|enqueue_task|update_curr|futex|select_task|wake_up|psi_|update_load|set_next_entity|put_prev)/)
+			k = "sleep_wake_switch"
+		else
+			k = "network_and_other_kernel"
+		t[k] += p
+	}
+	END { for (k in t) print k, t[k] }'
+}
+
+if [ "$record" = 1 ]; then
+	for f in actors epoll actors-load epoll-load; do
+		[ -f "$tmp/$f.data" ] && kinds "$tmp/$f.data" |
+			sed "s/^/$f /"
+	done | awk '
+	{ v[$1, $2] = $3; seen[$2] = 1 }
+	END {
+		printf "\nCPU by kind, %% of samples: %-12s %12s %12s %12s\n",
+			"actors", "epoll", "load(actors)", "load(epoll)"
+		n = split("network_and_other_kernel user_space " \
+			"syscall_entry_exit epoll io_uring sleep_wake_switch",
+			order, " ")
+		for (i = 1; i <= n; i++)
+			printf "%-39s %12.1f %12.1f %12.1f %12.1f\n", order[i],
+				v["actors", order[i]], v["epoll", order[i]],
+				v["actors-load", order[i]],
+				v["epoll-load", order[i]]
+	}'
 	echo
-	perf report -i "$tmp/perf.data" --no-children --sort symbol \
+	echo "actors server, top symbols:"
+	perf report -i "$tmp/actors.data" --no-children -g none --sort symbol \
 		--stdio 2>/dev/null | grep -v '^#' | grep -v '^$' | head -40
 fi
