@@ -1,0 +1,3 @@
+module actors/bench/peers/go_bench
+
+go 1.19
