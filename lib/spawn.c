@@ -50,6 +50,8 @@ static void proc_entry(void *arg)
 {
 	struct act__proc *p = arg;
 
+	/* a process may have handed the worker straight to this one */
+	act__worker_settle(act__worker_self());
 	act__die_if_killed(p); /* killed before its first turn: never runs */
 	p->fn(p->arg);
 	act_exit(ACT_EXIT_NORMAL);

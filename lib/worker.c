@@ -191,7 +191,8 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	act__slot_free(&w->rt->procs, &w->slots, p);
 }
 
-static void run_one(struct act__worker *w, struct act__proc *p)
+/* p, popped from w's queue, is w's running process from now on. */
+static void begin_run(struct act__worker *w, struct act__proc *p)
 {
 	uint64_t s = atomic_load_explicit(&p->state, memory_order_relaxed);
 
@@ -203,8 +204,16 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	atomic_store_explicit(&p->owner, w, memory_order_relaxed);
 	w->current = p;
 	w->budget = w->reductions;
-	act__ctx_switch(&w->sched_ctx, &p->ctx);
-	w->current = NULL;
+}
+
+void act__worker_settle(struct act__worker *w)
+{
+	struct act__proc *p = w->leaving;
+	uint64_t s;
+
+	if (!p)
+		return;
+	w->leaving = NULL;
 	act__count(&w->n_switches);
 	if (act__unlikely(atomic_load_explicit(&p->flags,
 					       memory_order_relaxed) &
@@ -213,6 +222,7 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 		act__overflow_report(p->pid.id, p->stack_size);
 	switch (w->switch_reason) {
 	case ACT_SW_YIELD:
+		s = atomic_load_explicit(&p->state, memory_order_relaxed);
 		atomic_store_explicit(
 			&p->state,
 			(s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
@@ -234,6 +244,64 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	default:
 		act__fatal("bad switch reason %d", w->switch_reason);
 	}
+}
+
+static void run_one(struct act__worker *w, struct act__proc *p)
+{
+	begin_run(w, p);
+	act__ctx_switch(&w->sched_ctx, &p->ctx);
+	/* back from whichever process switched to the loop: p, or one
+	 * that p or a successor handed the worker to (act__worker_switch) */
+	w->current = NULL;
+	act__worker_settle(w);
+}
+
+/*
+ * The process to hand the worker to directly, without the loop: the
+ * next of w's queue, when the loop would only pop it (no stop, no
+ * thief waiting for a share); NULL: go through the loop.
+ */
+static struct act__proc *next_direct(struct act__worker *w)
+{
+	if (atomic_load_explicit(&w->rt->stop, memory_order_relaxed) ||
+	    act__runq_should_publish(&w->rq))
+		return NULL;
+	return act__runq_pop(&w->rq);
+}
+
+/*
+ * p, w's running process, stops for reason. Symmetric transfer: when
+ * the next runnable process is known, switch to it directly, one switch
+ * instead of two through the loop; that process (in this function, or
+ * in proc_entry for a new one) then settles p on its own stack, once
+ * p's registers are saved, exactly as the loop would (I2). An exit goes
+ * through the loop: its reap sends signals, and must not run as
+ * another process.
+ */
+void act__worker_switch(struct act__worker *w, struct act__proc *p,
+			int reason)
+{
+	struct act__proc *next;
+
+	/* the model's assertion (model/parkwake.pml): every switch out is
+	 * settled before the next one */
+	if (ACT_DEBUG_ON && w->leaving)
+		act__fatal("process %llu switches out while the switch of "
+			   "%llu is not settled",
+			   (unsigned long long)p->pid.id,
+			   (unsigned long long)w->leaving->pid.id);
+	next = reason != ACT_SW_EXIT ? next_direct(w) : NULL;
+	w->leaving = p;
+	w->switch_reason = reason;
+	if (next) {
+		act__count(&w->n_direct);
+		begin_run(w, next);
+		act__ctx_switch(&p->ctx, &next->ctx);
+	} else {
+		act__ctx_switch(&p->ctx, &w->sched_ctx);
+	}
+	/* p again, perhaps on another worker (I8) */
+	act__worker_settle(act__worker_self());
 }
 
 /* ---- idle: search, then sleep ------------------------------------------ */

@@ -38,6 +38,10 @@ struct act__worker {
 	/* owner only */
 	struct act__ctx sched_ctx;
 	struct act__proc *current;
+	/* the process that switched out and what for (switch_reason),
+	 * until the code the switch resumed settles it on its own stack
+	 * (act__worker_settle): the loop, or the next process itself */
+	struct act__proc *leaving;
 	int switch_reason;
 	int32_t budget;                  /* reductions left to current */
 	int32_t reductions;              /* budget of each turn (config) */
@@ -58,7 +62,8 @@ struct act__worker {
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
 		n_steal_fails, n_stolen, n_remote_wakes, n_parks, n_sleeps,
-		n_futex_wakes, n_mutes, n_exits, n_far_steals;
+		n_futex_wakes, n_mutes, n_exits, n_far_steals,
+		n_direct; /* switches from a process straight to the next */
 
 	/* other threads */
 	struct act__runq rq act__aligned;
@@ -104,12 +109,22 @@ void act__switch_out(struct act__proc *p, int reason);
  * After it returns the process may run on another worker: the caller
  * must fetch act__worker_self() again before touching worker state (I8).
  */
+void act__worker_switch(struct act__worker *w, struct act__proc *p,
+			int reason);
 static inline void act__switch_out_w(struct act__worker *w,
 				     struct act__proc *p, int reason)
 {
-	w->switch_reason = reason;
-	act__ctx_switch(&p->ctx, &w->sched_ctx);
+	act__worker_switch(w, p, reason);
 }
+
+/*
+ * Whatever a switch resumed (the loop, a process in its switch, a new
+ * process's first instruction) calls this first, on its own stack, with
+ * the thread's worker: it finishes the switch of w->leaving (parks it,
+ * queues it, reaps it), now that nothing runs on that process's stack
+ * (I2). Nothing when the switch came from the loop.
+ */
+void act__worker_settle(struct act__worker *w);
 
 /* From p itself: exit now with p->exit_reason (set by act_exit or a
  * kill). Never returns. */

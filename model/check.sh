@@ -62,17 +62,20 @@ cd "$tmp" || exit 1
 passed=0
 failed=0
 
-# verify MODEL N: generate, build and run pan for MODEL.pml with MUTANT=N
-# (0: the protocol as the code has it; for io.pml, with the word moved
-# out of the record, which lib/ still lacks: see model/README.md). Sets
+# verify MODEL N [DEFINES]: generate, build and run pan for MODEL.pml with
+# MUTANT=N (0: the protocol as the code has it; for io.pml, with the word
+# moved out of the record, which lib/ still lacks: see model/README.md)
+# and spin's DEFINES (say -DDIRECT=1). Sets
 # out (pan's output), errors, states, secs, first (the first error pan
 # reports); returns 1 if pan could not be built or run, or the search was
 # cut short.
 verify()
 {
-	rm -rf "$1.m$2"
-	mkdir "$1.m$2" && cd "$1.m$2" || return 1
-	if ! spin -DMUTANT="$2" -a "$dir/$1.pml" >spin.log 2>&1; then
+	d="$1.m$2$(printf '%s' "${3:-}" | tr -c 'A-Za-z0-9' _)"
+	rm -rf "$d"
+	mkdir "$d" && cd "$d" || return 1
+	# shellcheck disable=SC2086 # DEFINES: words for spin, or none
+	if ! spin -DMUTANT="$2" ${3:-} -a "$dir/$1.pml" >spin.log 2>&1; then
 		sed 's/^/  spin: /' spin.log
 		cd .. && return 1
 	fi
@@ -105,11 +108,12 @@ verify()
 }
 
 # --- the model: no errors, and every statement reached --------------------
-# check_model MODEL
+# check_model MODEL [DEFINES LABEL]
 check_model()
 {
-	if ! verify "$1" 0; then
-		echo "model $1: FAILED (no result)"
+	name=$1${3:+ ($3)}
+	if ! verify "$1" 0 "${2:-}"; then
+		echo "model $name: FAILED (no result)"
 		failed=$((failed + 1))
 		return
 	fi
@@ -120,10 +124,10 @@ check_model()
 		     /^pan: elapsed time/ { on = 0 }
 		     on && /, state [0-9]+, "/ && !/"-end-"/' )
 	if [ "$errors" = 0 ] && [ -z "$unreached" ]; then
-		echo "model $1: ok ($errors errors, $states states, ${secs}s)"
+		echo "model $name: ok ($errors errors, $states states, ${secs}s)"
 		passed=$((passed + 1))
 	else
-		echo "model $1: FAILED ($errors errors, $states states)"
+		echo "model $name: FAILED ($errors errors, $states states)"
 		[ -n "$first" ] && echo "  first error: $first"
 		[ -n "$unreached" ] && printf '  unreached:%s\n' "$unreached"
 		failed=$((failed + 1))
@@ -141,6 +145,7 @@ what()
 	'assertionviolated((ps==1)&&!(queued))') echo popped ;;
 	'assertionviolated(regs_saved&&(oncpu==0))'|'assertionviolated((regs_saved[p]&&(oncpu[p]==0)))') echo regs ;;
 	'assertionviolated((taken=='*) echo unreceived ;;
+	'assertionviolated(leaving[w]==0)'|'assertionviolated(leaving[oncpu]==0)') echo unsettled ;;
 	'assertionviolated(mute_next[me]==0)') echo early ;;
 	'assertionviolated(waits_on[to]==0)') echo cycle ;;
 	'assertionviolated(rop==live)') echo uaf ;;
@@ -161,6 +166,7 @@ say()
 	parkwake:popped) echo "assertion in run_one: P popped while not runnable or still queued (I1)" ;;
 	parkwake:regs) echo "assertion regs_saved on resume: P resumed before its registers were saved (I2)" ;;
 	parkwake:unreceived) echo "assertion at P's exit: a message never received (I2)" ;;
+	parkwake:unsettled) echo "assertion leaving == NONE at a switch out: the last switch out was never settled (P never parked)" ;;
 	mute:lost) echo "invalid end state: a sender left MUTED for ever (lost release)" ;;
 	mute:dup) echo "assertion !queued in enqueue: a process queued twice (I1)" ;;
 	mute:notrunnable) echo "assertion ps == RUNNABLE: a process queued or run while not runnable (I1)" ;;
@@ -180,8 +186,9 @@ say()
 	esac
 }
 
-# check_mutant MODEL N NAME WANT: MODEL with MUTANT=N must be rejected,
-# and the kind of its first error be one of WANT
+# check_mutant MODEL N NAME WANT [DEFINES]: MODEL with MUTANT=N (and
+# spin's DEFINES) must be rejected, and the kind of its first error be
+# one of WANT
 check_mutant()
 {
 	if [ "$1" = parkwake ]; then
@@ -189,7 +196,7 @@ check_mutant()
 	else
 		label="$1 mutant $2 ($3)"
 	fi
-	if ! verify "$1" "$2"; then
+	if ! verify "$1" "$2" "${5:-}"; then
 		echo "$label: FAILED (no result)"
 		failed=$((failed + 1))
 		return
@@ -213,6 +220,12 @@ check_model parkwake
 check_mutant parkwake 1 "no re-check" "lost"
 check_mutant parkwake 2 "WAITING on own stack" "regs"
 check_mutant parkwake 3 "waker without CAS" "dup notrunnable"
+# the direct switch from process to process (symmetric transfer)
+check_model parkwake -DDIRECT=1 "direct switch"
+check_mutant parkwake 2 "WAITING on own stack, direct switch" "regs" \
+	-DDIRECT=1
+check_mutant parkwake 4 "direct switch without settling" "unsettled" \
+	-DDIRECT=1
 
 # --- backpressure: muting ------------------------------------------------
 check_model mute

@@ -21,6 +21,17 @@
  * code does as one atomic instruction (an exchange, a CAS, a CAS-max) or
  * what only one thread can touch at that point.
  *
+ * Symmetric transfer (lib/worker.c act__worker_switch): a process that
+ * parks while another is runnable switches straight to it, and that one,
+ * on its own stack, settles the first (park_proc) before anything else,
+ * as the loop would have. The model has a second process Q, spawned
+ * runnable, that runs once and exits: P's park may take Q from the queue
+ * and switch to it directly, and Q's first step settles P (proc_entry's
+ * act__worker_settle), or the park goes through the loop; pan tries both.
+ * That is the model with -DDIRECT=1, which has one sender (the timer is
+ * the second waker) to keep the search within 1 million states; with
+ * two senders it holds too, in 41 million states and 2.6 GB (-DNSEND=2).
+ *
  * Run queues: the model has one run queue that any worker pops. That is
  * the owner popping its own queue, or another worker stealing it (a steal
  * moves a queued process to the thief's queue without touching its
@@ -52,13 +63,24 @@
  *      enqueue P and a worker resume it while it still runs on its stack.
  *   3  waker without CAS: act__wake loads WAITING, then stores RUNNABLE
  *      and enqueues; two wakers can both enqueue P (I1).
+ *   4  direct switch without settling: Q's first step does not settle
+ *      the process that switched to it (proc_entry without
+ *      act__worker_settle), so P is never parked; the worker's next
+ *      switch out finds the last one unsettled.
  */
 
 #ifndef MUTANT
 #define MUTANT 0
 #endif
+#ifndef DIRECT
+#define DIRECT 0	/* 1: with Q and the direct switch to it */
+#endif
 #ifndef NSEND
+#if DIRECT
+#define NSEND 1		/* the timer is the second waker */
+#else
 #define NSEND 2		/* senders, one message each */
+#endif
 #endif
 #ifndef NWORK
 #define NWORK 2		/* workers; ids 1..NWORK, 0 is "none" */
@@ -70,10 +92,15 @@
 #define WAITING  3
 #define EXITING  4
 
-/* why P switched to its worker (run_one's switch_reason) */
-#define SW_PARK   1	/* park: the worker runs park_proc */
+/* why a process switched out (w->switch_reason) */
+#define SW_PARK   1	/* park: whoever resumes runs park_proc */
 #define SW_EXIT   2	/* exit: the worker reaps */
 #define SW_PARKED 3	/* mutant 2: P already published WAITING itself */
+
+/* w->leaving: the process whose switch out is not settled yet */
+#define NONE 0
+#define LP   1		/* P */
+#define LQ   2		/* Q */
 
 /* p->state: (ticket << 8) | state; both halves change together */
 byte ps = RUNNABLE;
@@ -96,10 +123,17 @@ byte timer_tk = 0;	/* the reactor's heap entry for P: its ticket */
 bool queued = 1;	/* p->queued (I1): spawned P starts in a run queue */
 bool regs_saved = 1;	/* P's registers are in p->ctx, not on a CPU */
 byte oncpu = 0;		/* the worker running P on P's stack, 0: none */
-/* per worker (index 1..NWORK): P switched back to its sched_ctx, and
- * why (w->switch_reason) */
+/* per worker (index 1..NWORK): a process switched back to its
+ * sched_ctx; which one left last and why (w->leaving, w->switch_reason),
+ * until it is settled */
 bool back[NWORK + 1];
 byte reason[NWORK + 1];
+byte leaving[NWORK + 1];
+
+/* Q (DIRECT): spawned runnable, run once by P's direct switch, exits */
+byte qs = RUNNABLE;
+bool qqueued = DIRECT;
+byte q_oncpu = 0;	/* the worker running Q, 0: none */
 
 byte got = 0;		/* messages P received */
 
@@ -222,14 +256,58 @@ inline park(t, found, ok)
 #endif
 }
 
-/* act__ctx_switch from P's context to the worker's sched_ctx: saves P's
- * registers, the worker continues in run_one. */
+/* act__worker_switch from P's context to the worker's sched_ctx: saves
+ * P's registers, the worker continues in run_one. The worker's last
+ * switch out was settled (act__worker_settle runs first after every
+ * switch). */
 inline switch_out(r)
 {
 	d_step {
-		reason[oncpu] = r; back[oncpu] = 1;
+		assert(leaving[oncpu] == NONE);
+		reason[oncpu] = r; leaving[oncpu] = LP; back[oncpu] = 1;
 		oncpu = 0; regs_saved = 1
 	}
+}
+
+#if DIRECT
+/* act__worker_switch's direct path: Q, next in the queue, is popped
+ * (next_direct, begin_run) and P switches straight to it: P's
+ * registers saved, Q's loaded, in one switch. Q then settles P. */
+inline switch_direct(r)
+{
+	/* executable only while Q is queued: the pop and the switch are
+	 * one step for the other threads (the pop is the owner's) */
+	d_step {
+		qqueued -> qqueued = 0;
+		assert(leaving[oncpu] == NONE);
+		/* I1: what is popped is RUNNABLE */
+		assert(qs == RUNNABLE);
+		qs = RUNNING;
+		reason[oncpu] = r; leaving[oncpu] = LP;
+		q_oncpu = oncpu;
+		oncpu = 0; regs_saved = 1
+	}
+}
+
+#endif
+
+/* act__worker_settle(w) in the loop, after P's run: finish the switch
+ * out of w->leaving, P (parked or exiting) or Q, which P handed the
+ * worker to and which then exited. */
+inline settle_loop(w, t, found, ok)
+{
+	if
+	:: leaving[w] == LP && reason[w] == SW_PARK ->
+		leaving[w] = NONE; park(t, found, ok)
+#if MUTANT == 2
+	:: leaving[w] == LP && reason[w] == SW_PARKED -> leaving[w] = NONE
+#endif
+	:: leaving[w] == LP && reason[w] == SW_EXIT ->
+		leaving[w] = NONE; ps = EXITING	/* reap */
+#if DIRECT
+	:: leaving[w] == LQ -> leaving[w] = NONE; qs = EXITING	/* reap */
+#endif
+	fi
 }
 
 proctype Sender(byte i)
@@ -308,7 +386,21 @@ proctype P()
 				/* mutant 2: park on P's own stack, then
 				 * switch */
 				park(pt, found, ok);
+#if DIRECT
+				if
+				:: switch_direct(SW_PARKED)
+				:: true -> switch_out(SW_PARKED)
+				fi;
+#else
 				switch_out(SW_PARKED);
+#endif
+#elif DIRECT
+				/* to Q directly if it is queued, or through
+				 * the loop */
+				if
+				:: switch_direct(SW_PARK)
+				:: true -> switch_out(SW_PARK)
+				fi;
 #else
 				switch_out(SW_PARK);
 #endif
@@ -337,6 +429,33 @@ proctype P()
 	switch_out(SW_EXIT)
 }
 
+#if DIRECT
+/* Q: a new process; its first step (proc_entry) settles whatever
+ * switched to it, then it exits through the loop (an exit never goes
+ * direct). */
+proctype Q()
+{
+	byte w, t;
+	bool found, ok;
+
+end:	q_oncpu != 0;	/* never run: P did not hand the worker to it */
+	w = q_oncpu;
+	/* act__worker_settle(w): P, if P switched here directly */
+#if MUTANT == 2
+	leaving[w] = NONE;	/* P parked itself */
+#elif MUTANT != 4
+	assert(leaving[w] == LP);
+	leaving[w] = NONE;
+	park(t, found, ok);
+#endif
+	d_step {
+		assert(leaving[w] == NONE);
+		reason[w] = SW_EXIT; leaving[w] = LQ; back[w] = 1;
+		q_oncpu = 0
+	}
+}
+#endif
+
 /* act__worker_loop / run_one (lib/worker.c). */
 proctype Worker(byte me)
 {
@@ -358,13 +477,10 @@ end:	do
 			regs_saved = 0;
 			oncpu = me
 		}
-		/* P runs until it switches back to this worker */
+		/* P (or Q, if P handed the worker to it) runs until one
+		 * switches back to this worker */
 		d_step { back[me] -> back[me] = 0 }
-		if
-		:: reason[me] == SW_PARK -> park(t, found, ok)
-		:: reason[me] == SW_PARKED -> skip
-		:: reason[me] == SW_EXIT -> ps = EXITING	/* reap */
-		fi
+		settle_loop(me, t, found, ok)
 	od
 }
 
@@ -377,6 +493,9 @@ init
 			run Worker(i)
 		}
 		run P();
+#if DIRECT
+		run Q();
+#endif
 		for (i : 0 .. NSEND - 1) {
 			run Sender(i)
 		}

@@ -277,6 +277,56 @@ START_TEST(test_forever_blocks_until_message)
 }
 END_TEST
 
+/*
+ * Symmetric transfer (act__worker_switch): on one worker, a receive that
+ * blocks while a new child is queued switches straight to the child, and
+ * the child's first instruction (proc_entry) settles the parent: parked,
+ * WAITING, before any code of the child runs. Without that settle the
+ * parent would stay RUNNING, and the child's message never wake it.
+ */
+struct direct_probe {
+	act_pid parent;
+	bool waiting;      /* the parent was WAITING at the child's start */
+	uint64_t direct;   /* the worker's n_direct then */
+};
+
+static void direct_child(void *arg)
+{
+	struct direct_probe *b = arg;
+	struct act__proc *q = lookup(b->parent);
+	uint32_t v = 7;
+
+	b->waiting = q && act__ps(atomic_load(&q->state)) == ACT_PS_WAITING;
+	b->direct = atomic_load(&act__worker_self()->n_direct);
+	/* here, not in the parent: unsettled, the parent never wakes */
+	ck_assert_msg(b->waiting, "the child ran before the parent was "
+		      "parked (the switch to it was not settled)");
+	ck_assert_int_eq(act_send(b->parent, 3, &v, sizeof(v)), 0);
+}
+
+static void direct_main(void *arg)
+{
+	struct direct_probe b = { act_self(), false, 0 };
+	uint64_t before = atomic_load(&act__worker_self()->n_direct);
+	struct act_msg *m;
+
+	(void)arg;
+	ck_assert_uint_ne(act_spawn(direct_child, &b).id, 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(msg_u32(m), 7);
+	act_msg_free(m);
+	ck_assert_uint_gt(b.direct, before);
+}
+
+START_TEST(test_direct_switch_settles)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, direct_main, NULL), 0);
+}
+END_TEST
+
 /* --- timed receives ----------------------------------------------------- */
 
 static void timeout_main(void *arg)
@@ -688,6 +738,7 @@ static Suite *mailbox_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_poll_empty_returns_null);
 	tcase_add_test(tc, test_forever_blocks_until_message);
+	tcase_add_test(tc, test_direct_switch_settles);
 	tcase_add_test(tc, test_timeout_without_message);
 	tcase_add_test(tc, test_timeout_with_message);
 	tcase_add_test(tc, test_I4_late_timer_does_not_end_next_receive);
