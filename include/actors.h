@@ -78,6 +78,12 @@ struct act_exit_info {
 /* act_spawn_opts.flags: set up atomically with the spawn. */
 #define ACT_SPAWN_LINK (1u << 0)    /* link the child and the caller */
 #define ACT_SPAWN_MONITOR (1u << 1) /* the caller monitors the child */
+/* The child keeps its own floating-point control state (rounding mode,
+ * flush-to-zero, exception masks: what fesetround(3) and fesetenv(3)
+ * set), starting from the defaults, across every switch; without it a
+ * process runs with its worker thread's, which a process changing it
+ * changes for those that run after it there. */
+#define ACT_SPAWN_FPENV (1u << 2)
 
 /* act_spawn_opts.mailbox_limit / act_config.mailbox_limit: no limit. */
 #define ACT_MAILBOX_UNLIMITED UINT32_MAX
@@ -146,7 +152,8 @@ struct act_config {
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */
 struct act_spawn_opts {
 	size_t stack_size;      /* 0: the runtime's stack size */
-	uint32_t flags;         /* ACT_SPAWN_LINK, ACT_SPAWN_MONITOR */
+	uint32_t flags;         /* ACT_SPAWN_LINK, ACT_SPAWN_MONITOR,
+				 * ACT_SPAWN_FPENV */
 	uint32_t mailbox_limit; /* 0: act_config.mailbox_limit;
 				 * ACT_MAILBOX_UNLIMITED: none */
 	uint64_t *monitor_ref;  /* ACT_SPAWN_MONITOR: the reference goes

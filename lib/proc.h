@@ -89,7 +89,8 @@ struct act__proc {
 	_Atomic uint8_t queued;          /* I1: in a run queue */
 	/* ACT_PF_KILLED: act_kill, exit at the next wait (set under the
 	 * lock); ACT_PF_CANARY: the owner's, set at spawn, its stack is
-	 * unguarded: check its canary at every switch. One byte for both,
+	 * unguarded: check its canary at every switch; ACT_PF_FPENV: set
+	 * at spawn, ACT_SPAWN_FPENV. One byte for all,
 	 * so that the line holds a 64-bit generation. */
 	_Atomic uint8_t flags;
 	/* its I/O operation's ACT_IO_* bits (io.h): here, not in the
@@ -166,6 +167,7 @@ struct act__proc {
 
 #define ACT_PF_KILLED 1u
 #define ACT_PF_CANARY 2u
+#define ACT_PF_FPENV 4u  /* its own floating-point control state (arch/fp.h) */
 
 /* The slot's lock: a spinlock held for a few stores (act_kill, act_exit).
  * After a while it yields, as act__spin_lock: a holder preempted on a

@@ -90,7 +90,7 @@ static void close_gate(void)
 
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
-		   struct act__spawn_rels *rels);
+		   struct act__spawn_rels *rels, bool fpenv);
 
 void act_config_init(struct act_config *cfg)
 {
@@ -526,7 +526,13 @@ static void *worker_thread(void *arg)
 {
 	struct act__worker *w = arg;
 
+	struct act__fpctl fp;
+
 	act__worker_set_self(w);
+	/* a new thread has its creator's floating-point control state:
+	 * processes start from the defaults (arch/fp.h) */
+	act__fp_default(&fp);
+	act__fp_load(&fp);
 	act__rt_pin(w->rt, w->rt->plan.w[w->index].set, "worker", (int)w->index);
 	if (act__overflow_thread_init())
 		fputs("actors: no alternate signal stack for a worker: a stack "
@@ -567,6 +573,7 @@ static void join_workers(struct act__rt *rt)
 
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 {
+	struct act__fpctl caller_fp, fp;
 	struct act__rt *rt;
 	hwloc_bitmap_t saved;
 	uint64_t stats = 0;
@@ -620,8 +627,13 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	 * caller's thread then stays as it is */
 	if (saved)
 		act__rt_pin(rt, rt->plan.w[0].set, "worker", 0);
+	/* processes start from the default floating-point control
+	 * state, whatever the caller's thread had; it gets its own back */
+	act__fp_save(&caller_fp);
+	act__fp_default(&fp);
+	act__fp_load(&fp);
 	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
-			rt->cfg.mailbox_limit, true, NULL)
+			rt->cfg.mailbox_limit, true, NULL, false)
 		     .id) {
 		rc = -ENOMEM;
 		act__rt_stop(rt);
@@ -629,6 +641,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		act__worker_loop(&rt->workers[0]);
 		rc = (int)rt->main_reason;
 	}
+	act__fp_load(&caller_fp);
 	act__worker_set_self(NULL);
 	/* before anything is stopped or freed: a foreign act_send or
 	 * act_send_after inside now still finds the workers and the

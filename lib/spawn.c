@@ -50,8 +50,18 @@ static void proc_entry(void *arg)
 {
 	struct act__proc *p = arg;
 
+	struct act__worker *w = act__worker_self();
+
 	/* a process may have handed the worker straight to this one */
-	act__worker_settle(act__worker_self());
+	act__worker_settle(w);
+	if (act__unlikely(atomic_load_explicit(&p->flags,
+					       memory_order_relaxed) &
+			  ACT_PF_FPENV)) {
+		struct act__fpctl own;
+
+		act__fp_default(&own);
+		act__worker_fp_enter(w, &own);
+	}
 	act__die_if_killed(p); /* killed before its first turn: never runs */
 	p->fn(p->arg);
 	act_exit(ACT_EXIT_NORMAL);
@@ -62,7 +72,7 @@ static void proc_entry(void *arg)
  * on before the child can run (NULL: none), consumed on success. */
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
-		   struct act__spawn_rels *rels)
+		   struct act__spawn_rels *rels, bool fpenv)
 {
 	struct act__proc *p = act__slot_get(&w->rt->procs, &w->slots);
 	struct act__worker *to;
@@ -94,7 +104,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	p->armed = NULL;
 	/* not killed; relaxed: published by the RUNNABLE release below */
-	atomic_store_explicit(&p->flags, canary ? ACT_PF_CANARY : 0,
+	atomic_store_explicit(&p->flags,
+			      (canary ? ACT_PF_CANARY : 0) |
+				      (fpenv ? ACT_PF_FPENV : 0),
 			      memory_order_relaxed);
 	act__links_init(p, mailbox_limit);
 	if (rels) /* its state is not RUNNABLE yet: nothing runs it */
@@ -142,7 +154,8 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		for (i = 0; i < sizeof(opts->reserved) / 4; i++)
 			if (opts->reserved[i])
 				return ACT_PID_NONE;
-		if (opts->flags & ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR))
+		if (opts->flags & ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR |
+				    ACT_SPAWN_FPENV))
 			return ACT_PID_NONE;
 		if (opts->mailbox_limit > ACT__MAILBOX_MAX &&
 		    opts->mailbox_limit != ACT_MAILBOX_UNLIMITED)
@@ -158,11 +171,13 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 					: opts->mailbox_limit;
 		flags = opts->flags;
 	}
-	if (flags && act__spawn_rels_alloc(w->rt, flags, &rels))
+	if ((flags & (ACT_SPAWN_LINK | ACT_SPAWN_MONITOR)) &&
+	    act__spawn_rels_alloc(w->rt, flags, &rels))
 		return ACT_PID_NONE;
 	if (rels.monitor)
 		ref = rels.monitor->ref;
-	pid = act__spawn(w, fn, arg, size, limit, false, &rels);
+	pid = act__spawn(w, fn, arg, size, limit, false, &rels,
+			 (flags & ACT_SPAWN_FPENV) != 0);
 	if (!pid.id)
 		act__spawn_rels_free(&rels);
 	else if (ref && opts->monitor_ref)

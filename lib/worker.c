@@ -281,6 +281,11 @@ static struct act__proc *next_direct(struct act__worker *w)
 void act__worker_switch(struct act__worker *w, struct act__proc *p,
 			int reason)
 {
+	/* ACT_SPAWN_FPENV: p's floating-point control state waits here, on
+	 * its stack, while it is switched out */
+	bool fpenv = atomic_load_explicit(&p->flags, memory_order_relaxed) &
+		     ACT_PF_FPENV;
+	struct act__fpctl own;
 	struct act__proc *next;
 
 	/* the model's assertion (model/parkwake.pml): every switch out is
@@ -290,6 +295,10 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p,
 			   "%llu is not settled",
 			   (unsigned long long)p->pid.id,
 			   (unsigned long long)w->leaving->pid.id);
+	if (act__unlikely(fpenv)) {
+		act__fp_save(&own);
+		act__fp_load(&w->fp_shared);
+	}
 	next = reason != ACT_SW_EXIT ? next_direct(w) : NULL;
 	w->leaving = p;
 	w->switch_reason = reason;
@@ -301,7 +310,10 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p,
 		act__ctx_switch(&p->ctx, &w->sched_ctx);
 	}
 	/* p again, perhaps on another worker (I8) */
-	act__worker_settle(act__worker_self());
+	w = act__worker_self();
+	act__worker_settle(w);
+	if (act__unlikely(fpenv))
+		act__worker_fp_enter(w, &own);
 }
 
 /* ---- idle: search, then sleep ------------------------------------------ */

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "arch/ctx.h"
+#include "arch/fp.h"
 #include "arch/tls.h"
 #include "internal.h"
 #include "park.h"
@@ -57,6 +58,9 @@ struct act__worker {
 	struct act__stack_cache stacks;
 	pthread_t thread;
 	bool spinning;                   /* holds one unit of rt->nspinning */
+	/* the thread's floating-point control state, kept here while a
+	 * process with its own (ACT_SPAWN_FPENV) runs (act__worker_fp_*) */
+	struct act__fpctl fp_shared;
 	uint32_t unrung_cancels;         /* reactor cancels since a ring */
 	/* counters: the owner writes them with plain loads and stores
 	 * (act__count), anyone may read them (act_stats, relaxed) */
@@ -125,6 +129,18 @@ static inline void act__switch_out_w(struct act__worker *w,
  * (I2). Nothing when the switch came from the loop.
  */
 void act__worker_settle(struct act__worker *w);
+
+/*
+ * A process spawned with ACT_SPAWN_FPENV (ACT_PF_FPENV) starts or
+ * resumes on w: keep w's floating-point control state and load own.
+ * Then, as it switches out, act__worker_fp_leave puts w's back.
+ */
+static inline void act__worker_fp_enter(struct act__worker *w,
+					const struct act__fpctl *own)
+{
+	act__fp_save(&w->fp_shared);
+	act__fp_load(own);
+}
 
 /* From p itself: exit now with p->exit_reason (set by act_exit or a
  * kill). Never returns. */

@@ -4,9 +4,10 @@
  * architecture, built with the public API only, without Check (so it can
  * be cross-compiled and run under qemu-user by scripts/check-aarch64.sh).
  *
- *   arch_smoke           two processes with different FP rounding modes
- *                        yield to each other 1,000 times: each keeps its
- *                        own (FPCR / MXCSR preserved), and 10,000 spawned
+ *   arch_smoke           two processes with different FP rounding modes,
+ *                        spawned with ACT_SPAWN_FPENV, yield to each
+ *                        other 1,000 times: each keeps its own (FPCR /
+ *                        MXCSR swapped by the runtime), and 10,000 spawned
  *                        processes each return their argument in a
  *                        message (callee-saved registers and the
  *                        trampoline); exit 0 when both hold.
@@ -57,6 +58,7 @@ static void echo(void *arg)
 static void main_proc(void *arg)
 {
 	static int up = FE_UPWARD, down = FE_DOWNWARD;
+	struct act_spawn_opts fp = { .flags = ACT_SPAWN_FPENV };
 	act_pid self = act_self(), kid;
 	struct act_msg *m;
 	long v;
@@ -67,8 +69,8 @@ static void main_proc(void *arg)
 		act_yield();
 		return;
 	}
-	act_spawn(rounding, &up);
-	act_spawn(rounding, &down);
+	act_spawn_opt(rounding, &up, &fp);
+	act_spawn_opt(rounding, &down, &fp);
 	for (i = 0; i < 10000; i++) {
 		kid = act_spawn(echo, &self);
 		m = act_receive(ACT_FOREVER);

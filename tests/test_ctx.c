@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_ctx.c - the architecture's context switch (lib/arch/ctx.h):
- * callee-saved registers and the floating-point control state are per
- * context and survive a switch; act__ctx_make starts entry(arg) on the
- * given stack with the ABI's alignment. Then the same through the runtime:
- * processes with different rounding modes keep their own across yields.
+ * callee-saved registers are per context and survive a switch, the
+ * floating-point control state is the thread's (the switch leaves it
+ * alone: arch/fp.h); act__ctx_make starts entry(arg) on the given stack
+ * with the ABI's alignment. Then through the runtime: processes spawned
+ * with ACT_SPAWN_FPENV keep their own rounding modes across yields, and
+ * nobody else sees them.
  */
 #include <fenv.h>
 #include <stdint.h>
@@ -209,47 +211,22 @@ static void fp_read(struct fp_state *s)
 	s->third = one / three;
 }
 
-static void fp_assert_same(const struct fp_state *want,
-			   const struct fp_state *got, const char *who,
-			   int round)
-{
-	ck_assert_msg(got->round == want->round,
-		      "%s round %d: fegetround %#x, expected %#x", who, round,
-		      got->round, want->round);
-	ck_assert_msg(got->third == want->third,
-		      "%s round %d: 1/3 = %a, expected %a", who, round,
-		      got->third, want->third);
-#ifdef __x86_64__
-	/* control bits; the low six are sticky exception flags */
-	ck_assert_msg((got->mxcsr & ~MXCSR_FLAGS) ==
-			      (want->mxcsr & ~MXCSR_FLAGS),
-		      "%s round %d: MXCSR %#x, expected %#x", who, round,
-		      got->mxcsr, want->mxcsr);
-	ck_assert_msg(got->x87cw == want->x87cw,
-		      "%s round %d: x87 CW %#x, expected %#x", who, round,
-		      got->x87cw, want->x87cw);
-#endif
-}
-
 enum { FP_ROUNDS = 50 };
 
-static struct fp_state fp_b_first, fp_b_own, fp_b_seen[FP_ROUNDS];
+static struct fp_state fp_b_first, fp_b_seen[FP_ROUNDS];
 static int fp_b_rounds;
+static int fp_b_mode[FP_ROUNDS];
 
+/* B reads what A left, then sets a mode of its own for A to see. */
 static void fp_b_entry(void *arg)
 {
 	int r;
 
 	(void)arg;
-	fp_read(&fp_b_first); /* what a new context starts with */
-	ck_assert_int_eq(fesetround(FE_UPWARD), 0);
-#ifdef __x86_64__
-	/* more than the rounding bits: FTZ/DAZ and the x87 precision */
-	set_mxcsr(get_mxcsr() | MXCSR_FTZ | MXCSR_DAZ);
-	set_x87cw((uint16_t)(get_x87cw() & ~X87_PC_MASK)); /* 24-bit */
-#endif
-	fp_read(&fp_b_own);
+	fp_read(&fp_b_first);
 	for (r = 0; r < FP_ROUNDS; r++) {
+		fp_b_mode[r] = r % 2 ? FE_UPWARD : FE_TOWARDZERO;
+		ck_assert_int_eq(fesetround(fp_b_mode[r]), 0);
 		act__ctx_switch(&b_ctx, &main_ctx);
 		fp_read(&fp_b_seen[r]);
 		fp_b_rounds++;
@@ -258,45 +235,35 @@ static void fp_b_entry(void *arg)
 		act__ctx_switch(&b_ctx, &main_ctx);
 }
 
-START_TEST(fp_control_per_context)
+/*
+ * The switch saves no floating-point control state (that is what makes
+ * it cheap): each side sees what the other set last. What a process
+ * needs of its own, the runtime swaps for it (ACT_SPAWN_FPENV, below).
+ */
+START_TEST(fp_control_is_the_threads)
 {
 	void *stk = stack_alloc();
-	struct fp_state mine, seen;
+	struct fp_state seen;
 	fenv_t saved;
 	int r;
 
 	fegetenv(&saved);
 	ck_assert_int_eq(fesetround(FE_DOWNWARD), 0);
-#ifdef __x86_64__
-	/* 53-bit x87 precision (PC = 10b), round down */
-	set_x87cw((uint16_t)((get_x87cw() & ~X87_PC_MASK) | 0x0200u));
-#endif
-	fp_read(&mine);
 	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, fp_b_entry, NULL);
 	for (r = 0; r < FP_ROUNDS; r++) {
 		act__ctx_switch(&main_ctx, &b_ctx);
 		fp_read(&seen);
-		fp_assert_same(&mine, &seen, "A", r);
+		ck_assert_int_eq(seen.round, fp_b_mode[r]);
+		/* A's turn: a mode B must see next */
+		ck_assert_int_eq(fesetround(FE_DOWNWARD), 0);
 	}
 	act__ctx_switch(&main_ctx, &b_ctx);
 	fesetenv(&saved);
 
-	/* B started from the documented defaults, not from A's state */
-	ck_assert_int_eq(fp_b_first.round, FE_TONEAREST);
-#ifdef __x86_64__
-	ck_assert_uint_eq(fp_b_first.mxcsr, 0x1f80);
-	ck_assert_uint_eq(fp_b_first.x87cw, 0x037f);
-	/* RC field: 01b round down, 10b round up */
-	ck_assert_uint_eq(fp_b_own.mxcsr & MXCSR_RC_MASK, 0x4000);
-	ck_assert_uint_eq(mine.mxcsr & MXCSR_RC_MASK, 0x2000);
-	ck_assert_uint_eq(mine.x87cw & X87_RC_MASK, 0x0400);
-#endif
-	ck_assert_int_eq(fp_b_own.round, FE_UPWARD);
-	/* the two modes really differ in effect */
-	ck_assert(mine.third < fp_b_own.third);
+	ck_assert_int_eq(fp_b_first.round, FE_DOWNWARD);
 	ck_assert_int_eq(fp_b_rounds, FP_ROUNDS);
 	for (r = 0; r < FP_ROUNDS; r++)
-		fp_assert_same(&fp_b_own, &fp_b_seen[r], "B", r);
+		ck_assert_int_eq(fp_b_seen[r].round, FE_DOWNWARD);
 	munmap(stk, STACK_LEN);
 }
 END_TEST
@@ -393,14 +360,16 @@ START_TEST(ctx_make_stays_below_hi)
 }
 END_TEST
 
-/* ---- through the runtime: rounding modes of two processes ------------- */
+/* ---- through the runtime: ACT_SPAWN_FPENV ------------------------------- */
 
 enum { YIELDS = 1000 };
 
 struct rounder {
-	int mode;
-	int bad;	 /* yields after which the mode was not ours */
-	int interleaved; /* yields during which the other one ran */
+	struct fp_state own;   /* what it set up (FPENV), or the defaults */
+	int mode;              /* its rounding mode; FE_TONEAREST: plain */
+	bool fpenv;            /* spawned with ACT_SPAWN_FPENV */
+	int bad;               /* yields after which the state was not own */
+	int interleaved;       /* yields during which another one ran */
 	int done;
 	volatile int *other_progress;
 	volatile int progress;
@@ -410,20 +379,30 @@ struct rounder {
 static void rounder_main(void *arg)
 {
 	struct rounder *r = arg;
+	struct fp_state now;
 	int i, before;
 
-	ck_assert_int_eq(fesetround(r->mode), 0);
+	if (r->fpenv) {
+		/* more than the rounding bits: FTZ/DAZ, the x87 precision */
+		ck_assert_int_eq(fesetround(r->mode), 0);
+#ifdef __x86_64__
+		set_mxcsr(get_mxcsr() | MXCSR_FTZ | MXCSR_DAZ);
+		set_x87cw((uint16_t)(get_x87cw() & ~X87_PC_MASK)); /* 24-bit */
+#endif
+	}
+	fp_read(&r->own);
 	for (i = 0; i < YIELDS; i++) {
 		before = *r->other_progress;
 		act_yield();
 		r->progress++;
 		if (*r->other_progress != before)
 			r->interleaved++;
-		if (fegetround() != r->mode)
+		fp_read(&now);
+		if (now.round != r->own.round || now.third != r->own.third)
 			r->bad++;
 #ifdef __x86_64__
-		if ((get_mxcsr() & MXCSR_RC_MASK) !=
-		    (r->mode == FE_DOWNWARD ? 0x2000u : 0x4000u))
+		if (((now.mxcsr ^ r->own.mxcsr) & ~MXCSR_FLAGS) ||
+		    now.x87cw != r->own.x87cw)
 			r->bad++;
 #endif
 	}
@@ -431,24 +410,30 @@ static void rounder_main(void *arg)
 	ck_assert_int_eq(act_send(r->parent, 1, NULL, 0), 0);
 }
 
-static struct rounder rd[2];
+static struct rounder rd[3];
 static int main_round_after;
 
 static void rounding_main(void *arg)
 {
+	struct act_spawn_opts fp = { .flags = ACT_SPAWN_FPENV };
 	struct act_msg *m;
 	int i;
 
 	(void)arg;
-	rd[0] = (struct rounder){.mode = FE_DOWNWARD,
-				 .other_progress = &rd[1].progress,
-				 .parent = act_self()};
-	rd[1] = (struct rounder){.mode = FE_UPWARD,
-				 .other_progress = &rd[0].progress,
-				 .parent = act_self()};
-	ck_assert_uint_ne(act_spawn(rounder_main, &rd[0]).id, 0);
-	ck_assert_uint_ne(act_spawn(rounder_main, &rd[1]).id, 0);
-	for (i = 0; i < 2; i++) {
+	rd[0] = (struct rounder){ .mode = FE_DOWNWARD, .fpenv = true,
+				  .other_progress = &rd[1].progress,
+				  .parent = act_self() };
+	rd[1] = (struct rounder){ .mode = FE_UPWARD, .fpenv = true,
+				  .other_progress = &rd[2].progress,
+				  .parent = act_self() };
+	/* a plain process between them: it must see the defaults only */
+	rd[2] = (struct rounder){ .mode = FE_TONEAREST,
+				  .other_progress = &rd[0].progress,
+				  .parent = act_self() };
+	ck_assert_uint_ne(act_spawn_opt(rounder_main, &rd[0], &fp).id, 0);
+	ck_assert_uint_ne(act_spawn_opt(rounder_main, &rd[1], &fp).id, 0);
+	ck_assert_uint_ne(act_spawn(rounder_main, &rd[2]).id, 0);
+	for (i = 0; i < 3; i++) {
 		m = act_receive(ACT_FOREVER);
 		ck_assert_ptr_nonnull(m);
 		act_msg_free(m);
@@ -457,29 +442,86 @@ static void rounding_main(void *arg)
 }
 
 /*
- * One worker: the two processes must take turns on one thread, each
- * switch saving one mode and restoring the other, which is what is
- * checked (interleaved). On more workers they may run side by side on
- * two threads and never switch to each other.
+ * One worker: the three processes must take turns on one thread, each
+ * switch swapping the state of an FPENV process in or out, which is what
+ * is checked (interleaved). On more workers they may run side by side on
+ * threads of their own and never switch to each other.
  */
-START_TEST(rt_rounding_per_process)
+START_TEST(rt_fpenv_per_process)
 {
 	struct act_config cfg = with_workers(1);
+	int i;
 
 	ck_assert_int_eq(act_main(&cfg, rounding_main, NULL), 0);
-	ck_assert_int_eq(rd[0].done, 1);
-	ck_assert_int_eq(rd[1].done, 1);
-	ck_assert_int_eq(rd[0].progress, YIELDS);
-	ck_assert_int_eq(rd[1].progress, YIELDS);
-	ck_assert_int_eq(rd[0].bad, 0);
-	ck_assert_int_eq(rd[1].bad, 0);
-	/* they did take turns: a test of nothing otherwise */
-	ck_assert_int_ge(rd[0].interleaved, YIELDS / 2);
-	ck_assert_int_ge(rd[1].interleaved, YIELDS / 2);
+	for (i = 0; i < 3; i++) {
+		ck_assert_int_eq(rd[i].done, 1);
+		ck_assert_int_eq(rd[i].progress, YIELDS);
+		ck_assert_msg(rd[i].bad == 0, "process %d: its state changed "
+			      "%d times across a yield", i, rd[i].bad);
+		/* they did take turns: a test of nothing otherwise */
+		ck_assert_int_ge(rd[i].interleaved, YIELDS / 2);
+	}
+	ck_assert_int_eq(rd[0].own.round, FE_DOWNWARD);
+	ck_assert_int_eq(rd[1].own.round, FE_UPWARD);
+	/* the two modes really differ in effect */
+	ck_assert(rd[0].own.third < rd[1].own.third);
+	/* the plain one started from, and kept, the defaults */
+	ck_assert_int_eq(rd[2].own.round, FE_TONEAREST);
+#ifdef __x86_64__
+	ck_assert_uint_eq(rd[2].own.mxcsr & ~MXCSR_FLAGS, 0x1f80);
+	ck_assert_uint_eq(rd[2].own.x87cw, 0x037f);
+	ck_assert_uint_eq(rd[0].own.mxcsr & (MXCSR_FTZ | MXCSR_DAZ),
+			  MXCSR_FTZ | MXCSR_DAZ);
+#endif
 	/* the main process kept the default mode */
 	ck_assert_int_eq(main_round_after, FE_TONEAREST);
 	/* and the thread that ran act_main has its own back */
 	ck_assert_int_eq(fegetround(), FE_TONEAREST);
+}
+END_TEST
+
+/* An FPENV process that exits, is killed... leaves its worker's state as
+ * it found it: a process spawned after it sees the defaults. */
+static int after_exit_mode = -1;
+
+static void fpenv_exit_child(void *arg)
+{
+	(void)arg;
+	ck_assert_int_eq(fesetround(FE_UPWARD), 0);
+}
+
+static void after_child(void *arg)
+{
+	(void)arg;
+	after_exit_mode = fegetround();
+}
+
+static void fpenv_exit_main(void *arg)
+{
+	struct act_spawn_opts fp = { .flags = ACT_SPAWN_FPENV |
+					      ACT_SPAWN_MONITOR };
+	struct act_msg *m;
+
+	(void)arg;
+	ck_assert_uint_ne(act_spawn_opt(fpenv_exit_child, NULL, &fp).id, 0);
+	m = act_receive(ACT_FOREVER); /* its DOWN: it has exited */
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, ACT_TAG_DOWN);
+	act_msg_free(m);
+	ck_assert_int_eq(fegetround(), FE_TONEAREST);
+	fp.flags = ACT_SPAWN_MONITOR;
+	ck_assert_uint_ne(act_spawn_opt(after_child, NULL, &fp).id, 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	act_msg_free(m);
+}
+
+START_TEST(rt_fpenv_exit_restores)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(act_main(&cfg, fpenv_exit_main, NULL), 0);
+	ck_assert_int_eq(after_exit_mode, FE_TONEAREST);
 }
 END_TEST
 
@@ -494,11 +536,17 @@ static void read_mode_main(void *arg)
 	ck_assert_int_eq(fegetround(), FE_TOWARDZERO);
 }
 
-/* A process's mode does not leak into the thread that called act_main. */
+/*
+ * A process's mode does not leak into the thread that called act_main.
+ * One worker: a plain process runs with its worker thread's state, which
+ * it keeps across a yield only while it stays on that thread.
+ */
 START_TEST(rt_rounding_not_leaked)
 {
+	struct act_config cfg = with_workers(1);
+
 	ck_assert_int_eq(fesetround(FE_UPWARD), 0);
-	ck_assert_int_eq(act_main(NULL, read_mode_main, NULL), 0);
+	ck_assert_int_eq(act_main(&cfg, read_mode_main, NULL), 0);
 	ck_assert_int_eq(fegetround(), FE_UPWARD);
 	/* processes start from the default, whatever the thread had */
 	ck_assert_int_eq(thread_mode_in_proc, FE_TONEAREST);
@@ -516,14 +564,15 @@ static Suite *ctx_suite(void)
 #endif
 	/* Other architectures: no register test here; aarch64's x19-x28,
 	 * fp, lr and d8-d15 need an asm helper of their own. */
-	tcase_add_test(tc, fp_control_per_context);
+	tcase_add_test(tc, fp_control_is_the_threads);
 	tcase_add_test(tc, ctx_make_entry);
 	tcase_add_test(tc, ctx_make_stays_below_hi);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime");
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, rt_rounding_per_process);
+	tcase_add_test(tc, rt_fpenv_per_process);
+	tcase_add_test(tc, rt_fpenv_exit_restores);
 	tcase_add_test(tc, rt_rounding_not_leaked);
 	suite_add_tcase(s, tc);
 	return s;

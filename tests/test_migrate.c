@@ -18,7 +18,8 @@
  *  - that worker's current process is this one;
  *  - values pinned in callee-saved registers, values the compiler keeps
  *    where it likes, a volatile local, the process's own rounding mode
- *    and a floating-point sum carried over many switches are unchanged.
+ *    (every process here is spawned with ACT_SPAWN_FPENV) and a
+ *    floating-point sum carried over many switches are unchanged.
  *
  * Each run counts the migrations it saw (the thread changed between two
  * checks) and fails if there were none, so it cannot pass vacuously.
@@ -430,7 +431,10 @@ static void main_receive(struct probe *p, uint32_t tag)
 	act_msg_free(m);
 }
 
-static void mig_main(void *arg)
+static const struct act_spawn_opts fpenv = { .flags = ACT_SPAWN_FPENV };
+
+/* The main role, in a process with a rounding mode of its own. */
+static void mig_coord(void *arg)
 {
 	int k, nbouncers = BOUNCERS_PER_WORKER * run.nworkers;
 	struct probe p;
@@ -440,7 +444,8 @@ static void mig_main(void *arg)
 	run.main = p.pid;
 	run.seen_workers = act_workers();
 	for (k = 0; k < POKERS_PER_WORKER * run.nworkers; k++) {
-		SWITCH_POINT(&p, kid = act_spawn(poker, (void *)(intptr_t)k));
+		SWITCH_POINT(&p, kid = act_spawn_opt(poker, (void *)(intptr_t)k,
+						     &fpenv));
 		probe_note(&p, C_MSG, !kid.id, "poker spawn");
 		if (!kid.id)
 			break;
@@ -449,7 +454,9 @@ static void mig_main(void *arg)
 	for (k = 0; k < run.npokers; k++)
 		main_receive(&p, T_WHERE); /* every poker runs */
 	for (k = 0; k < nbouncers && run.npokers; k++) {
-		SWITCH_POINT(&p, kid = act_spawn(bouncer, (void *)(intptr_t)k));
+		SWITCH_POINT(&p, kid = act_spawn_opt(bouncer,
+						     (void *)(intptr_t)k,
+						     &fpenv));
 		probe_note(&p, C_MSG, !kid.id, "bouncer spawn");
 		run.nbouncers += kid.id != 0;
 	}
@@ -460,6 +467,21 @@ static void mig_main(void *arg)
 	for (k = 0; k < run.npokers; k++)
 		main_receive(&p, T_BYE);
 	probe_done(&p);
+}
+
+/* act_main's process has its worker's floating-point state: the main
+ * role runs in a child spawned with ACT_SPAWN_FPENV. */
+static void mig_main(void *arg)
+{
+	struct act_spawn_opts o = { .flags = ACT_SPAWN_FPENV |
+					     ACT_SPAWN_MONITOR };
+	struct act_msg *m;
+
+	ck_assert_uint_ne(act_spawn_opt(mig_coord, arg, &o).id, 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, ACT_TAG_DOWN);
+	act_msg_free(m);
 }
 
 /* ---- the tests ---------------------------------------------------------- */

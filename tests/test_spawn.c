@@ -255,7 +255,7 @@ static void bad_opts_main(void *arg)
 				  0);
 	}
 	/* an unknown flag; a mailbox limit past 2^31 - 1 */
-	o = (struct act_spawn_opts){ .flags = 1u << 2 };
+	o = (struct act_spawn_opts){ .flags = 1u << 3 };
 	ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);
 	o = (struct act_spawn_opts){ .mailbox_limit = 1u << 31 };
 	ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);

@@ -3,9 +3,9 @@
  * ctx.h - the one interface to the architecture's context switch.
  *
  * A context is the saved stack pointer of a suspended execution; the
- * callee-saved registers and the floating-point control state (x86-64:
- * MXCSR and the x87 control word; aarch64: FPCR and d8-d15) are pushed on
- * that stack by act__ctx_switch_asm. The implementations live in
+ * callee-saved registers (aarch64: with d8-d15) are pushed on that stack
+ * by act__ctx_switch_asm. The floating-point control state stays the
+ * thread's (arch/fp.h has why and who keeps one of their own). The implementations live in
  * lib/arch/<arch>/ctx.S; no other file contains assembly.
  *
  * Under ThreadSanitizer (ACT_TSAN) every context is also a

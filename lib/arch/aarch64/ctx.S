@@ -6,7 +6,10 @@
  *   [sp+0]   x19 x20   [sp+16] x21 x22   [sp+32] x23 x24
  *   [sp+48]  x25 x26   [sp+64] x27 x28   [sp+80] x29 x30 (fp, lr)
  *   [sp+96]  d8 d9     [sp+112] d10 d11  [sp+128] d12 d13
- *   [sp+144] d14 d15   [sp+160] FPCR, pad
+ *   [sp+144] d14 d15   [sp+160] pad (16-byte alignment)
+ * FPCR is the thread's, not the context's: a process that changes it is
+ * spawned with ACT_SPAWN_FPENV, and the runtime swaps it around that
+ * process's switches (arch/fp.h).
  */
 	.text
 
@@ -26,14 +29,10 @@ act__ctx_switch_asm:
 	stp	d10, d11, [sp, #112]
 	stp	d12, d13, [sp, #128]
 	stp	d14, d15, [sp, #144]
-	mrs	x9, fpcr
-	str	x9, [sp, #160]
 	mov	x9, sp
 	str	x9, [x0]
 	ldr	x9, [x1]
 	mov	sp, x9
-	ldr	x9, [sp, #160]
-	msr	fpcr, x9
 	ldp	x19, x20, [sp, #0]
 	ldp	x21, x22, [sp, #16]
 	ldp	x23, x24, [sp, #32]

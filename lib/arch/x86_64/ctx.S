@@ -3,11 +3,13 @@
  * x86-64 System V context switch.
  *
  * Saved frame, from the new sp upwards:
- *   [sp+0]  MXCSR (4 bytes), x87 control word (2 bytes), pad
- *   [sp+8]  r15 r14 r13 r12 rbx rbp
- *   [sp+56] return address
+ *   [sp+0]  r15 r14 r13 r12 rbx rbp
+ *   [sp+48] return address
  * Everything else is caller-saved under the ABI, so the C caller already
- * assumes it is clobbered by the call.
+ * assumes it is clobbered by the call. The floating-point control state
+ * (MXCSR, the x87 control word) is the thread's, not the context's: a
+ * process that changes it is spawned with ACT_SPAWN_FPENV, and the
+ * runtime swaps it around that process's switches (arch/fp.h).
  */
 	.text
 
@@ -25,14 +27,8 @@ act__ctx_switch_asm:
 	pushq	%r13
 	pushq	%r14
 	pushq	%r15
-	subq	$8, %rsp
-	stmxcsr	(%rsp)
-	fnstcw	4(%rsp)
 	movq	%rsp, (%rdi)
 	movq	(%rsi), %rsp
-	ldmxcsr	(%rsp)
-	fldcw	4(%rsp)
-	addq	$8, %rsp
 	popq	%r15
 	popq	%r14
 	popq	%r13

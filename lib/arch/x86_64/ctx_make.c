@@ -14,17 +14,16 @@ void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
 		   void (*entry)(void *), void *arg)
 {
 	uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;
-	uint64_t *f = (uint64_t *)(top - 64);
+	/* 7 words: popped, the trampoline starts with rsp at top */
+	uint64_t *f = (uint64_t *)(top - 56);
 
-	/* MXCSR: all exceptions masked, round to nearest; x87 CW default. */
-	f[0] = 0x1f80u | ((uint64_t)0x037fu << 32);
-	f[1] = 0;                        /* r15 */
-	f[2] = 0;                        /* r14 */
-	f[3] = (uint64_t)(uintptr_t)arg; /* r13 */
-	f[4] = (uint64_t)(uintptr_t)entry; /* r12 */
-	f[5] = 0;                        /* rbx */
-	f[6] = 0;                        /* rbp */
-	f[7] = (uint64_t)(uintptr_t)act__ctx_trampoline;
+	f[0] = 0;                        /* r15 */
+	f[1] = 0;                        /* r14 */
+	f[2] = (uint64_t)(uintptr_t)arg; /* r13 */
+	f[3] = (uint64_t)(uintptr_t)entry; /* r12 */
+	f[4] = 0;                        /* rbx */
+	f[5] = 0;                        /* rbp */
+	f[6] = (uint64_t)(uintptr_t)act__ctx_trampoline;
 	ctx->sp = f;
 #ifdef ACT_TSAN
 	/* A context made again without act__ctx_destroy (a test's reused
