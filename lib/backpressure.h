@@ -30,6 +30,7 @@
 
 #include <stdint.h>
 
+#include "mailbox.h"
 #include "proc.h"
 #include "worker.h"
 
@@ -44,7 +45,7 @@ static inline void act__backlog_mark(struct act__proc *p)
 	/* relaxed: nobody else moves the word away from 0, and senders
 	 * read it as a hint before their CAS */
 	if (!atomic_load_explicit(&p->mutes, memory_order_relaxed) &&
-	    act__mpsc_maybe_nonempty(&p->mbox))
+	    act__mailbox_maybe_nonempty(p))
 		atomic_store_explicit(&p->mutes, ACT_MUTE_END,
 				      memory_order_relaxed);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "links.h"
+#include "mailbox.h"
 #include "runtime.h"
 #include "wake.h"
 #include "worker.h"
@@ -641,7 +642,7 @@ int act_demonitor(uint64_t ref)
 			act_msg_free(m);
 			return 0;
 		}
-		if (!act__mpsc_maybe_nonempty(&p->mbox))
+		if (!act__mailbox_maybe_nonempty(p))
 			return -ENOENT;
 		act__cpu_relax();
 	}

@@ -16,6 +16,18 @@
  * receiver frees released entries when its list has doubled since the
  * last sweep, and all entries when it exits: a process's messages die
  * with it, also when the runtime discards it at stop.
+ *
+ * The kept envelope: taking the last message of the queue does not put
+ * the stub back behind it (an exchange, 4.8 ns, the dearest step of a
+ * receive: doc/design/scheduling.md); the envelope stays linked as the
+ * queue's tail, consumed, and the tail pointer says so in its low bit
+ * (ACT_MBOX_KEPT). Senders may still write its link (they append behind
+ * it), so until the next message comes and the pop moves past it
+ * (kept_done in mailbox.c) it is on no list: held, its act_msg_free only
+ * marks it RELEASED, and the pop that moves past it frees it, or puts it
+ * on the held list if it is still held. A selective receive that skips
+ * it, which needs its link for the save queue, puts the stub back first
+ * (mbox_detach), as every pop used to.
  */
 #ifndef ACT_MAILBOX_H
 #define ACT_MAILBOX_H
@@ -27,6 +39,39 @@
 #include "slab.h"
 
 typedef bool (*act__match_fn)(const struct act_msg *, void *);
+
+/* The tail's low bit: the node there was received already (kept). */
+#define ACT_MBOX_KEPT ((uintptr_t)1)
+
+/* Owner: is e the kept envelope (received, still linked)? */
+static inline bool act__mailbox_kept(struct act__proc *p,
+				     const struct act__env *e)
+{
+	return (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+					       memory_order_relaxed) ==
+	       ((uintptr_t)&e->node | ACT_MBOX_KEPT);
+}
+
+/*
+ * Consumer: may the mailbox hold a message not yet received? Exact when
+ * no sender is mid-push; errs towards "yes". The tail is received when it
+ * is the stub or kept; then only a head that moved past it means more.
+ * seq_cst load of the head: the load half of the Dekker pair of
+ * act__mpsc_push (the park's re-check). The tail is relaxed: park_proc
+ * may read it while the process, already woken, pops on another worker:
+ * a hint there, the state CAS decides.
+ */
+static inline bool act__mailbox_maybe_nonempty(struct act__proc *p)
+{
+	uintptr_t t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+						      memory_order_relaxed);
+	struct act__mpsc_node *n = (struct act__mpsc_node *)(t &
+							      ~ACT_MBOX_KEPT);
+
+	if (n != &p->mbox.stub && !(t & ACT_MBOX_KEPT))
+		return true;
+	return atomic_load_explicit(&p->mbox.head, memory_order_seq_cst) != n;
+}
 
 /* Sender side, any thread. */
 static inline void act__mailbox_push(struct act__proc *p, struct act__env *e)
@@ -44,10 +89,9 @@ struct act__env *act__mailbox_take_new(struct act__proc *p,
 /* Owner, at exit: free the save queue and everything in the MPSC queue. */
 void act__mailbox_drain(struct act__proc *p, struct act__slab *slab);
 
-/* Owner: e was just received; keep it on the held list. */
-static inline void act__held_add(struct act__proc *p, struct act__env *e)
+/* Owner: put e, HELD, on the held list. */
+static inline void act__held_link(struct act__proc *p, struct act__env *e)
 {
-	atomic_store_explicit(&e->state, ACT_ENV_HELD, memory_order_relaxed);
 	/* node is the envelope's first member: the casts are exact */
 	atomic_store_explicit(&e->node.next,
 			      (struct act__mpsc_node *)p->held,
@@ -57,6 +101,15 @@ static inline void act__held_add(struct act__proc *p, struct act__env *e)
 		p->held->held_prev = e;
 	p->held = e;
 	p->n_held++;
+}
+
+/* Owner: e was just received; keep it on the held list, or, kept in
+ * the queue, only mark it (kept_done links it when it leaves). */
+static inline void act__held_add(struct act__proc *p, struct act__env *e)
+{
+	atomic_store_explicit(&e->state, ACT_ENV_HELD, memory_order_relaxed);
+	if (!act__mailbox_kept(p, e))
+		act__held_link(p, e);
 }
 
 /* Owner: take e off the held list. */

@@ -325,6 +325,13 @@ void act_msg_free(struct act_msg *msg)
 						       memory_order_relaxed) !=
 				  ACT_ENV_HELD))
 			not_held(e);
+		if (act__mailbox_kept(p, e)) {
+			/* still the queue's tail: the pop that moves past
+			 * it frees it (mailbox.h) */
+			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
+					      memory_order_relaxed);
+			return;
+		}
 		act__held_del(p, e);
 		act__env_free(&w->slab, e);
 		return;

@@ -94,7 +94,7 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
 	 * act__mpsc_push / the timer's timeout_fired store, each followed by
 	 * the seq_cst state load in act__wake */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
-	if (!act__mpsc_maybe_nonempty(&p->mbox) &&
+	if (!act__mailbox_maybe_nonempty(p) &&
 	    !act__killed(p) &&
 	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
 		return;

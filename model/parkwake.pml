@@ -187,13 +187,16 @@ inline wake(ticket, s_ps, s_tk, won)
 	fi
 }
 
-/* act__mailbox_take_new: pop (act__mpsc_pop) until a message matches
- * (acc: the receive takes any message; !acc: none) or the mailbox looks
- * empty; what does not match goes to the save queue. Message i can be
- * popped once the link into it is stored, and either the link out of it
- * is stored too or it is the newest (the consumer then pushes the stub
- * behind it). A producer between its exchange and its link makes the
- * queue look empty for now. */
+/* act__mailbox_take_new: pop (mbox_pop, lib/mailbox.c) until a message
+ * matches (acc: the receive takes any message; !acc: none) or the
+ * mailbox looks empty; what does not match goes to the save queue.
+ * Message i can be received once the link into it is stored: the newest
+ * stays linked, kept, as the queue's tail. One that goes to the save
+ * queue needs its own link, so it must leave the queue (mbox_detach):
+ * the link out of it is stored too, or it is the newest (the consumer
+ * then pushes the stub behind it); else it stays, not received. A
+ * producer between its exchange and its link makes the queue look empty
+ * for now. */
 inline take_new(e, acc, stop)
 {
 	e = 0;
@@ -202,7 +205,7 @@ inline take_new(e, acc, stop)
 	:: d_step {
 		if
 		:: taken < nexch && lnk[taken] &&
-		   (taken + 1 == nexch || lnk[taken + 1]) ->
+		   (acc || taken + 1 == nexch || lnk[taken + 1]) ->
 			taken++;
 			if
 			:: acc -> e = 1
