@@ -20,6 +20,9 @@
 #define act__likely(x) __builtin_expect(!!(x), 1)
 #define act__unlikely(x) __builtin_expect(!!(x), 0)
 #define act__noinline __attribute__((noinline))
+/* For the message path's few big functions with one hot caller each:
+ * the call and its saved registers cost more than the copy. */
+#define act__always_inline inline __attribute__((always_inline))
 #define act__noreturn __attribute__((noreturn))
 
 #define act__container_of(ptr, type, member) \

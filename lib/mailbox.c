@@ -45,60 +45,6 @@ static void save_append(struct act__proc *p, struct act__env *e)
 }
 
 /*
- * The kept envelope e has left the queue: the pop moved past it. Freed
- * meanwhile (by its receiver, another thread, or as a stale one):
- * free it now; still held: onto the held list.
- */
-static void kept_done(struct act__proc *p, struct act__slab *slab,
-		      struct act__env *e)
-{
-	/* acquire: pairs with the release exchange in act_msg_free (a
-	 * thread other than the receiver) */
-	if (atomic_load_explicit(&e->state, memory_order_acquire) ==
-	    ACT_ENV_HELD)
-		act__held_link(p, e);
-	else
-		act__env_free(slab, e);
-}
-
-/*
- * Owner: the oldest message not yet received, or NULL when there is none
- * (or a sender is between its exchange and its link). The stub and a
- * kept envelope are received already: the pop moves past them. A last
- * node stays linked, kept (mailbox.h): no exchange.
- */
-static struct act__env *mbox_pop(struct act__proc *p, struct act__slab *slab)
-{
-	struct act__mpsc *q = &p->mbox;
-	struct act__mpsc_node *n, *next;
-	uintptr_t t;
-
-	for (;;) {
-		t = (uintptr_t)atomic_load_explicit(&q->tail,
-						    memory_order_relaxed);
-		n = (struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT);
-		/* acquire: pairs with the release link store in
-		 * act__mpsc_push */
-		next = atomic_load_explicit(&n->next, memory_order_acquire);
-		if (n != &q->stub && !(t & ACT_MBOX_KEPT))
-			break;
-		if (!next)
-			return NULL;
-		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
-		if (t & ACT_MBOX_KEPT)
-			kept_done(p, slab,
-				  act__container_of(n, struct act__env, node));
-	}
-	/* n: the oldest not received; what follows it, if anything, is
-	 * the next tail, else n stays as the received tail */
-	atomic_store_explicit(&q->tail,
-			      next ? next : (struct act__mpsc_node *)(t |
-							ACT_MBOX_KEPT),
-			      memory_order_relaxed);
-	return act__container_of(n, struct act__env, node);
-}
-
-/*
  * Owner: the kept envelope is needed off the queue (its link, for the
  * save queue): put the stub behind it, as Vyukov's pop does. False when
  * a sender is between its exchange and its link: it is then not
@@ -134,31 +80,23 @@ static bool mbox_detach(struct act__proc *p)
 	return true;
 }
 
-struct act__env *act__mailbox_take_new(struct act__proc *p,
-				       struct act__slab *slab,
-				       act__match_fn match, void *ctx)
+bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
+			    struct act__env *e)
 {
-	struct act__env *e;
-
-	while ((e = mbox_pop(p, slab))) {
-		if (act__unlikely(e->to.id != p->pid.id)) {
-			/* for an earlier occupant: free it, or, kept, once
-			 * the queue is past it */
-			if (act__mailbox_kept(p, e))
-				atomic_store_explicit(&e->state,
-						      ACT_ENV_RELEASED,
-						      memory_order_relaxed);
-			else
-				act__env_free(slab, e);
-			continue;
-		}
-		if (!match || match(&e->msg, ctx))
-			return e;
-		if (act__mailbox_kept(p, e) && !mbox_detach(p))
-			return NULL; /* not received after all: for now */
-		save_append(p, e);
+	if (e->to.id != p->pid.id) {
+		/* for an earlier occupant: free it, or, kept, once the
+		 * queue is past it */
+		if (act__mailbox_kept(p, e))
+			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
+					      memory_order_relaxed);
+		else
+			act__env_free(slab, e);
+		return true;
 	}
-	return NULL;
+	if (act__mailbox_kept(p, e) && !mbox_detach(p))
+		return false; /* not received after all: for now */
+	save_append(p, e);
+	return true;
 }
 
 void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all)
@@ -190,7 +128,7 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 		act__env_free(slab, e);
 	}
 	p->save_tail = NULL;
-	while ((e = mbox_pop(p, slab))) {
+	while ((e = act__mailbox_pop(p, slab))) {
 		if (!act__mailbox_kept(p, e))
 			act__env_free(slab, e);
 	}

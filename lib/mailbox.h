@@ -82,10 +82,6 @@ static inline void act__mailbox_push(struct act__proc *p, struct act__env *e)
 /* Owner: first matching message in the save queue, unlinked; or NULL. */
 struct act__env *act__mailbox_take_saved(struct act__proc *p,
 					 act__match_fn match, void *ctx);
-/* Owner: pop the MPSC queue until a match; the rest go to the save queue. */
-struct act__env *act__mailbox_take_new(struct act__proc *p,
-				       struct act__slab *slab,
-				       act__match_fn match, void *ctx);
 /* Owner, at exit: free the save queue and everything in the MPSC queue. */
 void act__mailbox_drain(struct act__proc *p, struct act__slab *slab);
 
@@ -127,6 +123,93 @@ static inline void act__held_del(struct act__proc *p, struct act__env *e)
 	if (next)
 		next->held_prev = e->held_prev;
 	p->n_held--;
+}
+
+/*
+ * Owner: the kept envelope e has left the queue: the pop moved past it.
+ * Freed meanwhile (by its receiver, another thread, or as a stale one):
+ * free it now; still held: onto the held list.
+ */
+static inline void act__mailbox_kept_done(struct act__proc *p,
+					  struct act__slab *slab,
+					  struct act__env *e)
+{
+	/* acquire: pairs with the release exchange in act_msg_free (a
+	 * thread other than the receiver) */
+	if (act__unlikely(atomic_load_explicit(&e->state,
+					       memory_order_acquire) ==
+			  ACT_ENV_HELD))
+		act__held_link(p, e);
+	else
+		act__env_free(slab, e);
+}
+
+/*
+ * Owner: the oldest message not yet received, or NULL when there is none
+ * (or a sender is between its exchange and its link). The stub and a
+ * kept envelope are received already: the pop moves past them. A last
+ * node stays linked, kept: no exchange.
+ */
+static inline struct act__env *act__mailbox_pop(struct act__proc *p,
+						struct act__slab *slab)
+{
+	struct act__mpsc *q = &p->mbox;
+	struct act__mpsc_node *n, *next;
+	uintptr_t t;
+
+	for (;;) {
+		t = (uintptr_t)atomic_load_explicit(&q->tail,
+						    memory_order_relaxed);
+		n = (struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT);
+		/* acquire: pairs with the release link store in
+		 * act__mpsc_push */
+		next = atomic_load_explicit(&n->next, memory_order_acquire);
+		if (n != &q->stub && !(t & ACT_MBOX_KEPT))
+			break;
+		if (!next)
+			return NULL;
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+		if (t & ACT_MBOX_KEPT)
+			act__mailbox_kept_done(
+				p, slab,
+				act__container_of(n, struct act__env, node));
+	}
+	/* n: the oldest not received; what follows it, if anything, is
+	 * the next tail, else n stays as the received tail */
+	atomic_store_explicit(&q->tail,
+			      next ? next
+				   : (struct act__mpsc_node *)(t |
+							       ACT_MBOX_KEPT),
+			      memory_order_relaxed);
+	return act__container_of(n, struct act__env, node);
+}
+
+/*
+ * Owner: e, popped, is not for this receive: sent to an earlier occupant
+ * (freed, or, kept, once the queue is past it), or skipped by a
+ * selective receive (to the save queue; kept, it leaves the queue
+ * first). False: it could not leave the queue yet (a sender between its
+ * exchange and its link behind it), so it is not received: stop.
+ */
+bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
+			    struct act__env *e);
+
+/* Owner: pop until a match; the rest go to the save queue. */
+static inline struct act__env *act__mailbox_take_new(struct act__proc *p,
+						     struct act__slab *slab,
+						     act__match_fn match,
+						     void *ctx)
+{
+	struct act__env *e;
+
+	while ((e = act__mailbox_pop(p, slab))) {
+		if (act__likely(e->to.id == p->pid.id) &&
+		    (!match || match(&e->msg, ctx)))
+			return e;
+		if (!act__mailbox_set_aside(p, slab, e))
+			return NULL;
+	}
+	return NULL;
 }
 
 /* Owner: free the released entries (all of them when `all`). */

@@ -64,9 +64,10 @@ static int count_in(struct act__rt *rt, struct act__worker *w,
 
 /* from: the sender named when the caller is not a process, or always
  * (sys: an EXIT or DOWN, past any limit, charging nothing). */
-static int send_env(struct act__rt *rt, struct act__worker *w, act_pid to,
-		    uint32_t tag, const void *data, size_t len, act_pid from,
-		    bool sys)
+static act__always_inline int send_env(struct act__rt *rt,
+				       struct act__worker *w, act_pid to,
+				       uint32_t tag, const void *data,
+				       size_t len, act_pid from, bool sys)
 {
 	struct act__proc *p, *self;
 	struct act__env *e;
@@ -177,9 +178,9 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 }
 
 /* Blocked part of a receive: park until a match, or the deadline. */
-static struct act__env *wait_for(struct act__worker **wp,
-				 struct act__proc *p, act__match_fn match,
-				 void *ctx, int64_t timeout_ns)
+static act__always_inline struct act__env *
+wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
+	 void *ctx, int64_t timeout_ns)
 {
 	struct act__worker *w = *wp;
 	struct act__rt *rt = w->rt;
@@ -223,9 +224,9 @@ static struct act__env *wait_for(struct act__worker **wp,
 	return e;
 }
 
-struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
-						void *),
-				  void *ctx, int64_t timeout_ns)
+static act__always_inline struct act_msg *receive(act__match_fn match,
+						   void *ctx,
+						   int64_t timeout_ns)
 {
 	struct act__worker *w = act__worker_self();
 	struct act__proc *p = w ? w->current : NULL;
@@ -257,9 +258,16 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
 	return &e->msg;
 }
 
+struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
+						void *),
+				  void *ctx, int64_t timeout_ns)
+{
+	return receive(match, ctx, timeout_ns);
+}
+
 struct act_msg *act_receive(int64_t timeout_ns)
 {
-	return act_receive_match(NULL, NULL, timeout_ns);
+	return receive(NULL, NULL, timeout_ns);
 }
 
 /* act_sleep's match: no message ends a sleep. */

@@ -206,7 +206,8 @@ static void begin_run(struct act__worker *w, struct act__proc *p)
 	w->budget = w->reductions;
 }
 
-void act__worker_settle(struct act__worker *w)
+/* act__worker_settle, inlined into the switch it follows. */
+static act__always_inline void settle(struct act__worker *w)
 {
 	struct act__proc *p = w->leaving;
 	uint64_t s;
@@ -244,6 +245,11 @@ void act__worker_settle(struct act__worker *w)
 	default:
 		act__fatal("bad switch reason %d", w->switch_reason);
 	}
+}
+
+void act__worker_settle(struct act__worker *w)
+{
+	settle(w);
 }
 
 static void run_one(struct act__worker *w, struct act__proc *p)
@@ -311,7 +317,7 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p,
 	}
 	/* p again, perhaps on another worker (I8) */
 	w = act__worker_self();
-	act__worker_settle(w);
+	settle(w);
 	if (act__unlikely(fpenv))
 		act__worker_fp_enter(w, &own);
 }
