@@ -165,6 +165,16 @@ struct act__proc {
 	int32_t accepted_fd;
 };
 
+/* What a send reads and writes of its receiver (act__proc_lookup, the
+ * state checks, the mailbox push, the wake, the limit and mute hints) is
+ * on the slot's first line: one line from the receiver's core a message
+ * (doc/design/scheduling.md). */
+_Static_assert(offsetof(struct act__proc, limited) < ACT_CACHELINE &&
+		       offsetof(struct act__proc, mutes) < ACT_CACHELINE &&
+		       offsetof(struct act__proc, owner) < ACT_CACHELINE &&
+		       offsetof(struct act__proc, gen) < ACT_CACHELINE,
+	       "a sender's fields on the slot's first line");
+
 #define ACT_PF_KILLED 1u
 #define ACT_PF_CANARY 2u
 #define ACT_PF_FPENV 4u  /* its own floating-point control state (arch/fp.h) */
