@@ -61,7 +61,8 @@ static bool mbox_detach(struct act__proc *p)
 
 	next = atomic_load_explicit(&n->next, memory_order_acquire);
 	if (!next) {
-		/* acquire: as in act__mpsc_pop */
+		/* acquire: pairs with the seq_cst exchange on head in
+		 * act__mpsc_push, as in act__mpsc_pop */
 		if (atomic_load_explicit(&q->head, memory_order_acquire) !=
 		    n) {
 			atomic_store_explicit(&q->tail, n,
@@ -85,7 +86,8 @@ bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
 {
 	if (e->to.id != p->pid.id) {
 		/* for an earlier occupant: free it, or, kept, once the
-		 * queue is past it */
+		 * queue is past it (relaxed: the owner's, read by its own
+		 * act__mailbox_kept_done) */
 		if (act__mailbox_kept(p, e))
 			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
 					      memory_order_relaxed);
@@ -146,7 +148,9 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 			struct act__env, node);
 		if (mbox_detach(p))
 			act__env_free(slab, e);
-		else
+		else /* relaxed: the next occupant's pop reads it after the
+		      * slot's release and reuse (act__slot_free's release
+		      * store of gen) */
 			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
 					      memory_order_relaxed);
 	}

@@ -335,7 +335,8 @@ void act_msg_free(struct act_msg *msg)
 			not_held(e);
 		if (act__mailbox_kept(p, e)) {
 			/* still the queue's tail: the pop that moves past
-			 * it frees it (mailbox.h) */
+			 * it frees it (mailbox.h); relaxed: that pop is
+			 * this process's, on its own thread */
 			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
 					      memory_order_relaxed);
 			return;
