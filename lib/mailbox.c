@@ -121,6 +121,7 @@ void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all)
 void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 {
 	struct act__env *e;
+	uintptr_t t;
 
 	/* the limit's count is left as it is: a sender that passed the
 	 * state check before EXITING still meets the limit it reached
@@ -137,14 +138,11 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	/* the last one, kept: off the queue and freed, or, with a sender
 	 * mid-push behind it, freed by the pop that moves past it (this
 	 * slot's next occupant's; at stop no sender is left) */
-	if ((uintptr_t)atomic_load_explicit(&p->mbox.tail,
-					    memory_order_relaxed) &
-	    ACT_MBOX_KEPT) {
+	t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+					    memory_order_relaxed);
+	if (t & ACT_MBOX_KEPT) {
 		e = act__container_of(
-			(struct act__mpsc_node *)((uintptr_t)atomic_load_explicit(
-							  &p->mbox.tail,
-							  memory_order_relaxed) &
-						  ~ACT_MBOX_KEPT),
+			(struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT),
 			struct act__env, node);
 		if (mbox_detach(p))
 			act__env_free(slab, e);

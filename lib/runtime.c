@@ -526,13 +526,10 @@ static void *worker_thread(void *arg)
 {
 	struct act__worker *w = arg;
 
-	struct act__fpctl fp;
-
 	act__worker_set_self(w);
 	/* a new thread has its creator's floating-point control state:
 	 * processes start from the defaults (arch/fp.h) */
-	act__fp_default(&fp);
-	act__fp_load(&fp);
+	act__fp_load_default();
 	act__rt_pin(w->rt, w->rt->plan.w[w->index].set, "worker", (int)w->index);
 	if (act__overflow_thread_init())
 		fputs("actors: no alternate signal stack for a worker: a stack "
@@ -573,7 +570,7 @@ static void join_workers(struct act__rt *rt)
 
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 {
-	struct act__fpctl caller_fp, fp;
+	struct act__fpctl caller_fp;
 	struct act__rt *rt;
 	hwloc_bitmap_t saved;
 	uint64_t stats = 0;
@@ -630,8 +627,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	/* processes start from the default floating-point control
 	 * state, whatever the caller's thread had; it gets its own back */
 	act__fp_save(&caller_fp);
-	act__fp_default(&fp);
-	act__fp_load(&fp);
+	act__fp_load_default();
 	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
 			rt->cfg.mailbox_limit, true, NULL, false)
 		     .id) {

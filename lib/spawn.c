@@ -49,7 +49,6 @@ static struct act__worker *place(struct act__worker *w)
 static void proc_entry(void *arg)
 {
 	struct act__proc *p = arg;
-
 	struct act__worker *w = act__worker_self();
 
 	/* a process may have handed the worker straight to this one */

@@ -259,7 +259,7 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 	/* back from whichever process switched to the loop: p, or one
 	 * that p or a successor handed the worker to (act__worker_switch) */
 	w->current = NULL;
-	act__worker_settle(w);
+	settle(w);
 }
 
 /*

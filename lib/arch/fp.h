@@ -36,6 +36,17 @@ static inline void act__fp_default(struct act__fpctl *f)
 #endif
 }
 
+static inline void act__fp_load(const struct act__fpctl *f);
+
+/* Load the defaults: a worker's start, act_main's. */
+static inline void act__fp_load_default(void)
+{
+	struct act__fpctl f;
+
+	act__fp_default(&f);
+	act__fp_load(&f);
+}
+
 static inline void act__fp_save(struct act__fpctl *f)
 {
 #if defined(__x86_64__)
