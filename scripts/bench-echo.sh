@@ -108,12 +108,7 @@ cleanup() {
 build_all() {
 	scripts/install-deps.sh --bench
 	scripts/build.sh "$name" >&2
-	echo "bench-echo: go build $build/bench/peers/go_echo" >&2
-	mkdir -p "$build/bench/peers"
-	# The module has no dependencies: no proxy, no network.
-	(cd bench/peers/go_echo &&
-		GOCACHE=${GOCACHE:-$top/$build/go-cache} GOPROXY=off \
-			go build -o "$top/$build/bench/peers/go_echo" .)
+	go_peer_build bench-echo go_echo
 }
 
 # start LABEL PROGRAM ARGS...: starts a server (in this shell, so that
@@ -268,6 +263,7 @@ summary() {
 
 check_env
 . scripts/pin.sh
+. scripts/go-peer.sh
 pin_split "$pin" || exit 2
 trap cleanup EXIT
 trap 'exit 130' INT

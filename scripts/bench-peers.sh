@@ -59,6 +59,8 @@
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
+# shellcheck source=scripts/go-peer.sh
+. scripts/go-peer.sh
 rounds=${PEERS_ROUNDS:-5}
 counts=${PEERS_WORKERS:-1 2}
 wls=${PEERS_WORKLOADS:-pingpong ring skynet fanin spawnburst}
@@ -158,12 +160,7 @@ build_all() {
 			exit 1
 		}
 	done
-	echo "bench-peers: go build $build/bench/peers/go_bench" >&2
-	mkdir -p "$build/bench/peers"
-	# The module has no dependencies: no proxy, no network.
-	(cd bench/peers/go_bench &&
-		GOCACHE=${GOCACHE:-$top/$build/go-cache} GOPROXY=off \
-			go build -o "$top/$build/bench/peers/go_bench" .)
+	go_peer_build bench-peers go_bench
 }
 
 # args WORKLOAD: its arguments, the same for both programs.
