@@ -3,7 +3,7 @@
  * message.c - act_send, act_receive, act_receive_match, act_msg_free.
  *
  * Send: look the pid up, copy the payload into an envelope from the
- * caller's slab, push it on the receiver's mailbox, then wake (I2: push
+ * caller's slab for the receiver's home, push it on the receiver's mailbox, then wake (I2: push
  * before the state load; only the CAS winner enqueues). Receive: scan the
  * save queue and the mailbox; with nothing, (arm the timeout and) switch
  * to the worker, which parks the process on its own stack.
@@ -92,7 +92,11 @@ static act__always_inline int send_env(struct act__rt *rt,
 			return rc;
 		counted = rc == 0;
 	}
-	e = w ? act__slab_alloc(&w->slab, len) : foreign_alloc(rt, len);
+	/* carved on the receiver's home (slab.h) */
+	e = w ? act__slab_alloc(act__slab_for(&w->slab,
+					      act__pid_home(&rt->procs, to)),
+				len)
+	      : foreign_alloc(rt, len);
 	if (!e) {
 		if (counted)
 			act__mbox_out(&rt->procs, p, to);

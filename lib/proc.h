@@ -409,6 +409,15 @@ static inline uint32_t act__pid_index(const struct act__ptable *t,
 	return (uint32_t)(pid.id & t->idx_mask);
 }
 
+/* The home of pid's slot: where its process's slot and stack live, and
+ * where envelopes for it are carved (slab.h). From the pid and the
+ * table, not the slot: no line of the slot for it. */
+static inline uint32_t act__pid_home(const struct act__ptable *t,
+				     act_pid pid)
+{
+	return act__slot_home(t, act__pid_index(t, pid));
+}
+
 static inline uint64_t act__pid_gen(const struct act__ptable *t, act_pid pid)
 {
 	return pid.id >> t->idx_bits;

@@ -17,20 +17,46 @@ static size_t class_size(int c)
 	return (size_t)128 << c;
 }
 
+static uint32_t slab_sid(uint16_t worker, int home)
+{
+	return worker | (uint32_t)home << 16;
+}
+
 void act__slab_init(struct act__slab *s, uint16_t worker)
 {
 	memset(s, 0, sizeof(*s));
 	s->worker = worker;
+	s->sid = slab_sid(worker, 0);
 }
 
-void act__slab_set_home(struct act__slab *s, struct act__numa *numa,
-			int home)
+static void slab_bind(struct act__slab *s, struct act__numa *numa, int home)
 {
 	s->numa = numa;
 	s->home = home;
+	s->sid = slab_sid(s->worker, home);
 }
 
-void act__slab_destroy(struct act__slab *s)
+int act__slab_set_home(struct act__slab *s, struct act__numa *numa,
+		       int home)
+{
+	uint32_t h, n = numa ? (uint32_t)numa->nnodes : 1;
+
+	slab_bind(s, numa, home);
+	if (n < 2)
+		return 0;
+	s->guests = aligned_alloc(ACT_CACHELINE,
+				  n * sizeof(struct act__slab));
+	if (!s->guests)
+		return -ENOMEM;
+	s->nguests = n;
+	for (h = 0; h < n; h++) {
+		act__slab_init(&s->guests[h], s->worker);
+		slab_bind(&s->guests[h], numa, (int)h);
+	}
+	return 0;
+}
+
+static void slab_unmap(struct act__slab *s)
 {
 	struct act__slab_chunk *c = s->chunks, *next;
 
@@ -42,6 +68,18 @@ void act__slab_destroy(struct act__slab *s)
 	s->chunks = NULL;
 	s->bump = s->bump_end = NULL;
 	memset(s->free, 0, sizeof(s->free));
+}
+
+void act__slab_destroy(struct act__slab *s)
+{
+	uint32_t h;
+
+	slab_unmap(s);
+	for (h = 0; h < s->nguests; h++)
+		slab_unmap(&s->guests[h]);
+	free(s->guests);
+	s->guests = NULL;
+	s->nguests = 0;
 }
 
 static int slab_grow(struct act__slab *s)
@@ -84,13 +122,22 @@ static struct act__env *foreign_alloc(size_t payload)
 	if (posix_memalign((void **)&e, 64, ACT_ENV_HDR + payload))
 		return NULL;
 	e->cls = ACT_SLAB_FOREIGN;
-	e->worker = UINT16_MAX;
+	e->sid = slab_sid(UINT16_MAX, 0);
 	atomic_fetch_add_explicit(&foreign_out, 1, memory_order_relaxed);
 	return e;
 }
 
-/* Resolves the owning slab from the envelope's worker index. */
+/* Resolves a worker's own slab from its index. */
 struct act__slab *act__slab_of_worker(uint16_t worker);
+
+/* The slab that owns envelopes of sid (a worker's own, or a guest). */
+static struct act__slab *slab_of_sid(uint32_t sid)
+{
+	struct act__slab *s = act__slab_of_worker((uint16_t)sid);
+	uint32_t home = sid >> 16;
+
+	return home == (uint32_t)s->home ? s : &s->guests[home];
+}
 /* Workers of the running runtime (0 when none). */
 uint32_t act__slab_workers(void);
 
@@ -171,8 +218,7 @@ static void rfree_flush(struct act__rfree *r)
 {
 	if (!r->n)
 		return;
-	remote_push(act__slab_of_worker(r->worker), r->cls, r->head, r->tail,
-		    r->n);
+	remote_push(slab_of_sid(r->sid), r->cls, r->head, r->tail, r->n);
 	r->n = 0;
 }
 
@@ -188,15 +234,16 @@ void act__slab_flush_remote(struct act__slab *self)
 static void rfree_add(struct act__slab *self, struct act__env *e)
 {
 	struct act__rfree *r =
-		&self->rfree[(e->worker * 8u + e->cls) % ACT_RFREE_SLOTS];
+		&self->rfree[((e->worker * 8u + e->home) * 8u + e->cls) %
+			     ACT_RFREE_SLOTS];
 
-	if (r->n && (r->worker != e->worker || r->cls != e->cls))
+	if (r->n && (r->sid != e->sid || r->cls != e->cls))
 		rfree_flush(r);
 	atomic_store_explicit(&e->node.next, (struct act__mpsc_node *)r->head,
 			      memory_order_relaxed);
 	if (!r->n) {
 		r->tail = e;
-		r->worker = e->worker;
+		r->sid = e->sid;
 		r->cls = e->cls;
 	}
 	r->head = e;
@@ -212,17 +259,37 @@ void act__env_free_slow(struct act__slab *self, struct act__env *e)
 		free(e);
 		return;
 	}
-	if (self)
+	if (self && e->worker == self->worker && self->guests) {
+		/* one of self's guests: its owner frees it */
+		struct act__slab *g = &self->guests[e->home];
+
+		atomic_store_explicit(&e->node.next,
+				      (struct act__mpsc_node *)g->free[e->cls],
+				      memory_order_relaxed);
+		g->free[e->cls] = e;
+		g->n_free++;
+	} else if (self) {
 		rfree_add(self, e);
-	else
-		remote_push(act__slab_of_worker(e->worker), e->cls, e, e, 1);
+	} else {
+		remote_push(slab_of_sid(e->sid), e->cls, e, e, 1);
+	}
 }
 
-int64_t act__slab_outstanding(struct act__slab *s)
+static int64_t slab_out(struct act__slab *s)
 {
 	return (int64_t)(s->n_alloc - s->n_free -
 			 atomic_load_explicit(&s->n_remote_free,
 					      memory_order_relaxed));
+}
+
+int64_t act__slab_outstanding(struct act__slab *s)
+{
+	int64_t n = slab_out(s);
+	uint32_t h;
+
+	for (h = 0; h < s->nguests; h++)
+		n += slab_out(&s->guests[h]);
+	return n;
 }
 
 int64_t act__foreign_outstanding(void)

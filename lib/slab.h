@@ -10,6 +10,14 @@
  * owner takes whole with one exchange when its own list runs dry. A
  * worker's chunks come from its memory home's NUMA node (homes.h), and an
  * envelope freed anywhere goes back to the slab it came from.
+ *
+ * Carved where the receiver reads it: with more than one home, a worker
+ * has a guest slab for each other home, bound to that home's node, owned
+ * by the worker like its own; a send takes the envelope from the slab of
+ * the receiver's home (its slot's region, where its stack lives too:
+ * act__pid_home), so the payload the receiver reads, and the header its
+ * pop reads and the kept envelope's link, are on its own node. An
+ * envelope names its slab by (worker, home); it goes back there.
  * Envelopes too big for a class, or sent from a thread that is not a
  * worker, come from malloc.
  */
@@ -35,9 +43,18 @@ struct act__env {
 	act_pid to;                 /* the process it was sent to (I5) */
 	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
 	_Atomic uint8_t state;      /* enum act__env_state */
-	uint16_t worker;            /* index of the worker whose slab owns it */
 	uint8_t counted;            /* in its receiver's mbox_count (links.h) */
-	uint8_t pad1[3];
+	uint8_t pad1;
+	/* the slab that owns it: its worker's own (home: the worker's) or
+	 * one of its guests; as one word, the fast free's one compare */
+	union {
+		struct {
+			uint16_t worker; /* index of that slab's worker */
+			uint8_t home;    /* home of that slab's chunks */
+			uint8_t zero;    /* always 0 */
+		};
+		uint32_t sid;
+	};
 	struct act__env *held_prev; /* held list (mailbox.h) */
 	struct act_msg msg;         /* public part */
 };
@@ -76,7 +93,7 @@ struct act__slab_chunk {
 
 struct act__rfree {
 	struct act__env *head, *tail;
-	uint16_t worker;              /* owner of the envelopes on it */
+	uint32_t sid;                 /* their slab (act__env's sid) */
 	uint8_t cls;
 	uint8_t n;                    /* 0: the slot is unused */
 };
@@ -89,9 +106,15 @@ struct act__slab {
 	struct act__slab_chunk *chunks;
 	uint64_t n_alloc;             /* envelopes handed out */
 	uint64_t n_free;              /* freed by the owner */
+	uint32_t sid;                 /* worker | home << 16 (act__env) */
 	uint16_t worker;
 	struct act__rfree rfree[ACT_RFREE_SLOTS];
 	struct act__numa *numa;       /* binds new chunks; NULL: unbound */
+	/* a worker's own slab with more than one home: one slab per home,
+	 * the own home's entry unused (act__slab_for); NULL otherwise and
+	 * in a guest */
+	struct act__slab *guests;
+	uint32_t nguests;
 	/* other threads: remote frees, own cache line */
 	struct act__env *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
 	_Atomic uint64_t n_remote_free;
@@ -104,12 +127,23 @@ struct act__slab {
 			      ACT_ENV_HDR)
 
 void act__slab_init(struct act__slab *s, uint16_t worker);
-/* Carve new chunks from home's node (homes.h); before any thread runs.
- * A slab never set stays unbound in home 0 (the foreign slab). */
-void act__slab_set_home(struct act__slab *s, struct act__numa *numa,
-			int home);
-/* Unmaps every chunk; call once no envelope of this slab is in use. */
+/* Carve new chunks from home's node (homes.h), and with more than one
+ * home make the guest slabs of the others; before any thread runs. A
+ * slab never set stays unbound in home 0 (the foreign slab). 0 or
+ * -ENOMEM. */
+int act__slab_set_home(struct act__slab *s, struct act__numa *numa,
+		       int home);
+/* Unmaps every chunk, its guests' too; call once no envelope of this
+ * slab is in use. */
 void act__slab_destroy(struct act__slab *s);
+
+/* Owner: the slab that carves envelopes for a receiver of home h. */
+static inline struct act__slab *act__slab_for(struct act__slab *s,
+					      uint32_t h)
+{
+	return act__likely(!s->guests || h == (uint32_t)s->home) ?
+		       s : &s->guests[h];
+}
 /* Size class of a payload of at most ACT_SLAB_MAX_PAYLOAD bytes. */
 static inline int act__slab_class(size_t payload)
 {
@@ -125,7 +159,7 @@ static inline struct act__env *act__slab_take(struct act__slab *s, int c,
 	s->free[c] = (struct act__env *)atomic_load_explicit(
 		&e->node.next, memory_order_relaxed);
 	e->cls = (uint8_t)c;
-	e->worker = s->worker;
+	e->sid = s->sid;
 	s->n_alloc++;
 	return e;
 }
@@ -152,7 +186,7 @@ static inline void act__env_free(struct act__slab *self, struct act__env *e)
 {
 	atomic_store_explicit(&e->state, ACT_ENV_FREE, memory_order_relaxed);
 	if (act__likely(self && e->cls != ACT_SLAB_FOREIGN &&
-			self->worker == e->worker)) {
+			self->sid == e->sid)) {
 		atomic_store_explicit(&e->node.next,
 				      (struct act__mpsc_node *)self->free[e->cls],
 				      memory_order_relaxed);
@@ -165,8 +199,8 @@ static inline void act__env_free(struct act__slab *self, struct act__env *e)
 /* Owner of self: hand every held-back remote free to its owner. Call
  * before the worker sleeps and before it stops. */
 void act__slab_flush_remote(struct act__slab *self);
-/* Envelopes still out (alloc - frees); exact once all threads stopped
- * and flushed their remote frees. */
+/* Envelopes still out (alloc - frees), its guests' included; exact once
+ * all threads stopped and flushed their remote frees. */
 int64_t act__slab_outstanding(struct act__slab *s);
 /* malloc'd envelopes still out, runtime-wide. */
 int64_t act__foreign_outstanding(void);

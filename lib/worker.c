@@ -63,8 +63,12 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 
 int act__worker_set_home(struct act__worker *w, int home)
 {
+	int rc;
+
 	w->home = home;
-	act__slab_set_home(&w->slab, &w->rt->numa, home);
+	rc = act__slab_set_home(&w->slab, &w->rt->numa, home);
+	if (rc)
+		return rc;
 	act__stack_cache_set_home(&w->stacks, &w->rt->numa, home);
 	return act__slot_cache_init(&w->slots, &w->rt->procs,
 				    (uint32_t)home);

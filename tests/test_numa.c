@@ -54,6 +54,13 @@ static int policy_at(const void *addr, int *node)
 	return mode;
 }
 
+/* The envelope a received message is in, and the home of the slab it
+ * came from (slab.h: the receiver's home). */
+static uint32_t env_home(const struct act_msg *m)
+{
+	return act__container_of(m, struct act__env, msg)->home;
+}
+
 /* ---- where memory is bound ---------------------------------------------- */
 
 struct bind_run {
@@ -210,6 +217,153 @@ START_TEST(default_binds_nothing_on_one_node)
 	run_bind(1, NULL, false, NULL);
 }
 END_TEST
+
+/* ---- real nodes: envelopes on the receiver's node ----------------------- */
+
+/*
+ * On a machine with CPUs on two or more nodes (the QEMU guests of
+ * scripts/check-kernels.sh), one worker a CPU: an envelope main sends to
+ * a process of any home is bound to that home's node, and its page is
+ * there. Children are spawned from wherever spawners run, until both of
+ * the first two homes have received.
+ */
+struct node_run {
+	act_pid main;
+	_Atomic int got[2], bad;
+	char what[200];
+};
+
+static struct node_run nr;
+
+static void node_bad(const char *what, int got, int want)
+{
+	if (atomic_fetch_add(&nr.bad, 1) == 0)
+		snprintf(nr.what, sizeof(nr.what), "%s: %d, expected %d", what,
+			 got, want);
+}
+
+static void node_child(void *arg)
+{
+	struct act__rt *rt = act__rt_current;
+	uint32_t h = act__pid_home(&rt->procs, act_self());
+	struct act_msg *m = act_receive(ACT_FOREVER);
+	int node, mode, here = -1;
+
+	(void)arg;
+	mode = policy_at(m->data, &node);
+	if (get_mempolicy(&here, NULL, 0, m->data,
+			  MPOL_F_NODE | MPOL_F_ADDR) ||
+	    here != rt->numa.os[h])
+		node_bad("envelope's page on node", here, rt->numa.os[h]);
+	else if (mode != MPOL_PREFERRED)
+		node_bad("envelope's policy", mode, MPOL_PREFERRED);
+	else if (node != rt->numa.os[h])
+		node_bad("envelope's preferred node", node, rt->numa.os[h]);
+	else if (env_home(m) != h)
+		node_bad("envelope's home", (int)env_home(m), (int)h);
+	else if (h < 2)
+		atomic_fetch_add(&nr.got[h], 1);
+	act_msg_free(m);
+	act_send(nr.main, T_DONE, NULL, 0);
+}
+
+/* Spawns a child where it runs and asks main to send to it. */
+static void node_spawner(void *arg)
+{
+	act_pid c = act_spawn(node_child, NULL);
+
+	(void)arg;
+	act_send(nr.main, T_DATA, &c, sizeof(c));
+}
+
+/* Main: a spawner's T_DATA names its child, which gets the payload. */
+static void node_take(const char *payload, size_t len)
+{
+	struct act_msg *m = act_receive(ACT_FOREVER);
+	act_pid c;
+
+	if (m->tag == T_DATA) {
+		memcpy(&c, m->data, sizeof(c));
+		ck_assert_int_eq(act_send(c, T_DATA, payload, len), 0);
+	}
+	act_msg_free(m);
+}
+
+static void node_main(void *arg)
+{
+	struct act__rt *rt = act__rt_current;
+	char payload[300];
+	int64_t deadline = 0;
+	int n, pending = 0;
+
+	(void)arg;
+	nr.main = act_self();
+	ck_assert_msg(atomic_load(&rt->numa.bind), "nothing bound: %s",
+		      rt->numa.why_plain ? rt->numa.why_plain : "?");
+	ck_assert_int_ge(rt->numa.nnodes, 2);
+	memset(payload, 'n', sizeof(payload));
+	for (n = 0; (atomic_load(&nr.got[0]) < 5 ||
+		     atomic_load(&nr.got[1]) < 5) && !atomic_load(&nr.bad);
+	     n++) {
+		ck_assert_uint_ne(act_spawn(node_spawner, NULL).id, 0);
+		pending += 2; /* its T_DATA, its child's T_DONE */
+		node_take(payload, sizeof(payload));
+		pending--;
+		if (n > 100)
+			ck_assert_msg(wait_step(&deadline, n - 100),
+				      "homes 0 and 1 received %d and %d",
+				      atomic_load(&nr.got[0]),
+				      atomic_load(&nr.got[1]));
+	}
+	for (; pending > 0; pending--)
+		node_take(payload, sizeof(payload));
+}
+
+/* CPUs this process may run on, and the nodes among theirs. */
+static int usable_cpus(int *nodes)
+{
+	cpu_set_t set;
+	bool seen[MASK_BITS] = { false };
+	int c, n = 0, node;
+
+	*nodes = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return 0;
+	for (c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		n++;
+		node = numa_node_of_cpu(c);
+		if (node >= 0 && node < MASK_BITS && !seen[node]) {
+			seen[node] = true;
+			(*nodes)++;
+		}
+	}
+	return n;
+}
+
+START_TEST(envelopes_on_receivers_node)
+{
+	struct act_config cfg;
+	int nodes, cpus = usable_cpus(&nodes);
+
+	tu_real_machine();
+	ck_assert_int_ge(nodes, 2);
+	cfg = with_workers(cpus < 8 ? cpus : 8);
+	memset(&nr, 0, sizeof(nr));
+	unsetenv("ACT_TEST_NUMA");
+	ck_assert_int_eq(run_main(&cfg, node_main, NULL), 0);
+	ck_assert_msg(nr.bad == 0, "%d bad: %s", nr.bad, nr.what);
+}
+END_TEST
+
+static bool cpus_on_two_nodes(void)
+{
+	int nodes;
+
+	return numa_available() >= 0 && usable_cpus(&nodes) >= 2 &&
+	       nodes >= 2;
+}
 
 /* ---- fake homes: the layout --------------------------------------------- */
 
@@ -658,6 +812,8 @@ static void bulk_b(void *arg)
 		if (m->tag != T_PING || pg.seq != i ||
 		    pg.sum != pg.pair * 1000003ull + i)
 			bulk_bad("a ping arrived wrong");
+		else if (env_home(m) != h)
+			bulk_bad("a ping's envelope not of b's home");
 		else
 			atomic_fetch_add(&bk.delivered, 1);
 		act_send(m->from, T_PONG, &pg, sizeof(pg));
@@ -689,6 +845,8 @@ static void bulk_a(void *arg)
 		if (m->tag != T_PONG || m->len != sizeof(pg) ||
 		    memcmp(m->data, &pg, sizeof(pg)))
 			bulk_bad("a pong arrived wrong");
+		else if (env_home(m) != h)
+			bulk_bad("a pong's envelope not of a's home");
 		else
 			atomic_fetch_add(&bk.delivered, 1);
 		act_msg_free(m);
@@ -795,14 +953,27 @@ struct table_run {
 	act_pid kids[TABLE];
 	int fill[2];
 	_Atomic int exited;
+	/* children whose message came in an envelope of their home, by
+	 * home; and those whose did not */
+	_Atomic int env_home[2], env_wrong;
 };
 
 static struct table_run tb;
 
+/* The one worker (home 0) sends to every child: a child in home 1's
+ * region gets an envelope of the worker's home-1 guest slab. */
 static void table_child(void *arg)
 {
+	uint32_t h = act__pid_home(&act__rt_current->procs, act_self());
+	struct act_msg *m = act_receive(ACT_FOREVER);
+
 	(void)arg;
-	act_msg_free(act_receive(ACT_FOREVER));
+	if (h < 2 && env_home(m) == h && m->len == 100 &&
+	    ((const char *)m->data)[99] == (char)h)
+		atomic_fetch_add(&tb.env_home[h], 1);
+	else
+		atomic_fetch_add(&tb.env_wrong, 1);
+	act_msg_free(m);
 	atomic_fetch_add(&tb.exited, 1);
 }
 
@@ -837,8 +1008,14 @@ static void table_main(void *arg)
 		ck_assert_uint_ge(atomic_load(&t->homes[1].used),
 				  TABLE - 4096);
 		ck_assert_uint_eq(act_spawn(table_child, NULL).id, 0);
-		for (i = 0; i < n; i++)
-			ck_assert_int_eq(act_send(tb.kids[i], 1, NULL, 0), 0);
+		for (i = 0; i < n; i++) {
+			char data[100] = { 0 };
+
+			data[99] = (char)act__pid_home(t, tb.kids[i]);
+			ck_assert_int_eq(act_send(tb.kids[i], 1, data,
+						  sizeof(data)),
+					 0);
+		}
 		for (i = 0; i < n; i++)
 			ck_assert(wait_gone(tb.kids[i]));
 	}
@@ -856,6 +1033,10 @@ START_TEST(full_table_borrows_across_homes)
 	ck_assert_int_eq(tb.fill[0], TABLE - 1);
 	ck_assert_int_eq(tb.fill[1], TABLE - 1);
 	ck_assert_int_eq(tb.exited, 2 * (TABLE - 1));
+	/* home 0's region holds main and 4095 children, each round */
+	ck_assert_int_eq(tb.env_wrong, 0);
+	ck_assert_int_eq(tb.env_home[0], 2 * 4095);
+	ck_assert_int_eq(tb.env_home[1], 2 * (TABLE - 4096));
 }
 END_TEST
 
@@ -926,6 +1107,8 @@ static Suite *numa_suite(void)
 			   "not one NUMA node", tc,
 			   default_binds_nothing_on_one_node);
 	tcase_add_test(tc, bad_test_numa_refused);
+	tu_add_test_unless(!cpus_on_two_nodes(), "no CPUs on two NUMA nodes",
+			   tc, envelopes_on_receivers_node);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("homes");

@@ -284,6 +284,60 @@ START_TEST(owner_reuse_no_growth)
 END_TEST
 
 /*
+ * With two homes each worker has a guest slab for the other: envelopes
+ * carved there name (worker, home), go back there when their owner
+ * frees them, and when another worker does, and are handed out again
+ * only for that home.
+ */
+START_TEST(guest_slab_per_home)
+{
+	struct act__numa numa = { .nnodes = 2, .os = { -1, -1 } };
+	struct act__rt *rt = fake_rt(2);
+	struct act__slab *s0 = &rt->workers[0].slab, *s1 = &rt->workers[1].slab;
+	struct act__slab *g;
+	struct act__env *e, *f, *o;
+
+	ck_assert_int_eq(act__slab_set_home(s0, &numa, 0), 0);
+	ck_assert_int_eq(act__slab_set_home(s1, &numa, 1), 0);
+	ck_assert_ptr_eq(act__slab_for(s0, 0), s0);
+	ck_assert_ptr_eq(act__slab_for(s1, 1), s1);
+	g = act__slab_for(s0, 1);
+	ck_assert_ptr_ne(g, s0);
+	ck_assert_int_eq(g->home, 1);
+	ck_assert_ptr_null(g->guests);
+	e = act__slab_alloc(g, 40);
+	ck_assert_uint_eq(e->worker, 0);
+	ck_assert_uint_eq(e->home, 1);
+	o = act__slab_alloc(s0, 40);
+	ck_assert_uint_eq(o->home, 0);
+	ck_assert_uint_eq(chunk_count(g), 1);
+	ck_assert_uint_eq(chunk_count(s0), 1);
+	ck_assert_ptr_ne(g->chunks, s0->chunks);
+	ck_assert_int_eq(act__slab_outstanding(s0), 2);
+	/* its owner frees it: to the guest, not to the own slab */
+	act__env_free(s0, e);
+	ck_assert_int_eq(act__slab_outstanding(s0), 1);
+	f = act__slab_alloc(s0, 40);
+	ck_assert_ptr_ne(f, e);
+	act__env_free(s0, f);
+	ck_assert_ptr_eq(act__slab_alloc(g, 40), e);
+	/* another worker frees it: back to the guest's remote list */
+	act__env_free(s1, e);
+	act__slab_flush_remote(s1);
+	ck_assert_int_eq(act__slab_outstanding(s0), 1);
+	ck_assert_int_eq(act__slab_outstanding(s1), 0);
+	ck_assert_ptr_eq(act__slab_alloc(g, 40), e);
+	ck_assert_uint_eq(e->home, 1);
+	act__env_free(s1, e);
+	act__env_free(s1, o);
+	act__slab_flush_remote(s1);
+	ck_assert_int_eq(act__slab_outstanding(s0), 0);
+	ck_assert_int_eq(act__slab_outstanding(s1), 0);
+	fake_rt_free(rt);
+}
+END_TEST
+
+/*
  * A worker whose free list ran dry takes another worker's remote-freed
  * envelopes before it carves fresh memory: senders pulled from one worker
  * to another leave their first envelopes there. The adopted envelopes
@@ -767,6 +821,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, remote_free_off_worker);
 	tcase_add_test(tc, remote_free_from_other_worker);
 	tcase_add_test(tc, adopts_remote_frees_before_carving);
+	tcase_add_test(tc, guest_slab_per_home);
 	tcase_add_test(tc, remote_free_concurrent);
 	tcase_add_test(tc, foreign_counted);
 	suite_add_tcase(s, tc);
