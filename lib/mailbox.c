@@ -81,6 +81,20 @@ static bool mbox_detach(struct act__proc *p)
 	return true;
 }
 
+struct act__mpsc_node *act__mailbox_unkeep(struct act__mpsc *q,
+					   struct act__mpsc_node *n)
+{
+	/* acquire: pairs with the seq_cst exchange on head in
+	 * act__mpsc_push, as in act__mpsc_pop */
+	if (atomic_load_explicit(&q->head, memory_order_acquire) != n)
+		return NULL; /* a sender mid-push: n stays, kept */
+	act__mpsc_push(q, &q->stub);
+	/* acquire: pairs with the release link store in act__mpsc_push;
+	 * NULL: a sender pushed in between and links into n later, so n
+	 * stays kept and the stub comes behind that sender's node */
+	return atomic_load_explicit(&n->next, memory_order_acquire);
+}
+
 bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
 			    struct act__env *e)
 {

@@ -145,6 +145,15 @@ static inline void act__mailbox_kept_done(struct act__proc *p,
 }
 
 /*
+ * Owner: n, the queue's last node, is being received: put the stub
+ * behind it (Vyukov's pop) and return what follows n now, or NULL when
+ * that cannot be done yet (a sender between its exchange and its link):
+ * n is kept then.
+ */
+struct act__mpsc_node *act__mailbox_unkeep(struct act__mpsc *q,
+					   struct act__mpsc_node *n);
+
+/*
  * Owner: the oldest message not yet received, or NULL when there is none
  * (or a sender is between its exchange and its link). The stub and a
  * kept envelope are received already: the pop moves past them. A last
@@ -175,7 +184,13 @@ static inline struct act__env *act__mailbox_pop(struct act__proc *p,
 				act__container_of(n, struct act__env, node));
 	}
 	/* n: the oldest not received; what follows it, if anything, is
-	 * the next tail, else n stays as the received tail */
+	 * the next tail, else n stays as the received tail; but one from
+	 * another worker leaves the queue with the stub put back, if it
+	 * can, so that the next sender, likely that one again, links into
+	 * the slot's line, not into n's (mailbox.h head) */
+	if (!next && act__unlikely(act__container_of(n, struct act__env, node)
+					   ->worker != slab->worker))
+		next = act__mailbox_unkeep(q, n);
 	atomic_store_explicit(&q->tail,
 			      next ? next
 				   : (struct act__mpsc_node *)(t |

@@ -277,6 +277,68 @@ START_TEST(test_forever_blocks_until_message)
 }
 END_TEST
 
+
+/*
+ * The last message of a queue: from this worker it stays linked as the
+ * queue's tail, kept (no exchange); from anywhere else (another worker,
+ * a foreign thread) it leaves with the stub put back behind it, so that
+ * the next such sender links into the slot's line (mailbox.h).
+ */
+static void *foreign_send_fn(void *arg)
+{
+	act_pid *to = arg;
+	uint32_t v = 7;
+
+	return (void *)(intptr_t)act_send(*to, 2, &v, sizeof(v));
+}
+
+static uintptr_t mbox_tail(void)
+{
+	return (uintptr_t)atomic_load(&self_proc()->mbox.tail);
+}
+
+static void kept_main(void *arg)
+{
+	struct act__proc *p = self_proc();
+	act_pid self = act_self();
+	int64_t out = envelopes_out();
+	struct act_msg *m;
+	uint32_t v = 1;
+	pthread_t t;
+	void *rc;
+
+	(void)arg;
+	ck_assert_int_eq(act_send(self, 1, &v, sizeof(v)), 0);
+	m = act_receive(0);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(mbox_tail(),
+			  (uintptr_t)&act__container_of(m, struct act__env, msg)
+					  ->node |
+				  ACT_MBOX_KEPT);
+	act_msg_free(m);
+	/* the sender is done before the receive: nobody is mid-push */
+	ck_assert_int_eq(pthread_create(&t, NULL, foreign_send_fn, &self), 0);
+	ck_assert_int_eq(pthread_join(t, &rc), 0);
+	ck_assert_int_eq((int)(intptr_t)rc, 0);
+	m = act_receive(ACT_FOREVER);
+	ck_assert_ptr_nonnull(m);
+	ck_assert_uint_eq(m->tag, 2);
+	ck_assert_uint_eq(msg_u32(m), 7);
+	ck_assert_uint_eq(mbox_tail(), (uintptr_t)&p->mbox.stub);
+	act_msg_free(m);
+	ck_assert_ptr_null(act_receive(0));
+	/* the kept one of the first receive was freed when the queue
+	 * moved past it */
+	ck_assert_int_eq(envelopes_out(), out);
+}
+
+START_TEST(test_last_message_kept_only_from_this_worker)
+{
+	struct act_config cfg = with_workers(1);
+
+	ck_assert_int_eq(run_main(&cfg, kept_main, NULL), 0);
+}
+END_TEST
 /*
  * Symmetric transfer (act__worker_switch): on one worker, a receive that
  * blocks while a new child is queued switches straight to the child, and
@@ -739,6 +801,7 @@ static Suite *mailbox_suite(void)
 	tcase_add_test(tc, test_poll_empty_returns_null);
 	tcase_add_test(tc, test_forever_blocks_until_message);
 	tcase_add_test(tc, test_direct_switch_settles);
+	tcase_add_test(tc, test_last_message_kept_only_from_this_worker);
 	tcase_add_test(tc, test_timeout_without_message);
 	tcase_add_test(tc, test_timeout_with_message);
 	tcase_add_test(tc, test_I4_late_timer_does_not_end_next_receive);
