@@ -62,6 +62,19 @@ static int count_in(struct act__rt *rt, struct act__worker *w,
 	return rc;
 }
 
+/* The worker's slab that carves envelopes for `to`: for its home
+ * (slab.h); with one home, no guests, the worker's own. */
+static act__always_inline struct act__slab *send_slab(struct act__rt *rt,
+						      struct act__worker *w,
+						      act_pid to)
+{
+	struct act__slab *s = &w->slab;
+
+	if (act__unlikely(s->guests != NULL))
+		s = act__slab_for(s, act__pid_home(&rt->procs, to));
+	return s;
+}
+
 /* from: the sender named when the caller is not a process, or always
  * (sys: an EXIT or DOWN, past any limit, charging nothing). */
 static act__always_inline int send_env(struct act__rt *rt,
@@ -92,10 +105,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 			return rc;
 		counted = rc == 0;
 	}
-	/* carved on the receiver's home (slab.h) */
-	e = w ? act__slab_alloc(act__slab_for(&w->slab,
-					      act__pid_home(&rt->procs, to)),
-				len)
+	e = w ? act__slab_alloc(send_slab(rt, w, to), len)
 	      : foreign_alloc(rt, len);
 	if (!e) {
 		if (counted)

@@ -141,8 +141,7 @@ void act__slab_destroy(struct act__slab *s);
 static inline struct act__slab *act__slab_for(struct act__slab *s,
 					      uint32_t h)
 {
-	return act__likely(!s->guests || h == (uint32_t)s->home) ?
-		       s : &s->guests[h];
+	return !s->guests || h == (uint32_t)s->home ? s : &s->guests[h];
 }
 /* Size class of a payload of at most ACT_SLAB_MAX_PAYLOAD bytes. */
 static inline int act__slab_class(size_t payload)
