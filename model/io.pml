@@ -1,5 +1,5 @@
 /*
- * io.pml - a spin model of libactors' I/O wait (lib/io.h, lib/io.c): how a
+ * io.pml - a spin model of libactors' I/O wait (lib/reactor/io.h, lib/reactor/io.c): how a
  * process hands an operation to the reactor and waits, IOWAIT, for its
  * completion; how a kill makes it ask for a cancel and wait on; and when
  * the record on its stack is free (I6). The steps are in the order of the
@@ -120,14 +120,14 @@
 #define NOPS 2		/* io_run calls; operations 1..NOPS, 0 is "none" */
 #endif
 
-/* states of the state word (lib/proc.h ACT_PS_*) */
+/* states of the state word (lib/proc/proc.h ACT_PS_*) */
 #define FREE     0
 #define RUNNABLE 1
 #define RUNNING  2
 #define EXITING  4
 #define IOWAIT   6
 
-/* the word (lib/io.h ACT_IO_*) */
+/* the word (lib/reactor/io.h ACT_IO_*) */
 #define COMPLETE     1
 #define CANCEL_REQ   2
 #define CANCEL_TAKEN 4
@@ -193,7 +193,7 @@ inline enqueue()
 }
 
 /* act__wake_state(me, p, wt, ACT_PS_IOWAIT) / act__reactor_wake_proc
- * (lib/wake.h act__wake_claim): IOWAIT -> RUNNABLE; ticket 0 takes any
+ * (lib/sched/wake.h act__wake_claim): IOWAIT -> RUNNABLE; ticket 0 takes any
  * wait, another only that one; only the CAS winner enqueues. */
 inline wake(wt, ws, wst, ww)
 {
@@ -274,7 +274,7 @@ inline switch_out(r)
 	}
 }
 
-/* The process: NOPS calls of io_run (lib/io.c), then its exit. Its steps
+/* The process: NOPS calls of io_run (lib/reactor/io.c), then its exit. Its steps
  * run while a worker has resumed it (oncpu != 0). */
 proctype P()
 {
@@ -371,7 +371,7 @@ proctype P()
 	switch_out(SW_EXIT)
 }
 
-/* act__worker_loop / run_one, park_io, reap (lib/worker.c). */
+/* act__worker_loop / run_one, park_io, reap (lib/sched/worker.c). */
 proctype Worker(byte me)
 {
 	byte t, wd, wop;
@@ -446,7 +446,7 @@ end:	do
 }
 
 /* The reactor thread: take_commands, act__io_fill, act__ring_reap (lib/
- * reactor.c turn), their I/O side in lib/io.c. rop: the operation whose
+ * reactor.c turn), their I/O side in lib/reactor/io.c. rop: the operation whose
  * record the step has in hand. A step that ends in io_settle calls leaves
  * their bits in b1 (then b2), and in cp whether cancel_push follows; the
  * calls are then made in that order from one place in the model, so that
@@ -535,7 +535,7 @@ end:	do
 	od
 }
 
-/* act_kill (lib/spawn.c), from another process or thread. */
+/* act_kill (lib/actor/spawn.c), from another process or thread. */
 proctype Killer()
 {
 	byte ws, wst;

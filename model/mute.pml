@@ -1,5 +1,5 @@
 /*
- * mute.pml - a spin model of libactors' backpressure (lib/backpressure.h):
+ * mute.pml - a spin model of libactors' backpressure (lib/sched/backpressure.h):
  * a process that sends to a receiver with a backlog is muted, MUTED until
  * the receiver releases it, in the step order of the code (model/README.md
  * maps each step to its function).
@@ -98,7 +98,7 @@
 #define S1 1		/* the senders */
 #define S2 2
 
-/* states of the state word (lib/proc.h ACT_PS_*) */
+/* states of the state word (lib/proc/proc.h ACT_PS_*) */
 #define RUNNABLE 1
 #define RUNNING  2
 #define WAITING  3
@@ -141,7 +141,7 @@ inline enqueue(p)
 	}
 }
 
-/* act__wake_state(me, p, ticket, from) (lib/wake.h): from (WAITING for a
+/* act__wake_state(me, p, ticket, from) (lib/sched/wake.h): from (WAITING for a
  * message's act__wake, MUTED for a release) -> RUNNABLE; ticket 0 takes
  * any wait, another only that one. Only the CAS winner enqueues. */
 inline wake_state(wp, wt, from, ws, wst, ww)
@@ -172,7 +172,7 @@ inline wake_state(wp, wt, from, ws, wst, ww)
 	ws = 0; wst = 0; ww = 0
 }
 
-/* act__backlog_release(w, p) (lib/backpressure.c), by p itself or by its
+/* act__backlog_release(w, p) (lib/sched/backpressure.c), by p itself or by its
  * reaper: take the whole stack, then release each sender on it. */
 inline release(rp, ri, rs, rt, ws, wst, ww)
 {
@@ -252,8 +252,8 @@ inline take(me, e)
 	}
 }
 
-/* R, S1 and S2: act_receive_match and act__send (lib/message.c), act__mute
- * (lib/backpressure.c). One proctype for the three, so that each step of
+/* R, S1 and S2: act_receive_match and act__send (lib/actor/message.c), act__mute
+ * (lib/sched/backpressure.c). One proctype for the three, so that each step of
  * the code is one place in the model. Its steps run while a worker has
  * resumed it (oncpu != 0). The scripts, by step: R receives with a wait
  * at 0, 1 and 2 and with timeout 0 at 3, then exits (or exits after 0);
@@ -380,7 +380,7 @@ proctype Proc(byte me)
 	switch_out(me, SW_EXIT)
 }
 
-/* act__worker_loop / run_one (lib/worker.c). */
+/* act__worker_loop / run_one (lib/sched/worker.c). */
 proctype Worker(byte me)
 {
 	byte p, t, ri, rs, rt, ws, wst;

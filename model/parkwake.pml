@@ -21,7 +21,7 @@
  * code does as one atomic instruction (an exchange, a CAS, a CAS-max) or
  * what only one thread can touch at that point.
  *
- * Symmetric transfer (lib/worker.c act__worker_switch): a process that
+ * Symmetric transfer (lib/sched/worker.c act__worker_switch): a process that
  * parks while another is runnable switches straight to it, and that one,
  * on its own stack, settles the first (park_proc) before anything else,
  * as the loop would have. The model has a second process Q, spawned
@@ -35,7 +35,7 @@
  * Run queues: the model has one run queue that any worker pops. That is
  * the owner popping its own queue, or another worker stealing it (a steal
  * moves a queued process to the thief's queue without touching its
- * queued flag or state, lib/runq.c, so popping it there is the same step);
+ * queued flag or state, lib/sched/runq.c, so popping it there is the same step);
  * allowing both checks the protocol for both.
  * Doorbells and worker sleep (idle()) are not modelled: a worker waits for
  * the queue as if its doorbell never lost a ring. Kills (killed, set by
@@ -86,7 +86,7 @@
 #define NWORK 2		/* workers; ids 1..NWORK, 0 is "none" */
 #endif
 
-/* states of the state word (lib/proc.h ACT_PS_*) */
+/* states of the state word (lib/proc/proc.h ACT_PS_*) */
 #define RUNNABLE 1
 #define RUNNING  2
 #define WAITING  3
@@ -106,7 +106,7 @@
 byte ps = RUNNABLE;
 byte tk = 0;
 
-/* p->mbox, Vyukov's MPSC queue (lib/mpsc.h), as counts: message i is the
+/* p->mbox, Vyukov's MPSC queue (lib/base/mpsc.h), as counts: message i is the
  * i-th producer exchange on the head. lnk[i]: the producer of message i
  * has done its link store (prev->next = node). */
 byte nexch = 0;		/* exchanges on head (what maybe_nonempty reads) */
@@ -150,7 +150,7 @@ inline enqueue()
 	}
 }
 
-/* act__wake(me, p, ticket) (lib/wake.h): the one path from WAITING to
+/* act__wake(me, p, ticket) (lib/sched/wake.h): the one path from WAITING to
  * RUNNABLE; ticket 0 (a message) wakes any wait. Only the CAS winner
  * enqueues. */
 inline wake(ticket, s_ps, s_tk, won)
@@ -187,7 +187,7 @@ inline wake(ticket, s_ps, s_tk, won)
 	fi
 }
 
-/* act__mailbox_take_new: pop (mbox_pop, lib/mailbox.c) until a message
+/* act__mailbox_take_new: pop (mbox_pop, lib/proc/mailbox.c) until a message
  * matches (acc: the receive takes any message; !acc: none) or the
  * mailbox looks empty; what does not match goes to the save queue.
  * Message i can be received once the link into it is stored: the newest
@@ -350,7 +350,7 @@ end:	timer_tk != 0;
 	fi
 }
 
-/* The receiving process: act_receive_match and wait_for (lib/message.c).
+/* The receiving process: act_receive_match and wait_for (lib/actor/message.c).
  * Its steps run while a worker has resumed it (oncpu != 0). Its first
  * receive is timed and takes any message (acc) or none (it waits for a
  * reply that never comes, so only its timeout can end it: a lost timer
@@ -459,7 +459,7 @@ end:	q_oncpu != 0;	/* never run: P did not hand the worker to it */
 }
 #endif
 
-/* act__worker_loop / run_one (lib/worker.c). */
+/* act__worker_loop / run_one (lib/sched/worker.c). */
 proctype Worker(byte me)
 {
 	byte t;

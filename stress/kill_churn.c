@@ -30,7 +30,7 @@
  * every spawn, and its procs_peak (slots ever handed out) is far below
  * the cycles: at most the live processes plus what the workers' slot
  * caches may hold (ACT_SLOT_CACHE_MAX + ACT_SLOT_BATCH, 1,536, per
- * worker, lib/proc.h), unless --max-slots sets the bound.
+ * worker, lib/proc/proc.h), unless --max-slots sets the bound.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -29,7 +29,7 @@
  *
  * Memory. An envelope is the message's 64-byte header and its payload,
  * rounded up to a slab size class (powers of two, 128 B to 16 KiB,
- * lib/slab.h): the default payload, 960 B, makes exactly 1 KiB. Slab
+ * lib/mem/slab.h): the default payload, 960 B, makes exactly 1 KiB. Slab
  * memory stays mapped and with the worker that carved it; a worker
  * carves new envelopes only when those it carved before are all in use
  * (or held back by another worker, in batches of remote frees). So:
@@ -50,7 +50,7 @@
  * is muted only when its receiver has a backlog, and a process marks
  * itself backlogged only in act_receive_match, after it has read for a
  * long turn (ACT_BACKLOG_REDUCTIONS) and a message is still waiting
- * (lib/backpressure.h). A receiver asleep never takes a message, so it
+ * (lib/sched/backpressure.h). A receiver asleep never takes a message, so it
  * never marks itself (act_sleep even clears a backlog), its senders are
  * never muted (checked: act_stats' mutes stays 0), and without a limit
  * its mailbox would grow until memory runs out. That run is not made.
@@ -85,7 +85,7 @@ enum {
 	MF_READY,  /* receiver -> main: its exit handler is in */
 };
 
-#define ENV_HDR 64                 /* lib/slab.h: ACT_ENV_HDR */
+#define ENV_HDR 64                 /* lib/mem/slab.h: ACT_ENV_HDR */
 #define RFREE_HELD (16 * 32)       /* ACT_RFREE_SLOTS x ACT_RFREE_BATCH */
 #define FIXED_SLACK_KB 1024
 
@@ -130,7 +130,7 @@ static struct {
 	size_t env;
 } mf;
 
-/* Bytes an envelope of len payload bytes takes (lib/slab.h). */
+/* Bytes an envelope of len payload bytes takes (lib/mem/slab.h). */
 static size_t env_size(size_t len)
 {
 	size_t c = 128;
@@ -350,7 +350,7 @@ static void one_round(const act_pid *senders, long round)
 /*
  * Waits until the last receiver is reaped: act_stats counts its exit at
  * the start of its reap, which then frees its mailbox in the same call
- * on that worker (lib/worker.c), a fraction of a millisecond for 10,000
+ * on that worker (lib/sched/worker.c), a fraction of a millisecond for 10,000
  * envelopes; 2 ms more covers it. Otherwise the next round's senders
  * could carve new envelopes while the last round's still wait to be
  * freed, and the peak RSS would measure that overlap, not the limit.

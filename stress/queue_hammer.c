@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * queue_hammer.c - the run queue alone (lib/runq.h), hammered: an owner
+ * queue_hammer.c - the run queue alone (lib/sched/runq.h), hammered: an owner
  * against thieves and remote wakers, on fake processes, no runtime. Every
  * push comes out exactly once, no process runs twice at a time, no
  * duplicate enqueue (I1), a thief only runs what it owns, nothing is lost.
@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runq.h"
-#include "worker.h"
+#include "sched/runq.h"
+#include "sched/worker.h"
 
 #include "common.h"
 

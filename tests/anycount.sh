@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every Check program again on a simulated larger machine, so that no test
 # passes only because this box has 2 CPUs (one worker by default). The
-# test switch ACT_TEST_TOPOLOGY (affinity/topology.c) makes the runtime
+# test switch ACT_TEST_TOPOLOGY (lib/affinity/topology.c) makes the runtime
 # take an hwloc synthetic machine for this one: by default 2 packages of
 # 4 cores of 2 hardware threads, so the default plan has 7 workers here
 # (nothing bound, a NUMA home per package without mbind). A test either

@@ -6,11 +6,11 @@
 #   - the timer and I/O ones with the reactor's doorbell an eventfd read
 #     instead of IORING_OP_FUTEX_WAIT (ACT_TEST_RING=eventfd), on a ring
 #     without SINGLE_ISSUER and DEFER_TASKRUN (ACT_TEST_RING=plain), and
-#     with no io_uring at all (ACT_TEST_RING=none), read by lib/ring.c;
+#     with no io_uring at all (ACT_TEST_RING=none), read by lib/reactor/ring.c;
 #   - spawning and the process table with two memory homes on this
 #     one-node machine (ACT_TEST_NUMA=fake:2: stolen processes give
 #     their slots and stacks back across homes) and with every chunk
-#     bound by mbind (ACT_TEST_NUMA=force), read by affinity/homes.c.
+#     bound by mbind (ACT_TEST_NUMA=force), read by lib/affinity/homes.c.
 # Prints each program's Check line indented and ends with its own
 # "N passed, N failed" over their cases (scripts/summary.sh counts that).
 set -u

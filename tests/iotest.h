@@ -305,7 +305,7 @@ static inline bool have_ring(void)
 	if (fd < 0)
 		return false;
 	close((int)fd);
-	/* what lib/ring.c needs, else the runtime runs without a ring */
+	/* what lib/reactor/ring.c needs, else the runtime runs without a ring */
 	return (p.features & (IORING_FEAT_EXT_ARG | IORING_FEAT_NODROP)) ==
 	       (IORING_FEAT_EXT_ARG | IORING_FEAT_NODROP);
 }

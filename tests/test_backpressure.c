@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_backpressure.c - senders wait while their receiver has a backlog
- * (lib/backpressure.h): a sender to a backlogged process is muted until
+ * (lib/sched/backpressure.h): a sender to a backlogged process is muted until
  * the receiver finds its mailbox empty, then goes on; a receiver that
  * exits releases its muted senders; the runtime stops cleanly with a
  * sender muted for good; two processes that flood each other
@@ -18,7 +18,7 @@
 
 #include "testrt.h"
 
-#include "backpressure.h"
+#include "sched/backpressure.h"
 
 enum { T_FLOOD = 1, T_LATE, T_THROUGH };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_cgroup.c - the CPU list parser (affinity/env.c) and the cgroup CPU
- * quota and cpuset (affinity/cgroup.c). The cgroups are simulated with
+ * test_cgroup.c - the CPU list parser (lib/affinity/env.c) and the cgroup CPU
+ * quota and cpuset (lib/affinity/cgroup.c). The cgroups are simulated with
  * temporary directories, and the process's /proc files with temporary
  * files whose mountinfo names those directories, so a container's view is
  * checked on any machine.
@@ -16,8 +16,8 @@
 
 #include "testutil.h"
 
-#include "cgroup.h"
-#include "env.h"
+#include "affinity/cgroup.h"
+#include "affinity/env.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

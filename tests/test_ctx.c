@@ -15,8 +15,8 @@
 #include "testrt.h"
 
 #include "arch/ctx.h"
-#include "runtime.h"
-#include "worker.h"
+#include "runtime/runtime.h"
+#include "sched/worker.h"
 
 #define STACK_LEN ((size_t)64 << 10)
 

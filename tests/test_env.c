@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_env.c - ACTORS_* parsing (affinity/env.c) and how act_main resolves
+ * test_env.c - ACTORS_* parsing (lib/affinity/env.c) and how act_main resolves
  * its configuration: field set > environment > default, and a bad value
  * stops start-up with -EINVAL and one line on stderr.
  */
@@ -12,9 +12,9 @@
 
 #include "testrt.h"
 
-#include "env.h"
-#include "runtime.h"
-#include "worker.h"
+#include "affinity/env.h"
+#include "runtime/runtime.h"
+#include "sched/worker.h"
 
 /* Results that a forked child (tu_run_child) hands back to the test. */
 struct shared {

@@ -3,7 +3,7 @@
  * test_guard.c - what the guard below each process stack catches, and how
  * the overflow handler lives with the program's own SIGSEGV handling.
  *
- * Guard: 64 KiB (lib/stack.h). A frame that jumps past the end of a stack
+ * Guard: 64 KiB (lib/mem/stack.h). A frame that jumps past the end of a stack
  * by less than that lands in the guard and is reported; with a one-page
  * guard a 24 KiB local array wrote into the next stack down without a
  * word. A larger frame is caught by the compiler's stack-clash probes.
@@ -11,7 +11,7 @@
  * frames jump as a program built without the probes would; one case asks
  * for the probes on its own function (GCC's optimize attribute).
  *
- * Chaining (lib/overflow.c): a SIGSEGV that is not an overflow goes to
+ * Chaining (lib/sched/overflow.c): a SIGSEGV that is not an overflow goes to
  * the handler that was there before, or to the default action, and the
  * runtime's handler stays: a program that handles its own faults still
  * gets the overflow report afterwards, and a SIGSEGV sent by raise() is
@@ -26,10 +26,10 @@
 
 #include "testrt.h"
 
-#include "overflow.h"
-#include "runtime.h"
-#include "stack.h"
-#include "worker.h"
+#include "sched/overflow.h"
+#include "runtime/runtime.h"
+#include "mem/stack.h"
+#include "sched/worker.h"
 
 #define MS 1000000LL
 

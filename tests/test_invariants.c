@@ -30,11 +30,11 @@
 
 #include "testrt.h"
 
-#include "mailbox.h"
-#include "runtime.h"
-#include "slab.h"
-#include "wake.h"
-#include "worker.h"
+#include "proc/mailbox.h"
+#include "runtime/runtime.h"
+#include "mem/slab.h"
+#include "sched/wake.h"
+#include "sched/worker.h"
 
 #define MS 1000000LL
 

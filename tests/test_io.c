@@ -34,7 +34,7 @@
 #include "testrt.h"
 #include "iotest.h"
 
-#include "reactor.h"
+#include "reactor/reactor.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

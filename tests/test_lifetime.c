@@ -15,7 +15,7 @@
 
 #include "testrt.h"
 
-#include "reactor.h"
+#include "reactor/reactor.h"
 
 #define MS 1000000LL
 

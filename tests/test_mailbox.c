@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_mailbox.c - act_send / act_receive / act_receive_match and the
- * mailbox behind them (lib/mailbox.h, lib/message.c): order, selective
+ * mailbox behind them (lib/proc/mailbox.h, lib/actor/message.c): order, selective
  * receive, polls, blocking and timed receives (I4), payload copies, sizes,
  * reserved tags, and freeing of messages nobody received.
  *
@@ -14,10 +14,10 @@
 
 #include "testrt.h"
 
-#include "mailbox.h"
-#include "runtime.h"
-#include "slab.h"
-#include "worker.h"
+#include "proc/mailbox.h"
+#include "runtime/runtime.h"
+#include "mem/slab.h"
+#include "sched/worker.h"
 
 #define MS 1000000LL
 

@@ -23,8 +23,8 @@
 
 #include "testrt.h"
 
-#include "park.h"
-#include "reactor.h"
+#include "base/park.h"
+#include "reactor/reactor.h"
 
 static int count_fds(void)
 {
@@ -299,7 +299,7 @@ START_TEST(steals_from_busy_worker)
 
 	/* hundreds of sleepers report to main at once: with backpressure,
 	 * one muted in its report is released onto main's worker, and so
-	 * parks elsewhere than the worker it reported (lib/backpressure.h) */
+	 * parks elsewhere than the worker it reported (lib/sched/backpressure.h) */
 	setenv("ACTORS_BACKPRESSURE", "off", 1);
 	memset(&r, 0, sizeof(r));
 	atomic_store(&r.spin_worker, -1);

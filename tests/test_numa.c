@@ -16,11 +16,11 @@
 
 #include "testrt.h"
 
-#include "homes.h"
-#include "proc.h"
-#include "runtime.h"
-#include "stack.h"
-#include "worker.h"
+#include "affinity/homes.h"
+#include "proc/proc.h"
+#include "runtime/runtime.h"
+#include "mem/stack.h"
+#include "sched/worker.h"
 
 #define MASK_BITS 1024
 

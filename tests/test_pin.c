@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pin.c - the placement plan applied on this machine (lib/runtime.c):
+ * test_pin.c - the placement plan applied on this machine (lib/runtime/runtime.c):
  * each worker thread and the reactor thread ("act-reactor") bound to the
  * CPUs the plan gives them, nothing bound under ACTORS_BIND=none, the
  * calling thread's mask put back when act_main returns, and a failed bind
@@ -21,8 +21,8 @@
 
 #include "testrt.h"
 
-#include "plan.h"
-#include "runtime.h"
+#include "affinity/plan.h"
+#include "runtime/runtime.h"
 
 #define MAXW 4
 #define MAXT 32

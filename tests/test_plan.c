@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_plan.c - golden placement plans (affinity/plan.h) on topologies
+ * test_plan.c - golden placement plans (lib/affinity/plan.h) on topologies
  * that are not this machine's: a 2-socket, 4-node, 64-core SMT2 server
  * (with and without L3 caches shared by groups of cores), an 8-core
  * laptop without SMT, a cpuset-restricted container, a CPU quota, and
@@ -17,9 +17,9 @@
 
 #include "testrt.h"
 
-#include "plan.h"
-#include "runtime.h"
-#include "topology.h"
+#include "affinity/plan.h"
+#include "runtime/runtime.h"
+#include "affinity/topology.h"
 
 #define SERVER "pack:2 numa:2 core:16 pu:2"
 #define SERVER_L3 "pack:2 numa:2 l3:2 core:8 pu:2"

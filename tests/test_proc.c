@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_proc.c - process slots and pids (lib/proc.h): the pid format,
+ * test_proc.c - process slots and pids (lib/proc/proc.h): the pid format,
  * reuse of a slot with generation + 1, stale pids (I5) and the pids that
  * never named a process.
  *
@@ -12,11 +12,11 @@
 
 #include "testrt.h"
 
-#include "mailbox.h"
-#include "runtime.h"
-#include "slab.h"
-#include "wake.h"
-#include "worker.h"
+#include "proc/mailbox.h"
+#include "runtime/runtime.h"
+#include "mem/slab.h"
+#include "sched/wake.h"
+#include "sched/worker.h"
 
 #define TAG_REAL 2
 #define TAG_STALE 99

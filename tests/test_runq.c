@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_runq.c - a worker's runnable queue (lib/runq.h).
+ * test_runq.c - a worker's runnable queue (lib/sched/runq.h).
  *
  * First the queue alone, on zeroed RUNNABLE process slots and no runtime:
  * - the private half: lifo newest first, fifo oldest first;
@@ -36,9 +36,9 @@
 
 #include "testrt.h"
 
-#include "runq.h"
-#include "runtime.h"
-#include "worker.h"
+#include "sched/runq.h"
+#include "runtime/runtime.h"
+#include "sched/worker.h"
 
 #define FAIR_EVERY 61
 #define LIFO_BOTTOM_EVERY 16 /* fairness pops between lifo-bottom pops */

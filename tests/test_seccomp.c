@@ -23,7 +23,7 @@
 
 #include "testrt.h"
 
-#include "stack.h"
+#include "mem/stack.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
@@ -131,7 +131,7 @@ static void workload_main(void *arg)
 	int p[2], i;
 
 	(void)arg;
-	seen->ring_mode = act__rt_current->reactor.ring.mode;
+	seen->ring_mode = act__rt_current->reactor->ring.mode;
 	seen->guard_mode = act__stack_guard_mode();
 	for (i = 0; i < 200; i++) {
 		ck_assert_int_eq(act_send(peer, 1, NULL, 0), 0);

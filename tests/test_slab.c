@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_slab.c - message envelopes (lib/slab.c): size classes, owner-local
+ * test_slab.c - message envelopes (lib/mem/slab.c): size classes, owner-local
  * LIFO reuse, remote frees from other threads and their return to the
  * owner, malloc'd ("foreign") envelopes, payload alignment, and the same
  * through a running runtime (act_send / act_msg_free).
@@ -15,10 +15,10 @@
 
 #include "testutil.h"
 
-#include "mailbox.h"
-#include "runtime.h"
-#include "slab.h"
-#include "worker.h"
+#include "proc/mailbox.h"
+#include "runtime/runtime.h"
+#include "mem/slab.h"
+#include "sched/worker.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_stack.c - process stacks (lib/stack.c) and overflow reporting
- * (lib/overflow.c): an overflow in each guard mode ends the OS process
+ * test_stack.c - process stacks (lib/mem/stack.c) and overflow reporting
+ * (lib/sched/overflow.c): an overflow in each guard mode ends the OS process
  * with status 134 and one line naming the pid and the stack size; other
  * faults crash as they would without the runtime, or reach the program's
  * own handler; stacks are reused per worker; a million blocked processes
@@ -13,9 +13,9 @@
 
 #include "testrt.h"
 
-#include "runtime.h"
-#include "stack.h"
-#include "worker.h"
+#include "runtime/runtime.h"
+#include "mem/stack.h"
+#include "sched/worker.h"
 
 /* What a forked child hands back (MAP_SHARED, made before the fork). */
 struct shared {

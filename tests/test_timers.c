@@ -20,7 +20,7 @@
 #include "testrt.h"
 #include "iotest.h"
 
-#include "reactor.h"
+#include "reactor/reactor.h"
 
 #define MS 1000000LL
 #define SEC_LONG (3600 * 1000 * MS)
@@ -197,7 +197,7 @@ static void echo(void *arg)
 
 static void early_main(void *arg)
 {
-	struct act__reactor *r = &act__rt_current->reactor;
+	struct act__reactor *r = act__rt_current->reactor;
 	act_pid e = act_spawn(echo, NULL);
 	uint32_t i, missing = 0, held;
 	int n;
@@ -634,7 +634,7 @@ static void pipe_read_works(void)
 static void ring_mode_main(void *arg)
 {
 	(void)arg;
-	ring_mode_seen = act__rt_current->reactor.ring.mode;
+	ring_mode_seen = act__rt_current->reactor->ring.mode;
 	pipe_read_works();
 }
 
@@ -661,7 +661,7 @@ static void nobell_main(void *arg)
 	struct act_msg *m;
 
 	(void)arg;
-	ck_assert(act__rt_current->reactor.ring.test_nobell);
+	ck_assert(act__rt_current->reactor->ring.test_nobell);
 	ck_assert_int_eq(act_sleep(MS), 0);
 	ck_assert_int_eq(act_send_after(MS, self, 7, NULL, 0, NULL), 0);
 	m = act_receive(ACT_FOREVER);
@@ -723,7 +723,7 @@ static bool is_tick(const struct act_msg *m, void *ctx)
 
 static void dead_creator_main(void *arg)
 {
-	struct act__reactor *r = &act__rt_current->reactor;
+	struct act__reactor *r = act__rt_current->reactor;
 	act_pid self = act_self();
 	struct act_msg *m;
 	act_timer ref;
@@ -796,7 +796,7 @@ static void same_tick_sleeper(void *arg)
 
 static void same_tick_main(void *arg)
 {
-	struct act__reactor *r = &act__rt_current->reactor;
+	struct act__reactor *r = act__rt_current->reactor;
 	struct same_tick st = { act_self(), act__now_ns() + 500 * MS };
 	struct act_stats a, b;
 	uint64_t loops;
@@ -838,7 +838,7 @@ static int64_t tick_seen;
 static void tick_main(void *arg)
 {
 	(void)arg;
-	tick_seen = act__rt_current->reactor.wheel.tick_ns;
+	tick_seen = act__rt_current->reactor->wheel.tick_ns;
 	ck_assert_int_eq(act_sleep(MS), 0); /* timers work at any tick */
 }
 
@@ -878,7 +878,7 @@ END_TEST
  * (timer.c: 23 index bits). */
 static struct act__utimer *ref_slot(act_timer ref)
 {
-	struct act__utimers *t = &act__rt_current->reactor.timers;
+	struct act__utimers *t = &act__rt_current->reactor->timers;
 	uint32_t i = (uint32_t)(ref & ((1u << 23) - 1)) - 1;
 
 	return &atomic_load(&t->chunks[i / ACT_UT_CHUNK])[i % ACT_UT_CHUNK];

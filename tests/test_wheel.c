@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_wheel.c - the reactor's hierarchical timer wheel (lib/wheel.c):
+ * test_wheel.c - the reactor's hierarchical timer wheel (lib/reactor/wheel.c):
  * timers fire at their tick, never early, in deadline order within a
  * tick; cancel takes one off in O(1); a fire callback may add and delete;
  * timers beyond the six levels wait on the far list; act__wheel_next_ns
@@ -13,7 +13,7 @@
 
 #include "testutil.h"
 
-#include "wheel.h"
+#include "reactor/wheel.h"
 
 #define TICK 1000 /* ns */
 

@@ -16,8 +16,9 @@
 
 #include "testutil.h"
 
-#include "runtime.h"
-#include "worker.h"
+#include "reactor/reactor.h"
+#include "runtime/runtime.h"
+#include "sched/worker.h"
 
 /* ASan's runtime makes system calls of its own (sigaltstack at every
  * noreturn call, for one): syscall counts mean nothing under it. */
@@ -60,7 +61,7 @@ static inline struct act_config with_workers(int n)
 
 /*
  * The machine a test runs on, as the runtime sees it: this one, or the
- * larger one that ACT_TEST_TOPOLOGY simulates (affinity/topology.c,
+ * larger one that ACT_TEST_TOPOLOGY simulates (lib/affinity/topology.c,
  * tests/anycount.sh). Its usable hardware threads and cores (with
  * ACTORS_CPUS applied) and its cgroup CPU quota in CPUs (0: none). The
  * first call loads the machine for this OS process, as a runtime does.
@@ -226,7 +227,7 @@ static inline int run_main(const struct act_config *cfg,
  */
 static inline bool timer_due_by(int64_t t)
 {
-	struct act__reactor *r = &act__rt_current->reactor;
+	struct act__reactor *r = act__rt_current->reactor;
 
 	return atomic_load(&r->next_deadline) <= t + r->wheel.tick_ns ||
 	       atomic_load(&r->cmds.head) != &r->cmds.stub;

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "actors.h"
-#include "park.h"
+#include "base/park.h"
 
 /* Result of running fn(arg) in a child process with stderr captured. */
 struct tu_child {
@@ -32,7 +32,7 @@ struct tu_child {
 
 /*
  * On a machine without io_uring every act_main says so on stderr
- * (lib/ring.c); the tests that read a child's stderr look past it. The
+ * (lib/reactor/ring.c); the tests that read a child's stderr look past it. The
  * line of ACT_TEST_RING=none (tests/fallback.sh) is kept, for the tests
  * that check it: one that counts its own lines drops it first.
  */
@@ -76,7 +76,7 @@ static inline void tu_drop_lines_with(char *s, const char *part)
 }
 
 /* The plan's note on a machine with fewer usable CPUs than the test's
- * workers (affinity/plan.c): not the test's business. */
+ * workers (lib/affinity/plan.c): not the test's business. */
 #define TU_FEW_CPUS_NOTE " usable CPUs: none is bound to one CPU"
 
 /*

@@ -4,7 +4,7 @@
 # descriptions, an XML file, simulated cgroups), under each bind policy,
 # the environment and the options that beat it; then the errors, each of
 # which must exit 2 with one line on stderr and nothing on stdout. Every
-# golden file was checked by hand against the rules of affinity/plan.h
+# golden file was checked by hand against the rules of lib/affinity/plan.h
 # (doc/topology.md): after a change, `TOPO_UPDATE=1 tests/topo.sh` (from
 # the build directory) rewrites them, and `git diff tests/topo/` is what
 # must be reviewed. Run by `make check` from the build directory. Prints

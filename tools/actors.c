@@ -33,10 +33,11 @@
 
 #include <actors.h>
 
-#include "env.h"
-#include "paths.h"
-#include "plan.h"
-#include "runtime.h"
+#include "affinity/env.h"
+#include "runtime/paths.h"
+#include "affinity/plan.h"
+#include "reactor/ring.h"
+#include "runtime/runtime.h"
 #include "../bench/bench.h"
 #include "../bench/echoload.h"
 #include "../examples/echo_server.h"
@@ -1146,7 +1147,7 @@ static int cmd_topo(int argc, char **argv)
 	if (o.src.synthetic && o.src.xml)
 		return topo_usage("--synthetic and --xml: give one");
 	/* act_main's count: the field, else ACTORS_SCHEDULERS within the
-	 * bounds lib/runtime.c gives it, else 0 (the plan's default) */
+	 * bounds lib/runtime/runtime.c gives it, else 0 (the plan's default) */
 	sched = (uint64_t)o.cfg.schedulers;
 	if (act__env_uint("ACTORS_SCHEDULERS", 1, ACT_MAX_WORKERS, &sched))
 		return 2;

@@ -41,10 +41,10 @@
 #include <actors.h>
 
 #include "arch/ctx.h"
-#include "mpsc.h"
-#include "proc.h"
-#include "runq.h"
-#include "slab.h"
+#include "base/mpsc.h"
+#include "proc/proc.h"
+#include "sched/runq.h"
+#include "mem/slab.h"
 
 #define STACK_LEN ((size_t)64 << 10)
 

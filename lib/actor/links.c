@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * links.c - act_link, act_unlink, act_monitor, act_demonitor,
+ * act_trap_exit, act_on_exit, and what a process's exit does to its
+ * relations (links.h, doc/design/lifecycle.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "links.h"
+#include "message.h"
+#include "proc/mailbox.h"
+#include "sched/rt.h"
+#include "sched/wake.h"
+#include "sched/worker.h"
+
+/* ---- locks and lists ---------------------------------------------------- */
+
+void act__lock2(struct act__proc *a, struct act__proc *b)
+{
+	/* each acquire pairs with the release in act__unlock2 (through
+	 * act__proc_unlock); index order, so two lockers never wait on
+	 * each other in a circle */
+	if (a == b) {
+		act__proc_lock(a);
+	} else if (a->index < b->index) {
+		act__proc_lock(a);
+		act__proc_lock(b);
+	} else {
+		act__proc_lock(b);
+		act__proc_lock(a);
+	}
+}
+
+void act__unlock2(struct act__proc *a, struct act__proc *b)
+{
+	/* releases: pair with the acquires in act__lock2 */
+	act__proc_unlock(a);
+	if (a != b)
+		act__proc_unlock(b);
+}
+
+bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
+		    act_pid pid)
+{
+	unsigned st = act__ps(atomic_load_explicit(&p->state,
+						   memory_order_acquire));
+
+	/* acquire: pairs with the release stores of gen (slot_free) and of
+	 * RUNNABLE (act__spawn) */
+	return st != ACT_PS_FREE && st != ACT_PS_EXITING &&
+	       atomic_load_explicit(&p->gen, memory_order_acquire) ==
+		       act__pid_gen(t, pid);
+}
+
+/* The slot pid's index names, whatever its generation, or NULL. */
+static struct act__proc *slot_at(struct act__rt *rt, act_pid pid)
+{
+	uint32_t idx = act__pid_index(&rt->procs, pid);
+
+	/* relaxed: every caller got pid from a relation node or a registry
+	 * entry, made under the slot's lock after its set-up (grow's gen
+	 * release, the lookup's acquire) */
+	if (idx >= atomic_load_explicit(&rt->procs.hwm, memory_order_relaxed))
+		return NULL;
+	return &rt->procs.slots[idx];
+}
+
+/* The list of x that relation r is on at `side` (0 or 1). */
+static struct act__rel **list_of(struct act__proc *x,
+				 const struct act__rel *r, int side)
+{
+	if (!r->ref)
+		return &x->links;
+	return side == 0 ? &x->monitors : &x->watchers;
+}
+
+/*
+ * The side by which n, a neighbour of a node on the same list of x,
+ * hangs on that list. A monitors or watchers list has one side for all
+ * (`side`); on a links list it is each node's own: x may be the first
+ * end of one link and the second of the next (no link joins x to x).
+ */
+static int side_in(const struct act__rel *n, const struct act__proc *x,
+		   int side)
+{
+	if (n->ref)
+		return side;
+	return n->end[0].id == x->pid.id ? 0 : 1;
+}
+
+static void rel_add(struct act__proc *x, struct act__rel *r, int side)
+{
+	struct act__rel **h = list_of(x, r, side);
+
+	r->prev[side] = NULL;
+	r->next[side] = *h;
+	if (*h)
+		(*h)->prev[side_in(*h, x, side)] = r;
+	*h = r;
+	if (!r->ref)
+		x->n_links++;
+}
+
+static void rel_del(struct act__proc *x, struct act__rel *r, int side)
+{
+	struct act__rel *p = r->prev[side], *n = r->next[side];
+
+	if (p)
+		p->next[side_in(p, x, side)] = n;
+	else
+		*list_of(x, r, side) = n;
+	if (n)
+		n->prev[side_in(n, x, side)] = p;
+	if (!r->ref)
+		x->n_links--;
+}
+
+/* Under x's lock: x's link with pid, or NULL. */
+static struct act__rel *link_find(struct act__proc *x, act_pid pid)
+{
+	struct act__rel *r;
+	int s;
+
+	for (r = x->links; r; r = r->next[s]) {
+		s = r->end[0].id == x->pid.id ? 0 : 1;
+		if (r->end[s ^ 1].id == pid.id)
+			return r;
+	}
+	return NULL;
+}
+
+/* Under x's lock: x's monitor with reference ref, or NULL. */
+static struct act__rel *monitor_find(struct act__proc *x, uint64_t ref)
+{
+	struct act__rel *r;
+
+	for (r = x->monitors; r; r = r->next[0])
+		if (r->ref == ref)
+			return r;
+	return NULL;
+}
+
+static uint64_t new_ref(struct act__rt *rt)
+{
+	/* relaxed: only uniqueness matters */
+	return atomic_fetch_add_explicit(&rt->next_ref, 1,
+					 memory_order_relaxed);
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+/* A killed process ends whatever it waits in; a muted one dies when it
+ * is released (backpressure.h). */
+static void kill_wake(struct act__worker *w, struct act__proc *p)
+{
+	if (!act__wake(w, p, 0))
+		act__wake_state(w, p, 0, ACT_PS_IOWAIT);
+}
+
+/* An EXIT or DOWN to pid; one that memory cannot hold is said, not
+ * dropped in silence. 0 or -ENOMEM. */
+static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
+			   act_pid who, intptr_t reason, uint64_t ref)
+{
+	struct act_exit_info info = { who, reason, ref };
+	int rc = act__send_sys(rt, to, tag, &info, sizeof(info), who);
+
+	if (rc == -ENOMEM)
+		fprintf(stderr,
+			"actors: out of memory: the %s message of process "
+			"%#llx to %#llx (reason %lld) is lost\n",
+			tag == ACT_TAG_EXIT ? "EXIT" : "DOWN",
+			(unsigned long long)who.id,
+			(unsigned long long)to.id, (long long)reason);
+	return rc == -ENOMEM ? rc : 0;
+}
+
+/*
+ * Under p's lock: the exit signal of lifecycle.md's table. Returns 1
+ * when p was told to die (the caller wakes it, after unlocking), 0 when
+ * it was not (or got an EXIT message), -ENOMEM when that message could
+ * not be made.
+ */
+static int signal_locked(struct act__rt *rt, struct act__proc *p,
+			 act_pid pid, act_pid who, intptr_t reason,
+			 bool untrappable)
+{
+	if (!act__proc_live(&rt->procs, p, pid) || p->exiting ||
+	    (atomic_load_explicit(&p->flags, memory_order_relaxed) &
+	     ACT_PF_KILLED))
+		return 0;
+	if (p->trap_exit && !untrappable)
+		return send_signal_msg(rt, pid, ACT_TAG_EXIT, who, reason, 0);
+	if (reason == ACT_EXIT_NORMAL && !untrappable)
+		return 0;
+	p->exit_reason = reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason;
+	/* seq_cst: the store half of the Dekker pair with the killed loads
+	 * in park_proc and park_io (act__killed) */
+	atomic_fetch_or_explicit(&p->flags, ACT_PF_KILLED, memory_order_seq_cst);
+	return 1;
+}
+
+int act__exit_signal(struct act__rt *rt, struct act__worker *w,
+		     struct act__proc *p, act_pid pid, act_pid who,
+		     intptr_t reason, bool untrappable)
+{
+	bool live;
+	int rc;
+
+	act__proc_lock(p);
+	live = act__proc_live(&rt->procs, p, pid);
+	rc = signal_locked(rt, p, pid, who, reason, untrappable);
+	act__proc_unlock(p);
+	if (rc == 1)
+		kill_wake(w, p);
+	return !live ? -ESRCH : rc < 0 ? rc : 0;
+}
+
+/* ---- exit --------------------------------------------------------------- */
+
+void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
+{
+	/* The fourth line is as the last occupant's exit left it (or new):
+	 * no relations, name or handlers, trap_exit and exiting false
+	 * (act__links_exit). Not written here, so a spawn does not touch
+	 * it: a million processes that never exit never fault it in, and
+	 * a stale pid's act_unlink may look at it under the lock. */
+	if (ACT_DEBUG_ON && (p->links || p->monitors || p->watchers ||
+			     p->on_exit || p->name || p->n_links ||
+			     p->trap_exit || p->exiting))
+		act__fatal("slot %u reused with its relations", p->index);
+	if (mailbox_limit) {
+		atomic_store_explicit(
+			&p->mbox_count,
+			(uint64_t)(uint32_t)atomic_load_explicit(
+				&p->gen, memory_order_relaxed)
+				<< 32,
+			memory_order_relaxed);
+		atomic_store_explicit(&p->mbox_limit, mailbox_limit,
+				      memory_order_relaxed);
+	}
+	atomic_store_explicit(&p->limited, mailbox_limit != 0,
+			      memory_order_relaxed);
+}
+
+/* The generation's low 32 bits name the occupant in mbox_count: a stale
+ * count would have to wait out 2^32 reuses of the slot, and even then
+ * the receiver drops its message and takes the count back. */
+static uint32_t mbox_gen(const struct act__ptable *t, act_pid pid)
+{
+	return (uint32_t)act__pid_gen(t, pid);
+}
+
+int act__mbox_in(const struct act__ptable *t, struct act__proc *p,
+		 act_pid pid)
+{
+	/* relaxed: a count, ordered by nothing else; the CAS keeps the
+	 * generation and the count one */
+	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
+	uint32_t limit = atomic_load_explicit(&p->mbox_limit,
+					      memory_order_relaxed);
+
+	do {
+		if ((uint32_t)(w >> 32) != mbox_gen(t, pid))
+			return 1;
+		if ((uint32_t)w >= limit)
+			return -ENOBUFS;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&p->mbox_count, &w, w + 1, memory_order_relaxed,
+		memory_order_relaxed));
+	return 0;
+}
+
+void act__mbox_out(const struct act__ptable *t, struct act__proc *p,
+		   act_pid to)
+{
+	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
+
+	do {
+		if ((uint32_t)(w >> 32) != mbox_gen(t, to) ||
+		    (uint32_t)w == 0)
+			return; /* counted for another occupant */
+	} while (!atomic_compare_exchange_weak_explicit(
+		&p->mbox_count, &w, w - 1, memory_order_relaxed,
+		memory_order_relaxed));
+}
+
+void act__run_exit_fns(struct act__proc *p)
+{
+	struct act__exit_fn *f;
+	void (*fn)(void *);
+	void *arg;
+
+	/* one at a time, off the list and freed before it runs: a handler
+	 * that exits (act_exit) never returns here, the next one still
+	 * runs, and none runs twice */
+	while ((f = p->on_exit) != NULL) {
+		p->on_exit = f->next;
+		fn = f->fn;
+		arg = f->arg;
+		free(f);
+		fn(arg);
+	}
+}
+
+/*
+ * Takes p's relations on list `which` (0: links, 1: monitors it holds,
+ * 2: monitors on it) one at a time: each under both ends' locks, then
+ * the signal to the other end (none for monitors p held).
+ */
+static void drain(struct act__worker *w, struct act__proc *p, int which)
+{
+	struct act__rt *rt = w->rt;
+	struct act__rel *r, **head;
+	struct act__proc *q;
+	act_pid other;
+	bool die;
+	int s;
+
+	head = which == 0 ? &p->links : which == 1 ? &p->monitors
+						  : &p->watchers;
+	for (;;) {
+		act__proc_lock(p);
+		r = *head;
+		if (r) {
+			s = which == 2 || (which == 0 &&
+					   r->end[0].id != p->pid.id);
+			other = r->end[s ^ 1];
+		}
+		act__proc_unlock(p);
+		if (!r)
+			return;
+		/* other has r on its list, so its exit has not finished and
+		 * its slot is still its own */
+		q = slot_at(rt, other);
+		die = false;
+		act__lock2(p, q);
+		r = *head;
+		if (r) {
+			s = which == 2 || (which == 0 &&
+					   r->end[0].id != p->pid.id);
+			if (r->end[s ^ 1].id != other.id) {
+				r = NULL; /* changed meanwhile: look again */
+			} else {
+				rel_del(p, r, s);
+				rel_del(q, r, s ^ 1);
+				if (which == 0) {
+					die = signal_locked(rt, q, other,
+							    p->pid,
+							    p->exit_reason,
+							    false) == 1;
+				} else if (which == 2 &&
+					   act__proc_live(&rt->procs, q, other)) {
+					/* under q's lock: act_demonitor
+					 * that finds no node finds this */
+					send_signal_msg(rt, other,
+							ACT_TAG_DOWN, p->pid,
+							p->exit_reason,
+							r->ref);
+				}
+			}
+		}
+		act__unlock2(p, q);
+		if (die)
+			kill_wake(w, q);
+		free(r);
+	}
+}
+
+void act__links_exit(struct act__worker *w, struct act__proc *p)
+{
+	bool any;
+
+	/* EXITING: nothing is added to it any more, only taken away */
+	act__proc_lock(p);
+	any = p->links || p->monitors || p->watchers || p->name;
+	act__proc_unlock(p);
+	if (any) {
+		act__registry_exit(w->rt, p);
+		drain(w, p, 0);
+		drain(w, p, 2);
+		drain(w, p, 1);
+	}
+	/* ready for the slot's next occupant (act__links_init) */
+	act__proc_lock(p);
+	p->trap_exit = false;
+	p->exiting = false;
+	act__proc_unlock(p);
+}
+
+static void reclaim_list(struct act__rel *r, int which, act_pid self)
+{
+	struct act__rel *next;
+	int s;
+
+	for (; r; r = next) {
+		s = which == 2 || (which == 0 && r->end[0].id != self.id);
+		next = r->next[s];
+		if (++r->visits == 2)
+			free(r);
+	}
+}
+
+void act__links_reclaim(struct act__proc *p)
+{
+	struct act__exit_fn *f;
+
+	/* each node is on two lists of discarded processes (or two of one
+	 * process, for a monitor of itself): the second visit frees it */
+	reclaim_list(p->links, 0, p->pid);
+	reclaim_list(p->monitors, 1, p->pid);
+	reclaim_list(p->watchers, 2, p->pid);
+	p->links = p->monitors = p->watchers = NULL;
+	while ((f = p->on_exit) != NULL) {
+		p->on_exit = f->next;
+		free(f);
+	}
+	/* its name: act__registry_destroy frees every entry */
+	p->name = NULL;
+}
+
+/* ---- spawn with a link or a monitor -------------------------------------- */
+
+int act__spawn_rels_alloc(struct act__rt *rt, uint32_t flags,
+			  struct act__spawn_rels *r)
+{
+	r->link = r->monitor = NULL;
+	if (flags & ACT_SPAWN_LINK) {
+		r->link = calloc(1, sizeof(*r->link));
+		if (!r->link)
+			return -ENOMEM;
+	}
+	if (flags & ACT_SPAWN_MONITOR) {
+		r->monitor = calloc(1, sizeof(*r->monitor));
+		if (!r->monitor) {
+			free(r->link);
+			r->link = NULL;
+			return -ENOMEM;
+		}
+		r->monitor->ref = new_ref(rt);
+	}
+	return 0;
+}
+
+void act__spawn_rels_free(struct act__spawn_rels *r)
+{
+	free(r->link);
+	free(r->monitor);
+	r->link = r->monitor = NULL;
+}
+
+void act__spawn_rels_attach(struct act__proc *p, struct act__proc *c,
+			    struct act__spawn_rels *r)
+{
+	if (!r->link && !r->monitor)
+		return;
+	act__lock2(p, c);
+	if (r->link) {
+		r->link->end[0] = p->pid;
+		r->link->end[1] = c->pid;
+		rel_add(p, r->link, 0);
+		rel_add(c, r->link, 1);
+	}
+	if (r->monitor) {
+		r->monitor->end[0] = p->pid;
+		r->monitor->end[1] = c->pid;
+		rel_add(p, r->monitor, 0);
+		rel_add(c, r->monitor, 1);
+	}
+	act__unlock2(p, c);
+	r->link = r->monitor = NULL; /* theirs now */
+}
+
+/* ---- the API -------------------------------------------------------------- */
+
+static struct act__proc *current(struct act__worker **wp)
+{
+	struct act__worker *w = act__worker_self();
+
+	*wp = w;
+	return w ? w->current : NULL;
+}
+
+/* Linking to pid, not alive: an EXIT with ACT_EXIT_NOPROC if p traps. */
+static int link_noproc(struct act__rt *rt, struct act__proc *p, act_pid pid)
+{
+	bool trap;
+
+	act__proc_lock(p);
+	trap = p->trap_exit;
+	act__proc_unlock(p);
+	if (trap && send_signal_msg(rt, p->pid, ACT_TAG_EXIT, pid,
+				    ACT_EXIT_NOPROC, 0))
+		return -ENOMEM;
+	return -ESRCH;
+}
+
+int act_link(act_pid pid)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w), *q;
+	struct act__rel *r;
+	bool live;
+
+	if (!p)
+		return -EPERM;
+	if (pid.id == p->pid.id)
+		return 0;
+	q = act__proc_lookup(&w->rt->procs, pid);
+	if (!q)
+		return link_noproc(w->rt, p, pid);
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	act__lock2(p, q);
+	live = act__proc_live(&w->rt->procs, q, pid);
+	/* one link at most between two processes: look on the shorter
+	 * list (a supervisor has many, its new child none) */
+	if (live && !(p->n_links <= q->n_links ? link_find(p, pid)
+						: link_find(q, p->pid))) {
+		r->end[0] = p->pid;
+		r->end[1] = pid;
+		rel_add(p, r, 0);
+		rel_add(q, r, 1);
+		r = NULL;
+	}
+	act__unlock2(p, q);
+	free(r);
+	return live ? 0 : link_noproc(w->rt, p, pid);
+}
+
+int act_unlink(act_pid pid)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w), *q;
+	struct act__rel *r = NULL;
+	int s;
+
+	if (!p)
+		return -EPERM;
+	/* a stale pid names no link: while one exists its other end's
+	 * generation stays (I5); the lookup's acquire also orders the
+	 * slot's set-up before the lock below */
+	q = act__proc_lookup(&w->rt->procs, pid);
+	if (!q || q == p)
+		return 0;
+	act__lock2(p, q);
+	r = p->n_links <= q->n_links ? link_find(p, pid) : link_find(q, p->pid);
+	if (r && r->end[0].id != pid.id && r->end[1].id != pid.id)
+		r = NULL; /* q's slot has another occupant since the lookup */
+	if (r) {
+		s = r->end[0].id == p->pid.id ? 0 : 1;
+		rel_del(p, r, s);
+		rel_del(q, r, s ^ 1);
+	}
+	act__unlock2(p, q);
+	free(r);
+	return 0;
+}
+
+uint64_t act_monitor(act_pid pid)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w), *q;
+	struct act__rel *r;
+	uint64_t ref;
+
+	if (!p)
+		return 0;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return 0;
+	ref = r->ref = new_ref(w->rt);
+	q = act__proc_lookup(&w->rt->procs, pid);
+	if (q) {
+		act__lock2(p, q);
+		if (act__proc_live(&w->rt->procs, q, pid)) {
+			r->end[0] = p->pid;
+			r->end[1] = pid;
+			rel_add(p, r, 0);
+			rel_add(q, r, 1);
+			r = NULL;
+		}
+		act__unlock2(p, q);
+	}
+	if (!r)
+		return ref;
+	free(r);
+	return send_signal_msg(w->rt, p->pid, ACT_TAG_DOWN, pid,
+			       ACT_EXIT_NOPROC, ref)
+		       ? 0
+		       : ref;
+}
+
+static bool match_down(const struct act_msg *m, void *ctx)
+{
+	const struct act_exit_info *d = m->data;
+
+	return m->tag == ACT_TAG_DOWN && m->len == sizeof(*d) &&
+	       d->ref == *(const uint64_t *)ctx;
+}
+
+int act_demonitor(uint64_t ref)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w), *q = NULL;
+	struct act__rel *r;
+	struct act_msg *m;
+	act_pid target;
+
+	if (!p)
+		return -EPERM;
+	if (!ref)
+		return -ENOENT;
+	act__proc_lock(p);
+	r = monitor_find(p, ref);
+	if (r)
+		target = r->end[1];
+	act__proc_unlock(p);
+	if (r) {
+		q = slot_at(w->rt, target);
+		act__lock2(p, q);
+		r = monitor_find(p, ref);
+		if (r) {
+			rel_del(p, r, 0);
+			rel_del(q, r, 1);
+		}
+		act__unlock2(p, q);
+		if (r) {
+			free(r);
+			return 0;
+		}
+	}
+	/* fired: its DOWN was pushed under p's lock, before the node went;
+	 * a sender still between its exchange and its link in the mailbox
+	 * can hide it from a pop for a moment, so look until the queue is
+	 * seen empty (the rest of the mail goes to the save queue) */
+	for (;;) {
+		m = act_receive_match(match_down, &ref, 0);
+		if (m) {
+			act_msg_free(m);
+			return 0;
+		}
+		if (!act__mailbox_maybe_nonempty(p))
+			return -ENOENT;
+		act__cpu_relax();
+	}
+}
+
+bool act_trap_exit(bool on)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w);
+	bool old;
+
+	if (!p)
+		return false;
+	act__proc_lock(p);
+	old = p->trap_exit;
+	p->trap_exit = on;
+	act__proc_unlock(p);
+	return old;
+}
+
+int act_on_exit(void (*fn)(void *arg), void *arg)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w);
+	struct act__exit_fn *f;
+
+	if (!p)
+		return -EPERM;
+	if (!fn)
+		return -EINVAL;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->fn = fn;
+	f->arg = arg;
+	f->next = p->on_exit;
+	p->on_exit = f;
+	return 0;
+}

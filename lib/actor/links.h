@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * links.h - links, monitors, exit signals, exit handlers, names and the
+ * mailbox limit: the process lifecycle of doc/design/lifecycle.md.
+ *
+ * A relation (a link, or a monitor) is one node on two processes' lists:
+ * a link on both ends' `links`, a monitor on its watcher's `monitors`
+ * (side 0) and its target's `watchers` (side 1). A node changes only
+ * under both processes' slot locks, taken in slot-index order (lock2),
+ * so it is on both lists or on neither, and a process that has a node
+ * on its list has not finished its exit: the other end's slot still
+ * holds the process the node names.
+ *
+ * Exit: the process is EXITING (set under its lock, after its exit
+ * handlers ran on its own stack); then, on its worker's stack, its name
+ * goes and its relations are taken one at a time, each under both locks,
+ * and the signal is delivered under the other end's lock: an EXIT or
+ * DOWN message pushed, or `killed` set with the reason. The wake that
+ * follows goes through the same CAS as a message's (wake.h).
+ */
+#ifndef ACT_LINKS_H
+#define ACT_LINKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "actors.h"
+#include "proc/proc.h"
+
+struct act__rt;
+struct act__worker;
+
+/* The largest mailbox limit (a count in 32 bits, with room). */
+#define ACT__MAILBOX_MAX 2147483647u
+
+/*
+ * The mailbox limit's count, in one word with the generation of the
+ * occupant it counts for: a sender that raced the slot's reuse never
+ * moves a later occupant's count, so each starts at exactly 0. Only a
+ * receive takes a message off; one freed unread (at the exit, or
+ * dropped by a later occupant) stays counted, so a sender that passed
+ * the state check just before EXITING still meets the limit.
+ *
+ * act__mbox_in: a sender to pid (p its slot, limited): 0 when counted,
+ * 1 when the word is another occupant's (the send goes on uncounted: it
+ * is for a process that is gone), -ENOBUFS when at the limit.
+ * act__mbox_out: a counted message to `to` was received.
+ */
+int act__mbox_in(const struct act__ptable *t, struct act__proc *p,
+		 act_pid pid);
+void act__mbox_out(const struct act__ptable *t, struct act__proc *p,
+		   act_pid to);
+
+struct act__rel {
+	struct act__rel *next[2], *prev[2]; /* on end[0]'s and end[1]'s list */
+	act_pid end[2];   /* a link: its two ends; a monitor: the watcher,
+			   * then the target */
+	uint64_t ref;     /* a monitor's reference; 0 for a link */
+	int visits;       /* at stop: ends that let go of it (reclaim) */
+};
+
+struct act__exit_fn {
+	struct act__exit_fn *next;
+	void (*fn)(void *);
+	void *arg;
+};
+
+/* Spawn: a reused slot's lifecycle flags and limit, before anyone knows
+ * its pid. */
+void act__links_init(struct act__proc *p, uint32_t mailbox_limit);
+
+/* act_spawn_opt's ACT_SPAWN_LINK / ACT_SPAWN_MONITOR: the nodes, made
+ * before the slot is taken, so that a spawn fails whole. */
+struct act__spawn_rels {
+	struct act__rel *link, *monitor;
+};
+int act__spawn_rels_alloc(struct act__rt *rt, uint32_t flags,
+			  struct act__spawn_rels *r);
+void act__spawn_rels_free(struct act__spawn_rels *r);
+/* Parent p (running) and child c (not yet runnable): put them on. */
+void act__spawn_rels_attach(struct act__proc *p, struct act__proc *c,
+			    struct act__spawn_rels *r);
+
+/* p, on its own stack, leaves: run its exit handlers, newest first. */
+void act__run_exit_fns(struct act__proc *p);
+
+/* act__links_exit (p EXITING, off its stack: its name, signals and
+ * relations) is declared in sched/worker.h: the reap calls it. */
+
+/* At stop, for a process the runtime discards: free what it holds,
+ * without signals or handlers. Call for every such slot. */
+void act__links_reclaim(struct act__proc *p);
+
+/*
+ * An exit signal from `who` with `reason` to pid (p its slot): the table
+ * of doc/design/lifecycle.md; `untrappable` for ACT_EXIT_KILL and the
+ * mailbox limit. w: the caller's worker or NULL. 0, or -ESRCH when pid
+ * is not alive.
+ */
+int act__exit_signal(struct act__rt *rt, struct act__worker *w,
+		     struct act__proc *p, act_pid pid, act_pid who,
+		     intptr_t reason, bool untrappable);
+
+/* Registry (registry.c). */
+void act__registry_init(struct act__rt *rt);
+void act__registry_destroy(struct act__rt *rt);
+/* p is EXITING: its name, if it has one, is free again. */
+void act__registry_exit(struct act__rt *rt, struct act__proc *p);
+
+/* Slot-index order double locking; a == b takes one lock. */
+void act__lock2(struct act__proc *a, struct act__proc *b);
+void act__unlock2(struct act__proc *a, struct act__proc *b);
+
+/* Under p's lock: p is the process pid names and is not EXITING. */
+bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
+		    act_pid pid);
+
+#endif /* ACT_LINKS_H */

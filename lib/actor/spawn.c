@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * spawn.c - process life: act_spawn, act_exit, act_yield, act_self and
+ * where a process runs (act_worker, act_workers).
+ *
+ * Spawn takes a slot and a stack from the calling worker, builds the first
+ * context, picks a worker, and puts the process straight on that worker's
+ * run queue (no staging). On the spawning worker it goes on the LIFO end:
+ * the newest child runs first once the parent blocks, so a spawn tree is
+ * walked depth-first and only a path's worth of stacks is live at once
+ * (doc/design/scheduling.md has the measurements behind that choice).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "links.h"
+#include "message.h"
+#include "sched/rt.h"
+#include "sched/wake.h"
+#include "sched/worker.h"
+
+/*
+ * Where a spawn goes: a random other worker, if that worker wants work
+ * (it is idle, searching or asleep); else the spawner's own queue. A
+ * burst is so spread over the idle workers at once, without waiting for
+ * thieves, while a spawn tree on busy workers stays local and
+ * depth-first, and stealing balances it. Placing every spawn at random
+ * (ACTORS_PLACE=random) sends half of a tree across cores:
+ * doc/design/stealing.md has what that costs skynet.
+ */
+static struct act__worker *place(struct act__worker *w)
+{
+	struct act__worker *t;
+
+	if (w->rt->nworkers == 1)
+		return w;
+	if (w->rt->place_random)
+		return &w->rt->workers[act__worker_rng(w) % w->rt->nworkers];
+	/* one of the others: the spawner itself is busy by definition */
+	t = &w->rt->workers[(w->index + 1 +
+			     act__worker_rng(w) % (w->rt->nworkers - 1)) %
+			    w->rt->nworkers];
+	/* relaxed: a hint; a stale one costs balance, not correctness */
+	return atomic_load_explicit(&t->wants_work, memory_order_relaxed) ? t
+									 : w;
+}
+
+static void proc_entry(void *arg)
+{
+	struct act__proc *p = arg;
+	struct act__worker *w = act__worker_self();
+
+	/* a process may have handed the worker straight to this one */
+	act__worker_settle(w);
+	if (act__unlikely(atomic_load_explicit(&p->flags,
+					       memory_order_relaxed) &
+			  ACT_PF_FPENV)) {
+		struct act__fpctl own;
+
+		act__fp_default(&own);
+		act__worker_fp_enter(w, &own);
+	}
+	act__die_if_killed(p); /* killed before its first turn: never runs */
+	p->fn(p->arg);
+	act_exit(ACT_EXIT_NORMAL);
+}
+
+/* Shared by act_spawn_opt and act_main (main process: w's first).
+ * mailbox_limit: 0 for none; rels: the caller's link and monitor to put
+ * on before the child can run (NULL: none), consumed on success. */
+act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
+		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
+		   struct act__spawn_rels *rels, bool fpenv)
+{
+	struct act__proc *p = act__slot_get(&w->rt->procs, &w->slots);
+	struct act__worker *to;
+	act_pid pid;
+	uint64_t s;
+	bool canary = false;
+
+	if (!p)
+		return ACT_PID_NONE;
+	if (act__stack_get(&w->stacks, stack_size, &p->stack_lo, &canary)) {
+		act__slot_free(&w->rt->procs, &w->slots, p);
+		return ACT_PID_NONE;
+	}
+	p->stack_size = stack_size;
+	p->fn = fn;
+	p->arg = arg;
+	p->save_head = p->save_tail = NULL;
+	p->held = NULL;
+	p->n_held = 0;
+	p->sweep_at = 64;
+	p->exit_reason = ACT_EXIT_NORMAL;
+	p->is_main = is_main;
+	p->turn_msgs = 0;
+	p->peer_worker = UINT16_MAX;
+	p->peer_votes = 0;
+	atomic_store_explicit(&p->mute_next, 0, memory_order_relaxed);
+	p->pid = act__make_pid(
+		&w->rt->procs,
+		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
+	p->armed = NULL;
+	/* not killed; relaxed: published by the RUNNABLE release below */
+	atomic_store_explicit(&p->flags,
+			      (canary ? ACT_PF_CANARY : 0) |
+				      (fpenv ? ACT_PF_FPENV : 0),
+			      memory_order_relaxed);
+	act__links_init(p, mailbox_limit);
+	if (rels) /* its state is not RUNNABLE yet: nothing runs it */
+		act__spawn_rels_attach(w->current, p, rels);
+	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
+		      proc_entry, p);
+	s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	/* release: pairs with act__proc_live's acquire state load
+	 * (links.c), which then sees this occupant's generation, not the
+	 * last one's */
+	atomic_store_explicit(&p->state,
+			      act__ps_make(act__ps_ticket(s), ACT_PS_RUNNABLE),
+			      memory_order_release);
+	to = is_main ? w : place(w);
+	atomic_store_explicit(&p->owner, to, memory_order_relaxed);
+	act__count(&w->n_spawns);
+	if (to != w)
+		act__count(&w->n_placed);
+	pid = p->pid;
+	/* from here p may run on another worker, exit, and its slot go to
+	 * a new process: read nothing of it after the enqueue */
+	act__worker_enqueue(w, to, p);
+	return pid;
+}
+
+#include "affinity/env.h"
+
+act_pid act_spawn_opt(void (*fn)(void *), void *arg,
+		      const struct act_spawn_opts *opts)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *self = w ? w->current : NULL;
+	struct act__spawn_rels rels = { NULL, NULL };
+	uint32_t limit, flags = 0;
+	uint64_t ref = 0;
+	size_t size;
+	act_pid pid;
+	unsigned i;
+
+	if (!self || !fn)
+		return ACT_PID_NONE;
+	size = w->rt->cfg.stack_size;
+	limit = w->rt->cfg.mailbox_limit;
+	if (opts) {
+		for (i = 0; i < sizeof(opts->reserved) / 4; i++)
+			if (opts->reserved[i])
+				return ACT_PID_NONE;
+		if (opts->flags & ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR |
+				    ACT_SPAWN_FPENV))
+			return ACT_PID_NONE;
+		if (opts->mailbox_limit > ACT__MAILBOX_MAX &&
+		    opts->mailbox_limit != ACT_MAILBOX_UNLIMITED)
+			return ACT_PID_NONE;
+		if (opts->stack_size) {
+			size = act__stack_size_ok(opts->stack_size);
+			if (!size)
+				return ACT_PID_NONE;
+		}
+		if (opts->mailbox_limit)
+			limit = opts->mailbox_limit == ACT_MAILBOX_UNLIMITED
+					? 0
+					: opts->mailbox_limit;
+		flags = opts->flags;
+	}
+	if ((flags & (ACT_SPAWN_LINK | ACT_SPAWN_MONITOR)) &&
+	    act__spawn_rels_alloc(w->rt, flags, &rels))
+		return ACT_PID_NONE;
+	if (rels.monitor)
+		ref = rels.monitor->ref;
+	pid = act__spawn(w, fn, arg, size, limit, false, &rels,
+			 (flags & ACT_SPAWN_FPENV) != 0);
+	if (!pid.id)
+		act__spawn_rels_free(&rels);
+	else if (ref && opts->monitor_ref)
+		*opts->monitor_ref = ref;
+	act__reduce(w, self);
+	return pid;
+}
+
+act_pid act_spawn(void (*fn)(void *), void *arg)
+{
+	return act_spawn_opt(fn, arg, NULL);
+}
+
+act_pid act_self(void)
+{
+	struct act__worker *w = act__worker_self();
+
+	return w && w->current ? w->current->pid : ACT_PID_NONE;
+}
+
+void act_yield(void)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p = w ? w->current : NULL;
+
+	if (p) {
+		act__switch_out(p, ACT_SW_YIELD);
+		act__turn_begin(p);
+		act__die_if_killed(p);
+	}
+}
+
+void act__die_if_killed(struct act__proc *p)
+{
+	if (act__unlikely(act__killed(p)))
+		act__exit_now(p);
+}
+
+/*
+ * p leaves for good. First, under the lock, its reason is fixed (a
+ * kill's, if one came first; the first exit's, if a handler exits
+ * again) and it is `exiting`: exit signals no longer reach it, and the
+ * kill flag is cleared, so its exit handlers run as ordinary code that
+ * may wait. Then the handlers. Then EXITING under the lock (act_link,
+ * act_monitor, act_register and act_kill look at it there), and reap on
+ * the worker's stack sends its signals (act__links_exit).
+ */
+static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
+						 bool set, intptr_t reason)
+{
+	uint64_t s;
+
+	act__proc_lock(p);
+	if (set && !p->exiting &&
+	    !(atomic_load_explicit(&p->flags, memory_order_relaxed) &
+	      ACT_PF_KILLED))
+		p->exit_reason = reason;
+	if (p->on_exit) { /* owner-only: no lock needed to look */
+		p->exiting = true;
+		/* seq_cst: as the store in signal_locked (links.c); a
+		 * later park sees it clear */
+		atomic_fetch_and_explicit(&p->flags, ~ACT_PF_KILLED,
+					  memory_order_seq_cst);
+		act__proc_unlock(p);
+		act__run_exit_fns(p);
+		act__proc_lock(p);
+	}
+	s = atomic_load_explicit(&p->state, memory_order_relaxed);
+	/* release: senders that see EXITING stop sending (-ESRCH) */
+	atomic_store_explicit(&p->state,
+			      act__ps_make(act__ps_ticket(s), ACT_PS_EXITING),
+			      memory_order_release);
+	act__proc_unlock(p);
+	act__switch_out(p, ACT_SW_EXIT);
+	act__fatal("exited process %llu resumed",
+		   (unsigned long long)p->pid.id);
+}
+
+void act_exit(intptr_t reason)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p = w ? w->current : NULL;
+
+	if (!p) {
+		fputs("actors: act_exit called outside a process\n", stderr);
+		abort();
+	}
+	exit_proc(p, true, reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason);
+}
+
+void act__exit_now(struct act__proc *p)
+{
+	exit_proc(p, false, 0);
+}
+
+/* act_kill, the runtime entered (act__rt_enter). */
+static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
+{
+	struct act__worker *w = act__worker_self();
+	struct act__proc *p, *self = w ? w->current : NULL;
+	struct act_exit_info info;
+	bool trap;
+
+	p = act__proc_lookup(&rt->procs, pid);
+	if (!p)
+		return -ESRCH;
+	if (self == p && !p->exiting) {
+		act__proc_lock(p);
+		trap = p->trap_exit;
+		act__proc_unlock(p);
+		if (!trap || reason == ACT_EXIT_KILL)
+			act_exit(reason);
+		info = (struct act_exit_info){ pid, reason, 0 };
+		return act__send_sys(rt, pid, ACT_TAG_EXIT, &info,
+				     sizeof(info), pid) == -ENOMEM
+			       ? -ENOMEM
+			       : 0;
+	}
+	return act__exit_signal(rt, w, p, pid,
+				self ? self->pid : ACT_PID_NONE, reason,
+				reason == ACT_EXIT_KILL);
+}
+
+int act_kill(act_pid pid, intptr_t reason)
+{
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int rc;
+
+	if (!rt)
+		return -ESRCH;
+	rc = kill_in(rt, pid, reason);
+	act__rt_leave(rt);
+	return rc;
+}
+
+int act_worker(void)
+{
+	struct act__worker *w = act__worker_self();
+
+	return w ? (int)w->index : -1;
+}
+
+int act_workers(void)
+{
+	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
+	int n = rt ? (int)rt->nworkers : 0;
+
+	act__rt_leave(rt);
+	return n;
+}

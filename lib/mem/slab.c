@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/* slab.c - envelope allocation; see slab.h for the design. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "affinity/homes.h"
+#include "slab.h"
+
+#define CHUNK_LEN ((size_t)256 << 10)
+
+static _Atomic int64_t foreign_out;
+
+static size_t class_size(int c)
+{
+	return (size_t)128 << c;
+}
+
+static uint32_t slab_sid(uint16_t worker, int home)
+{
+	return worker | (uint32_t)home << 16;
+}
+
+void act__slab_init(struct act__slab *s, uint16_t worker)
+{
+	memset(s, 0, sizeof(*s));
+	s->worker = worker;
+	s->sid = slab_sid(worker, 0);
+}
+
+static void slab_bind(struct act__slab *s, struct act__numa *numa, int home)
+{
+	s->numa = numa;
+	s->home = home;
+	s->sid = slab_sid(s->worker, home);
+}
+
+int act__slab_set_home(struct act__slab *s, struct act__numa *numa,
+		       int home)
+{
+	uint32_t h, n = numa ? (uint32_t)numa->nnodes : 1;
+
+	slab_bind(s, numa, home);
+	if (n < 2)
+		return 0;
+	s->guests = aligned_alloc(ACT_CACHELINE,
+				  n * sizeof(struct act__slab));
+	if (!s->guests)
+		return -ENOMEM;
+	s->nguests = n;
+	for (h = 0; h < n; h++) {
+		act__slab_init(&s->guests[h], s->worker);
+		slab_bind(&s->guests[h], numa, (int)h);
+	}
+	return 0;
+}
+
+static void slab_unmap(struct act__slab *s)
+{
+	struct act__slab_chunk *c = s->chunks, *next;
+
+	while (c) {
+		next = c->next;
+		munmap(c, c->len);
+		c = next;
+	}
+	s->chunks = NULL;
+	s->bump = s->bump_end = NULL;
+	memset(s->free, 0, sizeof(s->free));
+}
+
+void act__slab_destroy(struct act__slab *s)
+{
+	uint32_t h;
+
+	slab_unmap(s);
+	for (h = 0; h < s->nguests; h++)
+		slab_unmap(&s->guests[h]);
+	free(s->guests);
+	s->guests = NULL;
+	s->nguests = 0;
+}
+
+static int slab_grow(struct act__slab *s)
+{
+	struct act__slab_chunk *c;
+
+	c = mmap(NULL, CHUNK_LEN, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (c == MAP_FAILED)
+		return -ENOMEM;
+	/* before the first write below: the header's page is the first
+	 * one faulted in */
+	act__numa_place(s->numa, s->home, c, CHUNK_LEN);
+	c->len = CHUNK_LEN;
+	c->next = s->chunks;
+	s->chunks = c;
+	s->bump = (char *)c + 128; /* first 128 bytes: the chunk header */
+	s->bump_end = (char *)c + CHUNK_LEN;
+	return 0;
+}
+
+static struct act__env *slab_carve(struct act__slab *s, int c)
+{
+	size_t sz = class_size(c);
+	char *e;
+
+	if ((size_t)(s->bump_end - s->bump) < sz && slab_grow(s))
+		return NULL;
+	e = s->bump;
+	s->bump += sz;
+	return (struct act__env *)e;
+}
+
+static struct act__env *foreign_alloc(size_t payload)
+{
+	struct act__env *e;
+
+	if (payload > ACT_MSG_MAX)
+		return NULL;
+	if (posix_memalign((void **)&e, 64, ACT_ENV_HDR + payload))
+		return NULL;
+	e->cls = ACT_SLAB_FOREIGN;
+	e->sid = slab_sid(UINT16_MAX, 0);
+	atomic_fetch_add_explicit(&foreign_out, 1, memory_order_relaxed);
+	return e;
+}
+
+/* Resolves a worker's own slab from its index. */
+struct act__slab *act__slab_of_worker(uint16_t worker);
+
+/* The slab that owns envelopes of sid (a worker's own, or a guest). */
+static struct act__slab *slab_of_sid(uint32_t sid)
+{
+	struct act__slab *s = act__slab_of_worker((uint16_t)sid);
+	uint32_t home = sid >> 16;
+
+	return home == (uint32_t)s->home ? s : &s->guests[home];
+}
+/* Workers of the running runtime (0 when none). */
+uint32_t act__slab_workers(void);
+
+/*
+ * Before carving fresh memory (a first touch per page: 17-20 us on these
+ * VMs), take the envelopes another worker's receivers freed back to it and
+ * it has not taken yet: a free envelope belongs to nobody, and
+ * act__slab_take makes it this slab's. This matters when processes move:
+ * senders that started on one worker and were pulled to their receiver's
+ * leave their first envelopes on the old worker's list. Only from a
+ * worker of the same memory home: taken, the envelopes would stay on
+ * their node and serve this worker's sends from another.
+ */
+static struct act__env *adopt_remote(struct act__slab *s, int c)
+{
+	uint32_t n = act__slab_workers(), i;
+	struct act__env *e;
+
+	for (i = 0; i < n; i++) {
+		struct act__slab *o = act__slab_of_worker((uint16_t)i);
+
+		if (o == s || o->home != s->home ||
+		    !atomic_load_explicit(&o->remote[c], memory_order_relaxed))
+			continue;
+		/* acquire: pairs with the release CAS in remote_push */
+		e = atomic_exchange_explicit(&o->remote[c], NULL,
+					     memory_order_acquire);
+		if (e)
+			return e;
+	}
+	return NULL;
+}
+
+struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
+{
+	struct act__env *e;
+	int c;
+
+	if (!s || payload > ACT_SLAB_MAX_PAYLOAD)
+		return foreign_alloc(payload);
+	c = act__slab_class(payload);
+	e = s->free[c];
+	if (!e) {
+		/* acquire: pairs with the release CAS in remote_push */
+		e = atomic_exchange_explicit(&s->remote[c], NULL,
+					     memory_order_acquire);
+		if (!e && s->worker < act__slab_workers())
+			e = adopt_remote(s, c);
+		if (!e)
+			e = slab_carve(s, c);
+		if (!e)
+			return NULL;
+	}
+	return act__slab_take(s, c, e);
+}
+
+/* Push the chain head..tail (n envelopes of class cls) on owner's list. */
+static void remote_push(struct act__slab *owner, int cls,
+			struct act__env *head, struct act__env *tail,
+			unsigned n)
+{
+	struct act__env *_Atomic *top = &owner->remote[cls];
+	struct act__env *old = atomic_load_explicit(top, memory_order_relaxed);
+
+	/* release: pairs with the acquire exchange in act__slab_alloc_slow.
+	 * Only pushes and take-all, so no ABA. */
+	do {
+		atomic_store_explicit(&tail->node.next,
+				      (struct act__mpsc_node *)old,
+				      memory_order_relaxed);
+	} while (!atomic_compare_exchange_weak_explicit(
+		top, &old, head, memory_order_release, memory_order_relaxed));
+	atomic_fetch_add_explicit(&owner->n_remote_free, n,
+				  memory_order_relaxed);
+}
+
+static void rfree_flush(struct act__rfree *r)
+{
+	if (!r->n)
+		return;
+	remote_push(slab_of_sid(r->sid), r->cls, r->head, r->tail, r->n);
+	r->n = 0;
+}
+
+void act__slab_flush_remote(struct act__slab *self)
+{
+	unsigned i;
+
+	for (i = 0; i < ACT_RFREE_SLOTS; i++)
+		rfree_flush(&self->rfree[i]);
+}
+
+/* Owner of self: hold e back for its owner; a full batch goes at once. */
+static void rfree_add(struct act__slab *self, struct act__env *e)
+{
+	struct act__rfree *r =
+		&self->rfree[((e->worker * 8u + e->home) * 8u + e->cls) %
+			     ACT_RFREE_SLOTS];
+
+	if (r->n && (r->sid != e->sid || r->cls != e->cls))
+		rfree_flush(r);
+	atomic_store_explicit(&e->node.next, (struct act__mpsc_node *)r->head,
+			      memory_order_relaxed);
+	if (!r->n) {
+		r->tail = e;
+		r->sid = e->sid;
+		r->cls = e->cls;
+	}
+	r->head = e;
+	if (++r->n == ACT_RFREE_BATCH)
+		rfree_flush(r);
+}
+
+void act__env_free_slow(struct act__slab *self, struct act__env *e)
+{
+	if (e->cls == ACT_SLAB_FOREIGN) {
+		atomic_fetch_sub_explicit(&foreign_out, 1,
+					  memory_order_relaxed);
+		free(e);
+		return;
+	}
+	if (self && e->worker == self->worker && self->guests) {
+		/* one of self's guests: its owner frees it */
+		struct act__slab *g = &self->guests[e->home];
+
+		atomic_store_explicit(&e->node.next,
+				      (struct act__mpsc_node *)g->free[e->cls],
+				      memory_order_relaxed);
+		g->free[e->cls] = e;
+		g->n_free++;
+	} else if (self) {
+		rfree_add(self, e);
+	} else {
+		remote_push(slab_of_sid(e->sid), e->cls, e, e, 1);
+	}
+}
+
+static int64_t slab_out(struct act__slab *s)
+{
+	return (int64_t)(s->n_alloc - s->n_free -
+			 atomic_load_explicit(&s->n_remote_free,
+					      memory_order_relaxed));
+}
+
+int64_t act__slab_outstanding(struct act__slab *s)
+{
+	int64_t n = slab_out(s);
+	uint32_t h;
+
+	for (h = 0; h < s->nguests; h++)
+		n += slab_out(&s->guests[h]);
+	return n;
+}
+
+int64_t act__foreign_outstanding(void)
+{
+	return atomic_load_explicit(&foreign_out, memory_order_relaxed);
+}

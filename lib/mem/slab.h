@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * slab.h - message envelopes and the per-worker slab they come from.
+ *
+ * An envelope is a 64-byte header followed by the copied payload. Small
+ * envelopes come from the allocating worker's slab (size classes of 128 B
+ * to 16 KiB, carved from 256 KiB chunks that stay mapped until the runtime
+ * stops: type-stable memory). The owner allocates and frees without
+ * atomics; any other thread frees onto a per-class lock-free list that the
+ * owner takes whole with one exchange when its own list runs dry. A
+ * worker's chunks come from its memory home's NUMA node (homes.h), and an
+ * envelope freed anywhere goes back to the slab it came from.
+ *
+ * Carved where the receiver reads it: with more than one home, a worker
+ * has a guest slab for each other home, bound to that home's node, owned
+ * by the worker like its own; a send takes the envelope from the slab of
+ * the receiver's home (its slot's region, where its stack lives too:
+ * act__pid_home), so the payload the receiver reads, and the header its
+ * pop reads and the kept envelope's link, are on its own node. An
+ * envelope names its slab by (worker, home); it goes back there.
+ * Envelopes too big for a class, or sent from a thread that is not a
+ * worker, come from malloc.
+ */
+#ifndef ACT_SLAB_H
+#define ACT_SLAB_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actors.h"
+#include "base/internal.h"
+#include "base/mpsc.h"
+
+struct act__numa;
+
+#define ACT_ENV_HDR 64
+#define ACT_SLAB_CLASSES 8     /* 128 << 0 .. 128 << 7 = 16 KiB */
+#define ACT_SLAB_FOREIGN 0xff  /* class of malloc'd envelopes */
+
+struct act__env {
+	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */
+	act_pid to;                 /* the process it was sent to (I5) */
+	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
+	_Atomic uint8_t state;      /* enum act__env_state */
+	uint8_t counted;            /* in its receiver's mbox_count (links.h) */
+	uint8_t pad1;
+	/* the slab that owns it: its worker's own (home: the worker's) or
+	 * one of its guests; as one word, the fast free's one compare */
+	union {
+		struct {
+			uint16_t worker; /* index of that slab's worker */
+			uint8_t home;    /* home of that slab's chunks */
+			uint8_t zero;    /* always 0 */
+		};
+		uint32_t sid;
+	};
+	struct act__env *held_prev; /* held list (mailbox.h) */
+	struct act_msg msg;         /* public part */
+};
+
+_Static_assert(sizeof(struct act__env) == ACT_ENV_HDR, "envelope header");
+
+/*
+ * Where an envelope is, so that act_msg_free can refuse a message it does
+ * not hold: SENT (in a mailbox or save queue; set by the send), HELD
+ * (received, on its receiver's held list), RELEASED (freed by another
+ * thread than the receiver, which frees it at its next sweep), FREE (on
+ * a free list). A second act_msg_free of a message finds RELEASED or FREE
+ * (or SENT, once the envelope carries a new message) and aborts; one
+ * that comes after the envelope was received again cannot be told apart.
+ */
+enum act__env_state {
+	ACT_ENV_SENT = 0,
+	ACT_ENV_HELD,
+	ACT_ENV_RELEASED,
+	ACT_ENV_FREE,
+};
+_Static_assert(offsetof(struct act__env, node) == 0, "node first");
+
+struct act__slab_chunk {
+	struct act__slab_chunk *next;
+	size_t len;
+};
+
+/*
+ * Envelopes this worker freed for another slab, held back so that one CAS
+ * hands a batch to their owner instead of one per envelope (a cross-core
+ * cache-line transfer each). Direct-mapped by (owner, class).
+ */
+#define ACT_RFREE_SLOTS 16
+#define ACT_RFREE_BATCH 32
+
+struct act__rfree {
+	struct act__env *head, *tail;
+	uint32_t sid;                 /* their slab (act__env's sid) */
+	uint8_t cls;
+	uint8_t n;                    /* 0: the slot is unused */
+};
+
+struct act__slab {
+	/* owner-only */
+	struct act__env *free[ACT_SLAB_CLASSES];
+	char *bump;                   /* carving point in the current chunk */
+	char *bump_end;
+	struct act__slab_chunk *chunks;
+	uint64_t n_alloc;             /* envelopes handed out */
+	uint64_t n_free;              /* freed by the owner */
+	uint32_t sid;                 /* worker | home << 16 (act__env) */
+	uint16_t worker;
+	struct act__rfree rfree[ACT_RFREE_SLOTS];
+	struct act__numa *numa;       /* binds new chunks; NULL: unbound */
+	/* a worker's own slab with more than one home: one slab per home,
+	 * the own home's entry unused (act__slab_for); NULL otherwise and
+	 * in a guest */
+	struct act__slab *guests;
+	uint32_t nguests;
+	/* other threads: remote frees, own cache line */
+	struct act__env *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
+	_Atomic uint64_t n_remote_free;
+	/* memory home of the chunks (homes.h): set before any thread runs,
+	 * read by adopt_remote on the line it reads anyway */
+	int home;
+};
+
+#define ACT_SLAB_MAX_PAYLOAD (((size_t)128 << (ACT_SLAB_CLASSES - 1)) - \
+			      ACT_ENV_HDR)
+
+void act__slab_init(struct act__slab *s, uint16_t worker);
+/* Carve new chunks from home's node (homes.h), and with more than one
+ * home make the guest slabs of the others; before any thread runs. A
+ * slab never set stays unbound in home 0 (the foreign slab). 0 or
+ * -ENOMEM. */
+int act__slab_set_home(struct act__slab *s, struct act__numa *numa,
+		       int home);
+/* Unmaps every chunk, its guests' too; call once no envelope of this
+ * slab is in use. */
+void act__slab_destroy(struct act__slab *s);
+
+/* Owner: the slab that carves envelopes for a receiver of home h. */
+static inline struct act__slab *act__slab_for(struct act__slab *s,
+					      uint32_t h)
+{
+	return !s->guests || h == (uint32_t)s->home ? s : &s->guests[h];
+}
+/* Size class of a payload of at most ACT_SLAB_MAX_PAYLOAD bytes. */
+static inline int act__slab_class(size_t payload)
+{
+	size_t total = ACT_ENV_HDR + payload;
+
+	return total <= 128 ? 0 : 64 - __builtin_clzll(total - 1) - 7;
+}
+
+/* Owner: hand out e, the head of class c's free list. */
+static inline struct act__env *act__slab_take(struct act__slab *s, int c,
+					      struct act__env *e)
+{
+	s->free[c] = (struct act__env *)atomic_load_explicit(
+		&e->node.next, memory_order_relaxed);
+	e->cls = (uint8_t)c;
+	e->sid = s->sid;
+	s->n_alloc++;
+	return e;
+}
+
+struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload);
+void act__env_free_slow(struct act__slab *self, struct act__env *e);
+
+/* Owner only (s NULL: malloc). NULL on ENOMEM or a payload too big. */
+static inline struct act__env *act__slab_alloc(struct act__slab *s,
+					       size_t payload)
+{
+	int c;
+
+	if (act__likely(s && payload <= ACT_SLAB_MAX_PAYLOAD)) {
+		c = act__slab_class(payload);
+		if (act__likely(s->free[c] != NULL))
+			return act__slab_take(s, c, s->free[c]);
+	}
+	return act__slab_alloc_slow(s, payload);
+}
+
+/* Any thread; `self` is the caller's slab, or NULL off a worker. */
+static inline void act__env_free(struct act__slab *self, struct act__env *e)
+{
+	atomic_store_explicit(&e->state, ACT_ENV_FREE, memory_order_relaxed);
+	if (act__likely(self && e->cls != ACT_SLAB_FOREIGN &&
+			self->sid == e->sid)) {
+		atomic_store_explicit(&e->node.next,
+				      (struct act__mpsc_node *)self->free[e->cls],
+				      memory_order_relaxed);
+		self->free[e->cls] = e;
+		self->n_free++;
+		return;
+	}
+	act__env_free_slow(self, e);
+}
+/* Owner of self: hand every held-back remote free to its owner. Call
+ * before the worker sleeps and before it stops. */
+void act__slab_flush_remote(struct act__slab *self);
+/* Envelopes still out (alloc - frees), its guests' included; exact once
+ * all threads stopped and flushed their remote frees. */
+int64_t act__slab_outstanding(struct act__slab *s);
+/* malloc'd envelopes still out, runtime-wide. */
+int64_t act__foreign_outstanding(void);
+
+#endif /* ACT_SLAB_H */

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mailbox.h - a process's incoming messages: the MPSC queue that senders
+ * append to (proc->mbox), and the owner-local save queue of messages that
+ * a selective receive skipped, oldest first. Every message in the save
+ * queue is older than every message still in the MPSC queue, so scanning
+ * save queue then MPSC queue sees arrival order, and a skipped message
+ * keeps its place.
+ *
+ * Envelopes whose `to` is not the owner's pid were sent to an earlier
+ * occupant of the slot (I5): they are freed, never delivered.
+ *
+ * Held list: a message a receive returned stays on its receiver's held
+ * list (owner-only, doubly linked) until act_msg_free. The receiver frees
+ * it there directly; any other thread only marks it RELEASED, and the
+ * receiver frees released entries when its list has doubled since the
+ * last sweep, and all entries when it exits: a process's messages die
+ * with it, also when the runtime discards it at stop.
+ *
+ * The kept envelope: taking the last message of the queue does not put
+ * the stub back behind it (an exchange, 4.8 ns, the dearest step of a
+ * receive: doc/design/scheduling.md); the envelope stays linked as the
+ * queue's tail, consumed, and the tail pointer says so in its low bit
+ * (ACT_MBOX_KEPT). Senders may still write its link (they append behind
+ * it), so until the next message comes and the pop moves past it
+ * (kept_done in mailbox.c) it is on no list: held, its act_msg_free only
+ * marks it RELEASED, and the pop that moves past it frees it, or puts it
+ * on the held list if it is still held. A selective receive that skips
+ * it, which needs its link for the save queue, puts the stub back first
+ * (mbox_detach), as every pop used to.
+ */
+#ifndef ACT_MAILBOX_H
+#define ACT_MAILBOX_H
+
+#include <stdbool.h>
+
+#include "actors.h"
+#include "proc.h"
+#include "mem/slab.h"
+
+typedef bool (*act__match_fn)(const struct act_msg *, void *);
+
+/* The tail's low bit: the node there was received already (kept). */
+#define ACT_MBOX_KEPT ((uintptr_t)1)
+
+/* Owner: is e the kept envelope (received, still linked)? */
+static inline bool act__mailbox_kept(struct act__proc *p,
+				     const struct act__env *e)
+{
+	return (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+					       memory_order_relaxed) ==
+	       ((uintptr_t)&e->node | ACT_MBOX_KEPT);
+}
+
+/*
+ * Consumer: may the mailbox hold a message not yet received? Exact when
+ * no sender is mid-push; errs towards "yes". The tail is received when it
+ * is the stub or kept; then only a head that moved past it means more.
+ * seq_cst load of the head: the load half of the Dekker pair of
+ * act__mpsc_push (the park's re-check). The tail is relaxed: park_proc
+ * may read it while the process, already woken, pops on another worker:
+ * a hint there, the state CAS decides.
+ */
+static inline bool act__mailbox_maybe_nonempty(struct act__proc *p)
+{
+	uintptr_t t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+						      memory_order_relaxed);
+	struct act__mpsc_node *n = (struct act__mpsc_node *)(t &
+							      ~ACT_MBOX_KEPT);
+
+	if (n != &p->mbox.stub && !(t & ACT_MBOX_KEPT))
+		return true;
+	return atomic_load_explicit(&p->mbox.head, memory_order_seq_cst) != n;
+}
+
+/* Sender side, any thread. */
+static inline void act__mailbox_push(struct act__proc *p, struct act__env *e)
+{
+	act__mpsc_push(&p->mbox, &e->node);
+}
+
+/* Owner: first matching message in the save queue, unlinked; or NULL. */
+struct act__env *act__mailbox_take_saved(struct act__proc *p,
+					 act__match_fn match, void *ctx);
+/* Owner, at exit: free the save queue and everything in the MPSC queue. */
+void act__mailbox_drain(struct act__proc *p, struct act__slab *slab);
+
+/* Owner: put e, HELD, on the held list. */
+static inline void act__held_link(struct act__proc *p, struct act__env *e)
+{
+	/* node is the envelope's first member: the casts are exact */
+	atomic_store_explicit(&e->node.next,
+			      (struct act__mpsc_node *)p->held,
+			      memory_order_relaxed);
+	e->held_prev = NULL;
+	if (p->held)
+		p->held->held_prev = e;
+	p->held = e;
+	p->n_held++;
+}
+
+/* Owner: e was just received; keep it on the held list, or, kept in
+ * the queue, only mark it (kept_done links it when it leaves). */
+static inline void act__held_add(struct act__proc *p, struct act__env *e)
+{
+	atomic_store_explicit(&e->state, ACT_ENV_HELD, memory_order_relaxed);
+	if (!act__mailbox_kept(p, e))
+		act__held_link(p, e);
+}
+
+/* Owner: take e off the held list. */
+static inline void act__held_del(struct act__proc *p, struct act__env *e)
+{
+	struct act__env *next = (struct act__env *)atomic_load_explicit(
+		&e->node.next, memory_order_relaxed);
+
+	if (e->held_prev)
+		atomic_store_explicit(&e->held_prev->node.next,
+				      (struct act__mpsc_node *)next,
+				      memory_order_relaxed);
+	else
+		p->held = next;
+	if (next)
+		next->held_prev = e->held_prev;
+	p->n_held--;
+}
+
+/*
+ * Owner: the kept envelope e has left the queue: the pop moved past it.
+ * Freed meanwhile (by its receiver, another thread, or as a stale one):
+ * free it now; still held: onto the held list.
+ */
+static inline void act__mailbox_kept_done(struct act__proc *p,
+					  struct act__slab *slab,
+					  struct act__env *e)
+{
+	/* acquire: pairs with the release exchange in act_msg_free (a
+	 * thread other than the receiver) */
+	if (act__unlikely(atomic_load_explicit(&e->state,
+					       memory_order_acquire) ==
+			  ACT_ENV_HELD))
+		act__held_link(p, e);
+	else
+		act__env_free(slab, e);
+}
+
+/*
+ * Owner: n, the queue's last node, is being received: put the stub
+ * behind it (Vyukov's pop) and return what follows n now, or NULL when
+ * that cannot be done yet (a sender between its exchange and its link):
+ * n is kept then.
+ */
+struct act__mpsc_node *act__mailbox_unkeep(struct act__mpsc *q,
+					   struct act__mpsc_node *n);
+
+/*
+ * Owner: the oldest message not yet received, or NULL when there is none
+ * (or a sender is between its exchange and its link). The stub and a
+ * kept envelope are received already: the pop moves past them. A last
+ * node stays linked, kept: no exchange.
+ */
+static inline struct act__env *act__mailbox_pop(struct act__proc *p,
+						struct act__slab *slab)
+{
+	struct act__mpsc *q = &p->mbox;
+	struct act__mpsc_node *n, *next;
+	uintptr_t t;
+
+	for (;;) {
+		t = (uintptr_t)atomic_load_explicit(&q->tail,
+						    memory_order_relaxed);
+		n = (struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT);
+		/* acquire: pairs with the release link store in
+		 * act__mpsc_push */
+		next = atomic_load_explicit(&n->next, memory_order_acquire);
+		if (n != &q->stub && !(t & ACT_MBOX_KEPT))
+			break;
+		if (!next)
+			return NULL;
+		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
+		if (t & ACT_MBOX_KEPT)
+			act__mailbox_kept_done(
+				p, slab,
+				act__container_of(n, struct act__env, node));
+	}
+	/* n: the oldest not received; what follows it, if anything, is
+	 * the next tail, else n stays as the received tail; but one from
+	 * another worker leaves the queue with the stub put back, if it
+	 * can, so that the next sender, likely that one again, links into
+	 * the slot's line, not into n's (mailbox.h head) */
+	if (!next && act__unlikely(act__container_of(n, struct act__env, node)
+					   ->worker != slab->worker))
+		next = act__mailbox_unkeep(q, n);
+	atomic_store_explicit(&q->tail,
+			      next ? next
+				   : (struct act__mpsc_node *)(t |
+							       ACT_MBOX_KEPT),
+			      memory_order_relaxed);
+	return act__container_of(n, struct act__env, node);
+}
+
+/*
+ * Owner: e, popped, is not for this receive: sent to an earlier occupant
+ * (freed, or, kept, once the queue is past it), or skipped by a
+ * selective receive (to the save queue; kept, it leaves the queue
+ * first). False: it could not leave the queue yet (a sender between its
+ * exchange and its link behind it), so it is not received: stop.
+ */
+bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
+			    struct act__env *e);
+
+/* Owner: pop until a match; the rest go to the save queue. */
+static inline struct act__env *act__mailbox_take_new(struct act__proc *p,
+						     struct act__slab *slab,
+						     act__match_fn match,
+						     void *ctx)
+{
+	struct act__env *e;
+
+	while ((e = act__mailbox_pop(p, slab))) {
+		if (act__likely(e->to.id == p->pid.id) &&
+		    (!match || match(&e->msg, ctx)))
+			return e;
+		if (!act__mailbox_set_aside(p, slab, e))
+			return NULL;
+	}
+	return NULL;
+}
+
+/* Owner: free the released entries (all of them when `all`). */
+void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all);
+
+#endif /* ACT_MAILBOX_H */

@@ -1,0 +1,595 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * runtime.c - act_config_init and act_main: resolve the configuration,
+ * build the runtime (process table, workers, reactor), run worker 0 on the
+ * calling thread until the main process exits, then stop and join every
+ * thread and give back every slot, stack and envelope (I9).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "affinity/env.h"
+#include "reactor/io.h"
+#include "actor/links.h"
+#include "proc/mailbox.h"
+#include "sched/overflow.h"
+#include "runtime.h"
+#include "stats.h"
+
+#define DEFAULT_STACK ((size_t)64 << 10)
+#define DEFAULT_MAX_PROCS (1u << 22)
+#define MAX_PROCS_LIMIT (1u << 31)
+#define DEFAULT_REDUCTIONS 2000
+#define MAX_SCHEDULERS ACT_MAX_WORKERS
+_Static_assert(ACT_PLAN_MAX_WORKERS == ACT_MAX_WORKERS, "plan cap");
+/* the reserved words keep the public layout: 64 bytes since 0.1 */
+_Static_assert(sizeof(struct act_config) == 64, "act_config layout");
+#define DEFAULT_SPIN_US 20
+#define MAX_SPIN_US 1000000
+
+struct act__leaks act__last_leaks;
+
+/* The runtime and its reactor, one allocation (the runtime at its start:
+ * free(rt) frees both). sched/rt.h holds the reactor by pointer: it is
+ * a layer above the state the workers share. */
+struct rt_block {
+	struct act__rt rt;
+	struct act__reactor reactor;
+};
+
+static _Atomic int running;
+
+act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
+		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
+		   struct act__spawn_rels *rels, bool fpenv);
+
+void act_config_init(struct act_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+static int bad_field(const char *field, long long v, const char *accepted)
+{
+	fprintf(stderr, "actors: act_config.%s=%lld: expected %s\n", field, v,
+		accepted);
+	return -EINVAL;
+}
+
+static int check_fields(const struct act_config *c)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
+		if (c->reserved[i])
+			return bad_field("reserved", c->reserved[i], "0");
+	if (c->schedulers < 0 || c->schedulers > MAX_SCHEDULERS)
+		return bad_field("schedulers", c->schedulers,
+				 "0 (default) or 1 to 1024");
+	if (c->stack_size && !act__stack_size_ok(c->stack_size))
+		return bad_field("stack_size", (long long)c->stack_size,
+				 "0 or 16384 to 1073741824 bytes");
+	if (c->max_procs > MAX_PROCS_LIMIT)
+		return bad_field("max_procs", c->max_procs,
+				 "0 or at most 2147483648");
+	if (c->reductions < 0)
+		return bad_field("reductions", c->reductions, "0 or more");
+	if (c->spin_us > MAX_SPIN_US)
+		return bad_field("spin_us", c->spin_us,
+				 "0 (default), negative (no spinning) or at "
+				 "most 1000000");
+	if (c->ring_entries > ACT_RING_MAX_ENTRIES)
+		return bad_field("ring_entries", c->ring_entries,
+				 "0 (default) or 1 to 32768");
+	if (c->timer_us && (c->timer_us < ACT_TIMER_US_MIN ||
+			    c->timer_us > ACT_TIMER_US_MAX))
+		return bad_field("timer_us", c->timer_us,
+				 "0 (default) or 10 to 100000");
+	if (c->mailbox_limit > ACT__MAILBOX_MAX &&
+	    c->mailbox_limit != ACT_MAILBOX_UNLIMITED)
+		return bad_field("mailbox_limit", c->mailbox_limit,
+				 "0 (default), 1 to 2147483647 messages, or "
+				 "ACT_MAILBOX_UNLIMITED");
+	if (c->bind < ACT_BIND_DEFAULT || c->bind > ACT_BIND_NUMA)
+		return bad_field("bind", c->bind,
+				 "an enum act_bind value (0 to 6)");
+	if (c->reactor_cpu < ACT_REACTOR_NONE ||
+	    c->reactor_cpu > ACT_REACTOR_CPU(ACT_CPU_MAX))
+		return bad_field("reactor_cpu", c->reactor_cpu,
+				 "ACT_REACTOR_DEFAULT, ACT_REACTOR_AUTO, "
+				 "ACT_REACTOR_NONE or ACT_REACTOR_CPU(0 to "
+				 "65535)");
+	if (c->stack_guard < ACT_GUARD_AUTO ||
+	    c->stack_guard > ACT_GUARD_CANARY)
+		return bad_field("stack_guard", c->stack_guard,
+				 "an enum act_guard value");
+	return 0;
+}
+
+/* spin_us: a set field, else ACTORS_SPIN_US (0: off), else the default;
+ * resolved to -1 for no spinning. */
+static int resolve_spin(struct act_config *c)
+{
+	const char *v = getenv("ACTORS_SPIN_US");
+	uint64_t us;
+
+	if (c->spin_us) {
+		c->spin_us = c->spin_us < 0 ? -1 : c->spin_us;
+		return 0;
+	}
+	c->spin_us = DEFAULT_SPIN_US;
+	if (!v)
+		return 0;
+	if (act__parse_uint(v, 0, MAX_SPIN_US, &us)) {
+		fprintf(stderr,
+			"actors: ACTORS_SPIN_US=\"%s\": expected a whole number "
+			"of microseconds from 0 (no spinning) to %d\n",
+			v, MAX_SPIN_US);
+		return -EINVAL;
+	}
+	c->spin_us = us ? (int)us : -1;
+	return 0;
+}
+
+/* mailbox_limit: a set field (ACT_MAILBOX_UNLIMITED: none), else
+ * ACTORS_MAILBOX_LIMIT ("off" or a count), else none; resolved to 0 for
+ * none. */
+static int resolve_mailbox(struct act_config *c)
+{
+	const char *v = getenv("ACTORS_MAILBOX_LIMIT");
+	uint64_t n;
+
+	if (c->mailbox_limit) {
+		if (c->mailbox_limit == ACT_MAILBOX_UNLIMITED)
+			c->mailbox_limit = 0;
+		return 0;
+	}
+	if (!v || !strcmp(v, "off"))
+		return 0;
+	if (act__parse_uint(v, 1, ACT__MAILBOX_MAX, &n)) {
+		fprintf(stderr,
+			"actors: ACTORS_MAILBOX_LIMIT=\"%s\": expected off or "
+			"a whole number of messages from 1 to %u\n",
+			v, ACT__MAILBOX_MAX);
+		return -EINVAL;
+	}
+	c->mailbox_limit = (uint32_t)n;
+	return 0;
+}
+
+/* Field set > environment > default. */
+static int resolve(const struct act_config *in, struct act_config *out)
+{
+	uint64_t sched = 0, ring = 0, timer = 0;
+	int rc;
+
+	if (in) {
+		rc = check_fields(in);
+		if (rc)
+			return rc;
+		*out = *in;
+	} else {
+		act_config_init(out);
+	}
+	out->stack_size = act__stack_size_ok(out->stack_size);
+	sched = (uint64_t)out->schedulers;
+	ring = out->ring_entries;
+	timer = out->timer_us;
+	rc = act__env_stack_size("ACTORS_STACK_SIZE", &out->stack_size);
+	if (!rc)
+		rc = act__env_uint("ACTORS_RING_ENTRIES", 1,
+				   ACT_RING_MAX_ENTRIES, &ring);
+	if (!rc)
+		rc = act__env_uint("ACTORS_TIMER_US", ACT_TIMER_US_MIN,
+				   ACT_TIMER_US_MAX, &timer);
+	if (!rc)
+		rc = act__env_uint("ACTORS_SCHEDULERS", 1, MAX_SCHEDULERS,
+				   &sched);
+	if (!rc)
+		rc = resolve_spin(out);
+	if (!rc)
+		rc = resolve_mailbox(out);
+	if (rc)
+		return rc;
+	out->schedulers = (int)sched; /* 0: the plan's default */
+	if (!out->stack_size)
+		out->stack_size = DEFAULT_STACK;
+	if (!out->max_procs)
+		out->max_procs = DEFAULT_MAX_PROCS;
+	if (!out->reductions)
+		out->reductions = DEFAULT_REDUCTIONS;
+	out->ring_entries = ring ? (uint32_t)ring : ACT_RING_ENTRIES;
+	out->timer_us = timer ? (uint32_t)timer : ACT_TIMER_US_DEFAULT;
+	return 0;
+}
+
+/* Slot p (index i): if its process was alive when the main process
+ * left, give back what it held, onto w0's lists. */
+static void reclaim_slot(struct act__worker *w0, struct act__proc *p,
+			 uint32_t i)
+{
+	unsigned st = act__ps(atomic_load_explicit(&p->state,
+						   memory_order_relaxed));
+
+	if (st != ACT_PS_FREE) {
+		/* woken by its accept, discarded before it ran: the
+		 * descriptor is nobody's (io.h) */
+		if (atomic_load_explicit(&p->io_word, memory_order_relaxed) &
+		    ACT_IO_ACCEPTED)
+			close(p->accepted_fd);
+		act__links_reclaim(p); /* no handlers, no signals */
+		/* its timeout: the reactor, stopped, handed it over */
+		free(p->armed);
+		p->armed = NULL;
+		act__ctx_destroy(&p->ctx); /* its TSan fiber */
+		act__stack_put(&w0->stacks, p->stack_lo, p->stack_size);
+		p->stack_lo = NULL;
+		atomic_store_explicit(&p->state, ACT_PS_FREE,
+				      memory_order_relaxed);
+		act__set_free_next(p, w0->slots.head);
+		w0->slots.head = i;
+	}
+	act__mailbox_drain(p, &w0->slab);
+}
+
+/* All threads but this one have stopped: reclaim what is left. */
+static void reclaim(struct act__rt *rt)
+{
+	struct act__worker *w0 = &rt->workers[0];
+	struct act__ptable *t = &rt->procs;
+	int64_t stacks = 0, envs = 0, free_slots = 0;
+	uint32_t i, r, end;
+
+	/* each home's region, up to the slots it handed out */
+	for (r = 0; r < t->nhomes; r++) {
+		end = t->homes[r].base +
+		      atomic_load_explicit(&t->homes[r].used,
+					   memory_order_relaxed);
+		for (i = t->homes[r].base; i < end; i++)
+			reclaim_slot(w0, &t->slots[i], i);
+	}
+	act__slab_flush_remote(&w0->slab);
+	for (i = 0; i < rt->nworkers; i++) {
+		stacks += (int64_t)rt->workers[i].stacks.n_out;
+		envs += act__slab_outstanding(&rt->workers[i].slab);
+		free_slots += (int64_t)act__slot_cache_free(
+			t, &rt->workers[i].slots);
+	}
+	free_slots += (int64_t)act__ptable_shared_free(t);
+	/* retired at gen_max: out of use, not lost */
+	free_slots += (int64_t)atomic_load_explicit(&t->retired,
+						    memory_order_relaxed);
+	act__last_leaks.procs = (int64_t)act__ptable_used(t) - free_slots;
+	act__last_leaks.stacks = stacks;
+	act__last_leaks.envelopes = envs + act__slab_outstanding(&rt->foreign) +
+				    act__foreign_outstanding();
+}
+
+static void destroy(struct act__rt *rt)
+{
+	uint32_t i;
+
+	for (i = 0; rt->workers && i < rt->nworkers; i++)
+		act__worker_destroy(&rt->workers[i]);
+	free(rt->workers);
+	act__slab_destroy(&rt->foreign);
+	act__registry_destroy(rt);
+	act__ptable_destroy(&rt->procs);
+	act__overflow_thread_fini();
+	act__overflow_fini();
+	act__stack_global_fini();
+	act__plan_free(&rt->plan);
+	act__topo_free(&rt->topo);
+	free(rt->worker_os_node);
+	act__rt_current = NULL;
+	free(rt);
+}
+
+static int build(struct act__rt *rt)
+{
+	uint32_t i;
+	int *homes, rc;
+
+	rc = act__stack_global_init(rt->cfg.stack_guard);
+	if (rc)
+		return rc;
+	rt->nworkers = (uint32_t)rt->cfg.schedulers;
+	rt->spin_ns = rt->cfg.spin_us < 0 ? 0 : (int64_t)rt->cfg.spin_us * 1000;
+	rt->workers = aligned_alloc(ACT_CACHELINE,
+				    rt->nworkers * sizeof(*rt->workers));
+	homes = calloc(rt->nworkers, sizeof(*homes));
+	if (!rt->workers || !homes) {
+		/* destroy() must not see workers that were never set up */
+		free(homes);
+		free(rt->workers);
+		rt->workers = NULL;
+		rt->nworkers = 0;
+		return -ENOMEM;
+	}
+	rc = act__numa_init(&rt->numa, rt->worker_os_node, rt->nworkers,
+			    homes, rt->topo.simulated);
+	/* the table's regions follow the homes */
+	if (!rc)
+		rc = act__ptable_init(
+			&rt->procs,
+			act__ptable_size(rt->cfg.max_procs, rt->nworkers,
+					 (uint32_t)rt->numa.nnodes),
+			&rt->numa);
+	if (!rc)
+		rt->procs.max_alive = rt->cfg.max_procs;
+	for (i = 0; i < rt->nworkers; i++) {
+		struct act__worker *w = &rt->workers[i];
+
+		act__worker_init(w, rt, i);
+		if (!rc)
+			rc = act__worker_set_home(w, homes[i]);
+		w->victims = rt->plan.w[i].victims;
+		memcpy(w->level_end, rt->plan.w[i].level_end,
+		       sizeof(w->level_end));
+	}
+	free(homes);
+	if (rc)
+		return rc;
+	act__slab_init(&rt->foreign, (uint16_t)rt->nworkers);
+	atomic_flag_clear(&rt->foreign_lock);
+	atomic_store_explicit(&rt->next_ref, 1, memory_order_relaxed);
+	act__registry_init(rt);
+	rc = act__overflow_init();
+	if (!rc)
+		rc = act__overflow_thread_init();
+	return rc;
+}
+
+/* One of two words in environment variable `name`: 0 (unset or the
+ * first), 1 (the second), or -EINVAL after the one-line error. */
+static int env_choice(const char *name, const char *first,
+		      const char *second)
+{
+	const char *v = getenv(name);
+
+	if (!v || !strcmp(v, first))
+		return 0;
+	if (!strcmp(v, second))
+		return 1;
+	fprintf(stderr, "actors: %s=\"%s\": expected %s or %s\n", name, v,
+		first, second);
+	return -EINVAL;
+}
+
+/*
+ * Scheduling policies, kept switchable for measurement
+ * (doc/design/stealing.md has the figures behind each default):
+ * ACTORS_WAKE: where a woken process goes, "waker" (the waking worker,
+ * next to the process that woke it) or "last" (the worker it last ran
+ * on, the RFD's choice). ACTORS_PLACE: where a spawn goes, "idle" (a
+ * random worker if it wants work, else the spawner's) or "random" (any
+ * random worker). ACTORS_BACKPRESSURE: "mute" (a sender to a backlogged
+ * process waits for it, backpressure.h) or "off" (sends never wait).
+ */
+static int policies(struct act__rt *rt)
+{
+	int wake_last = env_choice("ACTORS_WAKE", "waker", "last");
+	int place = env_choice("ACTORS_PLACE", "idle", "random");
+	int bp_off = env_choice("ACTORS_BACKPRESSURE", "mute", "off");
+
+	if (wake_last < 0 || place < 0 || bp_off < 0)
+		return -EINVAL;
+	rt->wake_to_waker = !wake_last;
+	rt->place_random = place;
+	rt->backpressure = !bp_off;
+	return 0;
+}
+
+/*
+ * An ACTORS_* name this runtime does not read is most likely a typo
+ * (ACTORS_SCHEDULER=8) that would otherwise pass unnoticed: each is said
+ * in one line. Not an error: the value of a known name is what is
+ * checked.
+ */
+static void unknown_names(void)
+{
+	static const char *const known[] = {
+		"SCHEDULERS", "BIND", "CPUS", "REACTOR_CPU", "STACK_SIZE",
+		"STATS", "SPIN_US", "RING_ENTRIES", "TIMER_US",
+		"MAILBOX_LIMIT", "WAKE", "PLACE", "BACKPRESSURE",
+	};
+	extern char **environ;
+	char **e;
+	size_t i, len;
+
+	for (e = environ; e && *e; e++) {
+		const char *name;
+
+		if (strncmp(*e, "ACTORS_", 7))
+			continue;
+		name = *e + 7;
+		len = strcspn(name, "=");
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (strlen(known[i]) == len &&
+			    !strncmp(name, known[i], len))
+				break;
+		if (i == sizeof(known) / sizeof(known[0]))
+			fprintf(stderr,
+				"actors: ACTORS_%.*s is not a variable this "
+				"runtime reads, ignored (README.md lists "
+				"them)\n",
+				(int)len, name);
+	}
+}
+
+/*
+ * The placement plan for this machine (lib/affinity/plan.h): the worker
+ * count when none was set, each worker's CPUs and node, the reactor's
+ * CPU, the steal order. More workers than CPUs is said once.
+ */
+static int placement(struct act__rt *rt)
+{
+	uint32_t i;
+	int rc;
+
+	rc = act__plan_resolve(&rt->cfg, NULL, &rt->topo, &rt->plan);
+	if (rc)
+		return rc;
+	if (rt->plan.nworkers > MAX_SCHEDULERS) {
+		fprintf(stderr, "actors: %d workers: at most %d\n",
+			rt->plan.nworkers, MAX_SCHEDULERS);
+		return -EINVAL;
+	}
+	rt->cfg.schedulers = rt->plan.nworkers;
+	if (rt->plan.note[0])
+		fprintf(stderr, "actors: %s\n", rt->plan.note);
+	rt->worker_os_node = calloc((size_t)rt->plan.nworkers,
+				    sizeof(*rt->worker_os_node));
+	if (!rt->worker_os_node)
+		return -ENOMEM;
+	for (i = 0; i < (uint32_t)rt->plan.nworkers; i++)
+		rt->worker_os_node[i] = rt->plan.w[i].node;
+	return 0;
+}
+
+/* Workers 1..n-1: threads of their own. */
+static void *worker_thread(void *arg)
+{
+	struct act__worker *w = arg;
+
+	act__worker_set_self(w);
+	/* a new thread has its creator's floating-point control state:
+	 * processes start from the defaults (arch/fp.h) */
+	act__fp_load_default();
+	act__pin_thread(&w->rt->topo, &w->rt->pin_failed,
+			w->rt->plan.w[w->index].set, "worker", (int)w->index);
+	if (act__overflow_thread_init())
+		fputs("actors: no alternate signal stack for a worker: a stack "
+		      "overflow there will not be reported\n", stderr);
+	act__worker_loop(w);
+	act__overflow_thread_fini();
+	act__worker_set_self(NULL);
+	return NULL;
+}
+
+/* Start workers 1..n-1; on failure stop and join those started. */
+static int start_workers(struct act__rt *rt)
+{
+	uint32_t i;
+	int rc = 0;
+
+	for (i = 1; i < rt->nworkers; i++) {
+		rc = pthread_create(&rt->workers[i].thread, NULL,
+				    worker_thread, &rt->workers[i]);
+		if (rc)
+			break;
+	}
+	if (!rc)
+		return 0;
+	act__rt_stop(rt);
+	while (--i >= 1)
+		pthread_join(rt->workers[i].thread, NULL);
+	return -rc;
+}
+
+static void join_workers(struct act__rt *rt)
+{
+	uint32_t i;
+
+	for (i = 1; i < rt->nworkers; i++)
+		pthread_join(rt->workers[i].thread, NULL);
+}
+
+int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
+{
+	struct act__fpctl caller_fp;
+	struct act__rt *rt;
+	struct rt_block *blk;
+	hwloc_bitmap_t saved;
+	uint64_t stats = 0;
+	int rc;
+
+	if (!fn)
+		return -EINVAL;
+	if (act__worker_self() || atomic_exchange(&running, 1))
+		return -EBUSY;
+	blk = aligned_alloc(ACT_CACHELINE,
+			    act__align_up(sizeof(*blk), ACT_CACHELINE));
+	if (blk) {
+		memset(blk, 0, sizeof(*blk));
+		rt = &blk->rt;
+		rt->reactor = &blk->reactor;
+	}
+	if (!blk) {
+		rc = -ENOMEM;
+		goto err_running;
+	}
+	rc = resolve(cfg, &rt->cfg);
+	if (!rc)
+		rc = act__env_uint("ACTORS_STATS", 0, 1, &stats);
+	if (rc)
+		goto err_rt;
+	rt->print_stats = stats;
+	rc = policies(rt);
+	if (!rc)
+		rc = placement(rt);
+	if (!rc)
+		unknown_names();
+	if (rc)
+		goto err_rt;
+	act__rt_current = rt;
+	rc = build(rt);
+	if (rc)
+		goto err_rt;
+	rc = act__reactor_start(rt->reactor, rt);
+	if (rc)
+		goto err_rt;
+	rc = start_workers(rt);
+	if (rc)
+		goto err_reactor;
+	act__worker_set_self(&rt->workers[0]);
+	act__rt_open(rt);
+	/* worker 0 is the caller's thread: its mask is put back at the end */
+	saved = hwloc_bitmap_alloc();
+	if (saved && rt->topo.thissystem &&
+	    hwloc_get_cpubind(rt->topo.hw, saved, HWLOC_CPUBIND_THREAD)) {
+		hwloc_bitmap_free(saved);
+		saved = NULL;
+	}
+	/* a mask that could not be saved could not be put back: the
+	 * caller's thread then stays as it is */
+	if (saved)
+		act__pin_thread(&rt->topo, &rt->pin_failed, rt->plan.w[0].set,
+				"worker", 0);
+	/* processes start from the default floating-point control
+	 * state, whatever the caller's thread had; it gets its own back */
+	act__fp_save(&caller_fp);
+	act__fp_load_default();
+	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
+			rt->cfg.mailbox_limit, true, NULL, false)
+		     .id) {
+		rc = -ENOMEM;
+		act__rt_stop(rt);
+	} else {
+		act__worker_loop(&rt->workers[0]);
+		rc = (int)rt->main_reason;
+	}
+	act__fp_load(&caller_fp);
+	act__worker_set_self(NULL);
+	/* before anything is stopped or freed: a foreign act_send or
+	 * act_send_after inside now still finds the workers and the
+	 * reactor running */
+	act__rt_close();
+	if (saved && rt->plan.w[0].set && rt->topo.thissystem)
+		hwloc_set_cpubind(rt->topo.hw, saved, HWLOC_CPUBIND_THREAD);
+	hwloc_bitmap_free(saved);
+	join_workers(rt);
+	if (rt->print_stats)
+		act__stats_print(rt, stderr);
+err_reactor:
+	act__reactor_stop(rt->reactor);
+	reclaim(rt);
+err_rt:
+	destroy(rt);
+err_running:
+	atomic_store(&running, 0);
+	return rc;
+}

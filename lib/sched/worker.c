@@ -1,0 +1,569 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * worker.c - the scheduler loop: pop a runnable process, switch to it, and
+ * on its return to the worker's own stack finish what it asked for
+ * (yield, park, exit). Parking happens here, after the process's registers
+ * are saved, never on the process's stack (I2).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "backpressure.h"
+#include "proc/ioword.h"
+#include "proc/mailbox.h"
+#include "overflow.h"
+#include "rt.h"
+#include "wake.h"
+#include "worker.h"
+
+/* Per thread; read only through act__worker_self (I8). `used`: on x86-64
+ * only the asm in arch/tls.h names it, so LTO would drop it otherwise. */
+__thread struct act__worker *act__tls_worker __attribute__((used))
+	__attribute__((tls_model("initial-exec")));
+
+#if !ACT_TLS_INLINE
+#if defined(__clang__)
+__attribute__((noinline))
+#else
+__attribute__((noipa))
+#endif
+struct act__worker *act__worker_self(void)
+{
+	/* Opaque to the optimiser, so no caller reuses the result across a
+	 * switch; the clobber keeps the body from being judged pure. */
+	__asm__ volatile("" ::: "memory");
+	return act__tls_worker;
+}
+#endif
+
+void act__worker_set_self(struct act__worker *w)
+{
+	act__tls_worker = w;
+}
+
+int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
+{
+	memset(w, 0, sizeof(*w));
+	w->rt = rt;
+	w->index = i;
+	w->slots.head = UINT32_MAX;
+	w->reductions = rt->cfg.reductions;
+	/* a turn that used ACT_BACKLOG_REDUCTIONS with mail left has a
+	 * backlog; so has one that ends with mail left (budget 1) */
+	w->backlog_at = !rt->backpressure ? INT32_MIN :
+			w->reductions > ACT_BACKLOG_REDUCTIONS ?
+			w->reductions - ACT_BACKLOG_REDUCTIONS : 1;
+	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
+	act__slab_init(&w->slab, (uint16_t)i);
+	act__runq_init(&w->rq, rt->nworkers > 1);
+	w->rq.index = i;
+	return 0;
+}
+
+int act__worker_set_home(struct act__worker *w, int home)
+{
+	int rc;
+
+	w->home = home;
+	rc = act__slab_set_home(&w->slab, &w->rt->numa, home);
+	if (rc)
+		return rc;
+	act__stack_cache_set_home(&w->stacks, &w->rt->numa, home);
+	return act__slot_cache_init(&w->slots, &w->rt->procs,
+				    (uint32_t)home);
+}
+
+void act__worker_destroy(struct act__worker *w)
+{
+	act__slot_cache_destroy(&w->slots);
+	act__stack_cache_destroy(&w->stacks);
+	act__slab_destroy(&w->slab);
+}
+
+void act__switch_out(struct act__proc *p, int reason)
+{
+	act__switch_out_w(act__worker_self(), p, reason);
+}
+
+
+/* I2, on the worker's stack: publish WAITING, then look again. */
+static void park_proc(struct act__worker *w, struct act__proc *p)
+{
+	uint64_t t = p->wait_ticket;
+	uint64_t waiting = act__ps_make(t, ACT_PS_WAITING);
+
+	act__count(&w->n_parks);
+	/* seq_cst: the store half of the Dekker pair with the sender's
+	 * act__mpsc_push / the timer's timeout_fired store, each followed by
+	 * the seq_cst state load in act__wake */
+	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
+	if (!act__mailbox_maybe_nonempty(p) &&
+	    !act__killed(p) &&
+	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
+		return;
+	/* Something arrived meanwhile: take it back unless a waker did. */
+	if (atomic_compare_exchange_strong_explicit(
+		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),
+		    memory_order_acq_rel, memory_order_relaxed))
+		act__runq_push_lifo(&w->rq, p);
+}
+
+/*
+ * Backpressure (backpressure.h), on the worker's stack: publish MUTED,
+ * then look again, as park_proc does; only the release ends this wait.
+ */
+static void mute_park(struct act__worker *w, struct act__proc *p)
+{
+	/* each mute is a wait of its own ticket (act__backlog_release
+	 * finds it), so a CAS left over from an earlier mute, ours or the
+	 * releaser's, cannot end this one */
+	uint64_t t = act__ps_ticket(atomic_load_explicit(
+			     &p->state, memory_order_relaxed)) + 1;
+	uint64_t muted = act__ps_make(t, ACT_PS_MUTED);
+
+	act__count(&w->n_parks);
+	/* seq_cst: the store half of the Dekker pair with
+	 * act__backlog_release's seq_cst store of mute_next, followed by
+	 * the seq_cst state load in act__wake_state */
+	atomic_store_explicit(&p->state, muted, memory_order_seq_cst);
+	if (atomic_load_explicit(&p->mute_next, memory_order_seq_cst))
+		return;
+	/* Released meanwhile: take it back unless the releaser did. */
+	if (atomic_compare_exchange_strong_explicit(
+		    &p->state, &muted, act__ps_make(t, ACT_PS_RUNNABLE),
+		    memory_order_acq_rel, memory_order_relaxed))
+		act__runq_push_lifo(&w->rq, p);
+}
+
+/*
+ * I2 for I/O, on the worker's stack: publish IOWAIT, then look at the
+ * operation (io.h) and the kill flag again. Messages do not end this
+ * wait; a kill does, once, to have the operation cancelled.
+ */
+static void park_io(struct act__worker *w, struct act__proc *p)
+{
+	uint64_t t = p->wait_ticket;
+	uint64_t waiting = act__ps_make(t, ACT_PS_IOWAIT);
+
+	act__count(&w->n_parks);
+	/* seq_cst: the store half of the Dekker pairs with the reactor's
+	 * seq_cst update of p->io_word and signal_locked's (links.c) store
+	 * of killed, each followed by the seq_cst state load in
+	 * act__wake_claim */
+	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
+	if (!act__io_wants_run(p))
+		return;
+	if (atomic_compare_exchange_strong_explicit(
+		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),
+		    memory_order_acq_rel, memory_order_relaxed))
+		act__runq_push_lifo(&w->rq, p);
+}
+
+
+void act__rt_stop(struct act__rt *rt)
+{
+	uint32_t i;
+
+	/* release: pairs with the acquire load in act__worker_loop, which
+	 * then sees main_reason; seq_cst as well, for the Dekker pair with
+	 * idle()'s seq_cst load of stop after it announced sleeping */
+	atomic_store_explicit(&rt->stop, 1, memory_order_seq_cst);
+	for (i = 0; i < rt->nworkers; i++) {
+		atomic_fetch_add_explicit(&rt->workers[i].bell.seq, 1,
+					  memory_order_seq_cst);
+		act__futex_wake(&rt->workers[i].bell.seq, 1);
+	}
+}
+
+/* The process has left its stack for good: give everything back. */
+static void reap(struct act__worker *w, struct act__proc *p)
+{
+	struct act__rt *rt = w->rt;
+
+	act__count(&w->n_exits);
+	act__links_exit(w, p); /* its name, links and monitors */
+	act__ctx_destroy(&p->ctx);
+	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
+	p->stack_lo = NULL;
+	act__mailbox_drain(p, &w->slab);
+	act__backlog_clear(w, p); /* its muted senders go on */
+	if (p->is_main) {
+		rt->main_reason = p->exit_reason;
+		act__rt_stop(rt);
+	}
+	act__slot_free(&w->rt->procs, &w->slots, p);
+}
+
+/* p, popped from w's queue, is w's running process from now on. */
+static void begin_run(struct act__worker *w, struct act__proc *p)
+{
+	uint64_t s = atomic_load_explicit(&p->state, memory_order_relaxed);
+
+	if (ACT_DEBUG_ON && act__ps(s) != ACT_PS_RUNNABLE)
+		act__fatal("running a process in state %u (I1)", act__ps(s));
+	atomic_store_explicit(&p->state,
+			      (s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNING,
+			      memory_order_relaxed);
+	atomic_store_explicit(&p->owner, w, memory_order_relaxed);
+	w->current = p;
+	w->budget = w->reductions;
+}
+
+/* act__worker_settle, inlined into the switch it follows. */
+static act__always_inline void settle(struct act__worker *w)
+{
+	struct act__proc *p = w->leaving;
+	uint64_t s;
+
+	if (!p)
+		return;
+	w->leaving = NULL;
+	act__count(&w->n_switches);
+	if (act__unlikely(atomic_load_explicit(&p->flags,
+					       memory_order_relaxed) &
+			  ACT_PF_CANARY) &&
+	    !act__stack_canary_ok(p->stack_lo))
+		act__overflow_report(p->pid.id, p->stack_size);
+	switch (w->switch_reason) {
+	case ACT_SW_YIELD:
+		s = atomic_load_explicit(&p->state, memory_order_relaxed);
+		atomic_store_explicit(
+			&p->state,
+			(s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
+			memory_order_relaxed);
+		act__runq_push_fifo(&w->rq, p);
+		break;
+	case ACT_SW_PARK:
+		park_proc(w, p);
+		break;
+	case ACT_SW_MUTE:
+		mute_park(w, p);
+		break;
+	case ACT_SW_IOWAIT:
+		park_io(w, p);
+		break;
+	case ACT_SW_EXIT:
+		reap(w, p);
+		break;
+	default:
+		act__fatal("bad switch reason %d", w->switch_reason);
+	}
+}
+
+void act__worker_settle(struct act__worker *w)
+{
+	settle(w);
+}
+
+static void run_one(struct act__worker *w, struct act__proc *p)
+{
+	begin_run(w, p);
+	act__ctx_switch(&w->sched_ctx, &p->ctx);
+	/* back from whichever process switched to the loop: p, or one
+	 * that p or a successor handed the worker to (act__worker_switch) */
+	w->current = NULL;
+	settle(w);
+}
+
+/*
+ * The process to hand the worker to directly, without the loop: the
+ * next of w's queue, when the loop would only pop it (no stop, no
+ * thief waiting for a share); NULL: go through the loop.
+ */
+static struct act__proc *next_direct(struct act__worker *w)
+{
+	if (atomic_load_explicit(&w->rt->stop, memory_order_relaxed) ||
+	    act__runq_should_publish(&w->rq))
+		return NULL;
+	return act__runq_pop(&w->rq);
+}
+
+/*
+ * p, w's running process, stops for reason. Symmetric transfer: when
+ * the next runnable process is known, switch to it directly, one switch
+ * instead of two through the loop; that process (in this function, or
+ * in proc_entry for a new one) then settles p on its own stack, once
+ * p's registers are saved, exactly as the loop would (I2). An exit goes
+ * through the loop: its reap sends signals, and must not run as
+ * another process.
+ */
+void act__worker_switch(struct act__worker *w, struct act__proc *p,
+			int reason)
+{
+	/* ACT_SPAWN_FPENV: p's floating-point control state waits here, on
+	 * its stack, while it is switched out */
+	bool fpenv = atomic_load_explicit(&p->flags, memory_order_relaxed) &
+		     ACT_PF_FPENV;
+	struct act__fpctl own;
+	struct act__proc *next;
+
+	/* the model's assertion (model/parkwake.pml): every switch out is
+	 * settled before the next one */
+	if (ACT_DEBUG_ON && w->leaving)
+		act__fatal("process %llu switches out while the switch of "
+			   "%llu is not settled",
+			   (unsigned long long)p->pid.id,
+			   (unsigned long long)w->leaving->pid.id);
+	if (act__unlikely(fpenv)) {
+		act__fp_save(&own);
+		act__fp_load(&w->fp_shared);
+	}
+	next = reason != ACT_SW_EXIT ? next_direct(w) : NULL;
+	w->leaving = p;
+	w->switch_reason = reason;
+	if (next) {
+		act__count(&w->n_direct);
+		begin_run(w, next);
+		act__ctx_switch(&p->ctx, &next->ctx);
+	} else {
+		act__ctx_switch(&p->ctx, &w->sched_ctx);
+	}
+	/* p again, perhaps on another worker (I8) */
+	w = act__worker_self();
+	settle(w);
+	if (act__unlikely(fpenv))
+		act__worker_fp_enter(w, &own);
+}
+
+/* ---- idle: search, then sleep ------------------------------------------ */
+
+/*
+ * One pass over the other workers, nearest first (the plan's steal
+ * levels: SMT sibling, shared cache, NUMA node, the rest), from a random
+ * one within each level: steal a batch from the first that has work.
+ */
+static bool try_steal(struct act__worker *w)
+{
+	struct act__rt *rt = w->rt;
+	uint32_t from = 0, l, i, k;
+
+	if (rt->nworkers == 1)
+		return false;
+	for (l = 0; l < ACT_STEAL_LEVELS; l++) {
+		uint32_t end = w->level_end[l], n = end - from, start;
+
+		if (!n)
+			continue;
+		start = (uint32_t)(act__worker_rng(w) % n);
+		for (i = 0; i < n; i++) {
+			struct act__worker *v =
+				&rt->workers[w->victims[from + (start + i) % n]];
+
+			k = act__runq_steal(&v->rq, &w->rq, w);
+			if (k) {
+				act__count(&w->n_steals);
+				act__count_n(&w->n_stolen, k);
+				if (l == ACT_STEAL_REMOTE &&
+				    !rt->plan.unbound)
+					act__count(&w->n_far_steals);
+				return true;
+			}
+			act__count(&w->n_steal_fails);
+		}
+		from = end;
+	}
+	return false;
+}
+
+static bool has_work(struct act__worker *w)
+{
+	return act__runq_maybe_nonempty(&w->rq) ||
+	       atomic_load_explicit(&w->rt->stop, memory_order_relaxed);
+}
+
+/*
+ * Go's limit: at most half of the busy workers search at once, so an
+ * over-provisioned runtime does not burn every idle CPU spinning.
+ */
+static bool may_spin(struct act__rt *rt)
+{
+	uint32_t busy = rt->nworkers -
+			atomic_load_explicit(&rt->nidle, memory_order_relaxed);
+
+	return rt->nworkers > 1 &&
+	       2 * atomic_load_explicit(&rt->nspinning,
+					memory_order_relaxed) < busy;
+}
+
+/* Searching: watch the own queue and try to steal for spin_ns (at least
+ * one pass). A wake from another worker then costs no FUTEX_WAKE. */
+static bool spin_search(struct act__worker *w)
+{
+	int64_t until = act__now_ns() + w->rt->spin_ns;
+	int i;
+
+	do {
+		for (i = 0; i < 16; i++) {
+			if (has_work(w) || try_steal(w))
+				return true;
+			act__cpu_relax();
+		}
+	} while (act__now_ns() < until);
+	return false;
+}
+
+/* Go's rule: the last searcher to find work wakes the next one. */
+static void stop_spinning(struct act__worker *w, bool found)
+{
+	w->spinning = false;
+	if (atomic_fetch_sub_explicit(&w->rt->nspinning, 1,
+				      memory_order_seq_cst) == 1 &&
+	    found)
+		act__wake_idle(w->rt, w);
+}
+
+static bool search(struct act__worker *w)
+{
+	bool found;
+
+	if (!w->spinning && may_spin(w->rt)) {
+		atomic_fetch_add_explicit(&w->rt->nspinning, 1,
+					  memory_order_seq_cst);
+		w->spinning = true;
+	}
+	if (!w->spinning)
+		return has_work(w) || try_steal(w);
+	found = spin_search(w);
+	stop_spinning(w, found);
+	return found;
+}
+
+/* Work in some other worker's shared queue? (the re-check, seq_cst) */
+static bool others_have_work(struct act__worker *w)
+{
+	uint32_t i;
+
+	for (i = 0; i < w->rt->nworkers; i++)
+		if (&w->rt->workers[i] != w &&
+		    act__runq_shared_nonempty(&w->rt->workers[i].rq))
+			return true;
+	return false;
+}
+
+/*
+ * Leave the idle set. Whoever clears the bit owns the nidle decrement; a
+ * bit already clear was claimed by act__wake_idle, which took a unit of
+ * nspinning for this worker: it searches next.
+ */
+static void unidle(struct act__worker *w, _Atomic uint64_t *word,
+		   uint64_t bit)
+{
+	if (atomic_fetch_and_explicit(word, ~bit, memory_order_seq_cst) & bit)
+		atomic_fetch_sub_explicit(&w->rt->nidle, 1,
+					  memory_order_seq_cst);
+	else
+		w->spinning = true;
+}
+
+/*
+ * Announce idle, re-check, sleep. seq_cst throughout: the announcement
+ * (nidle, the bit, `sleeping`) and the re-check (every queue, the bit,
+ * stop) form Dekker pairs with the wakers, who publish work, then read
+ * nidle (act__wake_idle_maybe), `sleeping` (act__doorbell_ring) or stop.
+ */
+static void sleep_idle(struct act__worker *w)
+{
+	struct act__rt *rt = w->rt;
+	_Atomic uint64_t *word = &rt->idle_mask[w->index / 64];
+	uint64_t bit = 1ull << (w->index % 64);
+	uint32_t seen;
+
+	atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
+	atomic_fetch_or_explicit(word, bit, memory_order_seq_cst);
+	seen = act__doorbell_prepare(&w->bell);
+	if ((atomic_load_explicit(word, memory_order_seq_cst) & bit) &&
+	    !act__runq_maybe_nonempty(&w->rq) &&
+	    !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
+	    !others_have_work(w)) {
+		act__count(&w->n_sleeps);
+		/* stop is 0 here (just checked): sleep until it or the bell
+		 * moves */
+		act__futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
+	}
+	act__doorbell_cancel(&w->bell);
+	unidle(w, word, bit);
+}
+
+static void idle_loop(struct act__worker *w)
+{
+	for (;;) {
+		if (search(w) ||
+		    atomic_load_explicit(&w->rt->stop, memory_order_relaxed))
+			return;
+		sleep_idle(w);
+		if (!w->spinning) /* not claimed: back to the queue */
+			return;
+	}
+}
+
+static void idle(struct act__worker *w)
+{
+	/* envelopes freed for other workers, stacks and slots for other
+	 * homes go back before any wait */
+	act__slab_flush_remote(&w->slab);
+	act__stack_flush_away(&w->stacks);
+	act__slot_flush_away(&w->rt->procs, &w->slots);
+	/* relaxed: a placement hint for spawners (spawn.c place()) */
+	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
+	idle_loop(w);
+	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
+}
+
+void act__wake_idle(struct act__rt *rt, struct act__worker *me)
+{
+	uint32_t zero = 0, i;
+	uint64_t m, bit;
+
+	/* one searcher at a time is woken: claim the unit for it */
+	if (!atomic_compare_exchange_strong_explicit(&rt->nspinning, &zero, 1,
+						     memory_order_seq_cst,
+						     memory_order_relaxed))
+		return;
+	for (i = 0; i < (rt->nworkers + 63) / 64; i++) {
+		m = atomic_load_explicit(&rt->idle_mask[i],
+					 memory_order_seq_cst);
+		while (m) {
+			bit = m & -m;
+			/* seq_cst: the claim, then the seq_cst load of
+			 * `sleeping` in act__doorbell_ring (sleep_idle
+			 * re-reads the bit after announcing sleeping) */
+			if (atomic_fetch_and_explicit(&rt->idle_mask[i], ~bit,
+						      memory_order_seq_cst) &
+			    bit) {
+				atomic_fetch_sub_explicit(&rt->nidle, 1,
+							  memory_order_seq_cst);
+				if (act__doorbell_ring(
+					    &rt->workers[i * 64 +
+							 __builtin_ctzll(bit)]
+						     .bell) &&
+				    me)
+					act__count(&me->n_futex_wakes);
+				return;
+			}
+			m &= ~bit;
+		}
+	}
+	atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst);
+}
+
+void act__worker_loop(struct act__worker *w)
+{
+	struct act__proc *p;
+
+	/* acquire: pairs with the release store of stop in reap/act_main */
+	while (!atomic_load_explicit(&w->rt->stop, memory_order_acquire)) {
+		/* a thief asked: offer half the surplus, and wake a searcher
+		 * if none is left to take it (Go's rule) */
+		if (act__runq_should_publish(&w->rq) &&
+		    act__runq_publish(&w->rq))
+			act__wake_idle_maybe(w->rt, w);
+		p = act__runq_pop(&w->rq);
+		if (p)
+			run_one(w, p);
+		else
+			idle(w);
+	}
+	act__slab_flush_remote(&w->slab);
+	act__stack_flush_away(&w->stacks);
+	act__slot_flush_away(&w->rt->procs, &w->slots);
+}

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * worker.h - one scheduler: a thread, its run queue, its slabs, and the
+ * loop that runs processes.
+ *
+ * Worker-local state is reached only through act__worker_self(), a function
+ * the compiler cannot inline or see through, because a process may resume
+ * on another thread after any switch and a cached address of a __thread
+ * variable would then name the old worker's state (I8).
+ */
+#ifndef ACT_WORKER_H
+#define ACT_WORKER_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "arch/ctx.h"
+#include "arch/fp.h"
+#include "arch/tls.h"
+#include "base/internal.h"
+#include "base/park.h"
+#include "proc/proc.h"
+#include "runq.h"
+#include "affinity/plan.h"
+#include "mem/slab.h"
+#include "mem/stack.h"
+
+struct act__rt;
+
+enum act__switch_reason {
+	ACT_SW_YIELD = 1,
+	ACT_SW_PARK,
+	ACT_SW_EXIT,
+	ACT_SW_MUTE,
+	ACT_SW_IOWAIT,  /* wait for an I/O completion (io.h) */
+};
+
+struct act__worker {
+	/* owner only */
+	struct act__ctx sched_ctx;
+	struct act__proc *current;
+	/* the process that switched out and what for (switch_reason),
+	 * until the code the switch resumed settles it on its own stack
+	 * (act__worker_settle): the loop, or the next process itself */
+	struct act__proc *leaving;
+	int switch_reason;
+	int32_t budget;                  /* reductions left to current */
+	int32_t reductions;              /* budget of each turn (config) */
+	int32_t backlog_at;              /* budget left: a reader's backlog */
+	struct act__rt *rt;
+	uint32_t index;
+	int home;                        /* memory home (lib/affinity/homes.h) */
+	const uint16_t *victims;         /* steal order (lib/affinity/plan.h) */
+	uint16_t level_end[ACT_STEAL_LEVELS];
+	struct act__slot_cache slots;    /* free process slots */
+	uint64_t rng;
+	struct act__slab slab;
+	struct act__stack_cache stacks;
+	pthread_t thread;
+	bool spinning;                   /* holds one unit of rt->nspinning */
+	/* the thread's floating-point control state, kept here while a
+	 * process with its own (ACT_SPAWN_FPENV) runs (act__worker_fp_*) */
+	struct act__fpctl fp_shared;
+	uint32_t unrung_cancels;         /* reactor cancels since a ring */
+	/* counters: the owner writes them with plain loads and stores
+	 * (act__count), anyone may read them (act_stats, relaxed) */
+	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
+		n_steal_fails, n_stolen, n_remote_wakes, n_parks, n_sleeps,
+		n_futex_wakes, n_mutes, n_exits, n_far_steals,
+		n_direct; /* switches from a process straight to the next */
+
+	/* other threads */
+	struct act__runq rq act__aligned;
+	struct act__doorbell bell act__aligned;
+	/* set while idle (searching or asleep), read by spawners (place) */
+	_Atomic uint8_t wants_work;
+};
+
+static inline uint64_t act__worker_rng(struct act__worker *w)
+{
+	w->rng ^= w->rng << 13;
+	w->rng ^= w->rng >> 7;
+	w->rng ^= w->rng << 17;
+	return w->rng;
+}
+
+/* I8: act__worker_self() (arch/tls.h) is the only way to the calling
+ * thread's worker; NULL off a worker. */
+void act__worker_set_self(struct act__worker *w);
+
+int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i);
+/* w's memory home (lib/affinity/homes.h) for its slab, stacks and slots; after
+ * rt->numa and rt->procs are set up, before w runs. */
+int act__worker_set_home(struct act__worker *w, int home);
+void act__worker_destroy(struct act__worker *w);
+/* Run processes until the runtime stops. */
+void act__worker_loop(struct act__worker *w);
+
+/* Set the stop word and wake every worker (any thread). */
+void act__rt_stop(struct act__rt *rt);
+/*
+ * Go's rule: if a worker sleeps idle and none is searching, wake one to
+ * search (it takes a unit of rt->nspinning for it). `me`: the caller's
+ * worker or NULL. Any thread.
+ */
+void act__wake_idle(struct act__rt *rt, struct act__worker *me);
+
+/* From a process: give the CPU back to the worker for `reason`. */
+void act__switch_out(struct act__proc *p, int reason);
+
+/*
+ * The same, with w the caller's worker fetched since the last switch.
+ * After it returns the process may run on another worker: the caller
+ * must fetch act__worker_self() again before touching worker state (I8).
+ */
+void act__worker_switch(struct act__worker *w, struct act__proc *p,
+			int reason);
+static inline void act__switch_out_w(struct act__worker *w,
+				     struct act__proc *p, int reason)
+{
+	act__worker_switch(w, p, reason);
+}
+
+/*
+ * Whatever a switch resumed (the loop, a process in its switch, a new
+ * process's first instruction) calls this first, on its own stack, with
+ * the thread's worker: it finishes the switch of w->leaving (parks it,
+ * queues it, reaps it), now that nothing runs on that process's stack
+ * (I2). Nothing when the switch came from the loop.
+ */
+void act__worker_settle(struct act__worker *w);
+
+/*
+ * A process spawned with ACT_SPAWN_FPENV (ACT_PF_FPENV) starts or
+ * resumes on w: keep w's floating-point control state and load own.
+ * Then, as it switches out, act__worker_fp_leave puts w's back.
+ */
+static inline void act__worker_fp_enter(struct act__worker *w,
+					const struct act__fpctl *own)
+{
+	act__fp_save(&w->fp_shared);
+	act__fp_load(own);
+}
+
+/* From p itself: exit now with p->exit_reason (set by act_exit or a
+ * kill). Never returns. */
+void act__exit_now(struct act__proc *p) __attribute__((noreturn));
+/* From p itself, back from a switch: exit if it was killed. */
+void act__die_if_killed(struct act__proc *p);
+
+/*
+ * Charge one reduction to p, running on w; yields when the budget is
+ * spent. w must not be used by the caller after this returns (I8).
+ */
+static inline void act__reduce(struct act__worker *w, struct act__proc *p)
+{
+	if (act__unlikely(--w->budget <= 0)) {
+		act__switch_out_w(w, p, ACT_SW_YIELD);
+		act__turn_begin(p);
+		act__die_if_killed(p);
+	}
+}
+
+/*
+ * Implemented a layer above, in lib/actor/links.c: the reap's one call
+ * upward (doc/design/overview.md "Layers"). p is EXITING, off its stack,
+ * on worker w: drop its name, send its exit signals and DOWN messages,
+ * free its relations.
+ */
+void act__links_exit(struct act__worker *w, struct act__proc *p);
+
+#endif /* ACT_WORKER_H */
