@@ -15,24 +15,45 @@
 #   7  runtime
 #
 # Also: <hwloc.h>, <numa.h> and <numaif.h> are included only in
-# lib/affinity/. A header named by a path that is not in lib/ (other
+# lib/affinity/, and so are affinity's headers that include them: their
+# types do not leak out (the others declare hwloc's structs instead). A header named by a path that is not in lib/ (other
 # than actors.h and config.h) is an error too, as is a bare name that is
 # not in the including file's folder.
 #
-# Run from anywhere; `make check` runs it (tests/tests.am). Prints each
-# violation as FILE:LINE: what, and exits 1 if there is one.
+# With a build directory (scripts/check-layers.sh build/release; `make
+# check` gives its own, tests/layers.sh), also the calls: each object of
+# the library (BUILD/lib/<folder>/libactors_core_la-<name>.o, for the
+# sources there are) may refer only to symbols defined in its own or a
+# lower layer, but for the calls that go up by design, each declared in
+# the lower layer's header (doc/design/overview.md "Layers"; the
+# list `hooks` below).
+#
+# Prints each violation as FILE:LINE: what, and exits 1 if there is one.
 set -eu
+build=
+if [ $# -gt 0 ]; then
+	build=$(cd "$1" && pwd) || { echo "check-layers: no build directory $1" >&2; exit 2; }
+fi
 cd "$(dirname "$0")/.."
 
 layers='arch:0 base:0 affinity:1 mem:2 proc:3 sched:4 reactor:5 actor:6 runtime:7'
+hooks='act__links_exit act__exit_now act__die_if_killed act__utimer_arm
+act__utimer_fire act__utimer_release act__utimers_destroy'
 
-find lib -name '*.[chS]' | sort | awk -v layers="$layers" '
+status=0
+# affinity's headers that include hwloc's or libnuma's: affinity's own
+leaky=$(grep -l '^[ 	]*#[ 	]*include[ 	]*<\(hwloc\|numa\|numaif\)\.h>' \
+	lib/affinity/*.h | sed 's|^lib/||' | tr '\n' ' ')
+find lib -name '*.[chS]' | sort | awk -v layers="$layers" -v leaky="$leaky" '
 BEGIN {
 	n = split(layers, l, " ")
 	for (i = 1; i <= n; i++) {
 		split(l[i], kv, ":")
 		level[kv[1]] = kv[2]
 	}
+	n = split(leaky, lk, " ")
+	for (i = 1; i <= n; i++)
+		leak[lk[i]] = 1
 	bad = 0
 }
 {
@@ -78,6 +99,10 @@ BEGIN {
 			bad++
 			continue
 		}
+		if (folder != "affinity" && (name in leak)) {
+			printf "%s:%d: includes %s, which includes hwloc or libnuma: only lib/affinity/ may\n", file, line, name
+			bad++
+		}
 		if (level[to] > level[folder]) {
 			printf "%s:%d: includes %s (layer %d %s) from layer %d %s: upward\n", file, line, name, level[to], to, level[folder], folder
 			bad++
@@ -90,4 +115,58 @@ END {
 		printf "check-layers: %d include(s) against the layers\n", bad
 		exit 1
 	}
-}'
+}' || status=1
+
+[ -n "$build" ] || exit "$status"
+command -v nm >/dev/null || { echo "check-layers: no nm" >&2; exit 2; }
+# "folder def|use symbol source" for every object of a source there is
+# (of the other CPU architecture's none is built)
+syms=$(mktemp)
+trap 'rm -f "$syms"' EXIT
+for src in $(find lib -name '*.[cS]' | sort); do
+	folder=${src#lib/}
+	folder=${folder%%/*}
+	base=${src##*/}
+	obj=$build/${src%/*}/libactors_core_la-${base%.*}.o
+	# libtool keeps the PIC object in .libs/ (and only there with
+	# --disable-static)
+	[ -f "$obj" ] || obj=$build/${src%/*}/.libs/libactors_core_la-${base%.*}.o
+	if [ ! -f "$obj" ]; then
+		case $src in
+		lib/arch/*/*) continue ;;
+		esac
+		echo "check-layers: $obj is missing: build first" >&2
+		exit 2
+	fi
+	nm "$obj" | awk -v f="$folder" -v o="$src" '
+		NF == 3 && $2 ~ /^[TDBR]$/ { print f, "def", $3, o }
+		NF == 2 && $1 == "U" { print f, "use", $2, o }'
+done >"$syms"
+awk -v layers="$layers" -v hooks="$hooks" '
+BEGIN {
+	n = split(layers, l, " ")
+	for (i = 1; i <= n; i++) {
+		split(l[i], kv, ":")
+		level[kv[1]] = kv[2]
+	}
+	n = split(hooks, h, /[ \n]+/)
+	for (i = 1; i <= n; i++)
+		hook[h[i]] = 1
+}
+$2 == "def" { def[$3] = $1 }
+$2 == "use" { nu++; uf[nu] = $1; us[nu] = $3; uo[nu] = $4 }
+END {
+	bad = 0
+	for (i = 1; i <= nu; i++) {
+		s = us[i]
+		if (!(s in def) || level[def[s]] <= level[uf[i]] || (s in hook))
+			continue
+		printf "%s: calls %s of layer %d %s from layer %d %s: upward\n", uo[i], s, level[def[s]], def[s], level[uf[i]], uf[i]
+		bad++
+	}
+	if (bad) {
+		printf "check-layers: %d call(s) against the layers\n", bad
+		exit 1
+	}
+}' "$syms" || status=1
+exit "$status"

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
+#include <hwloc.h>
+
 #include "testrt.h"
 
 #include "affinity/env.h"

@@ -19,6 +19,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include <hwloc.h>
+
 #include "testrt.h"
 
 #include "affinity/plan.h"

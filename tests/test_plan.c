@@ -15,6 +15,8 @@
 #include <sys/mman.h>
 #include <stdint.h>
 
+#include <hwloc.h>
+
 #include "testrt.h"
 
 #include "affinity/plan.h"

@@ -6,8 +6,8 @@
  * through a running runtime (act_send / act_msg_free).
  *
  * Unit tests without a runtime build a fake struct act__rt with a workers
- * array, because a remote free finds the owning slab through
- * act__rt_current->workers[e->worker].slab.
+ * array and give its slabs to act__slab_index_set, through which a
+ * remote free finds the owning slab.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -35,6 +35,9 @@ static struct act__rt *fake_rt(unsigned nworkers)
 	rt->nworkers = nworkers;
 	for (i = 0; i < nworkers; i++)
 		act__slab_init(&rt->workers[i].slab, (uint16_t)i);
+	act__slab_init(&rt->foreign, (uint16_t)nworkers);
+	act__slab_index_set(&rt->workers[0].slab, sizeof(*rt->workers),
+			    nworkers, &rt->foreign);
 	act__rt_current = rt;
 	return rt;
 }
@@ -46,6 +49,8 @@ static void fake_rt_free(struct act__rt *rt)
 	for (i = 0; i < rt->nworkers; i++)
 		act__slab_destroy(&rt->workers[i].slab);
 	free(rt->workers);
+	act__slab_destroy(&rt->foreign);
+	act__slab_index_set(NULL, 0, 0, NULL);
 	free(rt);
 	act__rt_current = NULL;
 }

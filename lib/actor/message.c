@@ -367,18 +367,3 @@ void act_msg_free(struct act_msg *msg)
 				     memory_order_release) != ACT_ENV_HELD)
 		not_held(e);
 }
-
-uint32_t act__slab_workers(void)
-{
-	struct act__rt *rt = act__rt_current;
-
-	return rt ? rt->nworkers : 0;
-}
-
-struct act__slab *act__slab_of_worker(uint16_t worker)
-{
-	struct act__rt *rt = act__rt_current;
-
-	return worker < rt->nworkers ? &rt->workers[worker].slab
-				     : &rt->foreign;
-}

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwloc.h>
+
 #include "actors.h"
 #include "env.h"
 #include "plan.h"
@@ -565,7 +567,8 @@ int act__plan_resolve(const struct act_config *cfg,
 	return rc;
 }
 
-int act__pin_self(const struct act__topo *t, hwloc_const_bitmap_t set)
+int act__pin_self(const struct act__topo *t,
+		  const struct hwloc_bitmap_s *set)
 {
 	const char *test = getenv("ACT_TEST_PIN");
 
@@ -577,7 +580,8 @@ int act__pin_self(const struct act__topo *t, hwloc_const_bitmap_t set)
 }
 
 void act__pin_thread(const struct act__topo *t, _Atomic int *failed,
-		     hwloc_const_bitmap_t set, const char *who, int index)
+		     const struct hwloc_bitmap_s *set, const char *who,
+		     int index)
 {
 	char *l = NULL;
 	int rc;
@@ -600,4 +604,38 @@ void act__pin_thread(const struct act__topo *t, _Atomic int *failed,
 			"other that fails run unbound\n",
 			who, l ? l : "?", strerror(-rc));
 	free(l);
+}
+
+void act__pin_thread_cpu(const struct act__topo *t, _Atomic int *failed,
+			 int cpu, const char *who)
+{
+	hwloc_bitmap_t set = hwloc_bitmap_alloc();
+
+	if (!set)
+		return;
+	hwloc_bitmap_only(set, (unsigned)cpu);
+	act__pin_thread(t, failed, set, who, -1);
+	hwloc_bitmap_free(set);
+}
+
+struct hwloc_bitmap_s *act__binding_get(const struct act__topo *t)
+{
+	hwloc_bitmap_t b;
+
+	if (!t->thissystem)
+		return NULL;
+	b = hwloc_bitmap_alloc();
+	if (b && hwloc_get_cpubind(t->hw, b, HWLOC_CPUBIND_THREAD)) {
+		hwloc_bitmap_free(b);
+		b = NULL;
+	}
+	return b;
+}
+
+void act__binding_put(const struct act__topo *t, struct hwloc_bitmap_s *b,
+		      bool rebind)
+{
+	if (b && rebind && t->thissystem)
+		hwloc_set_cpubind(t->hw, b, HWLOC_CPUBIND_THREAD);
+	hwloc_bitmap_free(b);
 }

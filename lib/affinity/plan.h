@@ -56,7 +56,7 @@ struct act__plan_in {
 };
 
 struct act__plan_worker {
-	hwloc_bitmap_t set;   /* CPUs it is bound to; NULL: not bound
+	struct hwloc_bitmap_s *set; /* CPUs it is bound to; NULL: not bound
 			       * (none: the usable set when narrowed) */
 	int cpu;              /* the OS CPU when bound to one, else -1 */
 	int pu;               /* its place in topo->pus (numa: the core it
@@ -112,7 +112,8 @@ int act__plan_resolve(const struct act_config *cfg,
  * 0 or a negative errno. ACT_TEST_PIN=fail makes it fail with -EINVAL
  * (the test of the runtime's "report once, go on unbound").
  */
-int act__pin_self(const struct act__topo *t, hwloc_const_bitmap_t set);
+int act__pin_self(const struct act__topo *t,
+		  const struct hwloc_bitmap_s *set);
 
 /*
  * The runtime's threads: bind the calling thread to set for `who`
@@ -122,7 +123,21 @@ int act__pin_self(const struct act__topo *t, hwloc_const_bitmap_t set);
  * unbound.
  */
 void act__pin_thread(const struct act__topo *t, _Atomic int *failed,
-		     hwloc_const_bitmap_t set, const char *who, int index);
+		     const struct hwloc_bitmap_s *set, const char *who,
+		     int index);
+/* The same for the one OS CPU cpu. */
+void act__pin_thread_cpu(const struct act__topo *t, _Atomic int *failed,
+			 int cpu, const char *who);
+
+/*
+ * The calling thread's binding, to be put back: NULL when the topology
+ * is not this machine's or the binding cannot be read. act__binding_put
+ * binds the thread to it again (unless `rebind` is false) and frees it;
+ * NULL does nothing.
+ */
+struct hwloc_bitmap_s *act__binding_get(const struct act__topo *t);
+void act__binding_put(const struct act__topo *t, struct hwloc_bitmap_s *b,
+		      bool rebind);
 
 /* `actors topo`: the topology, the usable set and the plan, as text or
  * JSON (doc/topology.md); flags are ACT_REPORT_*. 0 or -ENOMEM. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwloc.h>
+
 #include "cgroup.h"
 #include "env.h"
 #include "topology.h"

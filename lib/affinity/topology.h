@@ -15,10 +15,14 @@
 #ifndef ACT_TOPOLOGY_H
 #define ACT_TOPOLOGY_H
 
+/* hwloc's types, declared so that includers need not see <hwloc.h>:
+ * only lib/affinity/ does (scripts/check-layers.sh). */
+struct hwloc_topology;
+struct hwloc_bitmap_s;
+
 #include <stdbool.h>
 #include <stddef.h>
 
-#include <hwloc.h>
 
 struct act__pu {
 	int os;        /* OS CPU number */
@@ -31,7 +35,8 @@ struct act__pu {
 };
 
 struct act__topo {
-	hwloc_topology_t hw;  /* owned unless it is the shared one */
+	struct hwloc_topology *hw; /* hwloc_topology_t: owned unless it is
+				    * the shared one */
 	bool shared;          /* this machine's cached topology */
 	bool thissystem;      /* plans can be applied (pinning) */
 	bool flat;            /* hwloc failed on this machine: a stand-in of
@@ -42,8 +47,8 @@ struct act__topo {
 	char source[256];     /* "this machine", "synthetic ...", "xml ..." */
 	int npus, ncores, ncaches, nnodes, npackages;
 	struct act__pu *pus;  /* npus, in topology (hwloc logical) order */
-	hwloc_bitmap_t usable;   /* OS CPUs the runtime may use */
-	hwloc_bitmap_t allowed;  /* before ACTORS_CPUS */
+	struct hwloc_bitmap_s *usable;  /* OS CPUs the runtime may use */
+	struct hwloc_bitmap_s *allowed; /* before ACTORS_CPUS */
 	double quota;         /* cgroup CPU quota in CPUs; 0: none */
 	int nusable_pus, nusable_cores;
 };

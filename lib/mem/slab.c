@@ -127,19 +127,44 @@ static struct act__env *foreign_alloc(size_t payload)
 	return e;
 }
 
-/* Resolves a worker's own slab from its index. */
-struct act__slab *act__slab_of_worker(uint16_t worker);
+/*
+ * The running runtime's slabs, for frees from any thread: worker i's is
+ * `stride` bytes after worker 0's, the foreign one has index n. Set
+ * before any thread of the runtime runs, cleared after they all ended
+ * (act__slab_index_set; thread creation and join order it).
+ */
+static struct {
+	char *first;
+	size_t stride;
+	uint32_t n;
+	struct act__slab *foreign;
+} slabs;
+
+void act__slab_index_set(struct act__slab *first, size_t stride, uint32_t n,
+			 struct act__slab *foreign)
+{
+	slabs.first = (char *)first;
+	slabs.stride = stride;
+	slabs.n = n;
+	slabs.foreign = foreign;
+}
+
+/* A worker's own slab from its index; past the workers, the foreign. */
+static struct act__slab *slab_of_worker(uint16_t worker)
+{
+	return worker < slabs.n ? (struct act__slab *)(slabs.first +
+						       worker * slabs.stride)
+				: slabs.foreign;
+}
 
 /* The slab that owns envelopes of sid (a worker's own, or a guest). */
 static struct act__slab *slab_of_sid(uint32_t sid)
 {
-	struct act__slab *s = act__slab_of_worker((uint16_t)sid);
+	struct act__slab *s = slab_of_worker((uint16_t)sid);
 	uint32_t home = sid >> 16;
 
 	return home == (uint32_t)s->home ? s : &s->guests[home];
 }
-/* Workers of the running runtime (0 when none). */
-uint32_t act__slab_workers(void);
 
 /*
  * Before carving fresh memory (a first touch per page: 17-20 us on these
@@ -153,11 +178,11 @@ uint32_t act__slab_workers(void);
  */
 static struct act__env *adopt_remote(struct act__slab *s, int c)
 {
-	uint32_t n = act__slab_workers(), i;
+	uint32_t n = slabs.n, i;
 	struct act__env *e;
 
 	for (i = 0; i < n; i++) {
-		struct act__slab *o = act__slab_of_worker((uint16_t)i);
+		struct act__slab *o = slab_of_worker((uint16_t)i);
 
 		if (o == s || o->home != s->home ||
 		    !atomic_load_explicit(&o->remote[c], memory_order_relaxed))
@@ -184,7 +209,7 @@ struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 		/* acquire: pairs with the release CAS in remote_push */
 		e = atomic_exchange_explicit(&s->remote[c], NULL,
 					     memory_order_acquire);
-		if (!e && s->worker < act__slab_workers())
+		if (!e && s->worker < slabs.n)
 			e = adopt_remote(s, c);
 		if (!e)
 			e = slab_carve(s, c);

@@ -127,6 +127,12 @@ struct act__slab {
 			      ACT_ENV_HDR)
 
 void act__slab_init(struct act__slab *s, uint16_t worker);
+/* The running runtime's slabs: worker i's at first + i * stride bytes (a
+ * member of each struct act__worker), and the foreign slab (index n).
+ * Before the runtime's threads start; (NULL, 0, 0, NULL) after they
+ * ended. Remote frees find an envelope's slab through it. */
+void act__slab_index_set(struct act__slab *first, size_t stride, uint32_t n,
+			 struct act__slab *foreign);
 /* Carve new chunks from home's node (homes.h), and with more than one
  * home make the guest slabs of the others; before any thread runs. A
  * slab never set stays unbound in home 0 (the foreign slab). 0 or

@@ -316,16 +316,9 @@ static void *reactor_main(void *arg)
 	char why[160];
 
 	pthread_setname_np(pthread_self(), "act-reactor");
-	if (r->rt->plan.reactor_cpu >= 0) {
-		hwloc_bitmap_t set = hwloc_bitmap_alloc();
-
-		if (set) {
-			hwloc_bitmap_only(set, (unsigned)r->rt->plan.reactor_cpu);
-			act__pin_thread(&r->rt->topo, &r->rt->pin_failed, set,
-					"the reactor", -1);
-			hwloc_bitmap_free(set);
-		}
-	}
+	if (r->rt->plan.reactor_cpu >= 0)
+		act__pin_thread_cpu(&r->rt->topo, &r->rt->pin_failed,
+				    r->rt->plan.reactor_cpu, "the reactor");
 	r->submit_first = shares_cpu(r);
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
 	act__ring_init(&r->ring, r->rt->cfg.ring_entries, why, sizeof(why));

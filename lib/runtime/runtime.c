@@ -276,6 +276,7 @@ static void destroy(struct act__rt *rt)
 		act__worker_destroy(&rt->workers[i]);
 	free(rt->workers);
 	act__slab_destroy(&rt->foreign);
+	act__slab_index_set(NULL, 0, 0, NULL);
 	act__registry_destroy(rt);
 	act__ptable_destroy(&rt->procs);
 	act__overflow_thread_fini();
@@ -309,6 +310,8 @@ static int build(struct act__rt *rt)
 		rt->nworkers = 0;
 		return -ENOMEM;
 	}
+	act__slab_index_set(&rt->workers[0].slab, sizeof(*rt->workers),
+			    rt->nworkers, &rt->foreign);
 	rc = act__numa_init(&rt->numa, rt->worker_os_node, rt->nworkers,
 			    homes, rt->topo.simulated);
 	/* the table's regions follow the homes */
@@ -503,7 +506,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	struct act__fpctl caller_fp;
 	struct act__rt *rt;
 	struct rt_block *blk;
-	hwloc_bitmap_t saved;
+	struct hwloc_bitmap_s *saved;
 	uint64_t stats = 0;
 	int rc;
 
@@ -548,12 +551,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	act__worker_set_self(&rt->workers[0]);
 	act__rt_open(rt);
 	/* worker 0 is the caller's thread: its mask is put back at the end */
-	saved = hwloc_bitmap_alloc();
-	if (saved && rt->topo.thissystem &&
-	    hwloc_get_cpubind(rt->topo.hw, saved, HWLOC_CPUBIND_THREAD)) {
-		hwloc_bitmap_free(saved);
-		saved = NULL;
-	}
+	saved = act__binding_get(&rt->topo);
 	/* a mask that could not be saved could not be put back: the
 	 * caller's thread then stays as it is */
 	if (saved)
@@ -578,9 +576,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	 * act_send_after inside now still finds the workers and the
 	 * reactor running */
 	act__rt_close();
-	if (saved && rt->plan.w[0].set && rt->topo.thissystem)
-		hwloc_set_cpubind(rt->topo.hw, saved, HWLOC_CPUBIND_THREAD);
-	hwloc_bitmap_free(saved);
+	act__binding_put(&rt->topo, saved, rt->plan.w[0].set != NULL);
 	join_workers(rt);
 	if (rt->print_stats)
 		act__stats_print(rt, stderr);

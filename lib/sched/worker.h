@@ -142,10 +142,13 @@ static inline void act__worker_fp_enter(struct act__worker *w,
 	act__fp_load(own);
 }
 
-/* From p itself: exit now with p->exit_reason (set by act_exit or a
- * kill). Never returns. */
+/*
+ * Implemented a layer above, in lib/actor/spawn.c (a process's exit runs
+ * its exit handlers: doc/design/overview.md "Layers"). From p itself:
+ * exit now with p->exit_reason (set by act_exit or a kill); never
+ * returns. And, back from a switch: exit if it was killed.
+ */
 void act__exit_now(struct act__proc *p) __attribute__((noreturn));
-/* From p itself, back from a switch: exit if it was killed. */
 void act__die_if_killed(struct act__proc *p);
 
 /*
@@ -162,7 +165,7 @@ static inline void act__reduce(struct act__worker *w, struct act__proc *p)
 }
 
 /*
- * Implemented a layer above, in lib/actor/links.c: the reap's one call
+ * Implemented a layer above, in lib/actor/links.c: the reap's call
  * upward (doc/design/overview.md "Layers"). p is EXITING, off its stack,
  * on worker w: drop its name, send its exit signals and DOWN messages,
  * free its relations.
