@@ -15,6 +15,8 @@
 
 #include "testrt.h"
 
+#include "actor/timer.h"
+
 #include "reactor/reactor.h"
 
 #define MS 1000000LL

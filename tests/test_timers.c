@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "testrt.h"
+
+#include "actor/timer.h"
 #include "iotest.h"
 
 #include "reactor/reactor.h"

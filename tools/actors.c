@@ -36,6 +36,7 @@
 #include "affinity/env.h"
 #include "runtime/paths.h"
 #include "affinity/plan.h"
+#include "affinity/report.h"
 #include "reactor/ring.h"
 #include "runtime/runtime.h"
 #include "../bench/bench.h"

@@ -10,6 +10,7 @@
 
 #include "links.h"
 #include "message.h"
+#include "registry.h"
 #include "proc/mailbox.h"
 #include "sched/rt.h"
 #include "sched/wake.h"

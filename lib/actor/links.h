@@ -101,12 +101,6 @@ int act__exit_signal(struct act__rt *rt, struct act__worker *w,
 		     struct act__proc *p, act_pid pid, act_pid who,
 		     intptr_t reason, bool untrappable);
 
-/* Registry (registry.c). */
-void act__registry_init(struct act__rt *rt);
-void act__registry_destroy(struct act__rt *rt);
-/* p is EXITING: its name, if it has one, is free again. */
-void act__registry_exit(struct act__rt *rt, struct act__proc *p);
-
 /* Slot-index order double locking; a == b takes one lock. */
 void act__lock2(struct act__proc *a, struct act__proc *b);
 void act__unlock2(struct act__proc *a, struct act__proc *b);

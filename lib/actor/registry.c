@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "links.h"
+#include "registry.h"
 #include "sched/rt.h"
 
 struct act__name {

@@ -17,6 +17,7 @@
 
 #include "links.h"
 #include "message.h"
+#include "spawn.h"
 #include "sched/rt.h"
 #include "sched/wake.h"
 #include "sched/worker.h"
@@ -67,9 +68,6 @@ static void proc_entry(void *arg)
 	act_exit(ACT_EXIT_NORMAL);
 }
 
-/* Shared by act_spawn_opt and act_main (main process: w's first).
- * mailbox_limit: 0 for none; rels: the caller's link and monitor to put
- * on before the child can run (NULL: none), consumed on success. */
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
 		   struct act__spawn_rels *rels, bool fpenv)

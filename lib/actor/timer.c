@@ -32,6 +32,7 @@
 
 #include "reactor/reactor.h"
 #include "message.h"
+#include "timer.h"
 #include "sched/rt.h"
 #include "sched/worker.h"
 

@@ -13,7 +13,7 @@
 #include <hwloc.h>
 
 #include "actors.h"
-#include "plan.h"
+#include "report.h"
 
 /* What the text and the JSON both need, worked out once. */
 struct report {

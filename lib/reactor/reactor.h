@@ -202,10 +202,6 @@ static inline bool act__reactor_wake(struct act__reactor *r)
 void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
 		       uint8_t op);
 
-/* Tests only (NULL otherwise): called by act_send_after and
- * act_send_interval the moment they have written *ref, as a canceller
- * that learned the reference at once would act. */
-extern void (*act__test_timer_published)(act_timer ref);
 /* The reactor's side of user timers, implemented a layer above, in
  * lib/actor/timer.c (a fired timer is a send: doc/design/overview.md
  * "Layers"); reactor thread only. */

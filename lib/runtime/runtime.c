@@ -15,6 +15,8 @@
 #include "affinity/env.h"
 #include "reactor/io.h"
 #include "actor/links.h"
+#include "actor/registry.h"
+#include "actor/spawn.h"
 #include "proc/mailbox.h"
 #include "sched/overflow.h"
 #include "runtime.h"
@@ -42,10 +44,6 @@ struct rt_block {
 };
 
 static _Atomic int running;
-
-act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
-		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
-		   struct act__spawn_rels *rels, bool fpenv);
 
 void act_config_init(struct act_config *cfg)
 {

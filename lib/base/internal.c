@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* util.c - the fatal-error path, the spin lock's slow path, the
- * monotonic clock and an async-signal-safe line writer. */
+/* internal.c - internal.h's functions: the fatal-error path, the spin
+ * lock's slow path, the monotonic clock and an async-signal-safe line
+ * writer. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * registry.h - registered names (registry.c): a hash table of the
+ * runtime's (struct act__registry, sched/rt.h) under a spinlock;
+ * act_register, act_unregister and act_whereis are the public side.
+ */
+#ifndef ACT_REGISTRY_H
+#define ACT_REGISTRY_H
+
+struct act__proc;
+struct act__rt;
+
+void act__registry_init(struct act__rt *rt);
+void act__registry_destroy(struct act__rt *rt);
+/* p is EXITING: its name, if it has one, is free again. */
+void act__registry_exit(struct act__rt *rt, struct act__proc *p);
+
+#endif /* ACT_REGISTRY_H */
