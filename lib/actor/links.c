@@ -45,11 +45,12 @@ void act__unlock2(struct act__proc *a, struct act__proc *b)
 bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
 		    act_pid pid)
 {
+	/* acquire: pairs with the release stores of gen (slot_free) and of
+	 * RUNNABLE (act__spawn) */
 	unsigned st = act__ps(atomic_load_explicit(&p->state,
 						   memory_order_acquire));
 
-	/* acquire: pairs with the release stores of gen (slot_free) and of
-	 * RUNNABLE (act__spawn) */
+	/* acquire: the same pairs, for the generation */
 	return st != ACT_PS_FREE && st != ACT_PS_EXITING &&
 	       atomic_load_explicit(&p->gen, memory_order_acquire) ==
 		       act__pid_gen(t, pid);

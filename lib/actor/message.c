@@ -38,12 +38,9 @@ static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
 {
 	struct act__env *e;
 
-	/* acquire: pairs with the release clear below (the lock's pair) */
-	while (atomic_flag_test_and_set_explicit(&rt->foreign_lock,
-						 memory_order_acquire))
-		act__cpu_relax();
+	act__spin_lock(&rt->foreign_lock); /* pairs with the unlock below */
 	e = act__slab_alloc(&rt->foreign, len);
-	atomic_flag_clear_explicit(&rt->foreign_lock, memory_order_release);
+	act__spin_unlock(&rt->foreign_lock);
 	return e;
 }
 

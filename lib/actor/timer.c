@@ -252,6 +252,10 @@ static int start(struct act__rt *rt, int64_t ns, int64_t interval,
 		if (act__test_timer_published)
 			act__test_timer_published(*ref);
 	}
+	/* seq_cst: the load half of the Dekker pair with the reactor's
+	 * store of next_deadline, then its look at the command queue
+	 * (reactor.c head): the ARM pushed above is seen, or the reactor
+	 * is woken */
 	if (deadline < atomic_load_explicit(&r->next_deadline,
 					    memory_order_seq_cst))
 		act__reactor_wake(r);
@@ -290,6 +294,8 @@ static int cancel_in(struct act__rt *rt, act_timer ref)
 	uint64_t w;
 
 	r = rt->reactor;
+	/* acquire: pairs with the release store of n in ut_alloc: the
+	 * slots below it are there */
 	if ((ref & UT_IDX_MASK) == 0 || gen == 0 ||
 	    index >= atomic_load_explicit(&r->timers.n, memory_order_acquire))
 		return -ENOENT;

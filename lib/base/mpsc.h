@@ -15,9 +15,13 @@
  * only after the consumer popped it. Reclamation is the caller's: a popped
  * node belongs to the consumer; the stub lives in the queue.
  *
- * Memory order: the producer's exchange on head is acq_rel (it publishes
- * the node's contents and orders against the previous producer); the link
- * store is release and pairs with the consumer's acquire load of next.
+ * Memory order: the producer's exchange on head is seq_cst: it publishes
+ * the node's contents (acquire and release: the consumer's acquire load
+ * of head pairs with it, and it orders against the previous producer),
+ * and it is the store half of the Dekker pair "push, then read the
+ * receiver's state" against "write the state, then look at head"
+ * (act__mpsc_push). The link store is release and pairs with the
+ * consumer's acquire load of next.
  */
 #ifndef ACT_MPSC_H
 #define ACT_MPSC_H
@@ -63,6 +67,8 @@ static inline void act__mpsc_push(struct act__mpsc *q,
 	struct act__mpsc_node *prev;
 
 	atomic_store_explicit(&n->next, NULL, memory_order_relaxed);
+	/* seq_cst: publishes n (the pop's acquire of head pairs with it)
+	 * and is the store half of the Dekker pair above */
 	prev = atomic_exchange_explicit(&q->head, n, memory_order_seq_cst);
 	/* release: pairs with the acquire load of next in act__mpsc_pop */
 	atomic_store_explicit(&prev->next, n, memory_order_release);
@@ -86,10 +92,13 @@ static inline struct act__mpsc_node *act__mpsc_pop(struct act__mpsc *q)
 		atomic_store_explicit(&q->tail, next, memory_order_relaxed);
 		return tail;
 	}
+	/* acquire: pairs with the seq_cst exchange on head in
+	 * act__mpsc_push */
 	head = atomic_load_explicit(&q->head, memory_order_acquire);
 	if (tail != head)
 		return NULL; /* a producer is between exchange and link */
 	act__mpsc_push(q, &q->stub);
+	/* acquire: pairs with the release link store in act__mpsc_push */
 	next = atomic_load_explicit(&tail->next, memory_order_acquire);
 	if (next) {
 		atomic_store_explicit(&q->tail, next, memory_order_relaxed);

@@ -309,7 +309,7 @@ struct shared_list {
 };
 
 static struct shared_home {
-	atomic_flag lock act__aligned; /* each home on lines of its own */
+	_Atomic uint32_t lock act__aligned; /* each home on lines of its own */
 	struct shared_list l[SHARED_SIZES];
 } shared[ACT_NUMA_MAX];
 
@@ -320,16 +320,12 @@ static void shared_reset(void)
 
 static void shared_lock_take(int home)
 {
-	/* acquire: pairs with the release clear in shared_lock_drop */
-	while (atomic_flag_test_and_set_explicit(&shared[home].lock,
-						 memory_order_acquire))
-		act__cpu_relax();
+	act__spin_lock(&shared[home].lock); /* pairs with shared_lock_drop */
 }
 
 static void shared_lock_drop(int home)
 {
-	/* release: pairs with the acquire in shared_lock_take */
-	atomic_flag_clear_explicit(&shared[home].lock, memory_order_release);
+	act__spin_unlock(&shared[home].lock); /* pairs with shared_lock_take */
 }
 
 /* Caller holds home's lock. Its list for size, made if need be and

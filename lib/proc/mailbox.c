@@ -59,6 +59,7 @@ static bool mbox_detach(struct act__proc *p)
 		~ACT_MBOX_KEPT);
 	struct act__mpsc_node *next;
 
+	/* acquire: pairs with the release link store in act__mpsc_push */
 	next = atomic_load_explicit(&n->next, memory_order_acquire);
 	if (!next) {
 		/* acquire: pairs with the seq_cst exchange on head in
@@ -70,6 +71,7 @@ static bool mbox_detach(struct act__proc *p)
 			return false;
 		}
 		act__mpsc_push(q, &q->stub);
+		/* acquire: as above, the link store's pair */
 		next = atomic_load_explicit(&n->next, memory_order_acquire);
 		if (!next) {
 			atomic_store_explicit(&q->tail, n,

@@ -70,6 +70,7 @@ static inline bool act__mailbox_maybe_nonempty(struct act__proc *p)
 
 	if (n != &p->mbox.stub && !(t & ACT_MBOX_KEPT))
 		return true;
+	/* seq_cst: the load half of the push's Dekker pair (above) */
 	return atomic_load_explicit(&p->mbox.head, memory_order_seq_cst) != n;
 }
 

@@ -75,7 +75,7 @@ int act__ptable_init(struct act__ptable *t, uint32_t cap,
 	t->max_alive = cap;
 	atomic_store_explicit(&t->fresh, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->retired, 0, memory_order_relaxed);
-	atomic_flag_clear(&t->count_lock);
+	atomic_store_explicit(&t->count_lock, 0, memory_order_relaxed);
 	t->ncaches = 0;
 	t->caches = NULL;
 	t->homes = aligned_alloc(ACT_CACHELINE, homes * sizeof(*t->homes));
@@ -102,7 +102,7 @@ int act__ptable_init(struct act__ptable *t, uint32_t cap,
 		h->end = base + t->per_home > cap ? cap
 						  : (uint32_t)base + t->per_home;
 		atomic_store_explicit(&h->used, 0, memory_order_relaxed);
-		atomic_flag_clear(&h->lock);
+		atomic_store_explicit(&h->lock, 0, memory_order_relaxed);
 		h->shared_head = UINT32_MAX;
 		h->shared_n = 0;
 		if (h->end > h->base)
@@ -145,16 +145,12 @@ void act__slot_cache_destroy(struct act__slot_cache *c)
 
 static void pool_lock(struct act__ptable_home *h)
 {
-	/* acquire: pairs with the release clear in pool_unlock */
-	while (atomic_flag_test_and_set_explicit(&h->lock,
-						 memory_order_acquire))
-		act__cpu_relax();
+	act__spin_lock(&h->lock); /* pairs with pool_unlock's unlock */
 }
 
 static void pool_unlock(struct act__ptable_home *h)
 {
-	/* release: pairs with the acquire in pool_lock */
-	atomic_flag_clear_explicit(&h->lock, memory_order_release);
+	act__spin_unlock(&h->lock); /* pairs with pool_lock's lock */
 }
 
 /* The n-th slot of a chain starting at head (n >= 1). */
@@ -299,10 +295,10 @@ static bool admit_counted(struct act__ptable *t, struct act__slot_cache *c)
 	uint32_t i;
 	bool ok;
 
-	/* acquire: pairs with the release in the unlock below */
-	while (atomic_flag_test_and_set_explicit(&t->count_lock,
-						 memory_order_acquire))
-		act__cpu_relax();
+	act__spin_lock(&t->count_lock); /* pairs with the unlock below */
+	/* seq_cst: the load half of the Dekker pair with act__slot_get's
+	 * fast path (its seq_cst born, then its seq_cst load of fresh):
+	 * the head comment */
 	for (i = 0; i < t->ncaches; i++)
 		born += atomic_load_explicit(&t->caches[i]->born,
 					     memory_order_seq_cst);
@@ -310,10 +306,9 @@ static bool admit_counted(struct act__ptable *t, struct act__slot_cache *c)
 		gone += atomic_load_explicit(&t->caches[i]->gone,
 					     memory_order_seq_cst);
 	ok = born - gone <= t->max_alive;
-	if (!ok)
+	if (!ok) /* seq_cst: as every count_up of the Dekker above */
 		count_up(&c->gone, memory_order_seq_cst);
-	/* release: pairs with the acquire above */
-	atomic_flag_clear_explicit(&t->count_lock, memory_order_release);
+	act__spin_unlock(&t->count_lock); /* pairs with the lock above */
 	return ok;
 }
 

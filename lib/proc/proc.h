@@ -186,6 +186,9 @@ static inline void act__proc_lock(struct act__proc *p)
 {
 	unsigned spins = 0;
 
+	/* own spin loop: a byte of the slot's fourth line, which has no
+	 * room for act__spin_lock's 32-bit word; it backs off as that one
+	 * does */
 	/* acquire: pairs with the release clear in act__proc_unlock */
 	while (atomic_flag_test_and_set_explicit(&p->lock,
 						 memory_order_acquire)) {
@@ -284,7 +287,7 @@ static inline void act__turn_begin(struct act__proc *p)
 struct act__ptable_home {
 	_Atomic uint32_t used act__aligned;
 	uint32_t base, end;
-	atomic_flag lock;
+	_Atomic uint32_t lock;           /* act__spin_lock */
 	uint32_t shared_head, shared_n;
 };
 
@@ -303,7 +306,7 @@ struct act__ptable {
 	 * so are the processes alive */
 	_Atomic uint64_t fresh;
 	_Atomic uint64_t retired;        /* slots whose generations ran out */
-	atomic_flag count_lock;          /* one exact count at a time */
+	_Atomic uint32_t count_lock;     /* one exact count at a time */
 	uint32_t ncaches;
 	struct act__slot_cache **caches; /* every worker's, for the count */
 	/* 1 + the highest index ever handed out, in any region: a lookup's

@@ -238,6 +238,8 @@ static void abandon(struct act__tnode *n, void *ctx)
 						      node));
 		return;
 	}
+	/* acq_rel: the CAS a cancel races (act__reactor_disarm's), as when
+	 * a timeout fires */
 	if (!atomic_compare_exchange_strong_explicit(
 		    &t->state, &armed, ACT_TO_FIRED, memory_order_acq_rel,
 		    memory_order_relaxed))
@@ -432,7 +434,9 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 
 void act__reactor_stop(struct act__reactor *r)
 {
-	/* release: pairs with the acquire load in reactor_main */
+	/* seq_cst: a release that pairs with the acquire load in
+	 * reactor_main, and the store half of the Dekker pair with its
+	 * seq_cst load of stop after it announced sleep (the kick below) */
 	atomic_store_explicit(&r->stop, 1, memory_order_seq_cst);
 	act__ring_kick(&r->ring, &r->bell);
 	pthread_join(r->thread, NULL);

@@ -250,6 +250,8 @@ void act__ring_kick(struct act__ring *g, struct act__doorbell *bell)
 {
 	uint64_t one = 1;
 
+	/* seq_cst: the doorbell's ring (base/park.h): after the waker's
+	 * publish, against the reactor's prepare then re-check */
 	atomic_fetch_add_explicit(&bell->seq, 1, memory_order_seq_cst);
 	if (g->mode == ACT_RING_EVENTFD) {
 		/* a full counter (2^64 - 2) only means it is already set */

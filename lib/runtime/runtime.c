@@ -335,7 +335,7 @@ static int build(struct act__rt *rt)
 	if (rc)
 		return rc;
 	act__slab_init(&rt->foreign, (uint16_t)rt->nworkers);
-	atomic_flag_clear(&rt->foreign_lock);
+	atomic_store_explicit(&rt->foreign_lock, 0, memory_order_relaxed);
 	atomic_store_explicit(&rt->next_ref, 1, memory_order_relaxed);
 	act__registry_init(rt);
 	rc = act__overflow_init();
@@ -510,6 +510,8 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 
 	if (!fn)
 		return -EINVAL;
+	/* seq_cst (plain exchange): one act_main at a time; the order
+	 * does not matter, only that one caller wins */
 	if (act__worker_self() || atomic_exchange(&running, 1))
 		return -EBUSY;
 	blk = aligned_alloc(ACT_CACHELINE,
@@ -584,6 +586,8 @@ err_reactor:
 err_rt:
 	destroy(rt);
 err_running:
+	/* seq_cst (plain store): the next act_main may start; what this
+	 * one freed was freed before, in program order */
 	atomic_store(&running, 0);
 	return rc;
 }

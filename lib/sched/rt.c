@@ -27,7 +27,7 @@ struct act__rt *act__rt_enter(void)
 	/* seq_cst: pairs with act__rt_close's store of live, then load */
 	atomic_fetch_add_explicit(&foreign_inside, 1, memory_order_seq_cst);
 	rt = atomic_load_explicit(&live, memory_order_seq_cst);
-	if (!rt)
+	if (!rt) /* release: as act__rt_leave's, whose undo this is */
 		atomic_fetch_sub_explicit(&foreign_inside, 1,
 					  memory_order_release);
 	return rt;
@@ -44,15 +44,19 @@ void act__rt_leave(struct act__rt *rt)
 
 void act__rt_open(struct act__rt *rt)
 {
-	/* release: pairs with act__rt_enter's load, which then sees a
-	 * runtime wholly built */
+	/* seq_cst: a release that pairs with act__rt_enter's seq_cst load
+	 * of live, which then sees a runtime wholly built; seq_cst for the
+	 * Dekker pair of act__rt_close (below) */
 	atomic_store_explicit(&live, rt, memory_order_seq_cst);
 }
 
 void act__rt_close(void)
 {
+	/* seq_cst: the store half of the Dekker pair with act__rt_enter's
+	 * count-in (seq_cst add, then load of live) */
 	atomic_store_explicit(&live, NULL, memory_order_seq_cst);
-	/* acquire: pairs with act__rt_leave's release */
+	/* seq_cst: the load half of that pair; an acquire that pairs with
+	 * act__rt_leave's release, so what a caller did comes before */
 	while (atomic_load_explicit(&foreign_inside, memory_order_seq_cst))
 		sched_yield();
 }

@@ -44,7 +44,7 @@ struct act__rt {
 	 * stores, so a foreign sender makes no system call); its index is
 	 * nworkers. */
 	struct act__slab foreign;
-	atomic_flag foreign_lock;
+	_Atomic uint32_t foreign_lock;   /* act__spin_lock */
 	_Atomic uint32_t stop;
 	/* Idle workers and searchers (Go's rule; worker.c). A worker sets
 	 * its bit in idle_mask before it sleeps; whoever clears the bit

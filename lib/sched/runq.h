@@ -91,7 +91,9 @@ static inline bool act__runq_mark_queued(struct act__runq *q,
 	/* Only a wake-CAS winner or the running owner enqueues, so the flag
 	 * is a check, not a lock: debug builds use an exchange, which also
 	 * catches two racing enqueuers; release builds a load and a store.
-	 * acquire: pairs with the release clear in act__runq_pop. */
+	 * acquire: pairs with the release clear in act__runq_pop (acq_rel
+	 * for the debug exchange: the same pair, and two enqueuers' RMWs
+	 * ordered). */
 	if (ACT_DEBUG_ON) {
 		if (!atomic_exchange_explicit(&p->queued, 1,
 					      memory_order_acq_rel))
@@ -157,6 +159,9 @@ bool act__runq_maybe_nonempty(struct act__runq *q);
 /* Any thread: does the shared half hold anything? (seq_cst) */
 static inline bool act__runq_shared_nonempty(struct act__runq *q)
 {
+	/* seq_cst: an idle worker's re-check, the load half of the Dekker
+	 * pair with an enqueuer's seq_cst count, then its read of nidle
+	 * (worker.c sleep_idle) */
 	return atomic_load_explicit(&q->n_in, memory_order_seq_cst) ||
 	       atomic_load_explicit(&q->n_out, memory_order_seq_cst);
 }

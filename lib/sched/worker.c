@@ -101,7 +101,9 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
 	    !act__killed(p) &&
 	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
 		return;
-	/* Something arrived meanwhile: take it back unless a waker did. */
+	/* Something arrived meanwhile: take it back unless a waker did.
+	 * acq_rel: the same CAS as the wakers' (act__wake), which it races;
+	 * acquire pairs with their push's release of the message */
 	if (atomic_compare_exchange_strong_explicit(
 		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),
 		    memory_order_acq_rel, memory_order_relaxed))
@@ -128,7 +130,8 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
 	atomic_store_explicit(&p->state, muted, memory_order_seq_cst);
 	if (atomic_load_explicit(&p->mute_next, memory_order_seq_cst))
 		return;
-	/* Released meanwhile: take it back unless the releaser did. */
+	/* Released meanwhile: take it back unless the releaser did.
+	 * acq_rel: the CAS the releaser's wake races (act__wake_state) */
 	if (atomic_compare_exchange_strong_explicit(
 		    &p->state, &muted, act__ps_make(t, ACT_PS_RUNNABLE),
 		    memory_order_acq_rel, memory_order_relaxed))
@@ -153,6 +156,8 @@ static void park_io(struct act__worker *w, struct act__proc *p)
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
 	if (!act__io_wants_run(p))
 		return;
+	/* acq_rel: the CAS the reactor's wake races (act__wake_claim);
+	 * acquire pairs with its RMW of io_word */
 	if (atomic_compare_exchange_strong_explicit(
 		    &p->state, &waiting, act__ps_make(t, ACT_PS_RUNNABLE),
 		    memory_order_acq_rel, memory_order_relaxed))
@@ -406,6 +411,8 @@ static bool spin_search(struct act__worker *w)
 static void stop_spinning(struct act__worker *w, bool found)
 {
 	w->spinning = false;
+	/* seq_cst: the searchers' count of Go's rule, in the Dekker pairs
+	 * of sleep_idle and act__wake_idle_maybe (wake.h) */
 	if (atomic_fetch_sub_explicit(&w->rt->nspinning, 1,
 				      memory_order_seq_cst) == 1 &&
 	    found)
@@ -417,6 +424,7 @@ static bool search(struct act__worker *w)
 	bool found;
 
 	if (!w->spinning && may_spin(w->rt)) {
+		/* seq_cst: the searchers' count, as in stop_spinning */
 		atomic_fetch_add_explicit(&w->rt->nspinning, 1,
 					  memory_order_seq_cst);
 		w->spinning = true;
@@ -448,6 +456,8 @@ static bool others_have_work(struct act__worker *w)
 static void unidle(struct act__worker *w, _Atomic uint64_t *word,
 		   uint64_t bit)
 {
+	/* seq_cst: the idle set's bit and count are the announcement of
+	 * sleep_idle's Dekker pairs (its head comment) */
 	if (atomic_fetch_and_explicit(word, ~bit, memory_order_seq_cst) & bit)
 		atomic_fetch_sub_explicit(&w->rt->nidle, 1,
 					  memory_order_seq_cst);
@@ -468,9 +478,12 @@ static void sleep_idle(struct act__worker *w)
 	uint64_t bit = 1ull << (w->index % 64);
 	uint32_t seen;
 
+	/* seq_cst: the announcement, store half of the Dekker pairs with
+	 * the wakers' publish-then-read (head comment) */
 	atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
 	atomic_fetch_or_explicit(word, bit, memory_order_seq_cst);
 	seen = act__doorbell_prepare(&w->bell);
+	/* seq_cst: the re-check, load half of those pairs */
 	if ((atomic_load_explicit(word, memory_order_seq_cst) & bit) &&
 	    !act__runq_maybe_nonempty(&w->rq) &&
 	    !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
@@ -514,12 +527,16 @@ void act__wake_idle(struct act__rt *rt, struct act__worker *me)
 	uint32_t zero = 0, i;
 	uint64_t m, bit;
 
-	/* one searcher at a time is woken: claim the unit for it */
+	/* one searcher at a time is woken: claim the unit for it;
+	 * seq_cst: the waker's read of the searchers (Go's rule), after
+	 * it published work: the load half of sleep_idle's Dekker pair */
 	if (!atomic_compare_exchange_strong_explicit(&rt->nspinning, &zero, 1,
 						     memory_order_seq_cst,
 						     memory_order_relaxed))
 		return;
 	for (i = 0; i < (rt->nworkers + 63) / 64; i++) {
+		/* seq_cst: as the claim above, the idle set read after
+		 * the work was published */
 		m = atomic_load_explicit(&rt->idle_mask[i],
 					 memory_order_seq_cst);
 		while (m) {
@@ -530,6 +547,8 @@ void act__wake_idle(struct act__rt *rt, struct act__worker *me)
 			if (atomic_fetch_and_explicit(&rt->idle_mask[i], ~bit,
 						      memory_order_seq_cst) &
 			    bit) {
+				/* seq_cst: as unidle's, whose decrement
+				 * this claim took over */
 				atomic_fetch_sub_explicit(&rt->nidle, 1,
 							  memory_order_seq_cst);
 				if (act__doorbell_ring(
@@ -543,6 +562,8 @@ void act__wake_idle(struct act__rt *rt, struct act__worker *me)
 			m &= ~bit;
 		}
 	}
+	/* seq_cst: nobody to wake: the claimed unit back, as in
+	 * stop_spinning */
 	atomic_fetch_sub_explicit(&rt->nspinning, 1, memory_order_seq_cst);
 }
 
