@@ -8,19 +8,19 @@
  * Processes in the model:
  *   P        the process: NOPS calls of io_run, one after the other, then
  *            act_exit. Each call, unless P is killed already (io_run's
- *            first act__die_if_killed), fills a record (a new ticket t),
+ *            first act__spawn_die_if_killed), fills a record (a new ticket t),
  *            pushes its submit node on the reactor's command queue and
  *            switches to its worker (ACT_SW_IOWAIT). Each time it is
- *            resumed it loads the word: over (act__io_over) ends the loop;
+ *            resumed it loads the word: over (act__ioword_over) ends the loop;
  *            killed with no CANCEL_REQ yet, it CASes CANCEL_REQ in and
  *            pushes the record's cancel node; else it waits again. After
  *            the loop the record is dead (the ghost `live` drops it; the
  *            next call's record takes the same stack), and a killed P
- *            exits (act__die_if_killed).
+ *            exits (act__spawn_die_if_killed).
  *   Worker   x NWORK: pops P, runs it, and on its own stack runs park_io:
  *            stores IOWAIT(t) (seq_cst), loads the word (seq_cst) and, if
  *            it has no CANCEL_REQ, killed (seq_cst); if P wants to run
- *            (act__io_wants_run), CASes IOWAIT(t) -> RUNNABLE and requeues
+ *            (act__ioword_wants_run), CASes IOWAIT(t) -> RUNNABLE and requeues
  *            it. On P's exit it reaps (the slot goes FREE).
  *   Reactor  takes a submit command (act__io_take: PENDING), puts the
  *            operation in the ring (act__io_fill: INFLIGHT), reaps its CQE
@@ -101,7 +101,7 @@
  *      leave io_run first (I6: rop == live).
  *   3  park_io without the re-check: a completion, or a kill, whose wake
  *      came before the IOWAIT store is lost (lost).
- *   4  P leaves the loop on COMPLETE alone, not act__io_over: a spurious
+ *   4  P leaves the loop on COMPLETE alone, not act__ioword_over: a spurious
  *      wake after COMPLETE but before the reactor is done with the cancel
  *      frees the record while the reactor still settles it, or with its
  *      cancel node still queued (I6).
@@ -131,7 +131,7 @@
 #define COMPLETE     1
 #define CANCEL_REQ   2
 #define CANCEL_TAKEN 4
-/* act__io_over: COMPLETE, and CANCEL_TAKEN if CANCEL_REQ */
+/* act__ioword_over: COMPLETE, and CANCEL_TAKEN if CANCEL_REQ */
 #define over(w) (((w) & COMPLETE) != 0 && \
 		 (((w) & CANCEL_REQ) == 0 || ((w) & CANCEL_TAKEN) != 0))
 
@@ -181,7 +181,7 @@ bool regs_saved = 1;	/* P's registers are in p->ctx, not on a CPU */
 byte oncpu = 0;		/* the worker running P on P's stack, 0: none */
 byte reason[NWORK + 1];	/* per worker: P switched back to it, why */
 
-/* act__worker_enqueue / act__reactor_wake_proc -> act__runq_push_* ->
+/* act__wake_enqueue / act__reactor_wake_proc -> act__runq_push_* ->
  * act__runq_mark_queued. I1: never in a queue twice, only RUNNABLE. */
 inline enqueue()
 {
@@ -264,7 +264,7 @@ inline complete(rop, r)
 	}
 }
 
-/* act__switch_out_w -> act__ctx_switch to the worker's sched_ctx: saves
+/* act__worker_switch_out_w -> act__ctx_switch to the worker's sched_ctx: saves
  * P's registers; the worker goes on in run_one */
 inline switch_out(r)
 {
@@ -286,7 +286,7 @@ proctype P()
 	:: op == NOPS -> break
 	:: else ->
 		op++;
-		/* act__die_if_killed */
+		/* act__spawn_die_if_killed */
 		if
 		:: killed -> break
 		:: else -> skip
@@ -360,7 +360,7 @@ proctype P()
 			live = 0;
 			wd = 0
 		}
-		/* act__die_if_killed; or io_run returns the result */
+		/* act__spawn_die_if_killed; or io_run returns the result */
 		if
 		:: killed -> break
 		:: else -> skip
@@ -401,7 +401,7 @@ end:	do
 			ps = IOWAIT; tk = t
 		   };
 #if MUTANT != 3
-			/* act__io_wants_run: seq_cst load of the word */
+			/* act__ioword_wants_run: seq_cst load of the word */
 			d_step {
 #if MUTANT == 5
 				/* lib/: io->word, in the record */
@@ -413,7 +413,7 @@ end:	do
 			:: over(wd) -> ok = 1
 			:: (wd & CANCEL_REQ) != 0 && !over(wd) -> ok = 0
 			:: (wd & CANCEL_REQ) == 0 && !over(wd) ->
-				ok = killed	/* act__killed: seq_cst */
+				ok = killed	/* act__proc_killed: seq_cst */
 			fi;
 			if
 			:: ok ->

@@ -44,7 +44,7 @@
  * release CAS on the receiver's mutes; the receiver's acquire exchange,
  * then its loads of mute_next), which interleaving models exactly. The
  * relaxed loads of mutes are a hint or the owner's own word: a stale 0 in
- * act__send only skips a mute (a stale value in act__mute only fails the
+ * act__message_send only skips a mute (a stale value in act__backpressure_mute only fails the
  * CAS, which reloads), and only the owner moves mutes between 0 and not
  * 0, so its own look is exact. Each shared access below is one step;
  * d_step groups only what the code does as one atomic instruction (an
@@ -64,7 +64,7 @@
  *          and not queued, and that no worker runs it (its registers were
  *          saved).
  *   mute   a process that resumes from a mute asserts mute_next == 0:
- *          it was released, and is on no stack (act__mute's debug check).
+ *          it was released, and is on no stack (act__backpressure_mute's debug check).
  *   cycle  a sender that pushes itself on a receiver's stack asserts that
  *          the receiver is not muted itself (ghost waits_on): nobody is
  *          muted on a muted process, so muting forms no cycle.
@@ -78,7 +78,7 @@
  *      that store is lost (lost release).
  *   2  the release wakes before it clears mute_next: the woken sender can
  *      resume while mute_next still links it (assertion mute_next == 0).
- *   3  act__mute without releasing its own backlog first: two senders
+ *   3  act__backpressure_mute without releasing its own backlog first: two senders
  *      with backlogs mute each other (cycle assertion).
  *   4  no episode ticket (lib/ as of this writing): a late release, or a
  *      late mute_park, ends the sender's next mute, on another receiver,
@@ -108,10 +108,10 @@
 #define MUTE_END 255	/* ACT_MUTE_END: the bottom of a stack */
 
 /* why a process switched to its worker (w->switch_reason), 0: it runs */
-#define SW_YIELD 1	/* act__reduce: budget spent, runnable again */
+#define SW_YIELD 1	/* act__worker_reduce: budget spent, runnable again */
 #define SW_PARK  2	/* wait_for: the worker runs park_proc */
 #define SW_EXIT  3	/* act_exit: the worker reaps */
-#define SW_MUTE  4	/* act__mute: the worker runs mute_park */
+#define SW_MUTE  4	/* act__backpressure_mute: the worker runs mute_park */
 
 /* p->state: (ticket << 8) | state; both halves change together */
 byte ps[NPROC];
@@ -130,7 +130,7 @@ bool regs_saved[NPROC];	/* p's registers are in p->ctx, not on a CPU */
 byte oncpu[NPROC];	/* the worker running p on p's stack, 0: none */
 byte reason[NWORK + 1];	/* per worker: its process switched back, why */
 
-/* act__worker_enqueue -> act__runq_push_* -> act__runq_mark_queued. I1:
+/* act__wake_enqueue -> act__runq_push_* -> act__runq_mark_queued. I1:
  * never in a queue twice, and only RUNNABLE is queued. */
 inline enqueue(p)
 {
@@ -172,7 +172,7 @@ inline wake_state(wp, wt, from, ws, wst, ww)
 	ws = 0; wst = 0; ww = 0
 }
 
-/* act__backlog_release(w, p) (lib/sched/backpressure.c), by p itself or by its
+/* act__backpressure_release(w, p) (lib/sched/backpressure.c), by p itself or by its
  * reaper: take the whole stack, then release each sender on it. */
 inline release(rp, ri, rs, rt, ws, wst, ww)
 {
@@ -211,7 +211,7 @@ inline release(rp, ri, rs, rt, ws, wst, ww)
 	ri = 0; rs = 0; rt = 0
 }
 
-/* act__backlog_clear: the owner's look at its own word (exact: nobody
+/* act__backpressure_clear: the owner's look at its own word (exact: nobody
  * else moves it from not 0 to 0), then the release */
 inline clear(cp, ri, rs, rt, ws, wst, ww)
 {
@@ -221,7 +221,7 @@ inline clear(cp, ri, rs, rt, ws, wst, ww)
 	fi
 }
 
-/* act__switch_out_w -> act__ctx_switch from the process's context to its
+/* act__worker_switch_out_w -> act__ctx_switch from the process's context to its
  * worker's sched_ctx: saves its registers; the worker goes on in run_one */
 inline switch_out(me, r)
 {
@@ -231,7 +231,7 @@ inline switch_out(me, r)
 	}
 }
 
-/* act__reduce: the budget may be spent (a yield), or not */
+/* act__worker_reduce: the budget may be spent (a yield), or not */
 inline reduce(me)
 {
 	if
@@ -252,7 +252,7 @@ inline take(me, e)
 	}
 }
 
-/* R, S1 and S2: act_receive_match and act__send (lib/actor/message.c), act__mute
+/* R, S1 and S2: act_receive_match and act__message_send (lib/actor/message.c), act__backpressure_mute
  * (lib/sched/backpressure.c). One proctype for the three, so that each step of
  * the code is one place in the model. Its steps run while a worker has
  * resumed it (oncpu != 0). The scripts, by step: R receives with a wait
@@ -298,7 +298,7 @@ proctype Proc(byte me)
 		fi;
 		if
 		:: e ->
-			/* a long turn with mail left: act__backlog_mark (the
+			/* a long turn with mail left: act__backpressure_mark (the
 			 * owner's word, and its own mailbox, which only grows
 			 * until the owner takes from it) */
 			if
@@ -314,7 +314,7 @@ proctype Proc(byte me)
 		e = 0;
 		step++
 	:: me != R && step != 3 && step < 5 || me == S2 && step == 5 ->
-		/* act__send to R (steps 2 and 5) or to the other sender */
+		/* act__message_send to R (steps 2 and 5) or to the other sender */
 		if
 		:: step == 2 || step == 5 -> to = R
 		:: else -> to = S1 + S2 - me
@@ -330,7 +330,7 @@ proctype Proc(byte me)
 			/* the receiver's backlog (a relaxed hint) */
 			if
 			:: mutes[to] != 0 ->
-				/* act__mute */
+				/* act__backpressure_mute */
 				h = mutes[to];
 #if MUTANT != 3
 				/* its own backlog first: nobody waits on a
@@ -476,7 +476,7 @@ end:	do
 			/* reap: act__mailbox_drain */
 			mail[p] = 0
 		   };
-			/* then act__backlog_clear: its muted senders go on */
+			/* then act__backpressure_clear: its muted senders go on */
 			clear(p, ri, rs, rt, ws, wst, ww)
 		fi;
 		p = 0; t = 0; ww = 0

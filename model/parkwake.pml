@@ -137,7 +137,7 @@ byte q_oncpu = 0;	/* the worker running Q, 0: none */
 
 byte got = 0;		/* messages P received */
 
-/* act__worker_enqueue -> act__runq_push_lifo/push_remote ->
+/* act__wake_enqueue -> act__runq_push_lifo/push_remote ->
  * act__runq_mark_queued. I1: never in a queue twice, and only RUNNABLE
  * (set by the wake CAS winner or the park step's CAS) is queued, never
  * RUNNING. */
@@ -318,7 +318,7 @@ proctype Sender(byte i)
 	byte slot, s_ps, s_tk;
 	bool won;
 
-	/* act__send -> act__mailbox_push -> act__mpsc_push: the seq_cst
+	/* act__message_send -> act__mailbox_push -> act__mpsc_push: the seq_cst
 	 * exchange on head, then the release link store */
 	d_step { slot = nexch; nexch++ }
 	lnk[slot] = 1;

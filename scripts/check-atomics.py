@@ -15,7 +15,7 @@
 # atomic_signal_fence are named as their argument says.
 #
 # Also: no spin loop of its own. A `while (atomic_flag_test_and_set...`
-# or `while (atomic_exchange...` loop is a lock, and lib/base/internal.h
+# or `while (atomic_exchange...` loop is a lock, and lib/base/spin.h
 # has the one lock (act__spin_lock); a file that needs another says why
 # in a comment that contains "own spin loop:".
 #
@@ -78,8 +78,8 @@ def check(path, bad):
     with open(path) as f:
         lines = f.read().split("\n")
     cover = {}  # order -> True while a comment covers the block
-    # internal.c is the one lock's own
-    own_spin = (path == os.path.join("lib", "base", "internal.c") or
+    # spin.c is the one lock's own
+    own_spin = (path == os.path.join("lib", "base", "spin.c") or
                 any("own spin loop:" in l for l in lines))
     i = 0
     pending = 0  # explicit calls whose order is still to come
@@ -106,7 +106,7 @@ def check(path, bad):
         inline = re.findall(r"/\*(.*?)\*/", line)
         if SPIN.search(code) and not own_spin:
             bad.append("%s:%d: a spin loop of its own: use act__spin_lock "
-                       "(base/internal.h) or say why (\"own spin loop:\")"
+                       "(base/spin.h) or say why (\"own spin loop:\")"
                        % (path, i + 1))
         orders = []
         n_explicit = len(EXPLICIT.findall(code))

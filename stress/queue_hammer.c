@@ -359,7 +359,7 @@ static int setup(void)
 	memset(h.hw, 0, nw * sizeof(*h.hw));
 	for (i = 0; i < np; i++) {
 		h.procs[i].index = i;
-		h.procs[i].pid = act__make_pid(&pids, 1, i);
+		h.procs[i].pid = act__proc_make_pid(&pids, 1, i);
 	}
 	for (i = 0; i < nw; i++) {
 		h.hw[i].id = (int)i;

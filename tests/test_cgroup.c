@@ -21,7 +21,7 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- act__parse_cpulist -------------------------------------------- */
+/* ---- act__env_parse_cpulist -------------------------------------------- */
 
 /* Good lists and the set each gives, in hwloc's canonical list form. */
 static const struct {
@@ -93,9 +93,9 @@ START_TEST(cpulist_good)
 
 	ck_assert_ptr_nonnull(set);
 	hwloc_bitmap_set(set, 100); /* the parser must empty it first */
-	ck_assert_msg(act__parse_cpulist(good[_i].s, set, why, sizeof(why)) ==
-			      0,
-		      "\"%s\" rejected: %s", good[_i].s, why);
+	ck_assert_msg(
+		act__env_parse_cpulist(good[_i].s, set, why, sizeof(why)) == 0,
+		"\"%s\" rejected: %s", good[_i].s, why);
 	ck_assert_int_ge(hwloc_bitmap_list_asprintf(&got, set), 0);
 	ck_assert_msg(!strcmp(got, good[_i].set),
 		      "\"%s\" -> {%s}, expected {%s}", good[_i].s, got,
@@ -112,8 +112,8 @@ START_TEST(cpulist_bad)
 	char why[128] = "";
 
 	ck_assert_ptr_nonnull(set);
-	ck_assert_msg(act__parse_cpulist(bad[_i].s, set, why, sizeof(why)) ==
-			      -EINVAL,
+	ck_assert_msg(act__env_parse_cpulist(bad[_i].s, set, why,
+					     sizeof(why)) == -EINVAL,
 		      "\"%s\" accepted", bad[_i].s ? bad[_i].s : "(null)");
 	ck_assert_msg(why[0], "\"%s\": no reason given", bad[_i].s);
 	ck_assert_msg(strstr(why, bad[_i].word),
@@ -135,12 +135,12 @@ START_TEST(cpulist_why_buffer)
 	char why[8];
 
 	memset(why, 'x', sizeof(why));
-	ck_assert_int_eq(act__parse_cpulist("7-3", set, why, 5), -EINVAL);
+	ck_assert_int_eq(act__env_parse_cpulist("7-3", set, why, 5), -EINVAL);
 	ck_assert_str_eq(why, "rang");
 	ck_assert_int_eq(why[5], 'x');
-	ck_assert_int_eq(act__parse_cpulist("7-3", set, NULL, 0), -EINVAL);
-	ck_assert_int_eq(act__parse_cpulist("7-3", set, why, 0), -EINVAL);
-	ck_assert_int_eq(act__parse_cpulist("1-3", set, NULL, 0), 0);
+	ck_assert_int_eq(act__env_parse_cpulist("7-3", set, NULL, 0), -EINVAL);
+	ck_assert_int_eq(act__env_parse_cpulist("7-3", set, why, 0), -EINVAL);
+	ck_assert_int_eq(act__env_parse_cpulist("1-3", set, NULL, 0), 0);
 	ck_assert_int_eq(hwloc_bitmap_weight(set), 3);
 	hwloc_bitmap_free(set);
 }

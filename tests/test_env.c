@@ -79,7 +79,8 @@ static void clear_env(void)
 		unsetenv(vars[i]);
 }
 
-/* ---- act__parse_size / act__parse_uint / act__stack_size_ok ---------- */
+/* ---- act__env_parse_size / act__env_parse_uint / act__env_stack_size_ok
+ * ---------- */
 
 START_TEST(parse_size_accepts)
 {
@@ -98,7 +99,7 @@ START_TEST(parse_size_accepts)
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		size_t v = 777;
 
-		ck_assert_msg(act__parse_size(ok[i].s, &v) == 0,
+		ck_assert_msg(act__env_parse_size(ok[i].s, &v) == 0,
 			      "\"%s\" rejected", ok[i].s);
 		ck_assert_msg(v == ok[i].v, "\"%s\" -> %zu, expected %zu",
 			      ok[i].s, v, ok[i].v);
@@ -131,12 +132,12 @@ START_TEST(parse_size_rejects)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		size_t v = 777;
 
-		ck_assert_msg(act__parse_size(bad[i], &v) == -EINVAL,
+		ck_assert_msg(act__env_parse_size(bad[i], &v) == -EINVAL,
 			      "\"%s\" accepted (-> %zu)", bad[i], v);
 		ck_assert_msg(v == 777, "\"%s\" rejected but wrote %zu", bad[i],
 			      v);
 	}
-	ck_assert_int_eq(act__parse_size(NULL, &(size_t){0}), -EINVAL);
+	ck_assert_int_eq(act__env_parse_size(NULL, &(size_t){0}), -EINVAL);
 }
 END_TEST
 
@@ -144,40 +145,41 @@ START_TEST(parse_uint_bounds)
 {
 	uint64_t v = 99;
 
-	ck_assert_int_eq(act__parse_uint("1", 1, 1, &v), 0);
+	ck_assert_int_eq(act__env_parse_uint("1", 1, 1, &v), 0);
 	ck_assert_uint_eq(v, 1);
-	ck_assert_int_eq(act__parse_uint("42", 0, 100, &v), 0);
+	ck_assert_int_eq(act__env_parse_uint("42", 0, 100, &v), 0);
 	ck_assert_uint_eq(v, 42);
 	v = 99;
-	ck_assert_int_eq(act__parse_uint("0", 1, 1, &v), -EINVAL);
-	ck_assert_int_eq(act__parse_uint("2", 1, 1, &v), -EINVAL);
-	ck_assert_int_eq(act__parse_uint("abc", 0, 100, &v), -EINVAL);
-	ck_assert_int_eq(act__parse_uint("", 0, 100, &v), -EINVAL);
-	ck_assert_int_eq(act__parse_uint("-1", 0, UINT64_MAX, &v), -EINVAL);
-	ck_assert_int_eq(act__parse_uint("1x", 0, 100, &v), -EINVAL);
-	ck_assert_int_eq(act__parse_uint(" 1", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint("0", 1, 1, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint("2", 1, 1, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint("abc", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint("", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint("-1", 0, UINT64_MAX, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint("1x", 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint(" 1", 0, 100, &v), -EINVAL);
 	ck_assert_int_eq(
-		act__parse_uint("18446744073709551616", 0, UINT64_MAX, &v),
+		act__env_parse_uint("18446744073709551616", 0, UINT64_MAX, &v),
 		-EINVAL);
-	ck_assert_int_eq(act__parse_uint(NULL, 0, 100, &v), -EINVAL);
+	ck_assert_int_eq(act__env_parse_uint(NULL, 0, 100, &v), -EINVAL);
 	ck_assert_uint_eq(v, 99);
 }
 END_TEST
 
 START_TEST(stack_size_bounds)
 {
-	ck_assert_uint_eq(act__stack_size_ok(0), 0);
-	ck_assert_uint_eq(act__stack_size_ok(100), 0);
-	ck_assert_uint_eq(act__stack_size_ok(16383), 0);
-	ck_assert_uint_eq(act__stack_size_ok(16384), 16384);
-	ck_assert_uint_eq(act__stack_size_ok(16385), 20480);
-	ck_assert_uint_eq(act__stack_size_ok(20000), 20480);
-	ck_assert_uint_eq(act__stack_size_ok(65536), 65536);
-	ck_assert_uint_eq(act__stack_size_ok(((size_t)1 << 30) - 1),
+	ck_assert_uint_eq(act__env_stack_size_ok(0), 0);
+	ck_assert_uint_eq(act__env_stack_size_ok(100), 0);
+	ck_assert_uint_eq(act__env_stack_size_ok(16383), 0);
+	ck_assert_uint_eq(act__env_stack_size_ok(16384), 16384);
+	ck_assert_uint_eq(act__env_stack_size_ok(16385), 20480);
+	ck_assert_uint_eq(act__env_stack_size_ok(20000), 20480);
+	ck_assert_uint_eq(act__env_stack_size_ok(65536), 65536);
+	ck_assert_uint_eq(act__env_stack_size_ok(((size_t)1 << 30) - 1),
 			  (size_t)1 << 30);
-	ck_assert_uint_eq(act__stack_size_ok((size_t)1 << 30), (size_t)1 << 30);
-	ck_assert_uint_eq(act__stack_size_ok(((size_t)1 << 30) + 1), 0);
-	ck_assert_uint_eq(act__stack_size_ok(SIZE_MAX), 0);
+	ck_assert_uint_eq(act__env_stack_size_ok((size_t)1 << 30),
+			  (size_t)1 << 30);
+	ck_assert_uint_eq(act__env_stack_size_ok(((size_t)1 << 30) + 1), 0);
+	ck_assert_uint_eq(act__env_stack_size_ok(SIZE_MAX), 0);
 }
 END_TEST
 
@@ -359,7 +361,7 @@ static int seen_workers;
 
 static void record_main(void *arg)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 
 	(void)arg;
 	seen_stack = w && w->current ? w->current->stack_size : 0;
@@ -368,7 +370,7 @@ static void record_main(void *arg)
 
 static void record_child(void *arg)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 
 	atomic_store((_Atomic size_t *)arg, w->current->stack_size);
 }

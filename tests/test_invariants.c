@@ -556,7 +556,7 @@ END_TEST
  */
 static int i3_bad_here(void)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	int i = act_worker();
 
 	return (atomic_load(&self_proc()->owner) != w) +
@@ -752,7 +752,7 @@ static void i4_reuse_main(void *arg)
 	x = act_spawn(x_proc, NULL);
 	ck_assert(wait_gone(x));
 	/* y's own first wait (1 ms) is due before this too */
-	l.due_by = act__now_ns() + 30 * MS;
+	l.due_by = act__clock_now() + 30 * MS;
 	y = act_spawn(i4_waiter, &w);
 	ck_assert_uint_eq(pid_index_of(y), pid_index_of(x));
 	l.to = &y;
@@ -889,9 +889,9 @@ static void noop(void *arg)
 
 static void i5_sim_main(void *arg)
 {
-	struct act__worker *wk = act__worker_self();
+	struct act__worker *wk = act__tls_worker_self();
 	struct i4_wait w = { act_self(), 0, 0, 0 };
-	struct act__env *e;
+	struct act__envelope *e;
 	act_pid a, b;
 	int64_t before;
 
@@ -914,7 +914,7 @@ static void i5_sim_main(void *arg)
 	ck_assert_int_eq(w.returned, 1);
 	ck_assert_uint_eq(w.tag, 2);
 	ck_assert_int_eq(w.was_null, 1);
-	ck_assert_int_eq(act__slab_outstanding(&act__worker_self()->slab),
+	ck_assert_int_eq(act__slab_outstanding(&act__tls_worker_self()->slab),
 			 before);
 }
 

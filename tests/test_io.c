@@ -531,12 +531,12 @@ static int64_t t_start;
 
 static void t_begin(void)
 {
-	t_start = act__now_ns();
+	t_start = act__clock_now();
 }
 
 static void t_check_not_early(int64_t ns)
 {
-	int64_t took = act__now_ns() - t_start;
+	int64_t took = act__clock_now() - t_start;
 
 	ck_assert_msg(took >= ns, "a timeout of %lld ns ended after %lld ns",
 		      (long long)ns, (long long)took);
@@ -849,7 +849,7 @@ struct mw_case {
 static void mw_reader(void *arg)
 {
 	struct mw_case *mw = arg;
-	int64_t t0 = act__now_ns();
+	int64_t t0 = act__clock_now();
 	struct act_msg *m;
 	ssize_t n;
 	char buf[8];
@@ -859,7 +859,7 @@ static void mw_reader(void *arg)
 		n = act_io_read_timeout(mw->p[0], buf, sizeof(buf), -1,
 					mw->tmo);
 		bad += n != -ETIMEDOUT;
-		bad += act__now_ns() - t0 < mw->tmo;
+		bad += act__clock_now() - t0 < mw->tmo;
 	} else {
 		n = act_io_read(mw->p[0], buf, sizeof(buf), -1);
 		bad += n != 4 || memcmp(buf, "data", 4);

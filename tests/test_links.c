@@ -163,8 +163,8 @@ static bool reaped(act_pid pid)
 			continue;
 		}
 		if (!end)
-			end = act__now_ns() + WAIT;
-		else if (act__now_ns() > end)
+			end = act__clock_now() + WAIT;
+		else if (act__clock_now() > end)
 			return false;
 		act_sleep(100000);
 	}
@@ -1653,8 +1653,8 @@ static void victim(void *arg)
 		act_sleep(WAIT);
 		break;
 	case EP_KILL_YIELD:
-		end = act__now_ns() + WAIT;
-		while (act__now_ns() < end)
+		end = act__clock_now() + WAIT;
+		while (act__clock_now() < end)
 			act_yield();
 		break;
 	case EP_IO:
@@ -3055,9 +3055,10 @@ static void race_link_notrap_main(void *arg)
 		l = spawn_ok(race_linker_notrap, &nl);
 		ml = act_monitor(l);
 		go_both(i, nl.t, l);
-		end = act__now_ns() + WAIT;
-		for (k = 0; atomic_load(&nl.rc) == INT32_MIN &&
-			    act__now_ns() < end; k++)
+		end = act__clock_now() + WAIT;
+		for (k = 0;
+		     atomic_load(&nl.rc) == INT32_MIN && act__clock_now() < end;
+		     k++)
 			if (k < 1000)
 				act_yield();
 			else
@@ -3355,7 +3356,7 @@ static void registrar(void *arg)
 
 static bool all_set(struct registrar *rg, int n)
 {
-	int64_t end = act__now_ns() + WAIT;
+	int64_t end = act__clock_now() + WAIT;
 	int i, k;
 
 	for (k = 0;; k++) {
@@ -3363,7 +3364,7 @@ static bool all_set(struct registrar *rg, int n)
 			;
 		if (i == n)
 			return true;
-		if (act__now_ns() > end)
+		if (act__clock_now() > end)
 			return false;
 		if (k < 1000)
 			act_yield();

@@ -39,8 +39,8 @@ static void sleep_ns(int64_t ns)
 
 static int64_t envelopes_out(void)
 {
-	return act__slab_outstanding(&act__worker_self()->slab) +
-	       act__foreign_outstanding();
+	return act__slab_outstanding(&act__tls_worker_self()->slab) +
+	       act__slab_foreign_outstanding();
 }
 
 static uint32_t msg_u32(const struct act_msg *m)
@@ -211,7 +211,7 @@ END_TEST
 
 static void poll_main(void *arg)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	uint64_t parks = atomic_load(&w->n_parks),
 		 switches = atomic_load(&w->n_switches);
 	int i;
@@ -222,7 +222,7 @@ static void poll_main(void *arg)
 	ck_assert_ptr_null(act_receive_match(NULL, NULL, 0));
 	/* never left the CPU: still on this worker (with more than one, a
 	 * switch could have moved us), no park, no switch to the worker */
-	ck_assert_ptr_eq(act__worker_self(), w);
+	ck_assert_ptr_eq(act__tls_worker_self(), w);
 	ck_assert_uint_eq(atomic_load(&w->n_parks), parks);
 	ck_assert_uint_eq(atomic_load(&w->n_switches), switches);
 }
@@ -311,10 +311,10 @@ static void kept_main(void *arg)
 	ck_assert_int_eq(act_send(self, 1, &v, sizeof(v)), 0);
 	m = act_receive(0);
 	ck_assert_ptr_nonnull(m);
-	ck_assert_uint_eq(mbox_tail(),
-			  (uintptr_t)&act__container_of(m, struct act__env, msg)
-					  ->node |
-				  ACT_MBOX_KEPT);
+	ck_assert_uint_eq(mbox_tail(), (uintptr_t)&act__container_of(
+					       m, struct act__envelope, msg)
+						       ->node |
+					       ACT_MBOX_KEPT);
 	act_msg_free(m);
 	/* the sender is done before the receive: nobody is mid-push */
 	ck_assert_int_eq(pthread_create(&t, NULL, foreign_send_fn, &self), 0);
@@ -359,7 +359,7 @@ static void direct_child(void *arg)
 	uint32_t v = 7;
 
 	b->waiting = q && act__ps(atomic_load(&q->state)) == ACT_PS_WAITING;
-	b->direct = atomic_load(&act__worker_self()->n_direct);
+	b->direct = atomic_load(&act__tls_worker_self()->n_direct);
 	/* here, not in the parent: unsettled, the parent never wakes */
 	ck_assert_msg(b->waiting, "the child ran before the parent was "
 		      "parked (the switch to it was not settled)");
@@ -369,7 +369,7 @@ static void direct_child(void *arg)
 static void direct_main(void *arg)
 {
 	struct direct_probe b = { act_self(), false, 0 };
-	uint64_t before = atomic_load(&act__worker_self()->n_direct);
+	uint64_t before = atomic_load(&act__tls_worker_self()->n_direct);
 	struct act_msg *m;
 
 	(void)arg;

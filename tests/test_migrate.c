@@ -6,12 +6,12 @@
  * Any switch may end on another thread: under ACTORS_WAKE=waker a woken
  * process moves to the waker's worker, and work stealing moves queued
  * ones. Runtime code must therefore never keep the address of a __thread
- * variable, or a worker pointer read from one, across a switch. This program forces thousands of migrations
- * and, after every call that can switch (receive, yield, send, spawn),
- * checks in the process that moved:
+ * variable, or a worker pointer read from one, across a switch. This program
+ * forces thousands of migrations and, after every call that can switch
+ * (receive, yield, send, spawn), checks in the process that moved:
  *
  *  - act_self() is still the pid the process had;
- *  - act_worker(), and the library's own accessor act__worker_self(),
+ *  - act_worker(), and the library's own accessor act__tls_worker_self(),
  *    name the worker whose thread really runs it, found without the
  *    runtime's TLS: pthread_self() compared with the threads act_main
  *    started (thread_worker);
@@ -66,22 +66,28 @@ enum {
 
 /* What a check can find wrong. */
 enum {
-	C_PID,      /* act_self() */
+	C_PID,	    /* act_self() */
 	C_WORKER,   /* act_worker() against the thread */
-	C_ACCESSOR, /* act__worker_self()->index against the thread */
-	C_CURRENT,  /* act__worker_self()->current */
-	C_REGS,     /* values pinned in callee-saved registers */
-	C_LIVE,     /* values live across the call, anywhere */
+	C_ACCESSOR, /* act__tls_worker_self()->index against the thread */
+	C_CURRENT,  /* act__tls_worker_self()->current */
+	C_REGS,	    /* values pinned in callee-saved registers */
+	C_LIVE,	    /* values live across the call, anywhere */
 	C_VOLATILE, /* a volatile local */
 	C_FLOAT,    /* rounding mode, divisions, a sum over many switches */
-	C_MSG,      /* a message from the wrong process or with a wrong tag */
+	C_MSG,	    /* a message from the wrong process or with a wrong tag */
 	C_NCHECK
 };
 
 static const char *const check_name[C_NCHECK] = {
-	"act_self", "act_worker", "act__worker_self", "current",
-	"callee-saved registers", "live values", "volatile local",
-	"floating point", "message",
+	"act_self",
+	"act_worker",
+	"act__tls_worker_self",
+	"current",
+	"callee-saved registers",
+	"live values",
+	"volatile local",
+	"floating point",
+	"message",
 };
 
 enum { R_MAIN, R_POKER, R_BOUNCER, R_NROLE };
@@ -201,7 +207,7 @@ static OPAQUE void probe_fail(struct probe *p, int what, const char *where)
 	snprintf(run.why, sizeof(run.why),
 		 "%s wrong after %s (pid %llu, role %d, switch point %ld; "
 		 "last check: thread of worker %d, act_worker %d, "
-		 "act__worker_self %d, act_self %llu)",
+		 "act__tls_worker_self %d, act_self %llu)",
 		 check_name[what], where, (unsigned long long)p->pid.id,
 		 p->role, p->at, p->seen_thread, p->seen_worker,
 		 p->seen_accessor, (unsigned long long)p->seen_pid);
@@ -218,7 +224,7 @@ static ALWAYS_INLINE void probe_note(struct probe *p, int what, bool bad,
  * calls it makes sit next to the switch they must not be cached across. */
 static ALWAYS_INLINE void probe_check(struct probe *p, const char *at)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct fp_print fp;
 	int truth = thread_worker();
 

@@ -153,13 +153,13 @@ struct busy_run {
 static void busy_spin(struct busy_run *r)
 {
 	int32_t z = act_worker();
-	int64_t end = act__now_ns() + BUSY_CAP_NS;
+	int64_t end = act__clock_now() + BUSY_CAP_NS;
 
 	atomic_store(&r->spin_worker, z);
 	/* no runtime call from here on: worker z runs nothing else */
 	while (atomic_load(&r->done) < atomic_load(&r->target) &&
-	       act__now_ns() < end)
-		act__cpu_relax();
+	       act__clock_now() < end)
+		act__spin_relax();
 	r->spun[0] = act_worker() == z;
 	r->spun[1] = atomic_load(&r->done) >= atomic_load(&r->target);
 	r->spun[2] = 1;
@@ -519,9 +519,9 @@ END_TEST
 static void tmo_proc(void *arg)
 {
 	act_pid parent = *(act_pid *)arg;
-	int64_t t0 = act__now_ns();
+	int64_t t0 = act__clock_now();
 	struct act_msg *m = act_receive(5 * 1000000);
-	int32_t res[2] = { m == NULL, act__now_ns() - t0 >= 5 * 1000000 };
+	int32_t res[2] = {m == NULL, act__clock_now() - t0 >= 5 * 1000000};
 
 	act_send(parent, 1, res, sizeof(res));
 }
@@ -923,7 +923,7 @@ static void restricted_child(void *arg)
 	unsetenv("ACTORS_SCHEDULERS");
 	unsetenv("ACTORS_CPUS");
 	unsetenv("ACTORS_BIND");
-	if (act__topo_load(&t, NULL, NULL, NULL, why, sizeof(why))) {
+	if (act__topology_load(&t, NULL, NULL, NULL, why, sizeof(why))) {
 		fprintf(stderr, "topology: %s\n", why);
 		_exit(1);
 	}
@@ -947,7 +947,7 @@ static void restricted_child(void *arg)
 		expect = (int)t.quota + (t.quota > (int)t.quota);
 	expect = expect > 1 ? expect - 1 : 1;
 	free(taken);
-	act__topo_free(&t);
+	act__topology_free(&t);
 	if (n < want)
 		_exit(2);
 	if (sched_setaffinity(0, sizeof(less), &less)) {

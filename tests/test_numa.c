@@ -58,7 +58,7 @@ static int policy_at(const void *addr, int *node)
  * came from (slab.h: the receiver's home). */
 static uint32_t env_home(const struct act_msg *m)
 {
-	return act__container_of(m, struct act__env, msg)->home;
+	return act__container_of(m, struct act__envelope, msg)->home;
 }
 
 /* ---- where memory is bound ---------------------------------------------- */
@@ -245,7 +245,7 @@ static void node_bad(const char *what, int got, int want)
 static void node_child(void *arg)
 {
 	struct act__rt *rt = act__rt_current;
-	uint32_t h = act__pid_home(&rt->procs, act_self());
+	uint32_t h = act__proc_pid_home(&rt->procs, act_self());
 	struct act_msg *m = act_receive(ACT_FOREVER);
 	int node, mode, here = -1;
 
@@ -388,7 +388,7 @@ static void layout_child(void *arg)
 	struct act__rt *rt = act__rt_current;
 	struct act__proc *p = self_proc();
 	long home = (long)(intptr_t)arg;
-	long slot_home = (long)act__slot_home(&rt->procs, p->index);
+	long slot_home = (long)act__proc_slot_home(&rt->procs, p->index);
 	long stack_home = act__stack_home(p->stack_lo, p->stack_size);
 
 	if (slot_home != home)
@@ -406,7 +406,7 @@ static void layout_spawner(void *arg)
 	(void)arg;
 	for (i = 0; i < 50; i++) {
 		/* no switch between reading the home and the spawn */
-		struct act__worker *w = act__worker_self();
+		struct act__worker *w = act__tls_worker_self();
 
 		if (!act_spawn(layout_child, (void *)(intptr_t)w->home).id)
 			layout_bad("spawn", 0, 1);
@@ -441,8 +441,8 @@ static void layout_main(void *arg)
 	}
 	ck_assert_uint_eq(t->homes[k - 1].end, t->cap);
 	ck_assert_uint_ge((uint64_t)t->per_home * k, t->cap);
-	ck_assert_uint_eq(act__slot_home(t, self_proc()->index),
-			  (uint32_t)act__worker_self()->home);
+	ck_assert_uint_eq(act__proc_slot_home(t, self_proc()->index),
+			  (uint32_t)act__tls_worker_self()->home);
 	for (n = 0; n < 8; n++)
 		ck_assert_uint_ne(act_spawn(layout_spawner, NULL).id, 0);
 	for (n = 0; atomic_load(&lr.checked) < 8 * 50; n++)
@@ -486,13 +486,13 @@ static uint32_t slot_shared(uint32_t r, uint32_t *strangers,
 	 * pool_unlock */
 	while (atomic_flag_test_and_set_explicit(&h->lock,
 						 memory_order_acquire))
-		act__cpu_relax();
+		act__spin_relax();
 	n = h->shared_n;
 	if (head)
 		*head = h->shared_head;
 	for (i = h->shared_head; i != UINT32_MAX;
-	     i = act__free_next(&t->slots[i]))
-		bad += act__slot_home(t, i) != r;
+	     i = act__proc_free_next(&t->slots[i]))
+		bad += act__proc_slot_home(t, i) != r;
 	/* release: pairs with the acquire above and in proc.c's pool_lock */
 	atomic_flag_clear_explicit(&h->lock, memory_order_release);
 	if (strangers)
@@ -515,9 +515,9 @@ static bool slot_on_home_list(uint32_t r, uint32_t idx)
 	 * pool_unlock */
 	while (atomic_flag_test_and_set_explicit(&h->lock,
 						 memory_order_acquire))
-		act__cpu_relax();
+		act__spin_relax();
 	for (i = h->shared_head; i != UINT32_MAX && !found;
-	     i = act__free_next(&t->slots[i]))
+	     i = act__proc_free_next(&t->slots[i]))
 		found = i == idx;
 	/* release: pairs with the acquire above and in proc.c's pool_lock */
 	atomic_flag_clear_explicit(&h->lock, memory_order_release);
@@ -668,8 +668,9 @@ static int move_once(struct move_counts *before, struct move_counts *after)
 	/* both were spawned on a, home a, and exited on b, home b: their
 	 * slots and stacks go back to home a's lists, and the envelope main
 	 * sent x to a's slab, once b goes idle and flushes */
-	ck_assert_uint_eq(act__slot_home(&act__rt_current->procs, mv.x_idx),
-			  (uint32_t)a);
+	ck_assert_uint_eq(
+		act__proc_slot_home(&act__rt_current->procs, mv.x_idx),
+		(uint32_t)a);
 	ck_assert_int_eq(act__stack_home(mv.x_lo,
 					 act__rt_current->cfg.stack_size),
 			 a);
@@ -729,7 +730,7 @@ static void move_main(void *arg)
 	 * list: one of the two comes back (no switch from here to the
 	 * spawn) */
 	if (act_worker() == a &&
-	    act__worker_self()->slots.head == UINT32_MAX) {
+	    act__tls_worker_self()->slots.head == UINT32_MAX) {
 		slot_shared((uint32_t)a, NULL, &head);
 		x = act_spawn(blocked_until_told, NULL);
 		p = lookup(x);
@@ -778,18 +779,18 @@ static void bulk_bad(const char *why)
 static uint32_t bulk_home(void)
 {
 	struct act__proc *p = self_proc();
-	uint32_t h = act__slot_home(&act__rt_current->procs, p->index);
+	uint32_t h = act__proc_slot_home(&act__rt_current->procs, p->index);
 
 	if ((uint32_t)act__stack_home(p->stack_lo, p->stack_size) != h)
 		bulk_bad("a slot and its stack of different homes");
-	if (h != (uint32_t)act__worker_self()->home)
+	if (h != (uint32_t)act__tls_worker_self()->home)
 		atomic_fetch_add(&bk.spawned_far, 1);
 	return h;
 }
 
 static void bulk_exit_home(uint32_t h)
 {
-	if ((uint32_t)act__worker_self()->home != h)
+	if ((uint32_t)act__tls_worker_self()->home != h)
 		atomic_fetch_add(&bk.crossed, 1);
 }
 
@@ -898,13 +899,12 @@ static void bulk_main(void *arg)
 		ck_assert_uint_eq(strangers, 0);
 		stack_shared((int)r);
 	}
-	ck_assert_uint_eq(act__stack_cache_strangers(
-				  &act__worker_self()->stacks),
-			  0);
-	for (i = act__worker_self()->slots.head, n = 0; i != UINT32_MAX;
-	     i = act__free_next(&rt->procs.slots[i]))
-		n += act__slot_home(&rt->procs, i) !=
-		     (uint32_t)act__worker_self()->home;
+	ck_assert_uint_eq(
+		act__stack_cache_strangers(&act__tls_worker_self()->stacks), 0);
+	for (i = act__tls_worker_self()->slots.head, n = 0; i != UINT32_MAX;
+	     i = act__proc_free_next(&rt->procs.slots[i]))
+		n += act__proc_slot_home(&rt->procs, i) !=
+		     (uint32_t)act__tls_worker_self()->home;
 	ck_assert_int_eq(n, 0);
 }
 
@@ -946,7 +946,7 @@ END_TEST
 /* ---- fake homes: a full table borrows and gives back -------------------- */
 
 /* more alive than one home's region holds: the table is 8192 slots
- * (act__ptable_size of 6000 at one worker, two homes), 4096 a home */
+ * (act__proc_table_size of 6000 at one worker, two homes), 4096 a home */
 #define TABLE 6000
 
 struct table_run {
@@ -964,7 +964,7 @@ static struct table_run tb;
  * region gets an envelope of the worker's home-1 guest slab. */
 static void table_child(void *arg)
 {
-	uint32_t h = act__pid_home(&act__rt_current->procs, act_self());
+	uint32_t h = act__proc_pid_home(&act__rt_current->procs, act_self());
 	struct act_msg *m = act_receive(ACT_FOREVER);
 
 	(void)arg;
@@ -1011,7 +1011,7 @@ static void table_main(void *arg)
 		for (i = 0; i < n; i++) {
 			char data[100] = { 0 };
 
-			data[99] = (char)act__pid_home(t, tb.kids[i]);
+			data[99] = (char)act__proc_pid_home(t, tb.kids[i]);
 			ck_assert_int_eq(act_send(tb.kids[i], 1, data,
 						  sizeof(data)),
 					 0);
@@ -1056,26 +1056,27 @@ START_TEST(region_gap_lookup)
 	struct act__proc *a, *b;
 	uint32_t gap;
 
-	ck_assert_int_eq(act__ptable_init(&t, 1024, &numa), 0);
-	ck_assert_int_eq(act__slot_cache_init(&c0, &t, 0), 0);
-	ck_assert_int_eq(act__slot_cache_init(&c1, &t, 1), 0);
-	a = act__slot_get(&t, &c0);
-	b = act__slot_get(&t, &c1);
+	ck_assert_int_eq(act__proc_table_init(&t, 1024, &numa), 0);
+	ck_assert_int_eq(act__proc_cache_init(&c0, &t, 0), 0);
+	ck_assert_int_eq(act__proc_cache_init(&c1, &t, 1), 0);
+	a = act__proc_slot_get(&t, &c0);
+	b = act__proc_slot_get(&t, &c1);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_ptr_nonnull(b);
-	ck_assert_uint_eq(act__slot_home(&t, a->index), 0);
-	ck_assert_uint_eq(act__slot_home(&t, b->index), 1);
+	ck_assert_uint_eq(act__proc_slot_home(&t, a->index), 0);
+	ck_assert_uint_eq(act__proc_slot_home(&t, b->index), 1);
 	gap = a->index + 1;
 	ck_assert_uint_lt(gap, b->index);
 	ck_assert_uint_gt(atomic_load(&t.hwm), gap);
-	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(&t, 1, a->index)),
-			 a);
-	ck_assert_ptr_eq(act__proc_lookup(&t, act__make_pid(&t, 1, b->index)),
-			 b);
-	ck_assert_ptr_null(act__proc_lookup(&t, act__make_pid(&t, 1, gap)));
-	act__slot_cache_destroy(&c0);
-	act__slot_cache_destroy(&c1);
-	act__ptable_destroy(&t);
+	ck_assert_ptr_eq(
+		act__proc_lookup(&t, act__proc_make_pid(&t, 1, a->index)), a);
+	ck_assert_ptr_eq(
+		act__proc_lookup(&t, act__proc_make_pid(&t, 1, b->index)), b);
+	ck_assert_ptr_null(
+		act__proc_lookup(&t, act__proc_make_pid(&t, 1, gap)));
+	act__proc_cache_destroy(&c0);
+	act__proc_cache_destroy(&c1);
+	act__proc_table_destroy(&t);
 }
 END_TEST
 

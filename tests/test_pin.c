@@ -83,10 +83,10 @@ static void record(void)
 
 static void probe(void *arg)
 {
-	int64_t deadline = act__now_ns() + 10 * 1000000000LL;
+	int64_t deadline = act__clock_now() + 10 * 1000000000LL;
 
 	(void)arg;
-	while (!all_seen() && act__now_ns() < deadline) {
+	while (!all_seen() && act__clock_now() < deadline) {
 		record();
 		act_yield();
 	}

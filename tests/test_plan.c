@@ -93,7 +93,7 @@ static void topo_ok(struct act__topo *t, const char *synth, const char *xml,
 {
 	struct act__topo_src src = { synth, xml, cgroup };
 	char why[512] = "";
-	int rc = act__topo_load(t, &src, cpus, NULL, why, sizeof(why));
+	int rc = act__topology_load(t, &src, cpus, NULL, why, sizeof(why));
 
 	ck_assert_msg(rc == 0, "load %s%s cgroup %s cpus %s: %d (%s)",
 		      synth ? synth : "", xml ? xml : "",
@@ -146,13 +146,13 @@ static void assert_level(const struct act__plan *pl, int w, int l,
 		ck_assert_int_eq(hwloc_bitmap_list_sscanf(b, list), 0);
 	ck_assert_msg(to - from == hwloc_bitmap_weight(b),
 		      "worker %d level %s: expected {%s}, got {%s}", w,
-		      act__steal_level_name(l, true), list,
+		      act__plan_steal_level_name(l, true), list,
 		      slice_str(pl, w, from, to));
 	k = from;
 	hwloc_bitmap_foreach_begin(id, b) {
 		ck_assert_msg(pl->w[w].victims[k] == id,
 			      "worker %d level %s: expected {%s}, got {%s}", w,
-			      act__steal_level_name(l, true), list,
+			      act__plan_steal_level_name(l, true), list,
 			      slice_str(pl, w, from, to));
 		k++;
 	}
@@ -179,22 +179,22 @@ static void assert_victims(const struct act__plan *pl, const struct geom *g,
 				if (b == a ||
 				    rule_level(g, bind, cpu[a], cpu[b]) != l)
 					continue;
-				ck_assert_msg(k < w->level_end[l] &&
-						      w->victims[k] == b,
-					      "worker %d (CPU %d) level %s: "
-					      "expected worker %d (CPU %d) at "
-					      "%d, got {%s}",
-					      a, cpu[a],
-					      act__steal_level_name(l, true), b,
-					      cpu[b], k,
-					      slice_str(pl, a,
-							level_from(pl, a, l),
-							w->level_end[l]));
+				ck_assert_msg(
+					k < w->level_end[l] &&
+						w->victims[k] == b,
+					"worker %d (CPU %d) level %s: "
+					"expected worker %d (CPU %d) at "
+					"%d, got {%s}",
+					a, cpu[a],
+					act__plan_steal_level_name(l, true), b,
+					cpu[b], k,
+					slice_str(pl, a, level_from(pl, a, l),
+						  w->level_end[l]));
 				k++;
 			}
 			ck_assert_msg(k == w->level_end[l],
 				      "worker %d level %s: extra victims {%s}",
-				      a, act__steal_level_name(l, true),
+				      a, act__plan_steal_level_name(l, true),
 				      slice_str(pl, a, k, w->level_end[l]));
 		}
 	}
@@ -291,7 +291,7 @@ static void golden(const char *synth, const struct geom *g, int bind,
 	assert_plan(&pl, &t, g, bind ? bind : ACT_BIND_CORE, n, cpu_of,
 		    reactor);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 
 /* ---- temporary cgroup directories and files --------------------------- */
@@ -406,7 +406,7 @@ START_TEST(server_topology)
 			ck_assert_int_eq(t.pus[i].cache, s ? i / 16 : -1);
 			ck_assert(t.pus[i].usable);
 		}
-		act__topo_free(&t);
+		act__topology_free(&t);
 	}
 }
 END_TEST
@@ -434,7 +434,7 @@ START_TEST(server_core)
 	assert_level(&pl, 40, ACT_STEAL_REMOTE, "0-31,48-62");
 	assert_level(&pl, 62, ACT_STEAL_NODE, "48-61");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 
 	/* with L3s: the cache level is the other cores under the same L3 */
 	topo_ok(&t, SERVER_L3, NULL, NULL, NULL);
@@ -450,7 +450,7 @@ START_TEST(server_core)
 	assert_level(&pl, 60, ACT_STEAL_NODE, "48-55");
 	assert_level(&pl, 60, ACT_STEAL_REMOTE, "0-47");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -474,7 +474,7 @@ START_TEST(server_core_smt)
 	assert_level(&pl, 0, ACT_STEAL_NODE, "8-15,72-79");
 	assert_level(&pl, 64, ACT_STEAL_SMT, "0");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -499,7 +499,7 @@ START_TEST(server_pu)
 	assert_level(&pl, 126, ACT_STEAL_SMT, "");
 	assert_level(&pl, 126, ACT_STEAL_NODE, "96-125");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 
 	topo_ok(&t, SERVER_L3, NULL, NULL, NULL);
 	plan_ok(&pl, &t, ACT_BIND_PU, 0, ACT_REACTOR_AUTO);
@@ -511,7 +511,7 @@ START_TEST(server_pu)
 	assert_level(&pl, 17, ACT_STEAL_CACHE, "18-31");
 	assert_level(&pl, 17, ACT_STEAL_NODE, "0-15");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -546,7 +546,7 @@ START_TEST(server_spread)
 	assert_level(&pl, 3, ACT_STEAL_NODE,
 		     "7,11,15,19,23,27,31,35,39,43,47,51,55,59");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -576,7 +576,7 @@ START_TEST(server_compact)
 	assert_level(&pl, 47, ACT_STEAL_SMT, "15");
 	assert_level(&pl, 47, ACT_STEAL_NODE, "0-14,32-46");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -602,7 +602,7 @@ START_TEST(server_numa)
 	assert_level(&pl, 50, ACT_STEAL_NODE, "48-49,51-62");
 	assert_level(&pl, 50, ACT_STEAL_REMOTE, "0-47");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -623,7 +623,7 @@ START_TEST(server_none)
 	assert_level(&pl, 0, ACT_STEAL_NODE, "");
 	assert_level(&pl, 0, ACT_STEAL_REMOTE, "1-62");
 	assert_level(&pl, 30, ACT_STEAL_REMOTE, "0-29,31-62");
-	ck_assert_str_eq(act__steal_level_name(ACT_STEAL_REMOTE, false),
+	ck_assert_str_eq(act__plan_steal_level_name(ACT_STEAL_REMOTE, false),
 			 "any");
 	act__plan_free(&pl);
 	/* a named reactor CPU still counts */
@@ -638,7 +638,7 @@ START_TEST(server_none)
 	plan_ok(&pl, &t, ACT_BIND_NONE, 128, ACT_REACTOR_AUTO);
 	ck_assert_str_eq(pl.note, "");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -667,7 +667,7 @@ START_TEST(laptop)
 			ck_assert_int_eq(pl.w[i].level_end[l], 6);
 		}
 		act__plan_free(&pl);
-		act__topo_free(&t);
+		act__topology_free(&t);
 	}
 	golden(LAPTOP, &g_laptop, ACT_BIND_NONE, 0, 7, NULL, -1);
 	golden(LAPTOP, &g_laptop, ACT_BIND_CORE, 8, 8, pu_cpu, -1);
@@ -688,7 +688,7 @@ START_TEST(laptop)
 	plan_ok(&pl, &t, ACT_BIND_CORE, 8, ACT_REACTOR_AUTO);
 	ck_assert_str_eq(pl.note, "");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -712,7 +712,7 @@ START_TEST(server_oversubscribed)
 	ck_assert(!pl.unbound);
 	ck_assert_str_eq(pl.note, "");
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -777,7 +777,7 @@ START_TEST(container_cpuset)
 					why, sizeof(why)),
 			 -EINVAL);
 	ck_assert_msg(strstr(why, "CPU 0"), "why: %s", why);
-	act__topo_free(&t);
+	act__topology_free(&t);
 
 	/* ACTORS_CPUS (here the cpus argument) restricts further */
 	topo_ok(&t, SERVER, NULL, dir, "5-7");
@@ -791,14 +791,13 @@ START_TEST(container_cpuset)
 	plan_ok(&pl, &t, ACT_BIND_CORE, 0, 71);
 	ck_assert_int_eq(pl.reactor_cpu, 71);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 
 	/* but not outside the cgroup's set */
 	why[0] = '\0';
-	ck_assert_int_eq(act__topo_load(&t,
-					&(struct act__topo_src){ SERVER, NULL,
-								 dir },
-					"0-7", NULL, why, sizeof(why)),
+	ck_assert_int_eq(act__topology_load(
+				 &t, &(struct act__topo_src){SERVER, NULL, dir},
+				 "0-7", NULL, why, sizeof(why)),
 			 -EINVAL);
 	ck_assert_msg(strstr(why, "ACTORS_CPUS=\"0-7\"") &&
 			      strstr(why, "CPU 0"),
@@ -836,7 +835,7 @@ static void resolve_child(void *arg)
 		rc->out->reactor = pl.reactor_cpu;
 		rc->out->bind = pl.bind;
 		act__plan_free(&pl);
-		act__topo_free(&t);
+		act__topology_free(&t);
 	}
 }
 
@@ -920,7 +919,7 @@ START_TEST(quota)
 	ck_assert_int_eq(pl.default_workers, 2);
 	assert_plan(&pl, &t, &g_laptop, ACT_BIND_CORE, 5, pu_cpu, 5);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 
 	topo_ok(&t, SERVER, NULL, dir, NULL);
 	plan_ok(&pl, &t, ACT_BIND_CORE, 0, ACT_REACTOR_AUTO);
@@ -935,7 +934,7 @@ START_TEST(quota)
 	plan_ok(&pl, &t, ACT_BIND_CORE, 40, ACT_REACTOR_AUTO);
 	ck_assert_int_eq(pl.nworkers, 40);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 	rm_tree(dir);
 
 	/* a quota above the cores: the cores count */
@@ -944,7 +943,7 @@ START_TEST(quota)
 	plan_ok(&pl, &t, ACT_BIND_CORE, 0, ACT_REACTOR_AUTO);
 	ck_assert_int_eq(pl.nworkers, 7);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 	rm_tree(dir);
 
 	/* one CPU: still one worker */
@@ -954,7 +953,7 @@ START_TEST(quota)
 	ck_assert_int_eq(pl.nworkers, 1);
 	ck_assert_msg(strstr(pl.count_why, "at least 1"), "%s", pl.count_why);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 	rm_tree(dir);
 
 	/* no limit */
@@ -964,7 +963,7 @@ START_TEST(quota)
 	plan_ok(&pl, &t, ACT_BIND_CORE, 0, ACT_REACTOR_AUTO);
 	ck_assert_int_eq(pl.nworkers, 63);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 	rm_tree(dir);
 
 	/* quota and cpuset together: the smaller wins */
@@ -974,7 +973,7 @@ START_TEST(quota)
 	assert_plan(&pl, &t, &g_server, ACT_BIND_CORE, 2, container_core_cpu,
 		    68);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 	rm_tree(dir);
 }
 END_TEST
@@ -1037,8 +1036,8 @@ START_TEST(xml_same_as_synthetic)
 			act__plan_free(&ps);
 			act__plan_free(&px);
 		}
-		act__topo_free(&ts);
-		act__topo_free(&tx);
+		act__topology_free(&ts);
+		act__topology_free(&tx);
 		unlink(xml);
 	}
 	/* the golden server plans, from XML */
@@ -1050,7 +1049,7 @@ START_TEST(xml_same_as_synthetic)
 		assert_plan(&px, &tx, &g_server_l3, ACT_BIND_SPREAD, 63,
 			    spread_cpu, 126);
 		act__plan_free(&px);
-		act__topo_free(&tx);
+		act__topology_free(&tx);
 		unlink(xml);
 	}
 }
@@ -1083,7 +1082,7 @@ START_TEST(xml_restricted)
 		assert_plan(&pl, &t, &g_server, ACT_BIND_CORE, 4,
 			    container_core_cpu, 5);
 		act__plan_free(&pl);
-		act__topo_free(&t);
+		act__topology_free(&t);
 		unlink(xml);
 	}
 }
@@ -1094,27 +1093,27 @@ START_TEST(bad_sources)
 	struct act__topo t;
 	char why[512] = "";
 
-	ck_assert_int_eq(act__topo_load(&t,
-					&(struct act__topo_src){
-						"pack:2 bogus:3", NULL, NULL },
-					NULL, NULL, why, sizeof(why)),
-			 -EINVAL);
+	ck_assert_int_eq(
+		act__topology_load(
+			&t,
+			&(struct act__topo_src){"pack:2 bogus:3", NULL, NULL},
+			NULL, NULL, why, sizeof(why)),
+		-EINVAL);
 	ck_assert_msg(strstr(why, "bogus"), "why: %s", why);
 	why[0] = '\0';
-	ck_assert_int_eq(act__topo_load(&t,
-					&(struct act__topo_src){
-						NULL, "/nonexistent/act.xml",
-						NULL },
-					NULL, NULL, why, sizeof(why)),
-			 -EINVAL);
+	ck_assert_int_eq(
+		act__topology_load(&t,
+				   &(struct act__topo_src){
+					   NULL, "/nonexistent/act.xml", NULL},
+				   NULL, NULL, why, sizeof(why)),
+		-EINVAL);
 	ck_assert_msg(strstr(why, "/nonexistent/act.xml"), "why: %s", why);
 	why[0] = '\0';
-	ck_assert_int_eq(act__topo_load(&t,
-					&(struct act__topo_src){ LAPTOP, NULL,
-								 NULL },
-					"3-1", "ACTORS_CPUS", why,
-					sizeof(why)),
-			 -EINVAL);
+	ck_assert_int_eq(
+		act__topology_load(&t,
+				   &(struct act__topo_src){LAPTOP, NULL, NULL},
+				   "3-1", "ACTORS_CPUS", why, sizeof(why)),
+		-EINVAL);
 	ck_assert_msg(strstr(why, "ACTORS_CPUS=\"3-1\""), "why: %s", why);
 }
 END_TEST
@@ -1163,7 +1162,7 @@ START_TEST(reactor)
 					why, sizeof(why)),
 			 -EINVAL);
 	ck_assert_msg(strstr(why, "CPU 128"), "why: %s", why);
-	act__topo_free(&t);
+	act__topology_free(&t);
 
 	/* ACTORS_CPUS leaves the reactor's choice within the allowed set */
 	topo_ok(&t, SERVER, NULL, NULL, "0-3");
@@ -1178,7 +1177,7 @@ START_TEST(reactor)
 	plan_ok(&pl, &t, ACT_BIND_CORE, 0, 100);
 	ck_assert_int_eq(pl.reactor_cpu, 100);
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 }
 END_TEST
 
@@ -1189,19 +1188,21 @@ START_TEST(names)
 	int b;
 
 	for (b = ACT_BIND_NONE; b <= ACT_BIND_NUMA; b++) {
-		ck_assert_str_eq(act__bind_name(b), n[b - ACT_BIND_NONE]);
-		ck_assert_int_eq(act__bind_parse(n[b - ACT_BIND_NONE]), b);
+		ck_assert_str_eq(act__plan_bind_name(b), n[b - ACT_BIND_NONE]);
+		ck_assert_int_eq(act__plan_bind_parse(n[b - ACT_BIND_NONE]), b);
 	}
-	ck_assert_ptr_null(act__bind_name(ACT_BIND_NUMA + 1));
-	ck_assert_ptr_null(act__bind_name(-1));
-	ck_assert_int_eq(act__bind_parse("cores"), -1);
-	ck_assert_int_eq(act__bind_parse(""), -1);
-	ck_assert_int_eq(act__bind_parse(NULL), -1);
-	ck_assert_str_eq(act__steal_level_name(ACT_STEAL_SMT, true), "smt");
-	ck_assert_str_eq(act__steal_level_name(ACT_STEAL_CACHE, true),
+	ck_assert_ptr_null(act__plan_bind_name(ACT_BIND_NUMA + 1));
+	ck_assert_ptr_null(act__plan_bind_name(-1));
+	ck_assert_int_eq(act__plan_bind_parse("cores"), -1);
+	ck_assert_int_eq(act__plan_bind_parse(""), -1);
+	ck_assert_int_eq(act__plan_bind_parse(NULL), -1);
+	ck_assert_str_eq(act__plan_steal_level_name(ACT_STEAL_SMT, true),
+			 "smt");
+	ck_assert_str_eq(act__plan_steal_level_name(ACT_STEAL_CACHE, true),
 			 "cache");
-	ck_assert_str_eq(act__steal_level_name(ACT_STEAL_NODE, true), "node");
-	ck_assert_str_eq(act__steal_level_name(ACT_STEAL_REMOTE, true),
+	ck_assert_str_eq(act__plan_steal_level_name(ACT_STEAL_NODE, true),
+			 "node");
+	ck_assert_str_eq(act__plan_steal_level_name(ACT_STEAL_REMOTE, true),
 			 "remote");
 }
 END_TEST

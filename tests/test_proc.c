@@ -23,17 +23,17 @@
 
 static uint32_t pid_index(act_pid p)
 {
-	return act__pid_index(&act__rt_current->procs, p);
+	return act__proc_pid_index(&act__rt_current->procs, p);
 }
 
 static uint64_t pid_gen(act_pid p)
 {
-	return act__pid_gen(&act__rt_current->procs, p);
+	return act__proc_pid_gen(&act__rt_current->procs, p);
 }
 
 static act_pid make_pid(uint64_t gen, uint32_t index)
 {
-	return act__make_pid(&act__rt_current->procs, gen, index);
+	return act__proc_make_pid(&act__rt_current->procs, gen, index);
 }
 
 static void noop(void *arg)
@@ -261,10 +261,10 @@ END_TEST
 /* --- I5: a sender that looked the old pid up before the slot was reused -- */
 
 /* Build the envelope that such a sender would have pushed. */
-static struct act__env *stale_envelope(act_pid old_to)
+static struct act__envelope *stale_envelope(act_pid old_to)
 {
-	struct act__worker *w = act__worker_self();
-	struct act__env *e = act__slab_alloc(&w->slab, 8);
+	struct act__worker *w = act__tls_worker_self();
+	struct act__envelope *e = act__slab_alloc(&w->slab, 8);
 	uint64_t payload = 0xdeadbeef;
 
 	ck_assert_ptr_nonnull(e);
@@ -280,8 +280,8 @@ static struct act__env *stale_envelope(act_pid old_to)
 
 static int64_t envelopes_out(void)
 {
-	return act__slab_outstanding(&act__worker_self()->slab) +
-	       act__foreign_outstanding();
+	return act__slab_outstanding(&act__tls_worker_self()->slab) +
+	       act__slab_foreign_outstanding();
 }
 
 /* The stale envelope is already queued when the new occupant first runs. */
@@ -341,7 +341,7 @@ static void stale_while_waiting_main(void *arg)
 	pb = lookup(b);
 	before = envelopes_out();
 	act__mailbox_push(pb, stale_envelope(a));
-	ck_assert(act__wake(act__worker_self(), pb, 0));
+	ck_assert(act__wake(act__tls_worker_self(), pb, 0));
 	/* let b run: it must drop the envelope and wait again; dropped, it
 	 * stays as its mailbox's kept envelope, released, until the next
 	 * message moves the queue past it (mailbox.h) */
@@ -351,10 +351,12 @@ static void stale_while_waiting_main(void *arg)
 	ck_assert(wait_waiting(b));
 	ck_assert_int_eq(r.got, 0);
 	ck_assert_int_eq(envelopes_out(), before + 1);
-	ck_assert(act__mailbox_kept(pb, act__container_of(
-		(struct act__mpsc_node *)((uintptr_t)atomic_load(
-			&pb->mbox.tail) & ~ACT_MBOX_KEPT),
-		struct act__env, node)));
+	ck_assert(act__mailbox_kept(
+		pb, act__container_of(
+			    (struct act__mpsc_node *)((uintptr_t)atomic_load(
+							      &pb->mbox.tail) &
+						      ~ACT_MBOX_KEPT),
+			    struct act__envelope, node)));
 	ck_assert_int_eq(act_send(b, TAG_REAL, &v, sizeof(v)), 0);
 	ck_assert(wait_gone(b));
 	ck_assert_int_eq(r.got, 1);
@@ -407,10 +409,11 @@ static void bad_pids_main(void *arg)
 	int v = 3;
 
 	(void)arg;
-	/* 64 alive, and the spare of proc.h's act__ptable_size */
-	ck_assert_uint_eq(cap, act__ptable_size(64, (uint32_t)act_workers(),
-						(uint32_t)act__rt_current
-							->procs.nhomes));
+	/* 64 alive, and the spare of proc.h's act__proc_table_size */
+	ck_assert_uint_eq(
+		cap,
+		act__proc_table_size(64, (uint32_t)act_workers(),
+				     (uint32_t)act__rt_current->procs.nhomes));
 	ck_assert_uint_eq(act__rt_current->procs.max_alive, 64);
 	ck_assert_int_eq(act_send(ACT_PID_NONE, 1, &v, sizeof(v)), -ESRCH);
 	/* the largest index a pid can name, beyond every slot used */
@@ -575,15 +578,15 @@ static void reach_anchor(void *arg)
  * and the anchor are gone, for 20 s at most. */
 static bool spin_until_gone(struct reach *r, act_pid anchor)
 {
-	int64_t deadline = act__now_ns() + 20 * 1000000000LL;
+	int64_t deadline = act__clock_now() + 20 * 1000000000LL;
 	int i;
 
 	for (i = 0; i < r->nkids; i++)
 		while (lookup(r->kids[i]))
-			if (act__now_ns() > deadline)
+			if (act__clock_now() > deadline)
 				return false;
 	while (lookup(anchor))
-		if (act__now_ns() > deadline)
+		if (act__clock_now() > deadline)
 			return false;
 	return true;
 }
@@ -603,10 +606,10 @@ static bool reach_round(struct reach *r)
 	 * yield would let A run it first (on a loaded machine it always
 	 * did, B's thread being slower to wake). If B never takes it, the
 	 * yields let A run it and the round is run again. */
-	deadline = act__now_ns() + 2 * 1000000000LL;
+	deadline = act__clock_now() + 2 * 1000000000LL;
 	while ((b = atomic_load(&r->anchor_worker)) < 0) {
-		if (act__now_ns() < deadline)
-			act__cpu_relax();
+		if (act__clock_now() < deadline)
+			act__spin_relax();
 		else
 			act_yield();
 	}
@@ -625,7 +628,7 @@ static bool reach_round(struct reach *r)
 		ck_assert(wait_waiting(r->kids[i]));
 	atomic_store(&r->release, 1);
 	while (!atomic_load(&r->released))
-		act__cpu_relax();
+		act__spin_relax();
 	ck_assert(spin_until_gone(r, anchor));
 	if (act_worker() != me)
 		return false; /* the spawner moved: its cache is B's */

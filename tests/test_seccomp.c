@@ -75,7 +75,7 @@ static void deny(const long *nrs, int n)
 struct seen {
 	int main_rc;
 	int done;
-	int waitv;          /* act__futex_waitv_available() */
+	int waitv; /* act__park_waitv_available() */
 	int ring_mode;
 	int guard_mode;
 	int io_rc;
@@ -170,7 +170,7 @@ static void child(void *arg)
 
 	(void)arg;
 	deny(deny_list, deny_n);
-	seen->waitv = act__futex_waitv_available();
+	seen->waitv = act__park_waitv_available();
 	seen->main_rc = act_main(&cfg, workload_main, NULL);
 	seen->leaks[0] = act__last_leaks.procs;
 	seen->leaks[1] = act__last_leaks.stacks;

@@ -111,12 +111,12 @@ START_TEST(class_selection)
 		{100000, ACT_SLAB_FOREIGN},
 	};
 	struct act__slab s;
-	int64_t f0 = act__foreign_outstanding();
+	int64_t f0 = act__slab_foreign_outstanding();
 	unsigned i;
 
 	act__slab_init(&s, 3);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct act__env *e = act__slab_alloc(&s, cases[i].payload);
+		struct act__envelope *e = act__slab_alloc(&s, cases[i].payload);
 
 		ck_assert_ptr_nonnull(e);
 		ck_assert_msg(e->cls == cases[i].cls,
@@ -133,7 +133,7 @@ START_TEST(class_selection)
 		/* fill the whole payload: must not fault or overlap */
 		memset((char *)e + ACT_ENV_HDR, 0x5a, cases[i].payload);
 	}
-	ck_assert_int_eq(act__foreign_outstanding(), f0 + 2);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), f0 + 2);
 	ck_assert_int_eq(act__slab_outstanding(&s),
 			 (int64_t)(sizeof(cases) / sizeof(cases[0])) - 2);
 	act__slab_destroy(&s);
@@ -142,26 +142,26 @@ END_TEST
 
 START_TEST(no_slab_means_foreign)
 {
-	int64_t f0 = act__foreign_outstanding();
-	struct act__env *e = act__slab_alloc(NULL, 8);
+	int64_t f0 = act__slab_foreign_outstanding();
+	struct act__envelope *e = act__slab_alloc(NULL, 8);
 
 	ck_assert_ptr_nonnull(e);
 	ck_assert_uint_eq(e->cls, ACT_SLAB_FOREIGN);
-	ck_assert_int_eq(act__foreign_outstanding(), f0 + 1);
-	act__env_free(NULL, e);
-	ck_assert_int_eq(act__foreign_outstanding(), f0);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), f0 + 1);
+	act__slab_free(NULL, e);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), f0);
 }
 END_TEST
 
 START_TEST(too_big_fails)
 {
 	struct act__slab s;
-	int64_t f0 = act__foreign_outstanding();
+	int64_t f0 = act__slab_foreign_outstanding();
 
 	act__slab_init(&s, 0);
 	ck_assert_ptr_null(act__slab_alloc(&s, ACT_MSG_MAX + 1));
 	ck_assert_ptr_null(act__slab_alloc(NULL, ACT_MSG_MAX + 1));
-	ck_assert_int_eq(act__foreign_outstanding(), f0);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), f0);
 	ck_assert_int_eq(act__slab_outstanding(&s), 0);
 	act__slab_destroy(&s);
 }
@@ -173,7 +173,7 @@ START_TEST(payload_aligned)
 				       63,   64,   65,	  200,	 1000,
 				       4000, 8128, 16320, 16321, 70000};
 	struct act__slab s;
-	struct act__env *e[sizeof(sizes) / sizeof(sizes[0])][3];
+	struct act__envelope *e[sizeof(sizes) / sizeof(sizes[0])][3];
 	unsigned i, j;
 
 	act__slab_init(&s, 0);
@@ -189,7 +189,7 @@ START_TEST(payload_aligned)
 		}
 	for (j = 0; j < 3; j++)
 		for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-			act__env_free(&s, e[i][j]);
+			act__slab_free(&s, e[i][j]);
 	ck_assert_int_eq(act__slab_outstanding(&s), 0);
 	act__slab_destroy(&s);
 }
@@ -199,7 +199,7 @@ END_TEST
 START_TEST(no_overlap)
 {
 	enum { N = 3000 };
-	static struct act__env *e[N];
+	static struct act__envelope *e[N];
 	static size_t len[N];
 	struct act__slab s;
 	uint64_t x = 88172645463325252ull;
@@ -229,7 +229,7 @@ START_TEST(no_overlap)
 	}
 	ck_assert_int_eq(act__slab_outstanding(&s), N);
 	for (i = 0; i < N; i++)
-		act__env_free(&s, e[i]);
+		act__slab_free(&s, e[i]);
 	ck_assert_int_eq(act__slab_outstanding(&s), 0);
 	act__slab_destroy(&s);
 }
@@ -240,14 +240,14 @@ END_TEST
 START_TEST(owner_lifo_reuse)
 {
 	struct act__slab s;
-	struct act__env *a, *b, *c, *d;
+	struct act__envelope *a, *b, *c, *d;
 
 	act__slab_init(&s, 0);
 	a = act__slab_alloc(&s, 100);
 	b = act__slab_alloc(&s, 100);
 	ck_assert_ptr_ne(a, b);
-	act__env_free(&s, a);
-	act__env_free(&s, b);
+	act__slab_free(&s, a);
+	act__slab_free(&s, b);
 	ck_assert_int_eq(act__slab_outstanding(&s), 0);
 	c = act__slab_alloc(&s, 120); /* same class (256) */
 	d = act__slab_alloc(&s, 65);
@@ -256,7 +256,7 @@ START_TEST(owner_lifo_reuse)
 	ck_assert_int_eq(act__slab_outstanding(&s), 2);
 
 	/* a freed envelope is not handed out for another class */
-	act__env_free(&s, c);
+	act__slab_free(&s, c);
 	d = act__slab_alloc(&s, 1000);
 	ck_assert_ptr_ne(d, c);
 	ck_assert_ptr_eq(act__slab_alloc(&s, 100), c);
@@ -267,7 +267,7 @@ END_TEST
 START_TEST(owner_reuse_no_growth)
 {
 	enum { N = 5000 };
-	static struct act__env *e[N];
+	static struct act__envelope *e[N];
 	struct act__slab s;
 	unsigned chunks, round, i;
 
@@ -278,7 +278,7 @@ START_TEST(owner_reuse_no_growth)
 	ck_assert_uint_gt(chunks, 1);
 	for (round = 0; round < 20; round++) {
 		for (i = 0; i < N; i++)
-			act__env_free(&s, e[i]);
+			act__slab_free(&s, e[i]);
 		for (i = 0; i < N; i++)
 			e[i] = act__slab_alloc(&s, 64);
 	}
@@ -300,7 +300,7 @@ START_TEST(guest_slab_per_home)
 	struct act__rt *rt = fake_rt(2);
 	struct act__slab *s0 = &rt->workers[0].slab, *s1 = &rt->workers[1].slab;
 	struct act__slab *g;
-	struct act__env *e, *f, *o;
+	struct act__envelope *e, *f, *o;
 
 	ck_assert_int_eq(act__slab_set_home(s0, &numa, 0), 0);
 	ck_assert_int_eq(act__slab_set_home(s1, &numa, 1), 0);
@@ -320,21 +320,21 @@ START_TEST(guest_slab_per_home)
 	ck_assert_ptr_ne(g->chunks, s0->chunks);
 	ck_assert_int_eq(act__slab_outstanding(s0), 2);
 	/* its owner frees it: to the guest, not to the own slab */
-	act__env_free(s0, e);
+	act__slab_free(s0, e);
 	ck_assert_int_eq(act__slab_outstanding(s0), 1);
 	f = act__slab_alloc(s0, 40);
 	ck_assert_ptr_ne(f, e);
-	act__env_free(s0, f);
+	act__slab_free(s0, f);
 	ck_assert_ptr_eq(act__slab_alloc(g, 40), e);
 	/* another worker frees it: back to the guest's remote list */
-	act__env_free(s1, e);
+	act__slab_free(s1, e);
 	act__slab_flush_remote(s1);
 	ck_assert_int_eq(act__slab_outstanding(s0), 1);
 	ck_assert_int_eq(act__slab_outstanding(s1), 0);
 	ck_assert_ptr_eq(act__slab_alloc(g, 40), e);
 	ck_assert_uint_eq(e->home, 1);
-	act__env_free(s1, e);
-	act__env_free(s1, o);
+	act__slab_free(s1, e);
+	act__slab_free(s1, o);
 	act__slab_flush_remote(s1);
 	ck_assert_int_eq(act__slab_outstanding(s0), 0);
 	ck_assert_int_eq(act__slab_outstanding(s1), 0);
@@ -353,13 +353,13 @@ START_TEST(adopts_remote_frees_before_carving)
 	enum { N = 64 };
 	struct act__rt *rt = fake_rt(2);
 	struct act__slab *s0 = &rt->workers[0].slab, *s1 = &rt->workers[1].slab;
-	struct act__env *e[N], *a;
+	struct act__envelope *e[N], *a;
 	unsigned i;
 
 	for (i = 0; i < N; i++)
 		e[i] = act__slab_alloc(s1, 40);
 	for (i = 0; i < N; i++) /* freed by worker 0: back to worker 1 */
-		act__env_free(s0, e[i]);
+		act__slab_free(s0, e[i]);
 	act__slab_flush_remote(s0);
 	ck_assert_int_eq(act__slab_outstanding(s1), 0);
 	ck_assert_uint_eq(chunk_count(s0), 0);
@@ -371,7 +371,7 @@ START_TEST(adopts_remote_frees_before_carving)
 	ck_assert_uint_eq(chunk_count(s0), 0); /* nothing carved */
 	ck_assert_int_eq(act__slab_outstanding(s0), N);
 	for (i = 0; i < N; i++)
-		act__env_free(s0, e[i]);
+		act__slab_free(s0, e[i]);
 	ck_assert_int_eq(act__slab_outstanding(s0), 0);
 	ck_assert_int_eq(act__slab_outstanding(s1), 0);
 	fake_rt_free(rt);
@@ -381,7 +381,7 @@ END_TEST
 /* ---- remote frees ------------------------------------------------------- */
 
 struct free_job {
-	struct act__env **e;
+	struct act__envelope **e;
 	size_t n;
 	struct act__slab *self; /* the freeing thread's slab, or NULL */
 	struct act__slab *owner; /* the envelopes' slab */
@@ -394,7 +394,7 @@ static void *free_all(void *arg)
 	size_t i;
 
 	for (i = 0; i < j->n; i++)
-		act__env_free(j->self, j->e[i]);
+		act__slab_free(j->self, j->e[i]);
 	/* a worker holds back at most a batch per owner and class */
 	if (j->self)
 		j->held = (size_t)act__slab_outstanding(j->owner);
@@ -410,7 +410,7 @@ static uint64_t remote_free_case(bool from_other_worker)
 	enum { N = 1000 };
 	struct act__rt *rt = fake_rt(2);
 	struct act__slab *s = &rt->workers[0].slab;
-	struct act__env *e[N];
+	struct act__envelope *e[N];
 	void *sorted[N];
 	struct free_job job = {e, N,
 			       from_other_worker ? &rt->workers[1].slab : NULL,
@@ -439,12 +439,12 @@ static uint64_t remote_free_case(bool from_other_worker)
 
 	/* another class does not see them */
 	{
-		struct act__env *o = act__slab_alloc(s, 10);
+		struct act__envelope *o = act__slab_alloc(s, 10);
 
 		ck_assert_ptr_nonnull(o);
 		qsort(sorted, N, sizeof(sorted[0]), cmp_ptr);
 		ck_assert(!in_sorted(sorted, N, o));
-		act__env_free(s, o);
+		act__slab_free(s, o);
 	}
 	/* the owner's next allocs of the class get every one back */
 	for (i = 0; i < N; i++) {
@@ -458,7 +458,7 @@ static uint64_t remote_free_case(bool from_other_worker)
 	assert_distinct((void **)e, N);
 	ck_assert_int_eq(act__slab_outstanding(s), N);
 	for (i = 0; i < N; i++)
-		act__env_free(s, e[i]);
+		act__slab_free(s, e[i]);
 	ck_assert_int_eq(act__slab_outstanding(s), 0);
 	remote = atomic_load(&s->n_remote_free);
 	fake_rt_free(rt);
@@ -487,7 +487,7 @@ struct churn {
  * they fill) and free locally. */
 static void owner_churn(struct churn *c, int nthreads)
 {
-	struct act__env *held[64];
+	struct act__envelope *held[64];
 	int i;
 
 	while (atomic_load(c->done) < nthreads) {
@@ -497,7 +497,7 @@ static void owner_churn(struct churn *c, int nthreads)
 			c->allocs++;
 		}
 		for (i = 0; i < 64; i++)
-			act__env_free(c->s, held[i]);
+			act__slab_free(c->s, held[i]);
 	}
 }
 
@@ -522,7 +522,7 @@ START_TEST(remote_free_concurrent)
 	enum { T = 4, PER = 100000, N = T * PER };
 	struct act__rt *rt = fake_rt(1);
 	struct act__slab *s = &rt->workers[0].slab;
-	struct act__env **e = malloc(N * sizeof(*e));
+	struct act__envelope **e = malloc(N * sizeof(*e));
 	struct conc_job jobs[T];
 	pthread_t th[T];
 	_Atomic int start = 0, done = 0;
@@ -568,8 +568,8 @@ START_TEST(foreign_counted)
 	enum { N = 10 };
 	struct act__rt *rt = fake_rt(1);
 	struct act__slab *s = &rt->workers[0].slab;
-	int64_t f0 = act__foreign_outstanding();
-	struct act__env *e[N];
+	int64_t f0 = act__slab_foreign_outstanding();
+	struct act__envelope *e[N];
 	struct free_job job = {e, N, NULL, NULL, 0};
 	pthread_t t;
 	int i;
@@ -578,16 +578,16 @@ START_TEST(foreign_counted)
 		e[i] = i % 2 ? act__slab_alloc(s, 20000)
 			     : act__slab_alloc(NULL, 16);
 		ck_assert_uint_eq(e[i]->cls, ACT_SLAB_FOREIGN);
-		ck_assert_int_eq(act__foreign_outstanding(), f0 + i + 1);
+		ck_assert_int_eq(act__slab_foreign_outstanding(), f0 + i + 1);
 	}
 	ck_assert_int_eq(act__slab_outstanding(s), 0);
-	act__env_free(s, e[0]); /* by a worker */
-	ck_assert_int_eq(act__foreign_outstanding(), f0 + N - 1);
+	act__slab_free(s, e[0]); /* by a worker */
+	ck_assert_int_eq(act__slab_foreign_outstanding(), f0 + N - 1);
 	job.e = e + 1;
 	job.n = N - 1;
 	ck_assert_int_eq(pthread_create(&t, NULL, free_all, &job), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	ck_assert_int_eq(act__foreign_outstanding(), f0);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), f0);
 	ck_assert_uint_eq(atomic_load(&s->n_remote_free), 0);
 	fake_rt_free(rt);
 }
@@ -660,7 +660,7 @@ static void remote_main(void *arg)
 	struct act_msg *m[RT_N];
 	void *env[RT_N];
 	struct msg_job job = {m, RT_N};
-	struct act__slab *slab = &act__worker_self()->slab;
+	struct act__slab *slab = &act__tls_worker_self()->slab;
 	act_pid me = act_self();
 	pthread_t t;
 	int i, v;
@@ -671,8 +671,8 @@ static void remote_main(void *arg)
 	for (i = 0; i < RT_N; i++) {
 		m[i] = act_receive(0);
 		ck_assert_ptr_nonnull(m[i]);
-		env[i] = act__container_of(m[i], struct act__env, msg);
-		ck_assert_uint_eq(((struct act__env *)env[i])->cls, 0);
+		env[i] = act__container_of(m[i], struct act__envelope, msg);
+		ck_assert_uint_eq(((struct act__envelope *)env[i])->cls, 0);
 	}
 	ck_assert_int_eq(act__slab_outstanding(slab), RT_N);
 	/* a thread that is no worker frees them: it only marks them
@@ -683,15 +683,15 @@ static void remote_main(void *arg)
 	ck_assert_int_eq(act__slab_outstanding(slab), RT_N);
 	for (i = 0; i < RT_N; i++)
 		ck_assert_uint_eq(
-			atomic_load(&((struct act__env *)env[i])->state),
+			atomic_load(&((struct act__envelope *)env[i])->state),
 			ACT_ENV_RELEASED);
-	act__held_sweep(act__worker_self()->current, slab, false);
+	act__mailbox_held_sweep(act__tls_worker_self()->current, slab, false);
 	/* all but the last received: that one is the mailbox's kept
 	 * envelope (mailbox.h), released, until the next message */
 	ck_assert_int_eq(act__slab_outstanding(slab), 1);
-	ck_assert(act__mailbox_kept(act__worker_self()->current,
-				    (struct act__env *)env[RT_N - 1]));
-	ck_assert_uint_eq(act__worker_self()->current->n_held, 0);
+	ck_assert(act__mailbox_kept(act__tls_worker_self()->current,
+				    (struct act__envelope *)env[RT_N - 1]));
+	ck_assert_uint_eq(act__tls_worker_self()->current->n_held, 0);
 
 	/* the next sends of that class reuse them (the kept one is freed
 	 * by the first receive of the next batch, after its sends) */
@@ -705,7 +705,8 @@ static void remote_main(void *arg)
 		memcpy(&v, r->data, sizeof(v));
 		ck_assert_int_eq(v, i);
 		rt_remote_reused += in_sorted(
-			env, RT_N, act__container_of(r, struct act__env, msg));
+			env, RT_N,
+			act__container_of(r, struct act__envelope, msg));
 		act_msg_free(r);
 	}
 }
@@ -716,7 +717,7 @@ START_TEST(rt_remote_free)
 	ck_assert_int_eq(act_main(NULL, remote_main, NULL), 0);
 	ck_assert_int_eq(rt_remote_reused, RT_N - 1);
 	ck_assert_int_eq(act__last_leaks.envelopes, 0);
-	ck_assert_int_eq(act__foreign_outstanding(), 0);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), 0);
 }
 END_TEST
 
@@ -734,7 +735,7 @@ static void foreign_main(void *arg)
 {
 	act_pid me = act_self();
 	struct act_msg *m;
-	struct act__env *e;
+	struct act__envelope *e;
 	pthread_t t;
 	void *ret;
 	uint64_t v;
@@ -746,10 +747,10 @@ static void foreign_main(void *arg)
 	/* small envelopes from non-workers come from the runtime's foreign
 	 * slab (index nworkers), not from malloc */
 	ck_assert_int_eq(act__slab_outstanding(&act__rt_current->foreign), 1);
-	ck_assert_int_eq(act__foreign_outstanding(), 0);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_ptr_nonnull(m);
-	e = act__container_of(m, struct act__env, msg);
+	e = act__container_of(m, struct act__envelope, msg);
 	ck_assert_uint_eq(e->cls, 0);
 	ck_assert_uint_eq(e->worker, (unsigned)act_workers());
 	ck_assert_uint_eq(m->from.id, 0);
@@ -766,9 +767,9 @@ static void foreign_main(void *arg)
 	ck_assert_uint_eq(m->tag, 6);
 	act_msg_free(m);
 	/* the worker holds the remote free back until it flushes */
-	act__slab_flush_remote(&act__worker_self()->slab);
+	act__slab_flush_remote(&act__tls_worker_self()->slab);
 	ck_assert_int_eq(act__slab_outstanding(&act__rt_current->foreign), 0);
-	ck_assert_int_eq(act__foreign_outstanding(), 0);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), 0);
 }
 
 START_TEST(rt_foreign_sender)
@@ -796,14 +797,14 @@ static void unread_main(void *arg)
 	for (i = 0; i < 100; i++)
 		ck_assert_int_eq(act_send(me, 1, big, (size_t)i * 100), 0);
 	ck_assert_int_eq(act_send(me, 1, big, sizeof(big)), 0);
-	ck_assert_int_eq(act__foreign_outstanding(), 1);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), 1);
 }
 
 START_TEST(rt_unread_reclaimed)
 {
 	ck_assert_int_eq(act_main(NULL, unread_main, NULL), 0);
 	ck_assert_int_eq(act__last_leaks.envelopes, 0);
-	ck_assert_int_eq(act__foreign_outstanding(), 0);
+	ck_assert_int_eq(act__slab_foreign_outstanding(), 0);
 }
 END_TEST
 

@@ -75,7 +75,7 @@ static void million_main(void *arg)
 		}
 		while (atomic_load(&v->done) < spawned)
 			act_yield();
-		used = act__ptable_used(&act__rt_current->procs);
+		used = act__proc_table_used(&act__rt_current->procs);
 		if (used > v->max_used)
 			v->max_used = used;
 	}
@@ -163,7 +163,7 @@ static void probe_stack(void *arg)
 {
 	struct stack_probe *sp = arg;
 
-	sp->size = act__worker_self()->current->stack_size;
+	sp->size = act__tls_worker_self()->current->stack_size;
 }
 
 /* Uses 768 KiB of its stack: fits only in the 1 MiB one. */
@@ -176,7 +176,7 @@ static void probe_big_stack(void *arg)
 	for (i = 0; i < sizeof(buf); i += 4096)
 		buf[i] = (char)i;
 	sp->used = buf[4096] == (char)4096;
-	sp->size = act__worker_self()->current->stack_size;
+	sp->size = act__tls_worker_self()->current->stack_size;
 }
 
 static size_t child_stack(void (*fn)(void *), size_t size,
@@ -237,7 +237,7 @@ static void bad_opts_main(void *arg)
 				      ((size_t)1 << 30) + 1,
 				      (size_t)2 << 30, SIZE_MAX };
 	/* no switch in here: this worker's count throughout */
-	uint64_t out = act__worker_self()->stacks.n_out;
+	uint64_t out = act__tls_worker_self()->stacks.n_out;
 	struct act_spawn_opts o;
 	uint32_t hwm = atomic_load(&act__rt_current->procs.hwm);
 	unsigned i;
@@ -265,7 +265,7 @@ static void bad_opts_main(void *arg)
 	ck_assert_uint_eq(act_spawn(NULL, NULL).id, 0);
 	/* nothing taken for the failures */
 	ck_assert_uint_eq(atomic_load(&act__rt_current->procs.hwm), hwm);
-	ck_assert_uint_eq(act__worker_self()->stacks.n_out, out);
+	ck_assert_uint_eq(act__tls_worker_self()->stacks.n_out, out);
 }
 
 START_TEST(test_spawn_opt_invalid)

@@ -529,7 +529,7 @@ static void reuse_main(void *arg)
 	ck_assert_uint_eq(c.size, 32768);
 	d = spawn_and_report(&me, 32768);
 	ck_assert_ptr_eq(d.lo, c.lo);
-	ck_assert_uint_eq(act__worker_self()->stacks.n_out, 1); /* main's */
+	ck_assert_uint_eq(act__tls_worker_self()->stacks.n_out, 1); /* main's */
 	reuse_checked = 1;
 }
 
@@ -736,7 +736,7 @@ END_TEST
 
 START_TEST(mprotect_budget_falls_back)
 {
-	long limit = act__read_max_map_count();
+	long limit = act__stack_read_max_map_count();
 	uint32_t n = UNDER_TSAN ? 20000 : 100000;
 
 	ck_assert_int_eq(run_many(n, 16384, ACT_GUARD_MPROTECT), 0);

@@ -36,11 +36,11 @@ static uint64_t ref_gen(act_timer ref)
 
 static void sleep_main(void *arg)
 {
-	int64_t t0 = act__now_ns();
+	int64_t t0 = act__clock_now();
 
 	(void)arg;
 	ck_assert_int_eq(act_sleep(20 * MS), 0);
-	ck_assert_int_ge(act__now_ns() - t0, 20 * MS); /* never short */
+	ck_assert_int_ge(act__clock_now() - t0, 20 * MS); /* never short */
 	ck_assert_int_eq(act_sleep(1), 0);
 }
 
@@ -133,9 +133,9 @@ struct sleeper {
 static void sleeper(void *arg)
 {
 	struct sleeper *s = arg;
-	int64_t t0 = act__now_ns();
+	int64_t t0 = act__clock_now();
 	int rc = act_sleep(s->ns);
-	int early = act__now_ns() - t0 < s->ns;
+	int early = act__clock_now() - t0 < s->ns;
 
 	ck_assert_int_eq(act_send(s->main, rc ? 2 : early ? 1 : 0, NULL, 0),
 			 0);
@@ -242,7 +242,7 @@ static void after_main(void *arg)
 {
 	act_pid self = act_self();
 	uint64_t v = 0x1122334455667788ull;
-	int64_t t0 = act__now_ns();
+	int64_t t0 = act__clock_now();
 	struct act_msg *m;
 	act_timer ref = 0, ref2;
 
@@ -251,7 +251,7 @@ static void after_main(void *arg)
 			 0);
 	ck_assert_uint_ne(ref, 0);
 	m = act_receive(ACT_FOREVER);
-	ck_assert_int_ge(act__now_ns() - t0, 20 * MS); /* never early */
+	ck_assert_int_ge(act__clock_now() - t0, 20 * MS); /* never early */
 	ck_assert_uint_eq(m->tag, 7);
 	ck_assert(act_pid_eq(m->from, self)); /* from: who set it */
 	ck_assert_uint_eq(m->len, sizeof(v));
@@ -296,7 +296,7 @@ END_TEST
 static void interval_main(void *arg)
 {
 	act_pid self = act_self();
-	int64_t t0 = act__now_ns(), prev = t0, t;
+	int64_t t0 = act__clock_now(), prev = t0, t;
 	struct act_msg *m;
 	act_timer ref;
 	int i;
@@ -305,7 +305,7 @@ static void interval_main(void *arg)
 	ck_assert_int_eq(act_send_interval(5 * MS, self, 3, NULL, 0, &ref), 0);
 	for (i = 1; i <= 5; i++) {
 		m = act_receive(ACT_FOREVER);
-		t = act__now_ns();
+		t = act__clock_now();
 		ck_assert_uint_eq(m->tag, 3);
 		act_msg_free(m);
 		ck_assert_int_ge(t - t0, i * 5 * MS); /* never early */
@@ -499,28 +499,28 @@ static uint32_t many_timers_round(int64_t head)
 	static int64_t lo[MANY_T], hi[MANY_T];
 	act_pid self = act_self();
 	uint64_t x = 88172645463325252ull;
-	int64_t base = act__now_ns() + head, max_lo = 0, ns, set_all;
+	int64_t base = act__clock_now() + head, max_lo = 0, ns, set_all;
 	struct act_msg *m;
 	uint32_t i, k, early = 0, order = 0, after = 0;
 
 	for (i = 0; i < MANY_T; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		ns = base + (int64_t)(x % (200 * MS)) - act__now_ns();
+		ns = base + (int64_t)(x % (200 * MS)) - act__clock_now();
 		if (ns < 0) /* setting them took long: due at once */
 			ns = 0;
 		/* its deadline is now + ns as act_send_after reads the
 		 * clock: between these two */
-		lo[i] = act__now_ns() + ns;
+		lo[i] = act__clock_now() + ns;
 		ck_assert_int_eq(act_send_after(ns, self, 1, &i, sizeof(i),
 						NULL), 0);
-		hi[i] = act__now_ns() + ns;
+		hi[i] = act__clock_now() + ns;
 	}
-	set_all = act__now_ns();
+	set_all = act__clock_now();
 	for (i = 0; i < MANY_T; i++) {
 		m = act_receive(ACT_FOREVER);
 		memcpy(&k, m->data, sizeof(k));
 		act_msg_free(m);
-		early += act__now_ns() < lo[k];
+		early += act__clock_now() < lo[k];
 		/* in deadline order, among those due after the last was set
 		 * (one due before that could only fire once set) */
 		if (lo[k] > set_all) {
@@ -788,7 +788,7 @@ struct same_tick {
 static void same_tick_sleeper(void *arg)
 {
 	struct same_tick *st = arg;
-	int64_t left = st->deadline - act__now_ns();
+	int64_t left = st->deadline - act__clock_now();
 
 	/* on a loaded machine a late spawn may start past the deadline:
 	 * it still arms a timer, due at once */
@@ -799,7 +799,7 @@ static void same_tick_sleeper(void *arg)
 static void same_tick_main(void *arg)
 {
 	struct act__reactor *r = act__rt_current->reactor;
-	struct same_tick st = { act_self(), act__now_ns() + 500 * MS };
+	struct same_tick st = {act_self(), act__clock_now() + 500 * MS};
 	struct act_stats a, b;
 	uint64_t loops;
 	int i;

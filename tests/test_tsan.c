@@ -48,7 +48,7 @@ static void barrier_spin(void)
 {
 	atomic_fetch_add_explicit(&arrived, 1, memory_order_release);
 	while (atomic_load_explicit(&arrived, memory_order_acquire) < 2)
-		act__cpu_relax();
+		act__spin_relax();
 }
 
 /* ---- modes, run in the re-executed child ------------------------------ */

@@ -37,7 +37,7 @@ static void on_fire(struct act__tnode *t, void *ctx)
 	struct log *l = ctx;
 	struct rec *r = (struct rec *)t;
 
-	ck_assert(!act__tnode_queued(t));
+	ck_assert(!act__wheel_node_queued(t));
 	r->fired_at = l->now;
 	ck_assert_uint_lt(l->n, l->cap);
 	l->order[l->n++] = r;
@@ -54,7 +54,7 @@ static void rec_add(struct act__wheel *w, struct rec *r, uint32_t id,
 {
 	static uint64_t seq;
 
-	act__tnode_init(&r->node);
+	act__wheel_node_init(&r->node);
 	r->id = id;
 	r->seq = seq++;
 	r->fired_at = -1;
@@ -153,7 +153,7 @@ START_TEST(cancel)
 	rec_add(&w, &b, 1, 10000);
 	rec_add(&w, &c, 2, 90000000);
 	act__wheel_del(&w, &a.node);
-	ck_assert(!act__tnode_queued(&a.node));
+	ck_assert(!act__wheel_node_queued(&a.node));
 	act__wheel_del(&w, &a.node); /* not queued: nothing */
 	ck_assert_uint_eq(w.count, 2);
 	act__wheel_del(&w, &c.node); /* the only one on its level-2 slot */
@@ -192,8 +192,8 @@ START_TEST(callback_adds_and_cancels)
 	int64_t now;
 
 	act__wheel_init(&w, TICK, 0);
-	act__tnode_init(&cb_a.node);
-	act__tnode_init(&cb_b.node);
+	act__wheel_node_init(&cb_a.node);
+	act__wheel_node_init(&cb_b.node);
 	act__wheel_add(&w, &cb_a.node, 2000);
 	act__wheel_add(&w, &cb_b.node, 2500); /* same tick, after a */
 	for (now = 0; now <= 100 * TICK; now += TICK / 2)
@@ -298,14 +298,14 @@ START_TEST(random_against_reference)
 
 	act__wheel_init(&w, TICK, now);
 	for (i = 0; i < RND_N; i++)
-		act__tnode_init(&r[i].node);
+		act__wheel_node_init(&r[i].node);
 	for (op = 0; op < RND_OPS; op++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		i = (uint32_t)(x % RND_N);
 		switch ((x >> 20) % 4) {
 		case 0: /* add (if free), at some scale */
 		case 1:
-			if (act__tnode_queued(&r[i].node))
+			if (act__wheel_node_queued(&r[i].node))
 				break;
 			{
 				static const uint64_t scale[] = {
@@ -330,7 +330,7 @@ START_TEST(random_against_reference)
 						     (step[(x >> 12) % 5] + 1));
 
 			for (nwant = 0, k = 0; k < RND_N; k++)
-				if (act__tnode_queued(&r[k].node) &&
+				if (act__wheel_node_queued(&r[k].node) &&
 				    r[k].due <= (uint64_t)to / TICK)
 					want[nwant++] = &r[k];
 			qsort(want, nwant, sizeof(*want), by_due);
@@ -346,7 +346,7 @@ START_TEST(random_against_reference)
 		}
 	}
 	for (k = 0, i = 0; i < RND_N; i++)
-		k += act__tnode_queued(&r[i].node);
+		k += act__wheel_node_queued(&r[i].node);
 	ck_assert_uint_eq(w.count, k);
 	free(r);
 	free(order);

@@ -78,14 +78,14 @@ static inline struct tu_machine tu_machine(void)
 	struct act__topo t;
 	char why[512];
 
-	ck_assert_msg(act__topo_load(&t, NULL, getenv("ACTORS_CPUS"), NULL,
-				     why, sizeof(why)) == 0,
+	ck_assert_msg(act__topology_load(&t, NULL, getenv("ACTORS_CPUS"), NULL,
+					 why, sizeof(why)) == 0,
 		      "topology: %s", why);
 	m.pus = t.nusable_pus;
 	m.cores = t.nusable_cores;
 	m.quota = t.quota;
 	m.simulated = t.simulated;
-	act__topo_free(&t);
+	act__topology_free(&t);
 	return m;
 }
 
@@ -143,7 +143,7 @@ static inline uint64_t tu_dup_enqueues(void)
 /* A pid's slot index, in the running runtime's split (proc.h). */
 static inline uint32_t pid_index_of(act_pid p)
 {
-	return act__pid_index(&act__rt_current->procs, p);
+	return act__proc_pid_index(&act__rt_current->procs, p);
 }
 
 static inline struct act__proc *self_proc(void)
@@ -165,8 +165,8 @@ static inline struct act__proc *self_proc(void)
 static inline bool wait_step(int64_t *deadline, int i)
 {
 	if (!*deadline)
-		*deadline = act__now_ns() + WAIT_FOR_NS;
-	if (act__now_ns() > *deadline)
+		*deadline = act__clock_now() + WAIT_FOR_NS;
+	if (act__clock_now() > *deadline)
 		return false;
 	if (i < 1000)
 		act_yield();

@@ -1063,7 +1063,7 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 		o->flags |= ACT_REPORT_JSON;
 		return NULL;
 	case 'w':
-		if (act__parse_uint(arg, 1, ACT_MAX_WORKERS, &n)) {
+		if (act__env_parse_uint(arg, 1, ACT_MAX_WORKERS, &n)) {
 			snprintf(buf, len, "--workers %s: expected 1 to %d",
 				 arg, ACT_MAX_WORKERS);
 			return buf;
@@ -1071,7 +1071,7 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 		o->cfg.schedulers = (int)n;
 		return NULL;
 	case 'b':
-		b = act__bind_parse(arg);
+		b = act__plan_bind_parse(arg);
 		if (b < 0) {
 			snprintf(buf, len, "--bind %s: expected none, core, "
 				 "pu, spread, compact or numa", arg);
@@ -1088,7 +1088,7 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 			o->cfg.reactor_cpu = ACT_REACTOR_AUTO;
 		} else if (!strcmp(arg, "none")) {
 			o->cfg.reactor_cpu = ACT_REACTOR_NONE;
-		} else if (!act__parse_uint(arg, 0, ACT_CPU_MAX, &n)) {
+		} else if (!act__env_parse_uint(arg, 0, ACT_CPU_MAX, &n)) {
 			o->cfg.reactor_cpu = ACT_REACTOR_CPU((int)n);
 		} else {
 			snprintf(buf, len, "--reactor-cpu %s: expected auto, "
@@ -1169,11 +1169,11 @@ static int cmd_topo(int argc, char **argv)
 						  ACT_RING_ENTRIES,
 					  &paths)) {
 		for (nkv = 0; nkv < ACT_PATHS; nkv++) {
-			kv[nkv].key = act__path_name(nkv);
+			kv[nkv].key = act__paths_name(nkv);
 			kv[nkv].value = paths.v[nkv];
 		}
 	}
-	rc = act__plan_print_kv(stdout, &t, &pl, o.flags, kv, nkv);
+	rc = act__report_print_kv(stdout, &t, &pl, o.flags, kv, nkv);
 	if (rc) {
 		fprintf(stderr, "actors topo: %s\n", strerror(-rc));
 	} else if (pl.nworkers > ACT_MAX_WORKERS) {
@@ -1184,7 +1184,7 @@ static int cmd_topo(int argc, char **argv)
 		rc = -EINVAL;
 	}
 	act__plan_free(&pl);
-	act__topo_free(&t);
+	act__topology_free(&t);
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "actors topo: writing the report failed\n");
 		return 1;

@@ -20,7 +20,7 @@
  *   mpsc        act__mpsc_push then act__mpsc_pop of one node on an
  *               empty queue: the mailbox of one message (two exchanges:
  *               the push, and the pop's stub push behind the last node)
- *   slab        act__slab_alloc then act__env_free of an 8-byte envelope
+ *   slab        act__slab_alloc then act__slab_free of an 8-byte envelope
  *   runq        act__runq_push_lifo then act__runq_pop of one process
  *   send_self   act_send to itself, act_receive(0), act_msg_free, in a
  *               process: the whole message path but the switch and the
@@ -144,7 +144,7 @@ static double run_mpsc(void)
 static double run_slab(void)
 {
 	static struct act__slab s;
-	struct act__env *e;
+	struct act__envelope *e;
 	double t0;
 	long i;
 
@@ -154,7 +154,7 @@ static double run_slab(void)
 		e = act__slab_alloc(&s, 8);
 		if (!e)
 			abort();
-		act__env_free(&s, e);
+		act__slab_free(&s, e);
 	}
 	t0 = now_s() - t0;
 	act__slab_destroy(&s);

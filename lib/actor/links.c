@@ -18,9 +18,9 @@
 
 /* ---- locks and lists ---------------------------------------------------- */
 
-void act__lock2(struct act__proc *a, struct act__proc *b)
+void act__links_lock2(struct act__proc *a, struct act__proc *b)
 {
-	/* each acquire pairs with the release in act__unlock2 (through
+	/* each acquire pairs with the release in act__links_unlock2 (through
 	 * act__proc_unlock); index order, so two lockers never wait on
 	 * each other in a circle */
 	if (a == b) {
@@ -34,16 +34,16 @@ void act__lock2(struct act__proc *a, struct act__proc *b)
 	}
 }
 
-void act__unlock2(struct act__proc *a, struct act__proc *b)
+void act__links_unlock2(struct act__proc *a, struct act__proc *b)
 {
-	/* releases: pair with the acquires in act__lock2 */
+	/* releases: pair with the acquires in act__links_lock2 */
 	act__proc_unlock(a);
 	if (a != b)
 		act__proc_unlock(b);
 }
 
-bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
-		    act_pid pid)
+bool act__links_proc_live(const struct act__ptable *t, struct act__proc *p,
+			  act_pid pid)
 {
 	/* acquire: pairs with the release stores of gen (slot_free) and of
 	 * RUNNABLE (act__spawn) */
@@ -53,13 +53,13 @@ bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
 	/* acquire: the same pairs, for the generation */
 	return st != ACT_PS_FREE && st != ACT_PS_EXITING &&
 	       atomic_load_explicit(&p->gen, memory_order_acquire) ==
-		       act__pid_gen(t, pid);
+		       act__proc_pid_gen(t, pid);
 }
 
 /* The slot pid's index names, whatever its generation, or NULL. */
 static struct act__proc *slot_at(struct act__rt *rt, act_pid pid)
 {
-	uint32_t idx = act__pid_index(&rt->procs, pid);
+	uint32_t idx = act__proc_pid_index(&rt->procs, pid);
 
 	/* relaxed: every caller got pid from a relation node or a registry
 	 * entry, made under the slot's lock after its set-up (grow's gen
@@ -167,7 +167,7 @@ static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
 			   act_pid who, intptr_t reason, uint64_t ref)
 {
 	struct act_exit_info info = { who, reason, ref };
-	int rc = act__send_sys(rt, to, tag, &info, sizeof(info), who);
+	int rc = act__message_send_sys(rt, to, tag, &info, sizeof(info), who);
 
 	if (rc == -ENOMEM)
 		fprintf(stderr,
@@ -189,7 +189,7 @@ static int signal_locked(struct act__rt *rt, struct act__proc *p,
 			 act_pid pid, act_pid who, intptr_t reason,
 			 bool untrappable)
 {
-	if (!act__proc_live(&rt->procs, p, pid) || p->exiting ||
+	if (!act__links_proc_live(&rt->procs, p, pid) || p->exiting ||
 	    (atomic_load_explicit(&p->flags, memory_order_relaxed) &
 	     ACT_PF_KILLED))
 		return 0;
@@ -199,20 +199,20 @@ static int signal_locked(struct act__rt *rt, struct act__proc *p,
 		return 0;
 	p->exit_reason = reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason;
 	/* seq_cst: the store half of the Dekker pair with the killed loads
-	 * in park_proc and park_io (act__killed) */
+	 * in park_proc and park_io (act__proc_killed) */
 	atomic_fetch_or_explicit(&p->flags, ACT_PF_KILLED, memory_order_seq_cst);
 	return 1;
 }
 
-int act__exit_signal(struct act__rt *rt, struct act__worker *w,
-		     struct act__proc *p, act_pid pid, act_pid who,
-		     intptr_t reason, bool untrappable)
+int act__links_exit_signal(struct act__rt *rt, struct act__worker *w,
+			   struct act__proc *p, act_pid pid, act_pid who,
+			   intptr_t reason, bool untrappable)
 {
 	bool live;
 	int rc;
 
 	act__proc_lock(p);
-	live = act__proc_live(&rt->procs, p, pid);
+	live = act__links_proc_live(&rt->procs, p, pid);
 	rc = signal_locked(rt, p, pid, who, reason, untrappable);
 	act__proc_unlock(p);
 	if (rc == 1)
@@ -252,11 +252,11 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
  * the receiver drops its message and takes the count back. */
 static uint32_t mbox_gen(const struct act__ptable *t, act_pid pid)
 {
-	return (uint32_t)act__pid_gen(t, pid);
+	return (uint32_t)act__proc_pid_gen(t, pid);
 }
 
-int act__mbox_in(const struct act__ptable *t, struct act__proc *p,
-		 act_pid pid)
+int act__links_mbox_in(const struct act__ptable *t, struct act__proc *p,
+		       act_pid pid)
 {
 	/* relaxed: a count, ordered by nothing else; the CAS keeps the
 	 * generation and the count one */
@@ -275,8 +275,8 @@ int act__mbox_in(const struct act__ptable *t, struct act__proc *p,
 	return 0;
 }
 
-void act__mbox_out(const struct act__ptable *t, struct act__proc *p,
-		   act_pid to)
+void act__links_mbox_out(const struct act__ptable *t, struct act__proc *p,
+			 act_pid to)
 {
 	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
 
@@ -289,7 +289,7 @@ void act__mbox_out(const struct act__ptable *t, struct act__proc *p,
 		memory_order_relaxed));
 }
 
-void act__run_exit_fns(struct act__proc *p)
+void act__links_run_exit_fns(struct act__proc *p)
 {
 	struct act__exit_fn *f;
 	void (*fn)(void *);
@@ -338,7 +338,7 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 		 * its slot is still its own */
 		q = slot_at(rt, other);
 		die = false;
-		act__lock2(p, q);
+		act__links_lock2(p, q);
 		r = *head;
 		if (r) {
 			s = which == 2 || (which == 0 &&
@@ -354,7 +354,8 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 							    p->exit_reason,
 							    false) == 1;
 				} else if (which == 2 &&
-					   act__proc_live(&rt->procs, q, other)) {
+					   act__links_proc_live(&rt->procs, q,
+								other)) {
 					/* under q's lock: act_demonitor
 					 * that finds no node finds this */
 					send_signal_msg(rt, other,
@@ -364,7 +365,7 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 				}
 			}
 		}
-		act__unlock2(p, q);
+		act__links_unlock2(p, q);
 		if (die)
 			kill_wake(w, q);
 		free(r);
@@ -425,7 +426,7 @@ void act__links_reclaim(struct act__proc *p)
 
 /* ---- spawn with a link or a monitor -------------------------------------- */
 
-int act__spawn_rels_alloc(struct act__rt *rt, uint32_t flags,
+int act__links_rels_alloc(struct act__rt *rt, uint32_t flags,
 			  struct act__spawn_rels *r)
 {
 	r->link = r->monitor = NULL;
@@ -446,19 +447,19 @@ int act__spawn_rels_alloc(struct act__rt *rt, uint32_t flags,
 	return 0;
 }
 
-void act__spawn_rels_free(struct act__spawn_rels *r)
+void act__links_rels_free(struct act__spawn_rels *r)
 {
 	free(r->link);
 	free(r->monitor);
 	r->link = r->monitor = NULL;
 }
 
-void act__spawn_rels_attach(struct act__proc *p, struct act__proc *c,
+void act__links_rels_attach(struct act__proc *p, struct act__proc *c,
 			    struct act__spawn_rels *r)
 {
 	if (!r->link && !r->monitor)
 		return;
-	act__lock2(p, c);
+	act__links_lock2(p, c);
 	if (r->link) {
 		r->link->end[0] = p->pid;
 		r->link->end[1] = c->pid;
@@ -471,7 +472,7 @@ void act__spawn_rels_attach(struct act__proc *p, struct act__proc *c,
 		rel_add(p, r->monitor, 0);
 		rel_add(c, r->monitor, 1);
 	}
-	act__unlock2(p, c);
+	act__links_unlock2(p, c);
 	r->link = r->monitor = NULL; /* theirs now */
 }
 
@@ -479,7 +480,7 @@ void act__spawn_rels_attach(struct act__proc *p, struct act__proc *c,
 
 static struct act__proc *current(struct act__worker **wp)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 
 	*wp = w;
 	return w ? w->current : NULL;
@@ -516,8 +517,8 @@ int act_link(act_pid pid)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	act__lock2(p, q);
-	live = act__proc_live(&w->rt->procs, q, pid);
+	act__links_lock2(p, q);
+	live = act__links_proc_live(&w->rt->procs, q, pid);
 	/* one link at most between two processes: look on the shorter
 	 * list (a supervisor has many, its new child none) */
 	if (live && !(p->n_links <= q->n_links ? link_find(p, pid)
@@ -528,7 +529,7 @@ int act_link(act_pid pid)
 		rel_add(q, r, 1);
 		r = NULL;
 	}
-	act__unlock2(p, q);
+	act__links_unlock2(p, q);
 	free(r);
 	return live ? 0 : link_noproc(w->rt, p, pid);
 }
@@ -548,7 +549,7 @@ int act_unlink(act_pid pid)
 	q = act__proc_lookup(&w->rt->procs, pid);
 	if (!q || q == p)
 		return 0;
-	act__lock2(p, q);
+	act__links_lock2(p, q);
 	r = p->n_links <= q->n_links ? link_find(p, pid) : link_find(q, p->pid);
 	if (r && r->end[0].id != pid.id && r->end[1].id != pid.id)
 		r = NULL; /* q's slot has another occupant since the lookup */
@@ -557,7 +558,7 @@ int act_unlink(act_pid pid)
 		rel_del(p, r, s);
 		rel_del(q, r, s ^ 1);
 	}
-	act__unlock2(p, q);
+	act__links_unlock2(p, q);
 	free(r);
 	return 0;
 }
@@ -577,15 +578,15 @@ uint64_t act_monitor(act_pid pid)
 	ref = r->ref = new_ref(w->rt);
 	q = act__proc_lookup(&w->rt->procs, pid);
 	if (q) {
-		act__lock2(p, q);
-		if (act__proc_live(&w->rt->procs, q, pid)) {
+		act__links_lock2(p, q);
+		if (act__links_proc_live(&w->rt->procs, q, pid)) {
 			r->end[0] = p->pid;
 			r->end[1] = pid;
 			rel_add(p, r, 0);
 			rel_add(q, r, 1);
 			r = NULL;
 		}
-		act__unlock2(p, q);
+		act__links_unlock2(p, q);
 	}
 	if (!r)
 		return ref;
@@ -623,13 +624,13 @@ int act_demonitor(uint64_t ref)
 	act__proc_unlock(p);
 	if (r) {
 		q = slot_at(w->rt, target);
-		act__lock2(p, q);
+		act__links_lock2(p, q);
 		r = monitor_find(p, ref);
 		if (r) {
 			rel_del(p, r, 0);
 			rel_del(q, r, 1);
 		}
-		act__unlock2(p, q);
+		act__links_unlock2(p, q);
 		if (r) {
 			free(r);
 			return 0;
@@ -647,7 +648,7 @@ int act_demonitor(uint64_t ref)
 		}
 		if (!act__mailbox_maybe_nonempty(p))
 			return -ENOENT;
-		act__cpu_relax();
+		act__spin_relax();
 	}
 }
 

@@ -41,15 +41,15 @@ struct act__worker;
  * dropped by a later occupant) stays counted, so a sender that passed
  * the state check just before EXITING still meets the limit.
  *
- * act__mbox_in: a sender to pid (p its slot, limited): 0 when counted,
+ * act__links_mbox_in: a sender to pid (p its slot, limited): 0 when counted,
  * 1 when the word is another occupant's (the send goes on uncounted: it
  * is for a process that is gone), -ENOBUFS when at the limit.
- * act__mbox_out: a counted message to `to` was received.
+ * act__links_mbox_out: a counted message to `to` was received.
  */
-int act__mbox_in(const struct act__ptable *t, struct act__proc *p,
-		 act_pid pid);
-void act__mbox_out(const struct act__ptable *t, struct act__proc *p,
-		   act_pid to);
+int act__links_mbox_in(const struct act__ptable *t, struct act__proc *p,
+		       act_pid pid);
+void act__links_mbox_out(const struct act__ptable *t, struct act__proc *p,
+			 act_pid to);
 
 struct act__rel {
 	struct act__rel *next[2], *prev[2]; /* on end[0]'s and end[1]'s list */
@@ -74,15 +74,15 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit);
 struct act__spawn_rels {
 	struct act__rel *link, *monitor;
 };
-int act__spawn_rels_alloc(struct act__rt *rt, uint32_t flags,
+int act__links_rels_alloc(struct act__rt *rt, uint32_t flags,
 			  struct act__spawn_rels *r);
-void act__spawn_rels_free(struct act__spawn_rels *r);
+void act__links_rels_free(struct act__spawn_rels *r);
 /* Parent p (running) and child c (not yet runnable): put them on. */
-void act__spawn_rels_attach(struct act__proc *p, struct act__proc *c,
+void act__links_rels_attach(struct act__proc *p, struct act__proc *c,
 			    struct act__spawn_rels *r);
 
 /* p, on its own stack, leaves: run its exit handlers, newest first. */
-void act__run_exit_fns(struct act__proc *p);
+void act__links_run_exit_fns(struct act__proc *p);
 
 /* act__links_exit (p EXITING, off its stack: its name, signals and
  * relations) is declared in sched/worker.h: the reap calls it. */
@@ -97,16 +97,16 @@ void act__links_reclaim(struct act__proc *p);
  * mailbox limit. w: the caller's worker or NULL. 0, or -ESRCH when pid
  * is not alive.
  */
-int act__exit_signal(struct act__rt *rt, struct act__worker *w,
-		     struct act__proc *p, act_pid pid, act_pid who,
-		     intptr_t reason, bool untrappable);
+int act__links_exit_signal(struct act__rt *rt, struct act__worker *w,
+			   struct act__proc *p, act_pid pid, act_pid who,
+			   intptr_t reason, bool untrappable);
 
 /* Slot-index order double locking; a == b takes one lock. */
-void act__lock2(struct act__proc *a, struct act__proc *b);
-void act__unlock2(struct act__proc *a, struct act__proc *b);
+void act__links_lock2(struct act__proc *a, struct act__proc *b);
+void act__links_unlock2(struct act__proc *a, struct act__proc *b);
 
 /* Under p's lock: p is the process pid names and is not EXITING. */
-bool act__proc_live(const struct act__ptable *t, struct act__proc *p,
-		    act_pid pid);
+bool act__links_proc_live(const struct act__ptable *t, struct act__proc *p,
+			  act_pid pid);
 
 #endif /* ACT_LINKS_H */

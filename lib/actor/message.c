@@ -34,9 +34,9 @@ static inline void small_copy(void *dst, const void *src, size_t len)
 }
 
 /* Any thread that is not a worker: the runtime's shared foreign slab. */
-static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
+static struct act__envelope *foreign_alloc(struct act__rt *rt, size_t len)
 {
-	struct act__env *e;
+	struct act__envelope *e;
 
 	act__spin_lock(&rt->foreign_lock); /* pairs with the unlock below */
 	e = act__slab_alloc(&rt->foreign, len);
@@ -52,11 +52,12 @@ static struct act__env *foreign_alloc(struct act__rt *rt, size_t len)
 static int count_in(struct act__rt *rt, struct act__worker *w,
 		    struct act__proc *p, act_pid to)
 {
-	int rc = act__mbox_in(&rt->procs, p, to);
+	int rc = act__links_mbox_in(&rt->procs, p, to);
 
 	if (act__likely(rc >= 0))
 		return rc;
-	act__exit_signal(rt, w, p, to, ACT_PID_NONE, ACT_EXIT_MAILBOX, true);
+	act__links_exit_signal(rt, w, p, to, ACT_PID_NONE, ACT_EXIT_MAILBOX,
+			       true);
 	return rc;
 }
 
@@ -69,7 +70,7 @@ static act__always_inline struct act__slab *send_slab(struct act__rt *rt,
 	struct act__slab *s = &w->slab;
 
 	if (act__unlikely(s->guests != NULL))
-		s = act__slab_for(s, act__pid_home(&rt->procs, to));
+		s = act__slab_for(s, act__proc_pid_home(&rt->procs, to));
 	return s;
 }
 
@@ -81,7 +82,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 				       size_t len, act_pid from, bool sys)
 {
 	struct act__proc *p, *self;
-	struct act__env *e;
+	struct act__envelope *e;
 	unsigned st;
 	bool counted = false;
 
@@ -107,7 +108,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 	      : foreign_alloc(rt, len);
 	if (!e) {
 		if (counted)
-			act__mbox_out(&rt->procs, p, to);
+			act__links_mbox_out(&rt->procs, p, to);
 		return -ENOMEM;
 	}
 	e->to = to;
@@ -131,31 +132,32 @@ static act__always_inline int send_env(struct act__rt *rt,
 		struct act__worker *o =
 			atomic_load_explicit(&p->owner, memory_order_relaxed);
 
-		act__proc_note_peer(self, o ? (uint16_t)act__worker_index_of(
-						   w, o) : UINT16_MAX);
+		act__proc_note_peer(self,
+				    o ? (uint16_t)act__rt_worker_index(w, o)
+				      : UINT16_MAX);
 		/* backpressure: the receiver has a backlog, so the sender
 		 * waits until it has read it (backpressure.h) */
 		if (act__unlikely(atomic_load_explicit(
 			    &p->mutes, memory_order_relaxed)) && p != self) {
-			act__mute(w, self, p);
+			act__backpressure_mute(w, self, p);
 			return 0;
 		}
-		act__reduce(w, self);
+		act__worker_reduce(w, self);
 	}
 	return 0;
 }
 
-int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
-	      const void *data, size_t len, act_pid from)
+int act__message_send(struct act__rt *rt, act_pid to, uint32_t tag,
+		      const void *data, size_t len, act_pid from)
 {
-	return send_env(rt, act__worker_self(), to, tag, data, len, from,
+	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
 			false);
 }
 
-int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
-		  const void *data, size_t len, act_pid from)
+int act__message_send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
+			  const void *data, size_t len, act_pid from)
 {
-	return send_env(rt, act__worker_self(), to, tag, data, len, from,
+	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
 			true);
 }
 
@@ -165,7 +167,7 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 	 * the runtime is its worker's, and there is nothing to leave (the
 	 * send may move the process to another worker: only whether it is
 	 * one is used after it, never the old worker) */
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__rt *rt = w ? w->rt : act__rt_enter(); /* pairs with the
 							  * leave below */
 	int rc;
@@ -182,15 +184,15 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 		/* a refused send costs a reduction too: a process that
 		 * retries one in a loop still yields (say, for the
 		 * flooded receiver it sends to to die) */
-		w = act__worker_self(); /* I8: it may have moved */
+		w = act__tls_worker_self(); /* I8: it may have moved */
 		if (w && w->current)
-			act__reduce(w, w->current);
+			act__worker_reduce(w, w->current);
 	}
 	return rc;
 }
 
 /* Blocked part of a receive: park until a match, or the deadline. */
-static act__always_inline struct act__env *
+static act__always_inline struct act__envelope *
 wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 	 void *ctx, int64_t timeout_ns)
 {
@@ -199,11 +201,11 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 	uint64_t t = act__ps_ticket(atomic_load_explicit(
 			     &p->state, memory_order_relaxed)) + 1;
 	struct act__timeout *armed = NULL;
-	struct act__env *e;
+	struct act__envelope *e;
 
 	p->wait_ticket = t;
 	if (timeout_ns > 0) {
-		int64_t now = act__now_ns();
+		int64_t now = act__clock_now();
 
 		armed = act__reactor_arm_timeout(
 			rt->reactor, p, t,
@@ -214,11 +216,11 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 		p->armed = armed;
 	}
 	for (;;) {
-		act__switch_out_w(w, p, ACT_SW_PARK);
-		act__turn_begin(p);
-		w = act__worker_self(); /* I8: we may have moved */
+		act__worker_switch_out_w(w, p, ACT_SW_PARK);
+		act__proc_turn_begin(p);
+		w = act__tls_worker_self(); /* I8: we may have moved */
 		e = NULL;
-		if (act__killed(p))
+		if (act__proc_killed(p))
 			break;
 		e = act__mailbox_take_new(p, &w->slab, match, ctx);
 		/* acquire: pairs with the reactor's release of timeout_fired */
@@ -231,7 +233,7 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 		act__reactor_disarm(rt->reactor, armed);
 	}
 	if (!e)
-		act__die_if_killed(p);
+		act__spawn_die_if_killed(p);
 	*wp = w;
 	return e;
 }
@@ -240,9 +242,9 @@ static act__always_inline struct act_msg *receive(act__match_fn match,
 						   void *ctx,
 						   int64_t timeout_ns)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
-	struct act__env *e;
+	struct act__envelope *e;
 
 	if (!p)
 		return NULL;
@@ -250,23 +252,23 @@ static act__always_inline struct act_msg *receive(act__match_fn match,
 	if (!e)
 		e = act__mailbox_take_new(p, &w->slab, match, ctx);
 	if (!e)
-		act__backlog_clear(w, p);
+		act__backpressure_clear(w, p);
 	if (!e && timeout_ns != 0)
 		e = wait_for(&w, p, match, ctx, timeout_ns);
 	if (!e)
 		return NULL;
 	if (act__unlikely(e->counted)) /* out of the limit's count */
-		act__mbox_out(&w->rt->procs, p, e->to);
+		act__links_mbox_out(&w->rt->procs, p, e->to);
 	/* stealing hints (act__proc_sticky): a receive counts like a send,
 	 * its peer the worker whose slab the envelope came from */
 	act__proc_note_peer(p, e->worker);
-	act__held_add(p, e);
+	act__mailbox_held_add(p, e);
 	if (act__unlikely(p->n_held >= p->sweep_at))
-		act__held_sweep(p, &w->slab, false);
+		act__mailbox_held_sweep(p, &w->slab, false);
 	/* a long turn of reading with more to read: senders hold back */
 	if (act__unlikely(w->budget <= w->backlog_at))
-		act__backlog_mark(p);
-	act__reduce(w, p);
+		act__backpressure_mark(p);
+	act__worker_reduce(w, p);
 	return &e->msg;
 }
 
@@ -292,7 +294,7 @@ static bool match_none(const struct act_msg *m, void *ctx)
 
 int act_sleep(int64_t ns)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
 	int64_t end;
 
@@ -304,22 +306,22 @@ int act_sleep(int64_t ns)
 		act_yield();
 		return 0;
 	}
-	end = act__now_ns();
+	end = act__clock_now();
 	end = ns < INT64_MAX - end ? end + ns : INT64_MAX;
-	act__backlog_clear(w, p); /* asleep, it reads no mail */
+	act__backpressure_clear(w, p); /* asleep, it reads no mail */
 	/* a receive that takes nothing: messages that come meanwhile wake
 	 * it, go to the save queue in order, and it waits again */
 	if (wait_for(&w, p, match_none, NULL, ns))
 		act__fatal("act_sleep took a message");
 	/* the timeout fires at its deadline or later: back early means
 	 * there was no memory to arm it */
-	return act__now_ns() < end ? -ENOMEM : 0;
+	return act__clock_now() < end ? -ENOMEM : 0;
 }
 
 /* A double act_msg_free (or of a message never received) would put the
  * envelope on a free list twice: a later message lost, another delivered
  * twice. Say so and stop. */
-static act__noreturn act__noinline void not_held(const struct act__env *e)
+static act__noreturn act__noinline void not_held(const struct act__envelope *e)
 {
 	act__fatal("act_msg_free(%p): the message was freed already (or "
 		   "was not one act_receive returned); a message is freed "
@@ -329,14 +331,14 @@ static act__noreturn act__noinline void not_held(const struct act__env *e)
 
 void act_msg_free(struct act_msg *msg)
 {
-	struct act__env *e;
+	struct act__envelope *e;
 	struct act__worker *w;
 	struct act__proc *p;
 
 	if (!msg)
 		return;
-	e = act__container_of(msg, struct act__env, msg);
-	w = act__worker_self();
+	e = act__container_of(msg, struct act__envelope, msg);
+	w = act__tls_worker_self();
 	p = w ? w->current : NULL;
 	if (act__likely(p && p->pid.id == e->to.id)) {
 		/* the receiver itself: free it now. relaxed: only the holder
@@ -353,11 +355,11 @@ void act_msg_free(struct act_msg *msg)
 					      memory_order_relaxed);
 			return;
 		}
-		act__held_del(p, e);
-		act__env_free(&w->slab, e);
+		act__mailbox_held_del(p, e);
+		act__slab_free(&w->slab, e);
 		return;
 	}
-	/* release: pairs with the acquire load in act__held_sweep; the
+	/* release: pairs with the acquire load in act__mailbox_held_sweep; the
 	 * receiver frees it at its next sweep or its exit. An exchange, so
 	 * that of two frees from other threads one sees the other's mark */
 	if (atomic_exchange_explicit(&e->state, ACT_ENV_RELEASED,

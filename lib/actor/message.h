@@ -16,11 +16,11 @@ struct act__rt;
 
 /* message.c: send from any thread; `from` names the sender when the
  * caller is not a process (the reactor sends timers' messages). */
-int act__send(struct act__rt *rt, act_pid to, uint32_t tag,
-	      const void *data, size_t len, act_pid from);
+int act__message_send(struct act__rt *rt, act_pid to, uint32_t tag,
+		      const void *data, size_t len, act_pid from);
 /* message.c: an EXIT or DOWN (links.c), from `from`: past any mailbox
  * limit and backpressure, no reduction charged; any thread or worker. */
-int act__send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
-		  const void *data, size_t len, act_pid from);
+int act__message_send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
+			  const void *data, size_t len, act_pid from);
 
 #endif /* ACT_MESSAGE_H */

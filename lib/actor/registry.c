@@ -156,7 +156,7 @@ static int register_in(struct act__rt *rt, const char *name, act_pid pid)
 		goto out;
 	pe = find(g, name, (size_t)len, e->hash);
 	act__proc_lock(p);
-	if (!act__proc_live(&rt->procs, p, pid))
+	if (!act__links_proc_live(&rt->procs, p, pid))
 		rc = -ESRCH;
 	else if (p->name)
 		rc = -EBUSY;
@@ -179,7 +179,7 @@ out:
 static struct act__name *unhook(struct act__rt *rt, struct act__name **pe)
 {
 	struct act__name *e = *pe;
-	uint32_t idx = act__pid_index(&rt->procs, e->pid);
+	uint32_t idx = act__proc_pid_index(&rt->procs, e->pid);
 	struct act__proc *p = &rt->procs.slots[idx];
 
 	act__proc_lock(p);

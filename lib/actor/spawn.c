@@ -51,7 +51,7 @@ static struct act__worker *place(struct act__worker *w)
 static void proc_entry(void *arg)
 {
 	struct act__proc *p = arg;
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 
 	/* a process may have handed the worker straight to this one */
 	act__worker_settle(w);
@@ -63,7 +63,8 @@ static void proc_entry(void *arg)
 		act__fp_default(&own);
 		act__worker_fp_enter(w, &own);
 	}
-	act__die_if_killed(p); /* killed before its first turn: never runs */
+	act__spawn_die_if_killed(
+		p); /* killed before its first turn: never runs */
 	p->fn(p->arg);
 	act_exit(ACT_EXIT_NORMAL);
 }
@@ -72,7 +73,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
 		   struct act__spawn_rels *rels, bool fpenv)
 {
-	struct act__proc *p = act__slot_get(&w->rt->procs, &w->slots);
+	struct act__proc *p = act__proc_slot_get(&w->rt->procs, &w->slots);
 	struct act__worker *to;
 	act_pid pid;
 	uint64_t s;
@@ -81,7 +82,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	if (!p)
 		return ACT_PID_NONE;
 	if (act__stack_get(&w->stacks, stack_size, &p->stack_lo, &canary)) {
-		act__slot_free(&w->rt->procs, &w->slots, p);
+		act__proc_slot_free(&w->rt->procs, &w->slots, p);
 		return ACT_PID_NONE;
 	}
 	p->stack_size = stack_size;
@@ -97,7 +98,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->peer_worker = UINT16_MAX;
 	p->peer_votes = 0;
 	atomic_store_explicit(&p->mute_next, 0, memory_order_relaxed);
-	p->pid = act__make_pid(
+	p->pid = act__proc_make_pid(
 		&w->rt->procs,
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	p->armed = NULL;
@@ -108,11 +109,11 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 			      memory_order_relaxed);
 	act__links_init(p, mailbox_limit);
 	if (rels) /* its state is not RUNNABLE yet: nothing runs it */
-		act__spawn_rels_attach(w->current, p, rels);
+		act__links_rels_attach(w->current, p, rels);
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p);
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
-	/* release: pairs with act__proc_live's acquire state load
+	/* release: pairs with act__links_proc_live's acquire state load
 	 * (links.c), which then sees this occupant's generation, not the
 	 * last one's */
 	atomic_store_explicit(&p->state,
@@ -126,7 +127,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	pid = p->pid;
 	/* from here p may run on another worker, exit, and its slot go to
 	 * a new process: read nothing of it after the enqueue */
-	act__worker_enqueue(w, to, p);
+	act__wake_enqueue(w, to, p);
 	return pid;
 }
 
@@ -135,7 +136,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		      const struct act_spawn_opts *opts)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *self = w ? w->current : NULL;
 	struct act__spawn_rels rels = { NULL, NULL };
 	uint32_t limit, flags = 0;
@@ -159,7 +160,7 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		    opts->mailbox_limit != ACT_MAILBOX_UNLIMITED)
 			return ACT_PID_NONE;
 		if (opts->stack_size) {
-			size = act__stack_size_ok(opts->stack_size);
+			size = act__env_stack_size_ok(opts->stack_size);
 			if (!size)
 				return ACT_PID_NONE;
 		}
@@ -170,17 +171,17 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		flags = opts->flags;
 	}
 	if ((flags & (ACT_SPAWN_LINK | ACT_SPAWN_MONITOR)) &&
-	    act__spawn_rels_alloc(w->rt, flags, &rels))
+	    act__links_rels_alloc(w->rt, flags, &rels))
 		return ACT_PID_NONE;
 	if (rels.monitor)
 		ref = rels.monitor->ref;
 	pid = act__spawn(w, fn, arg, size, limit, false, &rels,
 			 (flags & ACT_SPAWN_FPENV) != 0);
 	if (!pid.id)
-		act__spawn_rels_free(&rels);
+		act__links_rels_free(&rels);
 	else if (ref && opts->monitor_ref)
 		*opts->monitor_ref = ref;
-	act__reduce(w, self);
+	act__worker_reduce(w, self);
 	return pid;
 }
 
@@ -191,27 +192,27 @@ act_pid act_spawn(void (*fn)(void *), void *arg)
 
 act_pid act_self(void)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 
 	return w && w->current ? w->current->pid : ACT_PID_NONE;
 }
 
 void act_yield(void)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
 
 	if (p) {
-		act__switch_out(p, ACT_SW_YIELD);
-		act__turn_begin(p);
-		act__die_if_killed(p);
+		act__worker_switch_out(p, ACT_SW_YIELD);
+		act__proc_turn_begin(p);
+		act__spawn_die_if_killed(p);
 	}
 }
 
-void act__die_if_killed(struct act__proc *p)
+void act__spawn_die_if_killed(struct act__proc *p)
 {
-	if (act__unlikely(act__killed(p)))
-		act__exit_now(p);
+	if (act__unlikely(act__proc_killed(p)))
+		act__spawn_exit_now(p);
 }
 
 /*
@@ -240,7 +241,7 @@ static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
 		atomic_fetch_and_explicit(&p->flags, ~ACT_PF_KILLED,
 					  memory_order_seq_cst);
 		act__proc_unlock(p);
-		act__run_exit_fns(p);
+		act__links_run_exit_fns(p);
 		act__proc_lock(p);
 	}
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
@@ -249,14 +250,14 @@ static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
 			      act__ps_make(act__ps_ticket(s), ACT_PS_EXITING),
 			      memory_order_release);
 	act__proc_unlock(p);
-	act__switch_out(p, ACT_SW_EXIT);
+	act__worker_switch_out(p, ACT_SW_EXIT);
 	act__fatal("exited process %llu resumed",
 		   (unsigned long long)p->pid.id);
 }
 
 void act_exit(intptr_t reason)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
 
 	if (!p) {
@@ -266,7 +267,7 @@ void act_exit(intptr_t reason)
 	exit_proc(p, true, reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason);
 }
 
-void act__exit_now(struct act__proc *p)
+void act__spawn_exit_now(struct act__proc *p)
 {
 	exit_proc(p, false, 0);
 }
@@ -274,7 +275,7 @@ void act__exit_now(struct act__proc *p)
 /* act_kill, the runtime entered (act__rt_enter). */
 static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p, *self = w ? w->current : NULL;
 	struct act_exit_info info;
 	bool trap;
@@ -289,14 +290,14 @@ static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
 		if (!trap || reason == ACT_EXIT_KILL)
 			act_exit(reason);
 		info = (struct act_exit_info){ pid, reason, 0 };
-		return act__send_sys(rt, pid, ACT_TAG_EXIT, &info,
-				     sizeof(info), pid) == -ENOMEM
+		return act__message_send_sys(rt, pid, ACT_TAG_EXIT, &info,
+					     sizeof(info), pid) == -ENOMEM
 			       ? -ENOMEM
 			       : 0;
 	}
-	return act__exit_signal(rt, w, p, pid,
-				self ? self->pid : ACT_PID_NONE, reason,
-				reason == ACT_EXIT_KILL);
+	return act__links_exit_signal(rt, w, p, pid,
+				      self ? self->pid : ACT_PID_NONE, reason,
+				      reason == ACT_EXIT_KILL);
 }
 
 int act_kill(act_pid pid, intptr_t reason)
@@ -313,7 +314,7 @@ int act_kill(act_pid pid, intptr_t reason)
 
 int act_worker(void)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 
 	return w ? (int)w->index : -1;
 }

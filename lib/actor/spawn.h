@@ -3,8 +3,8 @@
  * spawn.h - making a process (spawn.c), shared by act_spawn_opt and
  * act_main. spawn.c also implements act_self, act_yield, act_exit,
  * act_kill, act_worker and act_workers (actors.h) and the exits that
- * lower layers call, act__exit_now and act__die_if_killed (declared in
- * sched/worker.h).
+ * lower layers call, act__spawn_exit_now and act__spawn_die_if_killed (declared
+ * in sched/worker.h).
  */
 #ifndef ACT_SPAWN_H
 #define ACT_SPAWN_H

@@ -102,7 +102,7 @@ static struct act__utimer *ut_alloc(struct act__utimers *t, uint32_t *index)
 }
 
 /* Reactor: the timer is done; free its slot for the next generation. */
-void act__utimer_release(struct act__reactor *r, struct act__utimer *u)
+void act__timer_release(struct act__reactor *r, struct act__utimer *u)
 {
 	struct act__utimers *t = &r->timers;
 	uint64_t w = atomic_load_explicit(&u->word, memory_order_relaxed);
@@ -121,7 +121,7 @@ void act__utimer_release(struct act__reactor *r, struct act__utimer *u)
 	act__spin_unlock(&t->lock);
 }
 
-void act__utimers_destroy(struct act__utimers *t)
+void act__timer_destroy_all(struct act__utimers *t)
 {
 	uint32_t i;
 
@@ -135,7 +135,7 @@ void act__utimers_destroy(struct act__utimers *t)
 	atomic_store_explicit(&t->n, 0, memory_order_relaxed);
 }
 
-void act__utimer_arm(struct act__reactor *r, struct act__utimer *u)
+void act__timer_arm(struct act__reactor *r, struct act__utimer *u)
 {
 	/* its ARM comes before any CANCEL of it (start publishes the
 	 * reference only after the push): never freed before this */
@@ -157,7 +157,7 @@ static bool creator_alive(struct act__reactor *r, act_pid pid)
 	return st != ACT_PS_FREE && st != ACT_PS_EXITING;
 }
 
-void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
+void act__timer_fire(struct act__reactor *r, struct act__utimer *u)
 {
 	uint64_t w = atomic_load_explicit(&u->word, memory_order_relaxed);
 	uint64_t armed = UT_WORD(UT_GEN(w), ACT_UT_ARMED);
@@ -174,12 +174,12 @@ void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
 	 * Erlang's timer:send_interval/2); a timer set from outside a
 	 * process has none, and a one-shot timer goes out regardless */
 	if (u->interval && u->from.id && !creator_alive(r, u->from)) {
-		act__utimer_release(r, u);
+		act__timer_release(r, u);
 		return;
 	}
-	rc = act__send(r->rt, u->to, u->tag, u->data, u->len, u->from);
+	rc = act__message_send(r->rt, u->to, u->tag, u->data, u->len, u->from);
 	if (rc == -ENOMEM || (u->interval && rc != -ESRCH)) {
-		now = act__now_ns();
+		now = act__clock_now();
 		if (rc == -ENOMEM) /* no envelope: try again a tick later */
 			u->deadline = now + r->wheel.tick_ns;
 		else if (u->deadline > INT64_MAX - u->interval)
@@ -195,7 +195,7 @@ void act__utimer_fire(struct act__reactor *r, struct act__utimer *u)
 		act__wheel_add(&r->wheel, &u->node, u->deadline);
 		return;
 	}
-	act__utimer_release(r, u); /* once, or nobody left to send to */
+	act__timer_release(r, u); /* once, or nobody left to send to */
 }
 
 /* act_send_after and act_send_interval, the runtime entered. */
@@ -203,7 +203,7 @@ static int start(struct act__rt *rt, int64_t ns, int64_t interval,
 		 act_pid to, uint32_t tag, const void *data, size_t len,
 		 act_timer *ref)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__reactor *r;
 	struct act__utimer *u;
 	uint32_t index;
@@ -221,19 +221,19 @@ static int start(struct act__rt *rt, int64_t ns, int64_t interval,
 		return -ENOMEM;
 	u->data = NULL;
 	if (len && !(u->data = malloc(len))) {
-		act__utimer_release(r, u);
+		act__timer_release(r, u);
 		return -ENOMEM;
 	}
 	if (len)
 		memcpy(u->data, data, len);
-	now = act__now_ns();
+	now = act__clock_now();
 	u->to = to;
 	u->from = w && w->current ? w->current->pid : ACT_PID_NONE;
 	u->tag = tag;
 	u->len = len;
 	u->interval = interval;
 	u->deadline = ns < INT64_MAX - now ? now + ns : INT64_MAX;
-	act__tnode_init(&u->node);
+	act__wheel_node_init(&u->node);
 	u->node.kind = ACT_TK_USER;
 	word = atomic_load_explicit(&u->word, memory_order_relaxed);
 	atomic_store_explicit(&u->word, UT_WORD(UT_GEN(word), ACT_UT_ARMED),
@@ -310,7 +310,7 @@ static int cancel_in(struct act__rt *rt, act_timer ref)
 			sched_yield(); /* a send: it ends soon */
 			continue;
 		}
-		/* acq_rel: pairs with the reactor's CAS in act__utimer_fire */
+		/* acq_rel: pairs with the reactor's CAS in act__timer_fire */
 		if (atomic_compare_exchange_weak_explicit(
 			    &u->word, &w, UT_WORD(gen, ACT_UT_CANCELLED),
 			    memory_order_acq_rel, memory_order_acquire))

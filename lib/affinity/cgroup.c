@@ -216,7 +216,7 @@ static int cg_cpuset_file(const char *dir, const char *name,
 	if (cg_rest_blank(text))
 		rc = -ENOENT;
 	else
-		rc = act__parse_cpulist(text, out, NULL, 0);
+		rc = act__env_parse_cpulist(text, out, NULL, 0);
 	free(text);
 	return rc;
 }

@@ -11,7 +11,8 @@
 
 #include "env.h"
 
-int act__parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+int act__env_parse_uint(const char *s, uint64_t min, uint64_t max,
+			uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -26,7 +27,7 @@ int act__parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int act__parse_size(const char *s, size_t *out)
+int act__env_parse_size(const char *s, size_t *out)
 {
 	unsigned long long v;
 	unsigned shift = 0;
@@ -59,7 +60,7 @@ int act__parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-size_t act__stack_size_ok(size_t size)
+size_t act__env_stack_size_ok(size_t size)
 {
 	if (size < ACT_STACK_MIN || size > ACT_STACK_MAX)
 		return 0;
@@ -73,7 +74,7 @@ int act__env_stack_size(const char *name, size_t *out)
 
 	if (*out || !v)
 		return 0;
-	if (act__parse_size(v, &sz) || !act__stack_size_ok(sz)) {
+	if (act__env_parse_size(v, &sz) || !act__env_stack_size_ok(sz)) {
 		fprintf(stderr,
 			"actors: %s=\"%s\": expected a size in bytes with an "
 			"optional k, m or g suffix, from 16k to 1g "
@@ -81,7 +82,7 @@ int act__env_stack_size(const char *name, size_t *out)
 			name, v);
 		return -EINVAL;
 	}
-	*out = act__stack_size_ok(sz);
+	*out = act__env_stack_size_ok(sz);
 	return 0;
 }
 
@@ -92,7 +93,7 @@ int act__env_uint(const char *name, uint64_t min, uint64_t max,
 
 	if (*out || !v)
 		return 0;
-	if (act__parse_uint(v, min, max, out)) {
+	if (act__env_parse_uint(v, min, max, out)) {
 		fprintf(stderr,
 			"actors: %s=\"%s\": expected a whole number from "
 			"%llu to %llu\n",
@@ -213,8 +214,8 @@ static int cpulist_elem(const char *e, const char *end, hwloc_bitmap_t out,
 	return 0;
 }
 
-int act__parse_cpulist(const char *s, hwloc_bitmap_t out, char *why,
-		       size_t why_len)
+int act__env_parse_cpulist(const char *s, hwloc_bitmap_t out, char *why,
+			   size_t why_len)
 {
 	const char *e, *end, *stop;
 	unsigned n = 0;

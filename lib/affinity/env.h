@@ -14,9 +14,10 @@
 #define ACT_STACK_MAX ((size_t)1 << 30)
 
 /* "64k", "1m", "65536": bytes with an optional k/m/g suffix. 0 or -EINVAL. */
-int act__parse_size(const char *s, size_t *out);
+int act__env_parse_size(const char *s, size_t *out);
 /* A decimal integer in [min, max]. 0 or -EINVAL. */
-int act__parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int act__env_parse_uint(const char *s, uint64_t min, uint64_t max,
+			uint64_t *out);
 
 /*
  * Read variable `name` as a stack size into *out when it is set and *out
@@ -27,7 +28,7 @@ int act__env_uint(const char *name, uint64_t min, uint64_t max,
 		  uint64_t *out);
 
 /* Round a stack size up to the page size; 0 when out of range. */
-size_t act__stack_size_ok(size_t size);
+size_t act__env_stack_size_ok(size_t size);
 
 /*
  * The largest CPU number a list may name. Far above any machine (Linux's
@@ -57,7 +58,7 @@ struct hwloc_bitmap_s;
  * reversed") for the caller's error line; -ENOMEM when hwloc cannot grow
  * the bitmap. why may be NULL. On error out is left empty.
  */
-int act__parse_cpulist(const char *s, struct hwloc_bitmap_s *out, char *why,
-		       size_t why_len);
+int act__env_parse_cpulist(const char *s, struct hwloc_bitmap_s *out, char *why,
+			   size_t why_len);
 
 #endif /* ACT_ENV_H */

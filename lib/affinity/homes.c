@@ -31,7 +31,7 @@ static int test_mode(unsigned *k)
 	if (!strcmp(v, "force"))
 		return MODE_FORCE;
 	if (!strncmp(v, "fake:", 5) &&
-	    !act__parse_uint(v + 5, 1, FAKE_MAX, &n)) {
+	    !act__env_parse_uint(v + 5, 1, FAKE_MAX, &n)) {
 		*k = (unsigned)n;
 		return MODE_FAKE;
 	}
@@ -112,8 +112,8 @@ static int homes_from_nodes(struct act__numa *n, const int *os_node,
 	return n->nnodes;
 }
 
-int act__numa_init(struct act__numa *n, const int *os_node,
-		   uint32_t nworkers, int *home, bool simulated)
+int act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
+		    int *home, bool simulated)
 {
 	unsigned k = 1;
 	int mode = test_mode(&k), known, cpu, node;
@@ -179,7 +179,7 @@ int act__numa_init(struct act__numa *n, const int *os_node,
 	return 0;
 }
 
-void act__numa_place(struct act__numa *n, int home, void *p, size_t len)
+void act__homes_place(struct act__numa *n, int home, void *p, size_t len)
 {
 	unsigned long mask[OS_NODE_MAX / (8 * sizeof(unsigned long))];
 	const size_t bits = 8 * sizeof(unsigned long);

@@ -53,11 +53,11 @@ struct act__numa {
  * one's: the homes follow them but nothing is bound. Returns 0, or
  * -EINVAL after one line on stderr for a bad ACT_TEST_NUMA.
  */
-int act__numa_init(struct act__numa *n, const int *os_node,
-		   uint32_t nworkers, int *home, bool simulated);
+int act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
+		    int *home, bool simulated);
 
 /* Bind [p, p+len) (page-aligned) to home's node when n->bind; else
  * nothing. A failure is reported once on stderr and binding stops. */
-void act__numa_place(struct act__numa *n, int home, void *p, size_t len);
+void act__homes_place(struct act__numa *n, int home, void *p, size_t len);
 
 #endif /* ACT_HOMES_H */

@@ -18,14 +18,14 @@ static const char *const bind_names[] = {
 	[ACT_BIND_COMPACT] = "compact", [ACT_BIND_NUMA] = "numa",
 };
 
-const char *act__bind_name(int bind)
+const char *act__plan_bind_name(int bind)
 {
 	if (bind < ACT_BIND_NONE || bind > ACT_BIND_NUMA)
 		return NULL;
 	return bind_names[bind];
 }
 
-int act__bind_parse(const char *s)
+int act__plan_bind_parse(const char *s)
 {
 	int b;
 
@@ -35,7 +35,7 @@ int act__bind_parse(const char *s)
 	return -1;
 }
 
-const char *act__steal_level_name(int level, bool bound)
+const char *act__plan_steal_level_name(int level, bool bound)
 {
 	static const char *const names[] = { "smt", "cache", "node",
 					     "remote" };
@@ -379,7 +379,7 @@ static int keep_within(const struct act__topo *t, struct act__plan *pl)
 			 "CPU (bind %s), so that the kernel can share the "
 			 "CPUs among them",
 			 pl->nworkers, t->nusable_pus,
-			 act__bind_name(pl->bind));
+			 act__plan_bind_name(pl->bind));
 	if (hwloc_bitmap_isequal(t->usable, t->allowed))
 		return 0;
 	for (i = 0; i < pl->nworkers; i++) {
@@ -469,7 +469,7 @@ static int bind_setting(const struct act_config *cfg, int *bind)
 	*bind = ACT_BIND_CORE;
 	if (!v)
 		return 0;
-	*bind = act__bind_parse(v);
+	*bind = act__plan_bind_parse(v);
 	if (*bind < 0) {
 		fprintf(stderr,
 			"actors: ACTORS_BIND=\"%s\": expected none, core, pu, "
@@ -508,7 +508,7 @@ static int reactor_setting(const struct act_config *cfg, int *cpu,
 		*cpu = -2;
 		return 0;
 	}
-	if (act__parse_uint(v, 0, ACT_CPU_MAX, &n)) {
+	if (act__env_parse_uint(v, 0, ACT_CPU_MAX, &n)) {
 		fprintf(stderr,
 			"actors: ACTORS_REACTOR_CPU=\"%s\": expected auto, "
 			"none or a CPU number from 0 to %d\n",
@@ -539,7 +539,7 @@ int act__plan_resolve(const struct act_config *cfg,
 		cpus = getenv("ACTORS_CPUS");
 		cpus_name = "ACTORS_CPUS";
 	}
-	rc = act__topo_load(t, src, cpus, cpus_name, why, sizeof(why));
+	rc = act__topology_load(t, src, cpus, cpus_name, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, "actors: %s\n", why);
 		return rc;
@@ -563,12 +563,12 @@ int act__plan_resolve(const struct act_config *cfg,
 		fprintf(stderr, "actors: %s\n", why);
 	}
 	if (rc)
-		act__topo_free(t);
+		act__topology_free(t);
 	return rc;
 }
 
-int act__pin_self(const struct act__topo *t,
-		  const struct hwloc_bitmap_s *set)
+int act__plan_pin_self(const struct act__topo *t,
+		       const struct hwloc_bitmap_s *set)
 {
 	const char *test = getenv("ACT_TEST_PIN");
 
@@ -579,16 +579,16 @@ int act__pin_self(const struct act__topo *t,
 	return 0;
 }
 
-void act__pin_thread(const struct act__topo *t, _Atomic int *failed,
-		     const struct hwloc_bitmap_s *set, const char *who,
-		     int index)
+void act__plan_pin_thread(const struct act__topo *t, _Atomic int *failed,
+			  const struct hwloc_bitmap_s *set, const char *who,
+			  int index)
 {
 	char *l = NULL;
 	int rc;
 
 	if (!set || !t->thissystem)
 		return;
-	rc = act__pin_self(t, set);
+	rc = act__plan_pin_self(t, set);
 	if (!rc || atomic_exchange_explicit(failed, 1,
 					    memory_order_relaxed))
 		return;
@@ -606,19 +606,19 @@ void act__pin_thread(const struct act__topo *t, _Atomic int *failed,
 	free(l);
 }
 
-void act__pin_thread_cpu(const struct act__topo *t, _Atomic int *failed,
-			 int cpu, const char *who)
+void act__plan_pin_thread_cpu(const struct act__topo *t, _Atomic int *failed,
+			      int cpu, const char *who)
 {
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
 
 	if (!set)
 		return;
 	hwloc_bitmap_only(set, (unsigned)cpu);
-	act__pin_thread(t, failed, set, who, -1);
+	act__plan_pin_thread(t, failed, set, who, -1);
 	hwloc_bitmap_free(set);
 }
 
-struct hwloc_bitmap_s *act__binding_get(const struct act__topo *t)
+struct hwloc_bitmap_s *act__plan_binding_get(const struct act__topo *t)
 {
 	hwloc_bitmap_t b;
 
@@ -632,8 +632,8 @@ struct hwloc_bitmap_s *act__binding_get(const struct act__topo *t)
 	return b;
 }
 
-void act__binding_put(const struct act__topo *t, struct hwloc_bitmap_s *b,
-		      bool rebind)
+void act__plan_binding_put(const struct act__topo *t, struct hwloc_bitmap_s *b,
+			   bool rebind)
 {
 	if (b && rebind && t->thissystem)
 		hwloc_set_cpubind(t->hw, b, HWLOC_CPUBIND_THREAD);

@@ -88,10 +88,10 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 void act__plan_free(struct act__plan *pl);
 
 /* "none", "core", ... for an enum act_bind value; NULL when out of range. */
-const char *act__bind_name(int bind);
+const char *act__plan_bind_name(int bind);
 /* The enum act_bind of a name, or -1. */
-int act__bind_parse(const char *s);
-const char *act__steal_level_name(int level, bool bound);
+int act__plan_bind_parse(const char *s);
+const char *act__plan_steal_level_name(int level, bool bound);
 
 struct act_config;
 
@@ -112,8 +112,8 @@ int act__plan_resolve(const struct act_config *cfg,
  * 0 or a negative errno. ACT_TEST_PIN=fail makes it fail with -EINVAL
  * (the test of the runtime's "report once, go on unbound").
  */
-int act__pin_self(const struct act__topo *t,
-		  const struct hwloc_bitmap_s *set);
+int act__plan_pin_self(const struct act__topo *t,
+		       const struct hwloc_bitmap_s *set);
 
 /*
  * The runtime's threads: bind the calling thread to set for `who`
@@ -122,21 +122,21 @@ int act__pin_self(const struct act__topo *t,
  * the threads that share *failed (the runtime's), and the thread runs
  * unbound.
  */
-void act__pin_thread(const struct act__topo *t, _Atomic int *failed,
-		     const struct hwloc_bitmap_s *set, const char *who,
-		     int index);
+void act__plan_pin_thread(const struct act__topo *t, _Atomic int *failed,
+			  const struct hwloc_bitmap_s *set, const char *who,
+			  int index);
 /* The same for the one OS CPU cpu. */
-void act__pin_thread_cpu(const struct act__topo *t, _Atomic int *failed,
-			 int cpu, const char *who);
+void act__plan_pin_thread_cpu(const struct act__topo *t, _Atomic int *failed,
+			      int cpu, const char *who);
 
 /*
  * The calling thread's binding, to be put back: NULL when the topology
- * is not this machine's or the binding cannot be read. act__binding_put
+ * is not this machine's or the binding cannot be read. act__plan_binding_put
  * binds the thread to it again (unless `rebind` is false) and frees it;
  * NULL does nothing.
  */
-struct hwloc_bitmap_s *act__binding_get(const struct act__topo *t);
-void act__binding_put(const struct act__topo *t, struct hwloc_bitmap_s *b,
-		      bool rebind);
+struct hwloc_bitmap_s *act__plan_binding_get(const struct act__topo *t);
+void act__plan_binding_put(const struct act__topo *t, struct hwloc_bitmap_s *b,
+			   bool rebind);
 
 #endif /* ACT_PLAN_H */

@@ -2,7 +2,7 @@
 /*
  * report.c - `actors topo`: a topology, its usable set and the plan made
  * for it, as text for an operator or as one JSON object for tools; see
- * act__plan_print in plan.h. The JSON keys are documented in
+ * act__report_print in plan.h. The JSON keys are documented in
  * doc/topology.md and tests/topo.sh compares both forms with golden
  * files, so a change here is a change of an interface.
  */
@@ -238,7 +238,7 @@ static void text_workers(FILE *f, const struct report *r)
 	const struct act__plan *pl = r->pl;
 	int i;
 
-	fprintf(f, "plan: bind %s, %d worker%s ", act__bind_name(pl->bind),
+	fprintf(f, "plan: bind %s, %d worker%s ", act__plan_bind_name(pl->bind),
 		pl->nworkers, pl->nworkers == 1 ? "" : "s");
 	/* the plan does not say whether the count was set; one equal to
 	 * the default reads the same either way */
@@ -296,7 +296,7 @@ static void text_reactor(FILE *f, const struct report *r)
 		return;
 	}
 	fprintf(f, "reactor: CPU %d", cpu);
-	p = act__topo_pu(r->t, cpu);
+	p = act__topology_pu(r->t, cpu);
 	if (p)
 		fprintf(f, " (core %d, node %d, package %d)", p->core, p->node,
 			p->package);
@@ -333,7 +333,7 @@ static void text_steal(FILE *f, const struct report *r, int n)
 		}
 		for (l = 0; l < ACT_STEAL_LEVELS; l++) {
 			fprintf(f, "%s%s ", l ? "; " : "",
-				act__steal_level_name(l, true));
+				act__plan_steal_level_name(l, true));
 			text_runs(f, w->victims, level_from(w, l),
 				  w->level_end[l]);
 		}
@@ -454,7 +454,8 @@ static void json_workers(FILE *f, const struct report *r)
 	fprintf(f,
 		"    \"bind\": \"%s\", \"workers\": %d, "
 		"\"default_workers\": %d, \"count_why\": ",
-		act__bind_name(pl->bind), pl->nworkers, pl->default_workers);
+		act__plan_bind_name(pl->bind), pl->nworkers,
+		pl->default_workers);
 	json_str(f, pl->count_why);
 	fprintf(f, ",\n    \"placement\": [");
 	for (i = 0; i < pl->nworkers; i++) {
@@ -485,7 +486,7 @@ static void json_workers(FILE *f, const struct report *r)
 static void json_reactor(FILE *f, const struct report *r)
 {
 	int cpu = r->pl->reactor_cpu;
-	const struct act__pu *p = cpu >= 0 ? act__topo_pu(r->t, cpu) : NULL;
+	const struct act__pu *p = cpu >= 0 ? act__topology_pu(r->t, cpu) : NULL;
 	hwloc_bitmap_t on;
 	int i;
 
@@ -563,15 +564,15 @@ static void print_json(FILE *f, const struct report *r, unsigned flags)
 	fprintf(f, "\n}\n");
 }
 
-int act__plan_print(FILE *f, const struct act__topo *t,
-		    const struct act__plan *pl, unsigned flags)
+int act__report_print(FILE *f, const struct act__topo *t,
+		      const struct act__plan *pl, unsigned flags)
 {
-	return act__plan_print_kv(f, t, pl, flags, NULL, 0);
+	return act__report_print_kv(f, t, pl, flags, NULL, 0);
 }
 
-int act__plan_print_kv(FILE *f, const struct act__topo *t,
-		       const struct act__plan *pl, unsigned flags,
-		       const struct act__report_kv *extra, int nextra)
+int act__report_print_kv(FILE *f, const struct act__topo *t,
+			 const struct act__plan *pl, unsigned flags,
+			 const struct act__report_kv *extra, int nextra)
 {
 	struct report r;
 

@@ -12,15 +12,15 @@
 #define ACT_REPORT_JSON 1u       /* one JSON object instead of text */
 #define ACT_REPORT_STEAL_ALL 2u  /* every worker's steal order, not only
 				  * worker 0's */
-int act__plan_print(FILE *f, const struct act__topo *t,
-		    const struct act__plan *pl, unsigned flags);
+int act__report_print(FILE *f, const struct act__topo *t,
+		      const struct act__plan *pl, unsigned flags);
 /* The same, with a section of key/value lines after the plan (text), or
  * a "paths" object of them (JSON): `actors topo`'s kernel paths. */
 struct act__report_kv {
 	const char *key, *value;
 };
-int act__plan_print_kv(FILE *f, const struct act__topo *t,
-		       const struct act__plan *pl, unsigned flags,
-		       const struct act__report_kv *extra, int nextra);
+int act__report_print_kv(FILE *f, const struct act__topo *t,
+			 const struct act__plan *pl, unsigned flags,
+			 const struct act__report_kv *extra, int nextra);
 
 #endif /* ACT_REPORT_H */

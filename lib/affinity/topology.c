@@ -299,7 +299,7 @@ static int restrict_usable(struct act__topo *t,
 	}
 	hwloc_bitmap_copy(t->usable, t->allowed);
 	if (cpus) {
-		if (act__parse_cpulist(cpus, b, reason, sizeof(reason))) {
+		if (act__env_parse_cpulist(cpus, b, reason, sizeof(reason))) {
 			snprintf(why, why_len,
 				 "%s=\"%s\": %s; expected a list of CPUs such "
 				 "as 0-3,8 from the allowed set %s",
@@ -345,9 +345,9 @@ out:
 	return rc;
 }
 
-int act__topo_load(struct act__topo *t, const struct act__topo_src *src,
-		   const char *cpus, const char *cpus_name, char *why,
-		   size_t why_len)
+int act__topology_load(struct act__topo *t, const struct act__topo_src *src,
+		       const char *cpus, const char *cpus_name, char *why,
+		       size_t why_len)
 {
 	static const struct act__topo_src here;
 	int rc;
@@ -371,11 +371,11 @@ int act__topo_load(struct act__topo *t, const struct act__topo_src *src,
 		goto fail;
 	return 0;
 fail:
-	act__topo_free(t);
+	act__topology_free(t);
 	return rc;
 }
 
-void act__topo_free(struct act__topo *t)
+void act__topology_free(struct act__topo *t)
 {
 	if (t->hw && !t->shared)
 		hwloc_topology_destroy(t->hw);
@@ -385,7 +385,7 @@ void act__topo_free(struct act__topo *t)
 	memset(t, 0, sizeof(*t));
 }
 
-const struct act__pu *act__topo_pu(const struct act__topo *t, int cpu)
+const struct act__pu *act__topology_pu(const struct act__topo *t, int cpu)
 {
 	int i;
 

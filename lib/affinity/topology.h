@@ -68,12 +68,12 @@ struct act__topo_src {
  * NULL: none) as ACTORS_CPUS. On error returns -EINVAL (or -ENOMEM) and
  * writes a one-line reason (without "actors: ") to why.
  */
-int act__topo_load(struct act__topo *t, const struct act__topo_src *src,
-		   const char *cpus, const char *cpus_name, char *why,
-		   size_t why_len);
-void act__topo_free(struct act__topo *t);
+int act__topology_load(struct act__topo *t, const struct act__topo_src *src,
+		       const char *cpus, const char *cpus_name, char *why,
+		       size_t why_len);
+void act__topology_free(struct act__topo *t);
 
 /* The PU of OS CPU cpu, or NULL. */
-const struct act__pu *act__topo_pu(const struct act__topo *t, int cpu);
+const struct act__pu *act__topology_pu(const struct act__topo *t, int cpu);
 
 #endif /* ACT_TOPOLOGY_H */

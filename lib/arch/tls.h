@@ -6,7 +6,7 @@
  * of a __thread variable must never be kept across one. On x86-64 the read
  * is one `asm volatile` that the compiler can neither cache nor move
  * across memory operations (the "memory" clobber): every call site reads
- * %fs afresh. Elsewhere act__worker_self() is an opaque function.
+ * %fs afresh. Elsewhere act__tls_worker_self() is an opaque function.
  */
 #ifndef ACT_ARCH_TLS_H
 #define ACT_ARCH_TLS_H
@@ -18,7 +18,7 @@ struct act__worker;
 extern __thread struct act__worker *act__tls_worker
 	__attribute__((tls_model("initial-exec")));
 
-static inline struct act__worker *act__worker_self(void)
+static inline struct act__worker *act__tls_worker_self(void)
 {
 	struct act__worker *w;
 
@@ -31,7 +31,10 @@ static inline struct act__worker *act__worker_self(void)
 }
 #else
 #define ACT_TLS_INLINE 0
-struct act__worker *act__worker_self(void);
+struct act__worker *act__tls_worker_self(void);
 #endif
+
+/* Set the calling thread's worker (NULL: none); the thread's own. */
+void act__tls_set_worker(struct act__worker *w);
 
 #endif /* ACT_ARCH_TLS_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * internal.h - helpers shared by every file of the library: branch hints,
- * cache-line alignment, container_of, and the fatal-error path.
- * Nothing here knows about processes or workers.
+ * internal.h - the vocabulary of every file of the library: branch
+ * hints, cache-line alignment, container_of, counters, the debug switch;
+ * and, from the headers of their modules, the clock, the fatal-error
+ * path and the spin lock. Nothing here knows about processes or workers.
  */
 #ifndef ACT_INTERNAL_H
 #define ACT_INTERNAL_H
@@ -58,52 +59,15 @@ void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 #define act__asan_unpoison(p, n) ((void)(p), (void)(n))
 #endif
 
-/* Spin-wait hint. */
-static inline void act__cpu_relax(void)
-{
-#if defined(__x86_64__)
-	__asm__ volatile("pause" ::: "memory");
-#elif defined(__aarch64__)
-	__asm__ volatile("yield" ::: "memory");
-#endif
-}
-
-/*
- * A spinlock for critical sections of a few loads and stores. After a
- * while it yields the CPU, so a holder preempted by the kernel (more
- * threads than cores) is not spun against for a whole time slice.
- */
-void act__spin_lock_slow(_Atomic uint32_t *l);
-
-/* CLOCK_MONOTONIC in nanoseconds (the timers' and the idle search's). */
-int64_t act__now_ns(void);
-
-static inline void act__spin_lock(_Atomic uint32_t *l)
-{
-	/* acquire: pairs with the release store in act__spin_unlock */
-	if (act__likely(!atomic_exchange_explicit(l, 1, memory_order_acquire)))
-		return;
-	act__spin_lock_slow(l);
-}
-
-static inline void act__spin_unlock(_Atomic uint32_t *l)
-{
-	/* release: pairs with the acquire exchange in act__spin_lock */
-	atomic_store_explicit(l, 0, memory_order_release);
-}
-
 #ifdef ACT_DEBUG
 #define ACT_DEBUG_ON 1
 #else
 #define ACT_DEBUG_ON 0
 #endif
 
-/* Print "actors: <msg>" on stderr and abort. Never returns. */
-act__noreturn void act__fatal(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-/* Async-signal-safe: format and write one line with write(2). */
-void act__write_line(int fd, const char *a, uint64_t n1, const char *b,
-		     uint64_t n2, const char *c);
+/* The functions every file uses, each in the header of its module. */
+#include "clock.h"
+#include "fatal.h"
+#include "spin.h"
 
 #endif /* ACT_INTERNAL_H */

@@ -78,7 +78,7 @@ static bool have_waitv(void)
 	return atomic_load_explicit(&waitv_state, memory_order_relaxed) > 0;
 }
 
-bool act__futex_waitv_available(void)
+bool act__park_waitv_available(void)
 {
 	return have_waitv();
 }
@@ -101,13 +101,13 @@ void act__park_describe(char *buf, size_t len)
 		snprintf(buf, len, "1 ms naps (FUTEX_WAIT refused)");
 }
 
-void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
-		      _Atomic uint32_t *b, uint32_t seen_b)
+void act__park_futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
+			   _Atomic uint32_t *b, uint32_t seen_b)
 {
 	struct act__futex_waitv w[2];
 
 	if (!have_waitv()) {
-		act__futex_wait(a, seen_a, -1);
+		act__park_futex_wait(a, seen_a, -1);
 		return;
 	}
 	w[0] = (struct act__futex_waitv){ seen_a, (uintptr_t)a,
@@ -121,11 +121,11 @@ void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
 	 * plain wait from now on, for every worker */
 	atomic_store_explicit(&waitv_errno, errno, memory_order_relaxed);
 	atomic_store_explicit(&waitv_state, -1, memory_order_relaxed);
-	act__futex_wait(a, seen_a, -1);
+	act__park_futex_wait(a, seen_a, -1);
 }
 
-void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
-		     int64_t timeout_ns)
+void act__park_futex_wait(_Atomic uint32_t *word, uint32_t seen,
+			  int64_t timeout_ns)
 {
 	struct timespec ts, *tp = NULL;
 
@@ -151,7 +151,7 @@ void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
 	nanosleep(&ts, NULL);
 }
 
-void act__futex_wake(_Atomic uint32_t *word, int n)
+void act__park_futex_wake(_Atomic uint32_t *word, int n)
 {
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL,
 		NULL, 0);

@@ -22,20 +22,20 @@ struct act__doorbell {
 };
 
 /* Wait while seq == seen; timeout_ns < 0: no limit. Spurious returns ok. */
-void act__futex_wait(_Atomic uint32_t *word, uint32_t seen,
-		     int64_t timeout_ns);
+void act__park_futex_wait(_Atomic uint32_t *word, uint32_t seen,
+			  int64_t timeout_ns);
 /* Wait while *a == seen_a and *b == seen_b (futex_waitv; FUTEX_WAIT on a
  * alone where that is missing). Spurious returns ok. */
-void act__futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
-		      _Atomic uint32_t *b, uint32_t seen_b);
-bool act__futex_waitv_available(void);
+void act__park_futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
+			   _Atomic uint32_t *b, uint32_t seen_b);
+bool act__park_waitv_available(void);
 /* How workers sleep, in words (probing if need be): "futex_waitv", or
  * the fallback and why ("FUTEX_WAIT (futex_waitv: Operation not
  * permitted)"). */
 void act__park_describe(char *buf, size_t len);
 /* Test switch: take the FUTEX_WAIT path even where futex_waitv exists. */
 extern bool act__park_force_futex_wait;
-void act__futex_wake(_Atomic uint32_t *word, int n);
+void act__park_futex_wake(_Atomic uint32_t *word, int n);
 
 /*
  * Waker side: call after publishing work. True if it had to wake. Only
@@ -43,21 +43,21 @@ void act__futex_wake(_Atomic uint32_t *word, int n);
  * before the sleeper has run, know it is being woken and will look at its
  * queue, so they make no system call (I10).
  */
-static inline bool act__doorbell_ring(struct act__doorbell *d)
+static inline bool act__park_ring(struct act__doorbell *d)
 {
 	/* seq_cst: the load half of the Dekker pair with
-	 * act__doorbell_prepare's store of sleeping; the plain load keeps
+	 * act__park_prepare's store of sleeping; the plain load keeps
 	 * the common case (an awake sleeper) free of a locked instruction */
 	if (!atomic_load_explicit(&d->sleeping, memory_order_seq_cst) ||
 	    !atomic_exchange_explicit(&d->sleeping, 0, memory_order_seq_cst))
 		return false;
 	atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);
-	act__futex_wake(&d->seq, 1);
+	act__park_futex_wake(&d->seq, 1);
 	return true;
 }
 
-/* Sleeper side: returns the value to pass to act__doorbell_sleep. */
-static inline uint32_t act__doorbell_prepare(struct act__doorbell *d)
+/* Sleeper side: returns the value to pass to act__park_sleep. */
+static inline uint32_t act__park_prepare(struct act__doorbell *d)
 {
 	/* acquire: pairs with the waker's seq_cst increment of seq */
 	uint32_t seen = atomic_load_explicit(&d->seq, memory_order_acquire);
@@ -67,14 +67,14 @@ static inline uint32_t act__doorbell_prepare(struct act__doorbell *d)
 	return seen;
 }
 
-static inline void act__doorbell_sleep(struct act__doorbell *d, uint32_t seen,
-				       int64_t timeout_ns)
+static inline void act__park_sleep(struct act__doorbell *d, uint32_t seen,
+				   int64_t timeout_ns)
 {
-	act__futex_wait(&d->seq, seen, timeout_ns);
+	act__park_futex_wait(&d->seq, seen, timeout_ns);
 	atomic_store_explicit(&d->sleeping, 0, memory_order_relaxed);
 }
 
-static inline void act__doorbell_cancel(struct act__doorbell *d)
+static inline void act__park_cancel(struct act__doorbell *d)
 {
 	atomic_store_explicit(&d->sleeping, 0, memory_order_relaxed);
 }

@@ -92,7 +92,7 @@ static int slab_grow(struct act__slab *s)
 		return -ENOMEM;
 	/* before the first write below: the header's page is the first
 	 * one faulted in */
-	act__numa_place(s->numa, s->home, c, CHUNK_LEN);
+	act__homes_place(s->numa, s->home, c, CHUNK_LEN);
 	c->len = CHUNK_LEN;
 	c->next = s->chunks;
 	s->chunks = c;
@@ -101,7 +101,7 @@ static int slab_grow(struct act__slab *s)
 	return 0;
 }
 
-static struct act__env *slab_carve(struct act__slab *s, int c)
+static struct act__envelope *slab_carve(struct act__slab *s, int c)
 {
 	size_t sz = class_size(c);
 	char *e;
@@ -110,12 +110,12 @@ static struct act__env *slab_carve(struct act__slab *s, int c)
 		return NULL;
 	e = s->bump;
 	s->bump += sz;
-	return (struct act__env *)e;
+	return (struct act__envelope *)e;
 }
 
-static struct act__env *foreign_alloc(size_t payload)
+static struct act__envelope *foreign_alloc(size_t payload)
 {
-	struct act__env *e;
+	struct act__envelope *e;
 
 	if (payload > ACT_MSG_MAX)
 		return NULL;
@@ -176,10 +176,10 @@ static struct act__slab *slab_of_sid(uint32_t sid)
  * worker of the same memory home: taken, the envelopes would stay on
  * their node and serve this worker's sends from another.
  */
-static struct act__env *adopt_remote(struct act__slab *s, int c)
+static struct act__envelope *adopt_remote(struct act__slab *s, int c)
 {
 	uint32_t n = slabs.n, i;
-	struct act__env *e;
+	struct act__envelope *e;
 
 	for (i = 0; i < n; i++) {
 		struct act__slab *o = slab_of_worker((uint16_t)i);
@@ -196,9 +196,9 @@ static struct act__env *adopt_remote(struct act__slab *s, int c)
 	return NULL;
 }
 
-struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
+struct act__envelope *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 {
-	struct act__env *e;
+	struct act__envelope *e;
 	int c;
 
 	if (!s || payload > ACT_SLAB_MAX_PAYLOAD)
@@ -221,11 +221,12 @@ struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 
 /* Push the chain head..tail (n envelopes of class cls) on owner's list. */
 static void remote_push(struct act__slab *owner, int cls,
-			struct act__env *head, struct act__env *tail,
+			struct act__envelope *head, struct act__envelope *tail,
 			unsigned n)
 {
-	struct act__env *_Atomic *top = &owner->remote[cls];
-	struct act__env *old = atomic_load_explicit(top, memory_order_relaxed);
+	struct act__envelope *_Atomic *top = &owner->remote[cls];
+	struct act__envelope *old =
+		atomic_load_explicit(top, memory_order_relaxed);
 
 	/* release: pairs with the acquire exchange in act__slab_alloc_slow.
 	 * Only pushes and take-all, so no ABA. */
@@ -256,7 +257,7 @@ void act__slab_flush_remote(struct act__slab *self)
 }
 
 /* Owner of self: hold e back for its owner; a full batch goes at once. */
-static void rfree_add(struct act__slab *self, struct act__env *e)
+static void rfree_add(struct act__slab *self, struct act__envelope *e)
 {
 	struct act__rfree *r =
 		&self->rfree[((e->worker * 8u + e->home) * 8u + e->cls) %
@@ -276,7 +277,7 @@ static void rfree_add(struct act__slab *self, struct act__env *e)
 		rfree_flush(r);
 }
 
-void act__env_free_slow(struct act__slab *self, struct act__env *e)
+void act__slab_free_slow(struct act__slab *self, struct act__envelope *e)
 {
 	if (e->cls == ACT_SLAB_FOREIGN) {
 		atomic_fetch_sub_explicit(&foreign_out, 1,
@@ -317,7 +318,7 @@ int64_t act__slab_outstanding(struct act__slab *s)
 	return n;
 }
 
-int64_t act__foreign_outstanding(void)
+int64_t act__slab_foreign_outstanding(void)
 {
 	return atomic_load_explicit(&foreign_out, memory_order_relaxed);
 }

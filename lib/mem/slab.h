@@ -15,7 +15,7 @@
  * has a guest slab for each other home, bound to that home's node, owned
  * by the worker like its own; a send takes the envelope from the slab of
  * the receiver's home (its slot's region, where its stack lives too:
- * act__pid_home), so the payload the receiver reads, and the header its
+ * act__proc_pid_home), so the payload the receiver reads, and the header its
  * pop reads and the kept envelope's link, are on its own node. An
  * envelope names its slab by (worker, home); it goes back there.
  * Envelopes too big for a class, or sent from a thread that is not a
@@ -38,7 +38,7 @@ struct act__numa;
 #define ACT_SLAB_CLASSES 8     /* 128 << 0 .. 128 << 7 = 16 KiB */
 #define ACT_SLAB_FOREIGN 0xff  /* class of malloc'd envelopes */
 
-struct act__env {
+struct act__envelope {
 	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */
 	act_pid to;                 /* the process it was sent to (I5) */
 	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
@@ -55,11 +55,11 @@ struct act__env {
 		};
 		uint32_t sid;
 	};
-	struct act__env *held_prev; /* held list (mailbox.h) */
+	struct act__envelope *held_prev; /* held list (mailbox.h) */
 	struct act_msg msg;         /* public part */
 };
 
-_Static_assert(sizeof(struct act__env) == ACT_ENV_HDR, "envelope header");
+_Static_assert(sizeof(struct act__envelope) == ACT_ENV_HDR, "envelope header");
 
 /*
  * Where an envelope is, so that act_msg_free can refuse a message it does
@@ -76,7 +76,7 @@ enum act__env_state {
 	ACT_ENV_RELEASED,
 	ACT_ENV_FREE,
 };
-_Static_assert(offsetof(struct act__env, node) == 0, "node first");
+_Static_assert(offsetof(struct act__envelope, node) == 0, "node first");
 
 struct act__slab_chunk {
 	struct act__slab_chunk *next;
@@ -92,21 +92,21 @@ struct act__slab_chunk {
 #define ACT_RFREE_BATCH 32
 
 struct act__rfree {
-	struct act__env *head, *tail;
-	uint32_t sid;                 /* their slab (act__env's sid) */
+	struct act__envelope *head, *tail;
+	uint32_t sid; /* their slab (act__envelope's sid) */
 	uint8_t cls;
 	uint8_t n;                    /* 0: the slot is unused */
 };
 
 struct act__slab {
 	/* owner-only */
-	struct act__env *free[ACT_SLAB_CLASSES];
+	struct act__envelope *free[ACT_SLAB_CLASSES];
 	char *bump;                   /* carving point in the current chunk */
 	char *bump_end;
 	struct act__slab_chunk *chunks;
 	uint64_t n_alloc;             /* envelopes handed out */
 	uint64_t n_free;              /* freed by the owner */
-	uint32_t sid;                 /* worker | home << 16 (act__env) */
+	uint32_t sid;		      /* worker | home << 16 (act__envelope) */
 	uint16_t worker;
 	struct act__rfree rfree[ACT_RFREE_SLOTS];
 	struct act__numa *numa;       /* binds new chunks; NULL: unbound */
@@ -116,7 +116,7 @@ struct act__slab {
 	struct act__slab *guests;
 	uint32_t nguests;
 	/* other threads: remote frees, own cache line */
-	struct act__env *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
+	struct act__envelope *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
 	_Atomic uint64_t n_remote_free;
 	/* memory home of the chunks (homes.h): set before any thread runs,
 	 * read by adopt_remote on the line it reads anyway */
@@ -158,10 +158,10 @@ static inline int act__slab_class(size_t payload)
 }
 
 /* Owner: hand out e, the head of class c's free list. */
-static inline struct act__env *act__slab_take(struct act__slab *s, int c,
-					      struct act__env *e)
+static inline struct act__envelope *act__slab_take(struct act__slab *s, int c,
+						   struct act__envelope *e)
 {
-	s->free[c] = (struct act__env *)atomic_load_explicit(
+	s->free[c] = (struct act__envelope *)atomic_load_explicit(
 		&e->node.next, memory_order_relaxed);
 	e->cls = (uint8_t)c;
 	e->sid = s->sid;
@@ -169,12 +169,12 @@ static inline struct act__env *act__slab_take(struct act__slab *s, int c,
 	return e;
 }
 
-struct act__env *act__slab_alloc_slow(struct act__slab *s, size_t payload);
-void act__env_free_slow(struct act__slab *self, struct act__env *e);
+struct act__envelope *act__slab_alloc_slow(struct act__slab *s, size_t payload);
+void act__slab_free_slow(struct act__slab *self, struct act__envelope *e);
 
 /* Owner only (s NULL: malloc). NULL on ENOMEM or a payload too big. */
-static inline struct act__env *act__slab_alloc(struct act__slab *s,
-					       size_t payload)
+static inline struct act__envelope *act__slab_alloc(struct act__slab *s,
+						    size_t payload)
 {
 	int c;
 
@@ -187,7 +187,8 @@ static inline struct act__env *act__slab_alloc(struct act__slab *s,
 }
 
 /* Any thread; `self` is the caller's slab, or NULL off a worker. */
-static inline void act__env_free(struct act__slab *self, struct act__env *e)
+static inline void act__slab_free(struct act__slab *self,
+				  struct act__envelope *e)
 {
 	atomic_store_explicit(&e->state, ACT_ENV_FREE, memory_order_relaxed);
 	if (act__likely(self && e->cls != ACT_SLAB_FOREIGN &&
@@ -199,7 +200,7 @@ static inline void act__env_free(struct act__slab *self, struct act__env *e)
 		self->n_free++;
 		return;
 	}
-	act__env_free_slow(self, e);
+	act__slab_free_slow(self, e);
 }
 /* Owner of self: hand every held-back remote free to its owner. Call
  * before the worker sleeps and before it stops. */
@@ -208,6 +209,6 @@ void act__slab_flush_remote(struct act__slab *self);
  * all threads stopped and flushed their remote frees. */
 int64_t act__slab_outstanding(struct act__slab *s);
 /* malloc'd envelopes still out, runtime-wide. */
-int64_t act__foreign_outstanding(void);
+int64_t act__slab_foreign_outstanding(void);
 
 #endif /* ACT_SLAB_H */

@@ -65,7 +65,7 @@ static bool madvise_guard_works(void)
 	return ok;
 }
 
-long act__read_max_map_count(void)
+long act__stack_read_max_map_count(void)
 {
 	FILE *f = fopen("/proc/sys/vm/max_map_count", "re");
 	long v = 65530;
@@ -97,7 +97,7 @@ int act__stack_global_init(int requested)
 	 * count for the rest of the program (ACT_TEST_GUARD_BUDGET: the
 	 * tests' smaller budget) */
 	atomic_store_explicit(&mprotect_budget,
-			      act__read_max_map_count() / 4,
+			      act__stack_read_max_map_count() / 4,
 			      memory_order_relaxed);
 	if (getenv("ACT_TEST_GUARD_BUDGET"))
 		atomic_store_explicit(&mprotect_budget,
@@ -215,7 +215,7 @@ static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 	if (act__unlikely(atomic_load_explicit(&famine, memory_order_relaxed)))
 		atomic_store_explicit(&famine, false, memory_order_relaxed);
 	/* before the guards: mprotect splits inherit the policy */
-	act__numa_place(c->numa, pl->home, base, unit * n);
+	act__homes_place(c->numa, pl->home, base, unit * n);
 	pl->guarded_left = guard_chunk(base, unit, pad, n);
 	pl->chunks[pl->n_chunks++] = (struct act__stack_chunk){ base,
 								unit * n };

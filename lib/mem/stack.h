@@ -64,7 +64,7 @@ struct act__stack_cache {
 };
 
 /* vm.max_map_count, or its default 65530 when it cannot be read. */
-long act__read_max_map_count(void);
+long act__stack_read_max_map_count(void);
 
 /* Guard mode decided once at start-up (enum act_guard, never AUTO). */
 int act__stack_global_init(int requested_guard);

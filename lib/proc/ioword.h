@@ -24,7 +24,7 @@ enum {
 				  * (cleared by io_run when it takes it) */
 };
 
-static inline bool act__io_over(unsigned word)
+static inline bool act__ioword_over(unsigned word)
 {
 	return (word & ACT_IO_COMPLETE) &&
 	       (!(word & ACT_IO_CANCEL_REQ) || (word & ACT_IO_CANCEL_TAKEN));
@@ -35,14 +35,14 @@ static inline bool act__io_over(unsigned word)
  * when its operation is over, or when it was killed and has not asked
  * for the cancel yet.
  */
-static inline bool act__io_wants_run(struct act__proc *p)
+static inline bool act__ioword_wants_run(struct act__proc *p)
 {
 	/* seq_cst: the load half of the Dekker pair with the reactor's
 	 * seq_cst RMW of io_word (io_settle), followed by its state load */
 	unsigned word = atomic_load_explicit(&p->io_word, memory_order_seq_cst);
 
-	return act__io_over(word) ||
-	       (!(word & ACT_IO_CANCEL_REQ) && act__killed(p));
+	return act__ioword_over(word) ||
+	       (!(word & ACT_IO_CANCEL_REQ) && act__proc_killed(p));
 }
 
 #endif /* ACT_IOWORD_H */

@@ -2,23 +2,23 @@
 /* mailbox.c - MPSC mailbox plus save queue; see mailbox.h. */
 #include "mailbox.h"
 
-static struct act__env *env_next(struct act__env *e)
+static struct act__envelope *env_next(struct act__envelope *e)
 {
-	return (struct act__env *)atomic_load_explicit(&e->node.next,
-							memory_order_relaxed);
+	return (struct act__envelope *)atomic_load_explicit(
+		&e->node.next, memory_order_relaxed);
 }
 
-static void env_set_next(struct act__env *e, struct act__env *n)
+static void env_set_next(struct act__envelope *e, struct act__envelope *n)
 {
 	/* node is the envelope's first member, so the casts are exact */
 	atomic_store_explicit(&e->node.next, (struct act__mpsc_node *)n,
 			      memory_order_relaxed);
 }
 
-struct act__env *act__mailbox_take_saved(struct act__proc *p,
-					 act__match_fn match, void *ctx)
+struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
+					      act__match_fn match, void *ctx)
 {
-	struct act__env *prev = NULL, *e = p->save_head;
+	struct act__envelope *prev = NULL, *e = p->save_head;
 
 	for (; e; prev = e, e = env_next(e)) {
 		if (match && !match(&e->msg, ctx))
@@ -34,7 +34,7 @@ struct act__env *act__mailbox_take_saved(struct act__proc *p,
 	return NULL;
 }
 
-static void save_append(struct act__proc *p, struct act__env *e)
+static void save_append(struct act__proc *p, struct act__envelope *e)
 {
 	env_set_next(e, NULL);
 	if (p->save_tail)
@@ -98,7 +98,7 @@ struct act__mpsc_node *act__mailbox_unkeep(struct act__mpsc *q,
 }
 
 bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
-			    struct act__env *e)
+			    struct act__envelope *e)
 {
 	if (e->to.id != p->pid.id) {
 		/* for an earlier occupant: free it, or, kept, once the
@@ -108,7 +108,7 @@ bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
 			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
 					      memory_order_relaxed);
 		else
-			act__env_free(slab, e);
+			act__slab_free(slab, e);
 		return true;
 	}
 	if (act__mailbox_kept(p, e) && !mbox_detach(p))
@@ -117,9 +117,10 @@ bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
 	return true;
 }
 
-void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all)
+void act__mailbox_held_sweep(struct act__proc *p, struct act__slab *slab,
+			     bool all)
 {
-	struct act__env *e = p->held, *next;
+	struct act__envelope *e = p->held, *next;
 
 	for (; e; e = next) {
 		next = env_next(e);
@@ -127,8 +128,8 @@ void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all)
 		if (all || atomic_load_explicit(&e->state,
 						memory_order_acquire) ==
 				   ACT_ENV_RELEASED) {
-			act__held_del(p, e);
-			act__env_free(slab, e);
+			act__mailbox_held_del(p, e);
+			act__slab_free(slab, e);
 		}
 	}
 	p->sweep_at = 2 * p->n_held + 64;
@@ -136,7 +137,7 @@ void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all)
 
 void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 {
-	struct act__env *e;
+	struct act__envelope *e;
 	uintptr_t t;
 
 	/* the limit's count is left as it is: a sender that passed the
@@ -144,12 +145,12 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	 * (links.h), and the next limited occupant starts its own */
 	while ((e = p->save_head)) {
 		p->save_head = env_next(e);
-		act__env_free(slab, e);
+		act__slab_free(slab, e);
 	}
 	p->save_tail = NULL;
 	while ((e = act__mailbox_pop(p, slab))) {
 		if (!act__mailbox_kept(p, e))
-			act__env_free(slab, e);
+			act__slab_free(slab, e);
 	}
 	/* the last one, kept: off the queue and freed, or, with a sender
 	 * mid-push behind it, freed by the pop that moves past it (this
@@ -159,15 +160,15 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	if (t & ACT_MBOX_KEPT) {
 		e = act__container_of(
 			(struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT),
-			struct act__env, node);
+			struct act__envelope, node);
 		if (mbox_detach(p))
-			act__env_free(slab, e);
+			act__slab_free(slab, e);
 		else /* relaxed: the next occupant's pop reads it after the
-		      * slot's release and reuse (act__slot_free's release
+		      * slot's release and reuse (act__proc_slot_free's release
 		      * store of gen) */
 			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
 					      memory_order_relaxed);
 	}
 	/* last: the pops above may have put a kept one on the list */
-	act__held_sweep(p, slab, true);
+	act__mailbox_held_sweep(p, slab, true);
 }

@@ -45,7 +45,7 @@ typedef bool (*act__match_fn)(const struct act_msg *, void *);
 
 /* Owner: is e the kept envelope (received, still linked)? */
 static inline bool act__mailbox_kept(struct act__proc *p,
-				     const struct act__env *e)
+				     const struct act__envelope *e)
 {
 	return (uintptr_t)atomic_load_explicit(&p->mbox.tail,
 					       memory_order_relaxed) ==
@@ -75,19 +75,21 @@ static inline bool act__mailbox_maybe_nonempty(struct act__proc *p)
 }
 
 /* Sender side, any thread. */
-static inline void act__mailbox_push(struct act__proc *p, struct act__env *e)
+static inline void act__mailbox_push(struct act__proc *p,
+				     struct act__envelope *e)
 {
 	act__mpsc_push(&p->mbox, &e->node);
 }
 
 /* Owner: first matching message in the save queue, unlinked; or NULL. */
-struct act__env *act__mailbox_take_saved(struct act__proc *p,
-					 act__match_fn match, void *ctx);
+struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
+					      act__match_fn match, void *ctx);
 /* Owner, at exit: free the save queue and everything in the MPSC queue. */
 void act__mailbox_drain(struct act__proc *p, struct act__slab *slab);
 
 /* Owner: put e, HELD, on the held list. */
-static inline void act__held_link(struct act__proc *p, struct act__env *e)
+static inline void act__mailbox_held_link(struct act__proc *p,
+					  struct act__envelope *e)
 {
 	/* node is the envelope's first member: the casts are exact */
 	atomic_store_explicit(&e->node.next,
@@ -102,18 +104,21 @@ static inline void act__held_link(struct act__proc *p, struct act__env *e)
 
 /* Owner: e was just received; keep it on the held list, or, kept in
  * the queue, only mark it (kept_done links it when it leaves). */
-static inline void act__held_add(struct act__proc *p, struct act__env *e)
+static inline void act__mailbox_held_add(struct act__proc *p,
+					 struct act__envelope *e)
 {
 	atomic_store_explicit(&e->state, ACT_ENV_HELD, memory_order_relaxed);
 	if (!act__mailbox_kept(p, e))
-		act__held_link(p, e);
+		act__mailbox_held_link(p, e);
 }
 
 /* Owner: take e off the held list. */
-static inline void act__held_del(struct act__proc *p, struct act__env *e)
+static inline void act__mailbox_held_del(struct act__proc *p,
+					 struct act__envelope *e)
 {
-	struct act__env *next = (struct act__env *)atomic_load_explicit(
-		&e->node.next, memory_order_relaxed);
+	struct act__envelope *next =
+		(struct act__envelope *)atomic_load_explicit(
+			&e->node.next, memory_order_relaxed);
 
 	if (e->held_prev)
 		atomic_store_explicit(&e->held_prev->node.next,
@@ -133,16 +138,16 @@ static inline void act__held_del(struct act__proc *p, struct act__env *e)
  */
 static inline void act__mailbox_kept_done(struct act__proc *p,
 					  struct act__slab *slab,
-					  struct act__env *e)
+					  struct act__envelope *e)
 {
 	/* acquire: pairs with the release exchange in act_msg_free (a
 	 * thread other than the receiver) */
 	if (act__unlikely(atomic_load_explicit(&e->state,
 					       memory_order_acquire) ==
 			  ACT_ENV_HELD))
-		act__held_link(p, e);
+		act__mailbox_held_link(p, e);
 	else
-		act__env_free(slab, e);
+		act__slab_free(slab, e);
 }
 
 /*
@@ -160,8 +165,8 @@ struct act__mpsc_node *act__mailbox_unkeep(struct act__mpsc *q,
  * kept envelope are received already: the pop moves past them. A last
  * node stays linked, kept: no exchange.
  */
-static inline struct act__env *act__mailbox_pop(struct act__proc *p,
-						struct act__slab *slab)
+static inline struct act__envelope *act__mailbox_pop(struct act__proc *p,
+						     struct act__slab *slab)
 {
 	struct act__mpsc *q = &p->mbox;
 	struct act__mpsc_node *n, *next;
@@ -182,22 +187,25 @@ static inline struct act__env *act__mailbox_pop(struct act__proc *p,
 		if (t & ACT_MBOX_KEPT)
 			act__mailbox_kept_done(
 				p, slab,
-				act__container_of(n, struct act__env, node));
+				act__container_of(n, struct act__envelope,
+						  node));
 	}
 	/* n: the oldest not received; what follows it, if anything, is
 	 * the next tail, else n stays as the received tail; but one from
 	 * another worker leaves the queue with the stub put back, if it
 	 * can, so that the next sender, likely that one again, links into
 	 * the slot's line, not into n's (mailbox.h head) */
-	if (!next && act__unlikely(act__container_of(n, struct act__env, node)
-					   ->worker != slab->worker))
+	if (!next &&
+	    act__unlikely(
+		    act__container_of(n, struct act__envelope, node)->worker !=
+		    slab->worker))
 		next = act__mailbox_unkeep(q, n);
 	atomic_store_explicit(&q->tail,
 			      next ? next
 				   : (struct act__mpsc_node *)(t |
 							       ACT_MBOX_KEPT),
 			      memory_order_relaxed);
-	return act__container_of(n, struct act__env, node);
+	return act__container_of(n, struct act__envelope, node);
 }
 
 /*
@@ -208,15 +216,14 @@ static inline struct act__env *act__mailbox_pop(struct act__proc *p,
  * exchange and its link behind it), so it is not received: stop.
  */
 bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
-			    struct act__env *e);
+			    struct act__envelope *e);
 
 /* Owner: pop until a match; the rest go to the save queue. */
-static inline struct act__env *act__mailbox_take_new(struct act__proc *p,
-						     struct act__slab *slab,
-						     act__match_fn match,
-						     void *ctx)
+static inline struct act__envelope *
+act__mailbox_take_new(struct act__proc *p, struct act__slab *slab,
+		      act__match_fn match, void *ctx)
 {
-	struct act__env *e;
+	struct act__envelope *e;
 
 	while ((e = act__mailbox_pop(p, slab))) {
 		if (act__likely(e->to.id == p->pid.id) &&
@@ -229,6 +236,7 @@ static inline struct act__env *act__mailbox_take_new(struct act__proc *p,
 }
 
 /* Owner: free the released entries (all of them when `all`). */
-void act__held_sweep(struct act__proc *p, struct act__slab *slab, bool all);
+void act__mailbox_held_sweep(struct act__proc *p, struct act__slab *slab,
+			     bool all);
 
 #endif /* ACT_MAILBOX_H */

@@ -44,8 +44,8 @@ static uint32_t region_len(uint32_t cap, uint32_t homes)
 	return per > cap ? cap : (uint32_t)per;
 }
 
-uint32_t act__ptable_size(uint64_t max_procs, uint32_t nworkers,
-			  uint32_t nhomes)
+uint32_t act__proc_table_size(uint64_t max_procs, uint32_t nworkers,
+			      uint32_t nhomes)
 {
 	/* out of reach of a spawning worker: every other cache full
 	 * (ACT_SLOT_CACHE_MAX after a put) and its away chains one short
@@ -60,8 +60,8 @@ uint32_t act__ptable_size(uint64_t max_procs, uint32_t nworkers,
 	return size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 }
 
-int act__ptable_init(struct act__ptable *t, uint32_t cap,
-		     struct act__numa *numa)
+int act__proc_table_init(struct act__ptable *t, uint32_t cap,
+			 struct act__numa *numa)
 {
 	size_t len = (size_t)cap * sizeof(struct act__proc);
 	uint32_t homes = numa ? (uint32_t)numa->nnodes : 1, r;
@@ -106,14 +106,14 @@ int act__ptable_init(struct act__ptable *t, uint32_t cap,
 		h->shared_head = UINT32_MAX;
 		h->shared_n = 0;
 		if (h->end > h->base)
-			act__numa_place(numa, (int)r, &t->slots[h->base],
-					(size_t)(h->end - h->base) *
-						sizeof(struct act__proc));
+			act__homes_place(numa, (int)r, &t->slots[h->base],
+					 (size_t)(h->end - h->base) *
+						 sizeof(struct act__proc));
 	}
 	return 0;
 }
 
-int act__slot_cache_init(struct act__slot_cache *c, struct act__ptable *t,
+int act__proc_cache_init(struct act__slot_cache *c, struct act__ptable *t,
 			 uint32_t home)
 {
 	struct act__slot_cache **cs;
@@ -137,7 +137,7 @@ int act__slot_cache_init(struct act__slot_cache *c, struct act__ptable *t,
 	return 0;
 }
 
-void act__slot_cache_destroy(struct act__slot_cache *c)
+void act__proc_cache_destroy(struct act__slot_cache *c)
 {
 	free(c->away);
 	c->away = NULL;
@@ -160,7 +160,7 @@ static struct act__proc *chain_nth(struct act__ptable *t, uint32_t head,
 	struct act__proc *p = &t->slots[head];
 
 	while (--n)
-		p = &t->slots[act__free_next(p)];
+		p = &t->slots[act__proc_free_next(p)];
 	return p;
 }
 
@@ -178,9 +178,9 @@ static void refill(struct act__ptable *t, struct act__slot_cache *c,
 		last = chain_nth(t, h->shared_head, n);
 		c->head = h->shared_head;
 		c->n = n;
-		h->shared_head = act__free_next(last);
+		h->shared_head = act__proc_free_next(last);
 		h->shared_n -= n;
-		act__set_free_next(last, UINT32_MAX);
+		act__proc_set_free_next(last, UINT32_MAX);
 	}
 	pool_unlock(h);
 }
@@ -203,7 +203,7 @@ static struct act__proc *grow(struct act__ptable *t, uint32_t home)
 		&h->used, &n, n + 1, memory_order_relaxed,
 		memory_order_relaxed));
 	/* counted before it is handed out: fresh >= slots ever occupied.
-	 * relaxed: act__slot_get's seq_cst load comes after, in this
+	 * relaxed: act__proc_slot_get's seq_cst load comes after, in this
 	 * thread, and a spawn elsewhere reads its own grow's count */
 	atomic_fetch_add_explicit(&t->fresh, 1, memory_order_relaxed);
 	i = h->base + n;
@@ -245,7 +245,7 @@ static struct act__proc *get_slow(struct act__ptable *t,
 		p = grow(t, (c->home + k) % t->nhomes);
 	if (p || t->nhomes == 1)
 		return p;
-	act__slot_flush_away(t, c);
+	act__proc_flush_away(t, c);
 	for (k = 1; c->head == UINT32_MAX && k < t->nhomes; k++)
 		refill(t, c, (c->home + k) % t->nhomes);
 	return NULL;
@@ -262,7 +262,7 @@ static struct act__proc *take(struct act__ptable *t,
 			return p;
 	}
 	p = &t->slots[c->head];
-	c->head = act__free_next(p);
+	c->head = act__proc_free_next(p);
 	c->n--;
 	return p;
 }
@@ -283,7 +283,7 @@ static void count_up(_Atomic uint64_t *v, memory_order mo)
  * most the number alive at the moment the last born was read, so a
  * refusal means max_alive were alive (or being admitted) then.
  *
- * Dekker with the fast path of act__slot_get: a spawn stores its born
+ * Dekker with the fast path of act__proc_slot_get: a spawn stores its born
  * (seq_cst), then loads fresh (seq_cst); this one loaded fresh > max
  * before its sum. A born this sum misses was stored after it, so that
  * spawn's fresh load comes later still and sees more than max_alive too:
@@ -296,7 +296,7 @@ static bool admit_counted(struct act__ptable *t, struct act__slot_cache *c)
 	bool ok;
 
 	act__spin_lock(&t->count_lock); /* pairs with the unlock below */
-	/* seq_cst: the load half of the Dekker pair with act__slot_get's
+	/* seq_cst: the load half of the Dekker pair with act__proc_slot_get's
 	 * fast path (its seq_cst born, then its seq_cst load of fresh):
 	 * the head comment */
 	for (i = 0; i < t->ncaches; i++)
@@ -316,8 +316,8 @@ static bool admit_counted(struct act__ptable *t, struct act__slot_cache *c)
 static void cache_push(struct act__ptable *t, struct act__slot_cache *c,
 		       struct act__proc *p);
 
-struct act__proc *act__slot_get(struct act__ptable *t,
-				struct act__slot_cache *c)
+struct act__proc *act__proc_slot_get(struct act__ptable *t,
+				     struct act__slot_cache *c)
 {
 	struct act__proc *p = take(t, c);
 
@@ -343,7 +343,7 @@ static void away_flush(struct act__ptable *t, struct act__slot_cache *c,
 	struct act__ptable_home *h = &t->homes[r];
 
 	pool_lock(h);
-	act__set_free_next(&t->slots[ch->tail], h->shared_head);
+	act__proc_set_free_next(&t->slots[ch->tail], h->shared_head);
 	h->shared_head = ch->head;
 	h->shared_n += ch->n;
 	pool_unlock(h);
@@ -352,8 +352,8 @@ static void away_flush(struct act__ptable *t, struct act__slot_cache *c,
 	ch->n = 0;
 }
 
-void act__slot_free(struct act__ptable *t, struct act__slot_cache *c,
-		    struct act__proc *p)
+void act__proc_slot_free(struct act__ptable *t, struct act__slot_cache *c,
+			 struct act__proc *p)
 {
 	uint64_t gen = atomic_load_explicit(&p->gen, memory_order_relaxed) + 1;
 
@@ -384,12 +384,12 @@ static void cache_push(struct act__ptable *t, struct act__slot_cache *c,
 	struct act__ptable_home *h;
 	struct act__slot_chain *ch;
 	struct act__proc *last;
-	uint32_t batch, r = act__slot_home(t, p->index);
+	uint32_t batch, r = act__proc_slot_home(t, p->index);
 
 	if (r != c->home) {
 		/* another home's: held back, then sent home in a batch */
 		ch = &c->away[r];
-		act__set_free_next(p, ch->head);
+		act__proc_set_free_next(p, ch->head);
 		if (!ch->n)
 			ch->tail = p->index;
 		ch->head = p->index;
@@ -398,7 +398,7 @@ static void cache_push(struct act__ptable *t, struct act__slot_cache *c,
 			away_flush(t, c, r);
 		return;
 	}
-	act__set_free_next(p, c->head);
+	act__proc_set_free_next(p, c->head);
 	c->head = p->index;
 	if (++c->n <= ACT_SLOT_CACHE_MAX)
 		return;
@@ -406,16 +406,16 @@ static void cache_push(struct act__ptable *t, struct act__slot_cache *c,
 	h = &t->homes[c->home];
 	batch = c->head;
 	last = chain_nth(t, batch, ACT_SLOT_BATCH);
-	c->head = act__free_next(last);
+	c->head = act__proc_free_next(last);
 	c->n -= ACT_SLOT_BATCH;
 	pool_lock(h);
-	act__set_free_next(last, h->shared_head);
+	act__proc_set_free_next(last, h->shared_head);
 	h->shared_head = batch;
 	h->shared_n += ACT_SLOT_BATCH;
 	pool_unlock(h);
 }
 
-void act__slot_flush_away(struct act__ptable *t, struct act__slot_cache *c)
+void act__proc_flush_away(struct act__ptable *t, struct act__slot_cache *c)
 {
 	uint32_t r;
 
@@ -428,12 +428,12 @@ static uint64_t chain_len(const struct act__ptable *t, uint32_t head)
 {
 	uint64_t n = 0;
 
-	for (; head != UINT32_MAX; head = act__free_next(&t->slots[head]))
+	for (; head != UINT32_MAX; head = act__proc_free_next(&t->slots[head]))
 		n++;
 	return n;
 }
 
-uint64_t act__slot_cache_free(const struct act__ptable *t,
+uint64_t act__proc_cache_free(const struct act__ptable *t,
 			      const struct act__slot_cache *c)
 {
 	uint64_t n = chain_len(t, c->head);
@@ -444,7 +444,7 @@ uint64_t act__slot_cache_free(const struct act__ptable *t,
 	return n;
 }
 
-uint64_t act__ptable_shared_free(const struct act__ptable *t)
+uint64_t act__proc_table_shared_free(const struct act__ptable *t)
 {
 	uint64_t n = 0;
 	uint32_t r;
@@ -454,7 +454,7 @@ uint64_t act__ptable_shared_free(const struct act__ptable *t)
 	return n;
 }
 
-void act__ptable_destroy(struct act__ptable *t)
+void act__proc_table_destroy(struct act__ptable *t)
 {
 	if (t->slots)
 		munmap(t->slots, t->map_len);

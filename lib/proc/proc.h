@@ -25,11 +25,11 @@
  * where no other worker can take them, so the table holds more slots than
  * max_alive: enough that a worker whose own cache and the shared lists
  * are empty still finds a fresh one whenever fewer than max_alive are
- * alive (act__ptable_size). The limit itself is counted: each cache
+ * alive (act__proc_table_size). The limit itself is counted: each cache
  * counts the slots it handed out (born) and took back (gone). While no
  * more than max_alive fresh slots were ever handed out, no more can be
  * alive and nothing is summed; past that, a spawn sums every cache's
- * counts under the table's lock (act__slot_get).
+ * counts under the table's lock (act__proc_slot_get).
  *
  * State word: (ticket << 8) | state. The ticket names one wait (one
  * blocking receive, later one I/O); it only grows, also across reuse of a
@@ -69,7 +69,7 @@ enum act__pstate {
 #define act__ps_make(ticket, st) (((uint64_t)(ticket) << 8) | (st))
 
 struct act__worker;
-struct act__env;
+struct act__envelope;
 struct act__timeout;
 struct act__rel;
 struct act__exit_fn;
@@ -80,7 +80,7 @@ struct act__proc {
 	_Atomic uint64_t state;
 	_Atomic uint64_t gen;            /* generation of the occupant;
 					  * > gen_max: retired */
-	struct act__mpsc mbox;           /* MPSC mailbox of act__env */
+	struct act__mpsc mbox;		 /* MPSC mailbox of act__envelope */
 	struct act__worker *_Atomic owner; /* last worker that ran it */
 	_Atomic uint64_t timeout_fired;  /* highest ticket whose timer fired */
 	/* backpressure.h: 0, or it has a backlog and this is the slot
@@ -105,15 +105,15 @@ struct act__proc {
 	struct act__proc *rq_next act__aligned; /* links in the local queue */
 	struct act__proc *rq_prev;
 	struct act__ctx ctx;
-	struct act__env *save_head;      /* skipped by selective receive */
-	struct act__env *held;           /* received, not yet freed */
+	struct act__envelope *save_head; /* skipped by selective receive */
+	struct act__envelope *held;	 /* received, not yet freed */
 	act_pid pid;
 	uint64_t wait_ticket;            /* ticket of the current wait */
 	uint32_t n_held;                 /* entries on the held list */
 	uint32_t sweep_at;               /* n_held that triggers a sweep */
 
 	/* Third line: spawn, exit, timeouts. */
-	struct act__env *save_tail;
+	struct act__envelope *save_tail;
 	void *stack_lo;
 	void (*fn)(void *);
 	void *arg;
@@ -122,7 +122,7 @@ struct act__proc {
 	uint32_t stack_size;             /* at most 1 GiB */
 	uint32_t index;
 	/* One word, two lives. Free: the next slot on the free list
-	 * (free_next, act__free_next). Alive: 0, or muted on a backlog
+	 * (free_next, act__proc_free_next). Alive: 0, or muted on a backlog
 	 * (backpressure.h) and the next sender muted there, or
 	 * ACT_MUTE_END. Atomic for both: a worker's mute_park may still
 	 * read it as mute_next after the process was released, ran, exited
@@ -193,7 +193,7 @@ static inline void act__proc_lock(struct act__proc *p)
 	while (atomic_flag_test_and_set_explicit(&p->lock,
 						 memory_order_acquire)) {
 		if (++spins < 128) {
-			act__cpu_relax();
+			act__spin_relax();
 		} else {
 			spins = 0;
 			sched_yield();
@@ -208,7 +208,7 @@ static inline void act__proc_unlock(struct act__proc *p)
 }
 
 /* p, running or waking, was killed: it must exit with exit_reason. */
-static inline bool act__killed(struct act__proc *p)
+static inline bool act__proc_killed(struct act__proc *p)
 {
 	/* seq_cst: the load half of the Dekker pairs with signal_locked's
 	 * (links.c) store of killed (followed by its state load in the
@@ -219,12 +219,12 @@ static inline bool act__killed(struct act__proc *p)
 }
 
 /* The free list's link, relaxed: the list's own lock or owner orders it. */
-static inline uint32_t act__free_next(const struct act__proc *p)
+static inline uint32_t act__proc_free_next(const struct act__proc *p)
 {
 	return atomic_load_explicit(&p->free_next, memory_order_relaxed);
 }
 
-static inline void act__set_free_next(struct act__proc *p, uint32_t next)
+static inline void act__proc_set_free_next(struct act__proc *p, uint32_t next)
 {
 	atomic_store_explicit(&p->free_next, next, memory_order_relaxed);
 }
@@ -267,10 +267,10 @@ static inline void act__proc_note_peer(struct act__proc *p, uint16_t worker)
 
 /*
  * p starts a new turn for the stealing hints: called where it resumes
- * after a park or a yield (a backpressure yield excepted: act__send), on
- * its own stack. Owner of p only.
+ * after a park or a yield (a backpressure yield excepted: act__message_send),
+ * on its own stack. Owner of p only.
  */
-static inline void act__turn_begin(struct act__proc *p)
+static inline void act__proc_turn_begin(struct act__proc *p)
 {
 	p->turn_msgs = 0;
 	p->peer_votes = 0;
@@ -321,14 +321,14 @@ struct act__ptable {
 };
 
 /* The home (region) of slot index idx. */
-static inline uint32_t act__slot_home(const struct act__ptable *t,
-				      uint32_t idx)
+static inline uint32_t act__proc_slot_home(const struct act__ptable *t,
+					   uint32_t idx)
 {
 	return t->nhomes == 1 ? 0 : idx / t->per_home;
 }
 
 /* Slots ever handed out (act_stats' procs_peak, the leak count). */
-static inline uint64_t act__ptable_used(const struct act__ptable *t)
+static inline uint64_t act__proc_table_used(const struct act__ptable *t)
 {
 	uint64_t n = 0;
 	uint32_t r;
@@ -373,41 +373,41 @@ struct act__numa;
 
 /* cap slots in numa's homes (numa NULL: one home, unbound); max_alive
  * is cap until set. */
-int act__ptable_init(struct act__ptable *t, uint32_t cap,
-		     struct act__numa *numa);
+int act__proc_table_init(struct act__ptable *t, uint32_t cap,
+			 struct act__numa *numa);
 /* The table size for max_procs alive with nworkers caches over nhomes
  * homes: max_procs, the most the caches can hold out of reach, and the
  * spare for retired slots, rounded up to a power of two (at most
  * UINT32_MAX, the free lists' end). */
-uint32_t act__ptable_size(uint64_t max_procs, uint32_t nworkers,
-			  uint32_t nhomes);
-void act__ptable_destroy(struct act__ptable *t);
+uint32_t act__proc_table_size(uint64_t max_procs, uint32_t nworkers,
+			      uint32_t nhomes);
+void act__proc_table_destroy(struct act__ptable *t);
 /* An empty cache of home's workers, counted in t's limit (before any
- * thread uses t); act__slot_cache_destroy frees it. */
-int act__slot_cache_init(struct act__slot_cache *c, struct act__ptable *t,
+ * thread uses t); act__proc_cache_destroy frees it. */
+int act__proc_cache_init(struct act__slot_cache *c, struct act__ptable *t,
 			 uint32_t home);
-void act__slot_cache_destroy(struct act__slot_cache *c);
+void act__proc_cache_destroy(struct act__slot_cache *c);
 /* Owner of c: a free slot (its mailbox initialised), or NULL: max_alive
  * processes are alive (or, past max_alive, no memory). */
-struct act__proc *act__slot_get(struct act__ptable *t,
-				struct act__slot_cache *c);
+struct act__proc *act__proc_slot_get(struct act__ptable *t,
+				     struct act__slot_cache *c);
 /* Owner of c: p's occupant is gone (or never ran): its generation goes
  * up and the slot goes on c, or is retired past gen_max. Release: a
  * lookup that sees the new generation sees the slot free. */
-void act__slot_free(struct act__ptable *t, struct act__slot_cache *c,
-		    struct act__proc *p);
+void act__proc_slot_free(struct act__ptable *t, struct act__slot_cache *c,
+			 struct act__proc *p);
 /* Owner of c: the slots held for other homes go back to them. Call
  * before the worker sleeps and before it stops. */
-void act__slot_flush_away(struct act__ptable *t, struct act__slot_cache *c);
+void act__proc_flush_away(struct act__ptable *t, struct act__slot_cache *c);
 /* Free slots on c's lists (own and away) and on the shared lists, by
  * walking them; once every worker has stopped (the leak count). */
-uint64_t act__slot_cache_free(const struct act__ptable *t,
+uint64_t act__proc_cache_free(const struct act__ptable *t,
 			      const struct act__slot_cache *c);
-uint64_t act__ptable_shared_free(const struct act__ptable *t);
+uint64_t act__proc_table_shared_free(const struct act__ptable *t);
 
 /* A pid's index and generation, in t's split. */
-static inline uint32_t act__pid_index(const struct act__ptable *t,
-				      act_pid pid)
+static inline uint32_t act__proc_pid_index(const struct act__ptable *t,
+					   act_pid pid)
 {
 	return (uint32_t)(pid.id & t->idx_mask);
 }
@@ -415,13 +415,14 @@ static inline uint32_t act__pid_index(const struct act__ptable *t,
 /* The home of pid's slot: where its process's slot and stack live, and
  * where envelopes for it are carved (slab.h). From the pid and the
  * table, not the slot: no line of the slot for it. */
-static inline uint32_t act__pid_home(const struct act__ptable *t,
-				     act_pid pid)
+static inline uint32_t act__proc_pid_home(const struct act__ptable *t,
+					  act_pid pid)
 {
-	return act__slot_home(t, act__pid_index(t, pid));
+	return act__proc_slot_home(t, act__proc_pid_index(t, pid));
 }
 
-static inline uint64_t act__pid_gen(const struct act__ptable *t, act_pid pid)
+static inline uint64_t act__proc_pid_gen(const struct act__ptable *t,
+					 act_pid pid)
 {
 	return pid.id >> t->idx_bits;
 }
@@ -430,8 +431,8 @@ static inline uint64_t act__pid_gen(const struct act__ptable *t, act_pid pid)
 static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
 						 act_pid pid)
 {
-	uint32_t idx = act__pid_index(t, pid);
-	uint64_t gen = act__pid_gen(t, pid);
+	uint32_t idx = act__proc_pid_index(t, pid);
+	uint64_t gen = act__proc_pid_gen(t, pid);
 	struct act__proc *p;
 
 	/* relaxed would do: the gen acquire below pairs with grow's release
@@ -440,15 +441,16 @@ static inline struct act__proc *act__proc_lookup(struct act__ptable *t,
 	if (idx >= atomic_load_explicit(&t->hwm, memory_order_acquire))
 		return NULL;
 	p = &t->slots[idx];
-	/* acquire: pairs with the release store of gen in act__slot_free */
+	/* acquire: pairs with the release store of gen in act__proc_slot_free
+	 */
 	if (gen == 0 ||
 	    atomic_load_explicit(&p->gen, memory_order_acquire) != gen)
 		return NULL;
 	return p;
 }
 
-static inline act_pid act__make_pid(const struct act__ptable *t, uint64_t gen,
-				    uint32_t idx)
+static inline act_pid act__proc_make_pid(const struct act__ptable *t,
+					 uint64_t gen, uint32_t idx)
 {
 	return (act_pid){ (gen << t->idx_bits) | idx };
 }

@@ -82,7 +82,7 @@ static void check_stack_buf(const struct act__proc *p, const void *buf,
 
 static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
 	struct act__reactor *r;
 	uint8_t word;
@@ -96,9 +96,9 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 	r = w->rt->reactor;
 	if (r->ring.mode == ACT_RING_NONE)
 		return -ENOSYS;
-	act__die_if_killed(p);
+	act__spawn_die_if_killed(p);
 	/* not reading its mail while it waits: its muted senders go on */
-	act__backlog_clear(w, p);
+	act__backpressure_clear(w, p);
 	io->timed = timeout_ns >= 0;
 	if (io->timed) {
 		io->ts.tv_sec = timeout_ns / 1000000000;
@@ -119,15 +119,15 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 	act__reactor_push(r, &io->submit, ACT_RC_IO);
 	act__reactor_wake(r);
 	for (;;) {
-		act__switch_out_w(w, p, ACT_SW_IOWAIT);
-		act__turn_begin(p);
-		w = act__worker_self(); /* I8: we may have moved */
+		act__worker_switch_out_w(w, p, ACT_SW_IOWAIT);
+		act__proc_turn_begin(p);
+		w = act__tls_worker_self(); /* I8: we may have moved */
 		/* acquire: pairs with the reactor's RMW that completed it,
 		 * after its store of res */
 		word = atomic_load_explicit(&p->io_word, memory_order_acquire);
-		if (act__io_over(word))
+		if (act__ioword_over(word))
 			break;
-		if ((word & ACT_IO_CANCEL_REQ) || !act__killed(p))
+		if ((word & ACT_IO_CANCEL_REQ) || !act__proc_killed(p))
 			continue; /* a spurious wake: wait on */
 		/* killed: ask for the cancel, unless it completed already;
 		 * acq_rel: pairs with the reactor's RMWs of word */
@@ -147,9 +147,9 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 					  memory_order_relaxed);
 	/* I6: only now are the record and the buffer free, and may p die;
 	 * an accept that won the race with the cancel leaves no fd open */
-	if (act__killed(p) && io->op == IORING_OP_ACCEPT && io->res >= 0)
+	if (act__proc_killed(p) && io->op == IORING_OP_ACCEPT && io->res >= 0)
 		close(io->res);
-	act__die_if_killed(p);
+	act__spawn_die_if_killed(p);
 	/* the limit ended it (-ECANCELED, or -EINTR from an io-wq worker);
 	 * a partial count that came before stays a count */
 	if (io->timed_out && io->res < 0)
@@ -255,7 +255,7 @@ out:
 static int64_t recv_all(int fd, char *buf, size_t n, int flags,
 			int64_t timeout_ns)
 {
-	int64_t deadline = act__now_ns() + timeout_ns, left = timeout_ns, rc;
+	int64_t deadline = act__clock_now() + timeout_ns, left = timeout_ns, rc;
 	size_t got = 0;
 
 	flags &= ~MSG_WAITALL;
@@ -268,7 +268,7 @@ static int64_t recv_all(int fd, char *buf, size_t n, int flags,
 		if (got >= n)
 			return (int64_t)got;
 		/* past the limit: one last try of what is there */
-		left = deadline - act__now_ns();
+		left = deadline - act__clock_now();
 		if (left < 0)
 			left = 0;
 	}
@@ -403,7 +403,7 @@ static void io_settle(struct act__reactor *r, struct act__io *io,
 	 * store and io_word load; release for res and the cancel's reads */
 	old = atomic_fetch_or_explicit(&p->io_word, (uint8_t)bits,
 				       memory_order_seq_cst);
-	if (act__io_over(old) || !act__io_over(old | bits))
+	if (act__ioword_over(old) || !act__ioword_over(old | bits))
 		return;
 	if (!r->stopping)
 		act__reactor_wake_proc(r, p, ticket, ACT_PS_IOWAIT);

@@ -45,10 +45,10 @@ struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 		return NULL;
 	atomic_store_explicit(&t->state, ACT_TO_ARMED, memory_order_relaxed);
 	t->index = p->index;
-	t->gen = act__pid_gen(&r->rt->procs, p->pid);
+	t->gen = act__proc_pid_gen(&r->rt->procs, p->pid);
 	t->ticket = ticket;
 	t->deadline = deadline;
-	act__tnode_init(&t->node);
+	act__wheel_node_init(&t->node);
 	t->node.kind = ACT_TK_TIMEOUT;
 	/* seq_cst push, then seq_cst load of the deadline the reactor
 	 * sleeps towards: the worker's half of the Dekker pair with
@@ -81,7 +81,7 @@ void act__reactor_disarm(struct act__reactor *r, struct act__timeout *t)
 
 void act__reactor_ring_lazy(struct act__reactor *r)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 
 	if (w && ++w->unrung_cancels < ACT_REACTOR_CANCEL_BATCH)
 		return;
@@ -99,7 +99,8 @@ static void fire(struct act__tnode *n, void *ctx)
 	struct act__timeout *t;
 
 	if (n->kind == ACT_TK_USER) {
-		act__utimer_fire(r, act__container_of(n, struct act__utimer, node));
+		act__timer_fire(r,
+				act__container_of(n, struct act__utimer, node));
 		return;
 	}
 	t = act__container_of(n, struct act__timeout, node);
@@ -163,7 +164,7 @@ static void flush_wakes(struct act__reactor *r)
 	for (i = 0; i < r->n_marked; i++) {
 		w = &r->rt->workers[r->marked[i]];
 		r->is_marked[r->marked[i]] = 0;
-		if (act__doorbell_ring(&w->bell))
+		if (act__park_ring(&w->bell))
 			act__count(&r->n_wakes);
 		else if (w->rq.stealable)
 			act__wake_idle_maybe(r->rt, NULL);
@@ -199,8 +200,8 @@ static void take_commands(struct act__reactor *r)
 			free(t);
 			break;
 		case ACT_RC_UARM:
-			act__utimer_arm(r, act__container_of(c, struct act__utimer,
-							arm));
+			act__timer_arm(r, act__container_of(
+						  c, struct act__utimer, arm));
 			break;
 		case ACT_RC_IO:
 			act__io_take(r, act__container_of(c, struct act__io,
@@ -217,7 +218,7 @@ static void take_commands(struct act__reactor *r)
 				act__container_of(c, struct act__utimer, cancel);
 
 			act__wheel_del(&r->wheel, &u->node);
-			act__utimer_release(r, u);
+			act__timer_release(r, u);
 			break;
 		}
 		default:
@@ -234,8 +235,8 @@ static void abandon(struct act__tnode *n, void *ctx)
 	uint32_t armed = ACT_TO_ARMED;
 
 	if (n->kind == ACT_TK_USER) { /* nobody is left to send it to */
-		act__utimer_release(ctx, act__container_of(n, struct act__utimer,
-						      node));
+		act__timer_release(
+			ctx, act__container_of(n, struct act__utimer, node));
 		return;
 	}
 	/* acq_rel: the CAS a cancel races (act__reactor_disarm's), as when
@@ -301,7 +302,7 @@ static int64_t turn(struct act__reactor *r)
 		act__ring_poll(&r->ring, r->inflight != NULL);
 		act__ring_reap(&r->ring, on_cqe, r);
 	}
-	now = act__now_ns();
+	now = act__clock_now();
 	act__wheel_advance(&r->wheel, now, fire, r);
 	flush_wakes(r);
 	act__count(&r->n_loops);
@@ -319,28 +320,29 @@ static void *reactor_main(void *arg)
 
 	pthread_setname_np(pthread_self(), "act-reactor");
 	if (r->rt->plan.reactor_cpu >= 0)
-		act__pin_thread_cpu(&r->rt->topo, &r->rt->pin_failed,
-				    r->rt->plan.reactor_cpu, "the reactor");
+		act__plan_pin_thread_cpu(&r->rt->topo, &r->rt->pin_failed,
+					 r->rt->plan.reactor_cpu,
+					 "the reactor");
 	r->submit_first = shares_cpu(r);
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
 	act__ring_init(&r->ring, r->rt->cfg.ring_entries, why, sizeof(why));
 	/* release: pairs with the acquire load in act__reactor_start, after
 	 * which workers may read r->ring */
 	atomic_store_explicit(&r->ready, 1, memory_order_release);
-	act__futex_wake(&r->ready, 1);
+	act__park_futex_wake(&r->ready, 1);
 
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
 		now = turn(r);
 		next = act__wheel_next_ns(&r->wheel);
-		seen = act__doorbell_prepare(&r->bell);
+		seen = act__park_prepare(&r->bell);
 		/* seq_cst: the reactor's half of the Dekker pair with
 		 * act__reactor_arm_timeout's push and deadline load */
 		atomic_store_explicit(&r->next_deadline, next,
 				      memory_order_seq_cst);
 		if (act__mpsc_maybe_nonempty(&r->cmds) ||
 		    atomic_load_explicit(&r->stop, memory_order_seq_cst)) {
-			act__doorbell_cancel(&r->bell);
+			act__park_cancel(&r->bell);
 			/* submit_first: the turn submitted already */
 			if (!r->submit_first && r->ring.mode != ACT_RING_NONE)
 				act__ring_poll(&r->ring, r->inflight != NULL);
@@ -356,7 +358,7 @@ static void *reactor_main(void *arg)
 		if (r->ring.mode != ACT_RING_NONE)
 			act__ring_wait(&r->ring, &r->bell, seen, next);
 		else
-			act__doorbell_sleep(&r->bell, seen, next);
+			act__park_sleep(&r->bell, seen, next);
 	}
 	drop_all(r);
 	return NULL;
@@ -403,7 +405,7 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	r->timers.free_head = UINT32_MAX;
 	atomic_store_explicit(&r->timers.n, 0, memory_order_relaxed);
 	act__wheel_init(&r->wheel, (int64_t)rt->cfg.timer_us * 1000,
-			act__now_ns());
+			act__clock_now());
 	r->marked = calloc(rt->nworkers, sizeof(*r->marked));
 	r->is_marked = calloc(rt->nworkers, 1);
 	if (!r->marked || !r->is_marked) {
@@ -425,7 +427,7 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	}
 	/* acquire: pairs with reactor_main's release store of ready */
 	while (!atomic_load_explicit(&r->ready, memory_order_acquire))
-		act__futex_wait(&r->ready, 0, -1);
+		act__park_futex_wait(&r->ready, 0, -1);
 	if (r->ring.why[0]) /* written before ready's release */
 		fprintf(stderr, "actors: %s: timers work, I/O will not\n",
 			r->ring.why);
@@ -447,7 +449,7 @@ void act__reactor_stop(struct act__reactor *r)
 	r->fixed = NULL;
 	r->nfixed = 0;
 	r->fixed_err = 0;
-	act__utimers_destroy(&r->timers);
+	act__timer_destroy_all(&r->timers);
 	free(r->marked);
 	free(r->is_marked);
 }

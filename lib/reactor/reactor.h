@@ -178,7 +178,7 @@ void act__reactor_disarm(struct act__reactor *r, struct act__timeout *t);
  * Reactor: make p, waiting in state `from` for ticket, runnable on its
  * last worker, which is rung once at the end of this loop (flush_wakes
  * in reactor.c). False if the wait was over already. User timers'
- * messages go through act__send and ring at once.
+ * messages go through act__message_send and ring at once.
  */
 bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 			    uint64_t ticket, unsigned from);
@@ -189,7 +189,7 @@ bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 static inline bool act__reactor_wake(struct act__reactor *r)
 {
 	/* seq_cst: the load half of the Dekker pair with
-	 * act__doorbell_prepare's store of sleeping, as act__doorbell_ring */
+	 * act__park_prepare's store of sleeping, as act__park_ring */
 	if (!atomic_load_explicit(&r->bell.sleeping, memory_order_seq_cst) ||
 	    !atomic_exchange_explicit(&r->bell.sleeping, 0,
 				      memory_order_seq_cst))
@@ -205,10 +205,10 @@ void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
 /* The reactor's side of user timers, implemented a layer above, in
  * lib/actor/timer.c (a fired timer is a send: doc/design/overview.md
  * "Layers"); reactor thread only. */
-void act__utimer_arm(struct act__reactor *r, struct act__utimer *u);
-void act__utimer_fire(struct act__reactor *r, struct act__utimer *u);
-void act__utimer_release(struct act__reactor *r, struct act__utimer *u);
-void act__utimers_destroy(struct act__utimers *t);
+void act__timer_arm(struct act__reactor *r, struct act__utimer *u);
+void act__timer_fire(struct act__reactor *r, struct act__utimer *u);
+void act__timer_release(struct act__reactor *r, struct act__utimer *u);
+void act__timer_destroy_all(struct act__utimers *t);
 /* Ring for a command that makes nothing due sooner: once a batch from
  * a worker, always from elsewhere. */
 void act__reactor_ring_lazy(struct act__reactor *r);

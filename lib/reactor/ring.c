@@ -256,8 +256,9 @@ void act__ring_kick(struct act__ring *g, struct act__doorbell *bell)
 	if (g->mode == ACT_RING_EVENTFD) {
 		/* a full counter (2^64 - 2) only means it is already set */
 		if (write(g->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-			act__futex_wake(&bell->seq, 1);
+			act__park_futex_wake(&bell->seq, 1);
 		return;
 	}
-	act__futex_wake(&bell->seq, 1); /* FUTEX_WAIT, in the ring or not */
+	act__park_futex_wake(&bell->seq,
+			     1); /* FUTEX_WAIT, in the ring or not */
 }

@@ -77,7 +77,7 @@ void act__ring_exit(struct act__ring *g);
 
 /*
  * Reactor: sleep in the ring until a completion, a ring of the doorbell
- * (whose seq the caller read as `seen` in act__doorbell_prepare), or
+ * (whose seq the caller read as `seen` in act__park_prepare), or
  * timeout_ns (< 0: none).
  */
 void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
@@ -93,7 +93,7 @@ void act__ring_reap(struct act__ring *g,
 		    void (*fn)(void *ctx, uint64_t user_data, int32_t res),
 		    void *ctx);
 
-/* A waker that took the doorbell's `sleeping` (act__doorbell_ring's
+/* A waker that took the doorbell's `sleeping` (act__park_ring's
  * protocol): wake the reactor in whatever it sleeps in. Any thread. */
 void act__ring_kick(struct act__ring *g, struct act__doorbell *bell);
 

@@ -57,13 +57,13 @@ typedef void act__wheel_fire_fn(struct act__tnode *t, void *ctx);
 /* An empty wheel whose current tick holds now_ns; tick_ns > 0. */
 void act__wheel_init(struct act__wheel *w, int64_t tick_ns, int64_t now_ns);
 
-static inline void act__tnode_init(struct act__tnode *t)
+static inline void act__wheel_node_init(struct act__tnode *t)
 {
 	t->next = t->prev = t;
 	t->where = ACT_WHEEL_NONE;
 }
 
-static inline bool act__tnode_queued(const struct act__tnode *t)
+static inline bool act__wheel_node_queued(const struct act__tnode *t)
 {
 	return t->where != ACT_WHEEL_NONE;
 }

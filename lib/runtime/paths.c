@@ -17,7 +17,7 @@ static const char *const names[ACT_PATHS] = {
 	"park", "doorbell", "ring", "guard", "numa",
 };
 
-const char *act__path_name(int i)
+const char *act__paths_name(int i)
 {
 	return i >= 0 && i < ACT_PATHS ? names[i] : NULL;
 }
@@ -109,8 +109,8 @@ int act__paths_probe(const struct act__plan *plan, bool simulated,
 	}
 	for (i = 0; i < plan->nworkers; i++)
 		nodes[i] = plan->w[i].node;
-	rc = act__numa_init(&n, nodes, (uint32_t)plan->nworkers, homes,
-			    simulated);
+	rc = act__homes_init(&n, nodes, (uint32_t)plan->nworkers, homes,
+			     simulated);
 	free(nodes);
 	free(homes);
 	if (rc)

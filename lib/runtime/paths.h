@@ -27,7 +27,7 @@ struct act__paths {
 };
 
 /* The key of path i ("park", "doorbell", ...). */
-const char *act__path_name(int i);
+const char *act__paths_name(int i);
 
 struct act__rt;
 struct act__plan;

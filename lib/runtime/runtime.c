@@ -67,7 +67,7 @@ static int check_fields(const struct act_config *c)
 	if (c->schedulers < 0 || c->schedulers > MAX_SCHEDULERS)
 		return bad_field("schedulers", c->schedulers,
 				 "0 (default) or 1 to 1024");
-	if (c->stack_size && !act__stack_size_ok(c->stack_size))
+	if (c->stack_size && !act__env_stack_size_ok(c->stack_size))
 		return bad_field("stack_size", (long long)c->stack_size,
 				 "0 or 16384 to 1073741824 bytes");
 	if (c->max_procs > MAX_PROCS_LIMIT)
@@ -121,7 +121,7 @@ static int resolve_spin(struct act_config *c)
 	c->spin_us = DEFAULT_SPIN_US;
 	if (!v)
 		return 0;
-	if (act__parse_uint(v, 0, MAX_SPIN_US, &us)) {
+	if (act__env_parse_uint(v, 0, MAX_SPIN_US, &us)) {
 		fprintf(stderr,
 			"actors: ACTORS_SPIN_US=\"%s\": expected a whole number "
 			"of microseconds from 0 (no spinning) to %d\n",
@@ -147,7 +147,7 @@ static int resolve_mailbox(struct act_config *c)
 	}
 	if (!v || !strcmp(v, "off"))
 		return 0;
-	if (act__parse_uint(v, 1, ACT__MAILBOX_MAX, &n)) {
+	if (act__env_parse_uint(v, 1, ACT__MAILBOX_MAX, &n)) {
 		fprintf(stderr,
 			"actors: ACTORS_MAILBOX_LIMIT=\"%s\": expected off or "
 			"a whole number of messages from 1 to %u\n",
@@ -172,7 +172,7 @@ static int resolve(const struct act_config *in, struct act_config *out)
 	} else {
 		act_config_init(out);
 	}
-	out->stack_size = act__stack_size_ok(out->stack_size);
+	out->stack_size = act__env_stack_size_ok(out->stack_size);
 	sched = (uint64_t)out->schedulers;
 	ring = out->ring_entries;
 	timer = out->timer_us;
@@ -227,7 +227,7 @@ static void reclaim_slot(struct act__worker *w0, struct act__proc *p,
 		p->stack_lo = NULL;
 		atomic_store_explicit(&p->state, ACT_PS_FREE,
 				      memory_order_relaxed);
-		act__set_free_next(p, w0->slots.head);
+		act__proc_set_free_next(p, w0->slots.head);
 		w0->slots.head = i;
 	}
 	act__mailbox_drain(p, &w0->slab);
@@ -253,17 +253,17 @@ static void reclaim(struct act__rt *rt)
 	for (i = 0; i < rt->nworkers; i++) {
 		stacks += (int64_t)rt->workers[i].stacks.n_out;
 		envs += act__slab_outstanding(&rt->workers[i].slab);
-		free_slots += (int64_t)act__slot_cache_free(
-			t, &rt->workers[i].slots);
+		free_slots +=
+			(int64_t)act__proc_cache_free(t, &rt->workers[i].slots);
 	}
-	free_slots += (int64_t)act__ptable_shared_free(t);
+	free_slots += (int64_t)act__proc_table_shared_free(t);
 	/* retired at gen_max: out of use, not lost */
 	free_slots += (int64_t)atomic_load_explicit(&t->retired,
 						    memory_order_relaxed);
-	act__last_leaks.procs = (int64_t)act__ptable_used(t) - free_slots;
+	act__last_leaks.procs = (int64_t)act__proc_table_used(t) - free_slots;
 	act__last_leaks.stacks = stacks;
 	act__last_leaks.envelopes = envs + act__slab_outstanding(&rt->foreign) +
-				    act__foreign_outstanding();
+				    act__slab_foreign_outstanding();
 }
 
 static void destroy(struct act__rt *rt)
@@ -276,12 +276,12 @@ static void destroy(struct act__rt *rt)
 	act__slab_destroy(&rt->foreign);
 	act__slab_index_set(NULL, 0, 0, NULL);
 	act__registry_destroy(rt);
-	act__ptable_destroy(&rt->procs);
+	act__proc_table_destroy(&rt->procs);
 	act__overflow_thread_fini();
 	act__overflow_fini();
 	act__stack_global_fini();
 	act__plan_free(&rt->plan);
-	act__topo_free(&rt->topo);
+	act__topology_free(&rt->topo);
 	free(rt->worker_os_node);
 	act__rt_current = NULL;
 	free(rt);
@@ -310,14 +310,14 @@ static int build(struct act__rt *rt)
 	}
 	act__slab_index_set(&rt->workers[0].slab, sizeof(*rt->workers),
 			    rt->nworkers, &rt->foreign);
-	rc = act__numa_init(&rt->numa, rt->worker_os_node, rt->nworkers,
-			    homes, rt->topo.simulated);
+	rc = act__homes_init(&rt->numa, rt->worker_os_node, rt->nworkers, homes,
+			     rt->topo.simulated);
 	/* the table's regions follow the homes */
 	if (!rc)
-		rc = act__ptable_init(
+		rc = act__proc_table_init(
 			&rt->procs,
-			act__ptable_size(rt->cfg.max_procs, rt->nworkers,
-					 (uint32_t)rt->numa.nnodes),
+			act__proc_table_size(rt->cfg.max_procs, rt->nworkers,
+					     (uint32_t)rt->numa.nnodes),
 			&rt->numa);
 	if (!rc)
 		rt->procs.max_alive = rt->cfg.max_procs;
@@ -456,18 +456,19 @@ static void *worker_thread(void *arg)
 {
 	struct act__worker *w = arg;
 
-	act__worker_set_self(w);
+	act__tls_set_worker(w);
 	/* a new thread has its creator's floating-point control state:
 	 * processes start from the defaults (arch/fp.h) */
 	act__fp_load_default();
-	act__pin_thread(&w->rt->topo, &w->rt->pin_failed,
-			w->rt->plan.w[w->index].set, "worker", (int)w->index);
+	act__plan_pin_thread(&w->rt->topo, &w->rt->pin_failed,
+			     w->rt->plan.w[w->index].set, "worker",
+			     (int)w->index);
 	if (act__overflow_thread_init())
 		fputs("actors: no alternate signal stack for a worker: a stack "
 		      "overflow there will not be reported\n", stderr);
 	act__worker_loop(w);
 	act__overflow_thread_fini();
-	act__worker_set_self(NULL);
+	act__tls_set_worker(NULL);
 	return NULL;
 }
 
@@ -485,7 +486,7 @@ static int start_workers(struct act__rt *rt)
 	}
 	if (!rc)
 		return 0;
-	act__rt_stop(rt);
+	act__worker_stop_all(rt);
 	while (--i >= 1)
 		pthread_join(rt->workers[i].thread, NULL);
 	return -rc;
@@ -512,7 +513,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		return -EINVAL;
 	/* seq_cst (plain exchange): one act_main at a time; the order
 	 * does not matter, only that one caller wins */
-	if (act__worker_self() || atomic_exchange(&running, 1))
+	if (act__tls_worker_self() || atomic_exchange(&running, 1))
 		return -EBUSY;
 	blk = aligned_alloc(ACT_CACHELINE,
 			    act__align_up(sizeof(*blk), ACT_CACHELINE));
@@ -548,15 +549,15 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rc = start_workers(rt);
 	if (rc)
 		goto err_reactor;
-	act__worker_set_self(&rt->workers[0]);
+	act__tls_set_worker(&rt->workers[0]);
 	act__rt_open(rt);
 	/* worker 0 is the caller's thread: its mask is put back at the end */
-	saved = act__binding_get(&rt->topo);
+	saved = act__plan_binding_get(&rt->topo);
 	/* a mask that could not be saved could not be put back: the
 	 * caller's thread then stays as it is */
 	if (saved)
-		act__pin_thread(&rt->topo, &rt->pin_failed, rt->plan.w[0].set,
-				"worker", 0);
+		act__plan_pin_thread(&rt->topo, &rt->pin_failed,
+				     rt->plan.w[0].set, "worker", 0);
 	/* processes start from the default floating-point control
 	 * state, whatever the caller's thread had; it gets its own back */
 	act__fp_save(&caller_fp);
@@ -565,18 +566,18 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 			rt->cfg.mailbox_limit, true, NULL, false)
 		     .id) {
 		rc = -ENOMEM;
-		act__rt_stop(rt);
+		act__worker_stop_all(rt);
 	} else {
 		act__worker_loop(&rt->workers[0]);
 		rc = (int)rt->main_reason;
 	}
 	act__fp_load(&caller_fp);
-	act__worker_set_self(NULL);
+	act__tls_set_worker(NULL);
 	/* before anything is stopped or freed: a foreign act_send or
 	 * act_send_after inside now still finds the workers and the
 	 * reactor running */
 	act__rt_close();
-	act__binding_put(&rt->topo, saved, rt->plan.w[0].set != NULL);
+	act__plan_binding_put(&rt->topo, saved, rt->plan.w[0].set != NULL);
 	join_workers(rt);
 	if (rt->print_stats)
 		act__stats_print(rt, stderr);

@@ -51,7 +51,7 @@ static void rt_stats(const struct act__rt *rt, struct act_stats *s)
 		exited += LOAD(rt->workers[i].n_exits);
 	}
 	s->procs_alive = spawned > exited ? spawned - exited : 0;
-	s->procs_peak = act__ptable_used(&rt->procs);
+	s->procs_peak = act__proc_table_used(&rt->procs);
 	s->timeouts_fired = LOAD(rt->reactor->n_fired);
 	s->io_ops = LOAD(rt->reactor->n_io_ops);
 	s->io_cancels = LOAD(rt->reactor->n_io_cancels);
@@ -108,12 +108,12 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 		(unsigned long long)s.timeouts_fired,
 		(unsigned long long)s.reactor_loops,
 		(unsigned long long)s.reactor_wakes,
-		(unsigned long long)s.io_ops,
-		(unsigned long long)s.io_cancels,
-		act__bind_name(rt->plan.bind), reactor,
-		rt->numa.nnodes, rt->numa.nnodes == 1 ? "" : "s",
-		rt->numa.bind ? "bound" :
-		rt->numa.why_plain ? rt->numa.why_plain : "not bound");
+		(unsigned long long)s.io_ops, (unsigned long long)s.io_cancels,
+		act__plan_bind_name(rt->plan.bind), reactor, rt->numa.nnodes,
+		rt->numa.nnodes == 1 ? "" : "s",
+		rt->numa.bind	     ? "bound"
+		: rt->numa.why_plain ? rt->numa.why_plain
+				     : "not bound");
 	act__paths_of(rt, &paths);
 	act__paths_line(f, &paths);
 	fprintf(f,

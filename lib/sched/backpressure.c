@@ -4,11 +4,11 @@
 #include "rt.h"
 #include "wake.h"
 
-void act__backlog_release(struct act__worker *w, struct act__proc *p)
+void act__backpressure_release(struct act__worker *w, struct act__proc *p)
 {
 	struct act__proc *slots = w->rt->procs.slots;
 	/* acquire: pairs with each muted sender's release CAS in
-	 * act__mute, so the mute_next it wrote before is seen */
+	 * act__backpressure_mute, so the mute_next it wrote before is seen */
 	uint32_t i = atomic_exchange_explicit(&p->mutes, 0,
 					      memory_order_acquire);
 
@@ -35,17 +35,17 @@ void act__backlog_release(struct act__worker *w, struct act__proc *p)
 	}
 }
 
-void act__mute(struct act__worker *w, struct act__proc *self,
-	       struct act__proc *r)
+void act__backpressure_mute(struct act__worker *w, struct act__proc *self,
+			    struct act__proc *r)
 {
 	uint32_t h = atomic_load_explicit(&r->mutes, memory_order_relaxed);
 	struct act__worker *o =
 		atomic_load_explicit(&r->owner, memory_order_relaxed);
 
 	/* a muted process has no backlog: nobody waits on it (no cycle) */
-	act__backlog_clear(w, self);
+	act__backpressure_clear(w, self);
 	/* a killed one does not wait for anybody: it dies now */
-	act__die_if_killed(self);
+	act__spawn_die_if_killed(self);
 	do {
 		if (!h) { /* r read its mail meanwhile */
 			atomic_store_explicit(&self->mute_next, 0,
@@ -55,7 +55,7 @@ void act__mute(struct act__worker *w, struct act__proc *self,
 		atomic_store_explicit(&self->mute_next, h,
 				      memory_order_relaxed);
 		/* release: pairs with the acquire exchange in
-		 * act__backlog_release, which then reads our mute_next */
+		 * act__backpressure_release, which then reads our mute_next */
 	} while (!atomic_compare_exchange_weak_explicit(
 			 &r->mutes, &h, self->index + 1, memory_order_release,
 			 memory_order_relaxed));
@@ -63,19 +63,19 @@ void act__mute(struct act__worker *w, struct act__proc *self,
 	/* it feeds r faster than r reads: a chatty process whatever its
 	 * turn held, to stay with r once released (act__proc_sticky) */
 	if (o) {
-		self->peer_worker = (uint16_t)act__worker_index_of(w, o);
+		self->peer_worker = (uint16_t)act__rt_worker_index(w, o);
 		self->peer_votes = UINT8_MAX;
 		if (self->turn_msgs < ACT_CHATTY_MSGS)
 			self->turn_msgs = ACT_CHATTY_MSGS;
 	}
 	/* the worker publishes MUTED, then looks at mute_next again
 	 * (mute_park); we run again only once it is 0 */
-	act__switch_out_w(w, self, ACT_SW_MUTE);
+	act__worker_switch_out_w(w, self, ACT_SW_MUTE);
 	if (ACT_DEBUG_ON &&
 	    atomic_load_explicit(&self->mute_next, memory_order_relaxed))
 		act__fatal("muted process %u ran before its release",
 			   self->index);
 	/* killed while muted: a kill does not end a mute (the process is
 	 * linked in r's stack until r lets it go), so it dies now */
-	act__die_if_killed(self);
+	act__spawn_die_if_killed(self);
 }

@@ -15,8 +15,8 @@
  * The receiver's word `mutes` holds the state: 0 (no backlog), or a
  * Treiber stack of the muted senders by slot index + 1 through their
  * mute_next, ending in ACT_MUTE_END. Only the receiver moves it between
- * zero and not zero: act__backlog_mark sets ACT_MUTE_END, the exchange in
- * act__backlog_release takes the whole stack; senders push only onto a
+ * zero and not zero: act__backpressure_mark sets ACT_MUTE_END, the exchange in
+ * act__backpressure_release takes the whole stack; senders push only onto a
  * word that is not zero, so a sender never joins a stack nobody will
  * release.
  *
@@ -40,7 +40,7 @@
 #define ACT_MUTE_END UINT32_MAX
 
 /* p (running) read for a long turn and mail still waits. Owner of p. */
-static inline void act__backlog_mark(struct act__proc *p)
+static inline void act__backpressure_mark(struct act__proc *p)
 {
 	/* relaxed: nobody else moves the word away from 0, and senders
 	 * read it as a hint before their CAS */
@@ -51,15 +51,15 @@ static inline void act__backlog_mark(struct act__proc *p)
 }
 
 /* Wake every sender muted on p and drop p's backlog. On a worker. */
-void act__backlog_release(struct act__worker *w, struct act__proc *p);
+void act__backpressure_release(struct act__worker *w, struct act__proc *p);
 
 /* p (running on w, or being reaped) found no mail: its backlog is gone. */
-static inline void act__backlog_clear(struct act__worker *w,
-				      struct act__proc *p)
+static inline void act__backpressure_clear(struct act__worker *w,
+					   struct act__proc *p)
 {
 	if (act__unlikely(atomic_load_explicit(&p->mutes,
 					       memory_order_relaxed)))
-		act__backlog_release(w, p);
+		act__backpressure_release(w, p);
 }
 
 /*
@@ -67,7 +67,7 @@ static inline void act__backlog_clear(struct act__worker *w,
  * releases it. Returns at once if r released it meanwhile. w must not be
  * used by the caller after this returns (I8).
  */
-void act__mute(struct act__worker *w, struct act__proc *self,
-	       struct act__proc *r);
+void act__backpressure_mute(struct act__worker *w, struct act__proc *self,
+			    struct act__proc *r);
 
 #endif /* ACT_BACKPRESSURE_H */

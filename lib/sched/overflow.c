@@ -23,8 +23,8 @@ static __thread stack_t old_altstack;
 
 void act__overflow_report(uint64_t pid, uint64_t size)
 {
-	act__write_line(2, "actors: stack overflow in process ", pid,
-			" (stack size ", size, " bytes)");
+	act__fatal_write_line(2, "actors: stack overflow in process ", pid,
+			      " (stack size ", size, " bytes)");
 	_exit(ACT_OVERFLOW_STATUS);
 }
 
@@ -64,7 +64,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
 	uintptr_t a = (uintptr_t)si->si_addr;
 

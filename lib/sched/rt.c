@@ -19,7 +19,7 @@ static _Atomic uint64_t foreign_inside;
 
 struct act__rt *act__rt_enter(void)
 {
-	struct act__worker *w = act__worker_self();
+	struct act__worker *w = act__tls_worker_self();
 	struct act__rt *rt;
 
 	if (act__likely(w != NULL))
@@ -37,7 +37,7 @@ void act__rt_leave(struct act__rt *rt)
 {
 	/* release: what the call did comes before act__rt_close sees it out
 	 * (its acquire load of the count) */
-	if (rt && !act__worker_self())
+	if (rt && !act__tls_worker_self())
 		atomic_fetch_sub_explicit(&foreign_inside, 1,
 					  memory_order_release);
 }

@@ -48,7 +48,7 @@ struct act__rt {
 	_Atomic uint32_t stop;
 	/* Idle workers and searchers (Go's rule; worker.c). A worker sets
 	 * its bit in idle_mask before it sleeps; whoever clears the bit
-	 * (the worker itself, or act__wake_idle claiming it) decrements
+	 * (the worker itself, or act__worker_wake_idle claiming it) decrements
 	 * nidle. nspinning counts workers searching for work to steal. */
 	_Atomic uint32_t nspinning act__aligned;
 	_Atomic uint32_t nidle;
@@ -75,7 +75,7 @@ struct act__rt {
  * arithmetic, because o->index sits on o's first line, which o rewrites
  * at every reduction; reading it from another core is a cache miss.
  */
-static inline uint32_t act__worker_index_of(const struct act__worker *me,
+static inline uint32_t act__rt_worker_index(const struct act__worker *me,
 					    const struct act__worker *o)
 {
 	return (uint32_t)(o - me->rt->workers);

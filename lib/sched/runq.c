@@ -210,7 +210,7 @@ static void take_fifo(struct act__runq *q, uint32_t n, uint32_t *scan,
 		if (q->fifo_tail == p)
 			q->fifo_tail = prev;
 		q->nfifo--;
-		act__plist_push_top(to, p);
+		act__runq_plist_push_top(to, p);
 		(*k)++;
 	}
 }
@@ -232,7 +232,7 @@ static uint32_t take_oldest(struct act__runq *q, uint32_t n,
 			continue;
 		plist_unlink(&q->lifo, p);
 		q->nlifo--;
-		act__plist_push_top(to, p);
+		act__runq_plist_push_top(to, p);
 		k++;
 	}
 	return k;
@@ -265,9 +265,9 @@ void act__runq_push_remote(struct act__runq *q, struct act__proc *p)
 	if (!act__runq_mark_queued(q, p))
 		return;
 	act__spin_lock(&q->lock); /* pairs with the unlock below */
-	act__plist_push_top(&q->in, p);
+	act__runq_plist_push_top(&q->in, p);
 	/* seq_cst: the publish half of the doorbell Dekker pair, before the
-	 * seq_cst load of `sleeping` in act__doorbell_ring */
+	 * seq_cst load of `sleeping` in act__park_ring */
 	atomic_fetch_add_explicit(&q->n_in, 1, memory_order_seq_cst);
 	act__spin_unlock(&q->lock);
 }
@@ -285,7 +285,7 @@ static uint32_t take_bottom(struct act__plist *l, _Atomic uint32_t *cnt,
 	struct act__proc *p;
 
 	while (k < n && (p = plist_pop_bottom(l))) {
-		act__plist_push_top(to, p);
+		act__runq_plist_push_top(to, p);
 		k++;
 	}
 	atomic_store_explicit(
@@ -340,7 +340,7 @@ uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
 					   &p->state, memory_order_relaxed)));
 		/* ownership moves before the thief can run it (I3) */
 		atomic_store_explicit(&p->owner, thief, memory_order_relaxed);
-		act__plist_push_top(&q->lifo, p);
+		act__runq_plist_push_top(&q->lifo, p);
 		q->nlifo++;
 	}
 	return k;

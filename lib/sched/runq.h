@@ -107,8 +107,8 @@ static inline bool act__runq_mark_queued(struct act__runq *q,
 	return false;
 }
 
-static inline void act__plist_push_top(struct act__plist *l,
-				       struct act__proc *p)
+static inline void act__runq_plist_push_top(struct act__plist *l,
+					    struct act__proc *p)
 {
 	p->rq_prev = NULL;
 	p->rq_next = l->top;
@@ -125,7 +125,7 @@ static inline void act__runq_push_lifo(struct act__runq *q,
 {
 	if (!act__runq_mark_queued(q, p))
 		return;
-	act__plist_push_top(&q->lifo, p);
+	act__runq_plist_push_top(&q->lifo, p);
 	q->nlifo++;
 }
 

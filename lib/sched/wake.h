@@ -34,7 +34,7 @@ static inline void act__wake_idle_maybe(struct act__rt *rt,
 	 * nidle (seq_cst) before it re-checks every queue */
 	if (atomic_load_explicit(&rt->nidle, memory_order_seq_cst) &&
 	    !atomic_load_explicit(&rt->nspinning, memory_order_seq_cst))
-		act__wake_idle(rt, me);
+		act__worker_wake_idle(rt, me);
 }
 
 /*
@@ -43,9 +43,8 @@ static inline void act__wake_idle_maybe(struct act__rt *rt,
  * Wakes w if it sleeps; if w is awake and a surplus builds up, wakes an
  * idle worker to steal it (Go's rule).
  */
-static inline void act__worker_enqueue(struct act__worker *me,
-				       struct act__worker *w,
-				       struct act__proc *p)
+static inline void act__wake_enqueue(struct act__worker *me,
+				     struct act__worker *w, struct act__proc *p)
 {
 	if (me == w) {
 		act__runq_push_lifo(&w->rq, p);
@@ -57,7 +56,7 @@ static inline void act__worker_enqueue(struct act__worker *me,
 		return;
 	}
 	act__runq_push_remote(&w->rq, p);
-	if (act__doorbell_ring(&w->bell)) {
+	if (act__park_ring(&w->bell)) {
 		if (me)
 			act__count(&me->n_futex_wakes);
 	} else if (w->rq.stealable) {
@@ -111,15 +110,15 @@ static inline bool act__wake_state(struct act__worker *me,
 		/* a chatty process stays with its peer (act__proc_sticky):
 		 * the waker just won the CAS, so it may read the hints */
 		if (me->rt->wake_to_waker &&
-		    !act__proc_sticky(p, act__worker_index_of(me, owner))) {
+		    !act__proc_sticky(p, act__rt_worker_index(me, owner))) {
 			/* the process moves to the waker's worker: it is
 			 * WAITING, so nothing of it runs anywhere (I3) */
-			act__worker_enqueue(me, me, p);
+			act__wake_enqueue(me, me, p);
 			return true;
 		}
 		act__count(&me->n_remote_wakes);
 	}
-	act__worker_enqueue(me, owner, p);
+	act__wake_enqueue(me, owner, p);
 	return true;
 }
 

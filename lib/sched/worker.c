@@ -16,31 +16,6 @@
 #include "wake.h"
 #include "worker.h"
 
-/* Per thread; read only through act__worker_self (I8). `used`: on x86-64
- * only the asm in arch/tls.h names it, so LTO would drop it otherwise. */
-__thread struct act__worker *act__tls_worker __attribute__((used))
-	__attribute__((tls_model("initial-exec")));
-
-#if !ACT_TLS_INLINE
-#if defined(__clang__)
-__attribute__((noinline))
-#else
-__attribute__((noipa))
-#endif
-struct act__worker *act__worker_self(void)
-{
-	/* Opaque to the optimiser, so no caller reuses the result across a
-	 * switch; the clobber keeps the body from being judged pure. */
-	__asm__ volatile("" ::: "memory");
-	return act__tls_worker;
-}
-#endif
-
-void act__worker_set_self(struct act__worker *w)
-{
-	act__tls_worker = w;
-}
-
 int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 {
 	memset(w, 0, sizeof(*w));
@@ -69,20 +44,19 @@ int act__worker_set_home(struct act__worker *w, int home)
 	if (rc)
 		return rc;
 	act__stack_cache_set_home(&w->stacks, &w->rt->numa, home);
-	return act__slot_cache_init(&w->slots, &w->rt->procs,
-				    (uint32_t)home);
+	return act__proc_cache_init(&w->slots, &w->rt->procs, (uint32_t)home);
 }
 
 void act__worker_destroy(struct act__worker *w)
 {
-	act__slot_cache_destroy(&w->slots);
+	act__proc_cache_destroy(&w->slots);
 	act__stack_cache_destroy(&w->stacks);
 	act__slab_destroy(&w->slab);
 }
 
-void act__switch_out(struct act__proc *p, int reason)
+void act__worker_switch_out(struct act__proc *p, int reason)
 {
-	act__switch_out_w(act__worker_self(), p, reason);
+	act__worker_switch_out_w(act__tls_worker_self(), p, reason);
 }
 
 
@@ -97,8 +71,7 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
 	 * act__mpsc_push / the timer's timeout_fired store, each followed by
 	 * the seq_cst state load in act__wake */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
-	if (!act__mailbox_maybe_nonempty(p) &&
-	    !act__killed(p) &&
+	if (!act__mailbox_maybe_nonempty(p) && !act__proc_killed(p) &&
 	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
 		return;
 	/* Something arrived meanwhile: take it back unless a waker did.
@@ -116,7 +89,7 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
  */
 static void mute_park(struct act__worker *w, struct act__proc *p)
 {
-	/* each mute is a wait of its own ticket (act__backlog_release
+	/* each mute is a wait of its own ticket (act__backpressure_release
 	 * finds it), so a CAS left over from an earlier mute, ours or the
 	 * releaser's, cannot end this one */
 	uint64_t t = act__ps_ticket(atomic_load_explicit(
@@ -125,7 +98,7 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
 
 	act__count(&w->n_parks);
 	/* seq_cst: the store half of the Dekker pair with
-	 * act__backlog_release's seq_cst store of mute_next, followed by
+	 * act__backpressure_release's seq_cst store of mute_next, followed by
 	 * the seq_cst state load in act__wake_state */
 	atomic_store_explicit(&p->state, muted, memory_order_seq_cst);
 	if (atomic_load_explicit(&p->mute_next, memory_order_seq_cst))
@@ -154,7 +127,7 @@ static void park_io(struct act__worker *w, struct act__proc *p)
 	 * of killed, each followed by the seq_cst state load in
 	 * act__wake_claim */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
-	if (!act__io_wants_run(p))
+	if (!act__ioword_wants_run(p))
 		return;
 	/* acq_rel: the CAS the reactor's wake races (act__wake_claim);
 	 * acquire pairs with its RMW of io_word */
@@ -164,8 +137,7 @@ static void park_io(struct act__worker *w, struct act__proc *p)
 		act__runq_push_lifo(&w->rq, p);
 }
 
-
-void act__rt_stop(struct act__rt *rt)
+void act__worker_stop_all(struct act__rt *rt)
 {
 	uint32_t i;
 
@@ -176,7 +148,7 @@ void act__rt_stop(struct act__rt *rt)
 	for (i = 0; i < rt->nworkers; i++) {
 		atomic_fetch_add_explicit(&rt->workers[i].bell.seq, 1,
 					  memory_order_seq_cst);
-		act__futex_wake(&rt->workers[i].bell.seq, 1);
+		act__park_futex_wake(&rt->workers[i].bell.seq, 1);
 	}
 }
 
@@ -191,12 +163,12 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
 	p->stack_lo = NULL;
 	act__mailbox_drain(p, &w->slab);
-	act__backlog_clear(w, p); /* its muted senders go on */
+	act__backpressure_clear(w, p); /* its muted senders go on */
 	if (p->is_main) {
 		rt->main_reason = p->exit_reason;
-		act__rt_stop(rt);
+		act__worker_stop_all(rt);
 	}
-	act__slot_free(&w->rt->procs, &w->slots, p);
+	act__proc_slot_free(&w->rt->procs, &w->slots, p);
 }
 
 /* p, popped from w's queue, is w's running process from now on. */
@@ -324,7 +296,7 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p,
 		act__ctx_switch(&p->ctx, &w->sched_ctx);
 	}
 	/* p again, perhaps on another worker (I8) */
-	w = act__worker_self();
+	w = act__tls_worker_self();
 	settle(w);
 	if (act__unlikely(fpenv))
 		act__worker_fp_enter(w, &own);
@@ -394,16 +366,16 @@ static bool may_spin(struct act__rt *rt)
  * one pass). A wake from another worker then costs no FUTEX_WAKE. */
 static bool spin_search(struct act__worker *w)
 {
-	int64_t until = act__now_ns() + w->rt->spin_ns;
+	int64_t until = act__clock_now() + w->rt->spin_ns;
 	int i;
 
 	do {
 		for (i = 0; i < 16; i++) {
 			if (has_work(w) || try_steal(w))
 				return true;
-			act__cpu_relax();
+			act__spin_relax();
 		}
-	} while (act__now_ns() < until);
+	} while (act__clock_now() < until);
 	return false;
 }
 
@@ -416,7 +388,7 @@ static void stop_spinning(struct act__worker *w, bool found)
 	if (atomic_fetch_sub_explicit(&w->rt->nspinning, 1,
 				      memory_order_seq_cst) == 1 &&
 	    found)
-		act__wake_idle(w->rt, w);
+		act__worker_wake_idle(w->rt, w);
 }
 
 static bool search(struct act__worker *w)
@@ -450,7 +422,7 @@ static bool others_have_work(struct act__worker *w)
 
 /*
  * Leave the idle set. Whoever clears the bit owns the nidle decrement; a
- * bit already clear was claimed by act__wake_idle, which took a unit of
+ * bit already clear was claimed by act__worker_wake_idle, which took a unit of
  * nspinning for this worker: it searches next.
  */
 static void unidle(struct act__worker *w, _Atomic uint64_t *word,
@@ -469,7 +441,7 @@ static void unidle(struct act__worker *w, _Atomic uint64_t *word,
  * Announce idle, re-check, sleep. seq_cst throughout: the announcement
  * (nidle, the bit, `sleeping`) and the re-check (every queue, the bit,
  * stop) form Dekker pairs with the wakers, who publish work, then read
- * nidle (act__wake_idle_maybe), `sleeping` (act__doorbell_ring) or stop.
+ * nidle (act__wake_idle_maybe), `sleeping` (act__park_ring) or stop.
  */
 static void sleep_idle(struct act__worker *w)
 {
@@ -482,7 +454,7 @@ static void sleep_idle(struct act__worker *w)
 	 * the wakers' publish-then-read (head comment) */
 	atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
 	atomic_fetch_or_explicit(word, bit, memory_order_seq_cst);
-	seen = act__doorbell_prepare(&w->bell);
+	seen = act__park_prepare(&w->bell);
 	/* seq_cst: the re-check, load half of those pairs */
 	if ((atomic_load_explicit(word, memory_order_seq_cst) & bit) &&
 	    !act__runq_maybe_nonempty(&w->rq) &&
@@ -491,9 +463,9 @@ static void sleep_idle(struct act__worker *w)
 		act__count(&w->n_sleeps);
 		/* stop is 0 here (just checked): sleep until it or the bell
 		 * moves */
-		act__futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
+		act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
 	}
-	act__doorbell_cancel(&w->bell);
+	act__park_cancel(&w->bell);
 	unidle(w, word, bit);
 }
 
@@ -515,14 +487,14 @@ static void idle(struct act__worker *w)
 	 * homes go back before any wait */
 	act__slab_flush_remote(&w->slab);
 	act__stack_flush_away(&w->stacks);
-	act__slot_flush_away(&w->rt->procs, &w->slots);
+	act__proc_flush_away(&w->rt->procs, &w->slots);
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
 	idle_loop(w);
 	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
 }
 
-void act__wake_idle(struct act__rt *rt, struct act__worker *me)
+void act__worker_wake_idle(struct act__rt *rt, struct act__worker *me)
 {
 	uint32_t zero = 0, i;
 	uint64_t m, bit;
@@ -542,7 +514,7 @@ void act__wake_idle(struct act__rt *rt, struct act__worker *me)
 		while (m) {
 			bit = m & -m;
 			/* seq_cst: the claim, then the seq_cst load of
-			 * `sleeping` in act__doorbell_ring (sleep_idle
+			 * `sleeping` in act__park_ring (sleep_idle
 			 * re-reads the bit after announcing sleeping) */
 			if (atomic_fetch_and_explicit(&rt->idle_mask[i], ~bit,
 						      memory_order_seq_cst) &
@@ -551,7 +523,7 @@ void act__wake_idle(struct act__rt *rt, struct act__worker *me)
 				 * this claim took over */
 				atomic_fetch_sub_explicit(&rt->nidle, 1,
 							  memory_order_seq_cst);
-				if (act__doorbell_ring(
+				if (act__park_ring(
 					    &rt->workers[i * 64 +
 							 __builtin_ctzll(bit)]
 						     .bell) &&
@@ -586,5 +558,5 @@ void act__worker_loop(struct act__worker *w)
 	}
 	act__slab_flush_remote(&w->slab);
 	act__stack_flush_away(&w->stacks);
-	act__slot_flush_away(&w->rt->procs, &w->slots);
+	act__proc_flush_away(&w->rt->procs, &w->slots);
 }

@@ -3,7 +3,7 @@
  * worker.h - one scheduler: a thread, its run queue, its slabs, and the
  * loop that runs processes.
  *
- * Worker-local state is reached only through act__worker_self(), a function
+ * Worker-local state is reached only through act__tls_worker_self(), a function
  * the compiler cannot inline or see through, because a process may resume
  * on another thread after any switch and a cached address of a __thread
  * variable would then name the old worker's state (I8).
@@ -84,9 +84,8 @@ static inline uint64_t act__worker_rng(struct act__worker *w)
 	return w->rng;
 }
 
-/* I8: act__worker_self() (arch/tls.h) is the only way to the calling
- * thread's worker; NULL off a worker. */
-void act__worker_set_self(struct act__worker *w);
+/* I8: act__tls_worker_self() (arch/tls.h) is the only way to the calling
+ * thread's worker; NULL off a worker. act__tls_set_worker sets it. */
 
 int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i);
 /* w's memory home (lib/affinity/homes.h) for its slab, stacks and slots; after
@@ -97,26 +96,26 @@ void act__worker_destroy(struct act__worker *w);
 void act__worker_loop(struct act__worker *w);
 
 /* Set the stop word and wake every worker (any thread). */
-void act__rt_stop(struct act__rt *rt);
+void act__worker_stop_all(struct act__rt *rt);
 /*
  * Go's rule: if a worker sleeps idle and none is searching, wake one to
  * search (it takes a unit of rt->nspinning for it). `me`: the caller's
  * worker or NULL. Any thread.
  */
-void act__wake_idle(struct act__rt *rt, struct act__worker *me);
+void act__worker_wake_idle(struct act__rt *rt, struct act__worker *me);
 
 /* From a process: give the CPU back to the worker for `reason`. */
-void act__switch_out(struct act__proc *p, int reason);
+void act__worker_switch_out(struct act__proc *p, int reason);
 
 /*
  * The same, with w the caller's worker fetched since the last switch.
  * After it returns the process may run on another worker: the caller
- * must fetch act__worker_self() again before touching worker state (I8).
+ * must fetch act__tls_worker_self() again before touching worker state (I8).
  */
 void act__worker_switch(struct act__worker *w, struct act__proc *p,
 			int reason);
-static inline void act__switch_out_w(struct act__worker *w,
-				     struct act__proc *p, int reason)
+static inline void act__worker_switch_out_w(struct act__worker *w,
+					    struct act__proc *p, int reason)
 {
 	act__worker_switch(w, p, reason);
 }
@@ -148,19 +147,20 @@ static inline void act__worker_fp_enter(struct act__worker *w,
  * exit now with p->exit_reason (set by act_exit or a kill); never
  * returns. And, back from a switch: exit if it was killed.
  */
-void act__exit_now(struct act__proc *p) __attribute__((noreturn));
-void act__die_if_killed(struct act__proc *p);
+void act__spawn_exit_now(struct act__proc *p) __attribute__((noreturn));
+void act__spawn_die_if_killed(struct act__proc *p);
 
 /*
  * Charge one reduction to p, running on w; yields when the budget is
  * spent. w must not be used by the caller after this returns (I8).
  */
-static inline void act__reduce(struct act__worker *w, struct act__proc *p)
+static inline void act__worker_reduce(struct act__worker *w,
+				      struct act__proc *p)
 {
 	if (act__unlikely(--w->budget <= 0)) {
-		act__switch_out_w(w, p, ACT_SW_YIELD);
-		act__turn_begin(p);
-		act__die_if_killed(p);
+		act__worker_switch_out_w(w, p, ACT_SW_YIELD);
+		act__proc_turn_begin(p);
+		act__spawn_die_if_killed(p);
 	}
 }
 

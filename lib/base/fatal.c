@@ -1,16 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* internal.c - internal.h's functions: the fatal-error path, the spin
- * lock's slow path, the monotonic clock and an async-signal-safe line
- * writer. */
+/* fatal.c - the fatal-error path and an async-signal-safe line writer. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sched.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "fatal.h"
 
 void act__fatal(const char *fmt, ...)
 {
@@ -22,33 +18,6 @@ void act__fatal(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	abort();
-}
-
-int64_t act__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-#define SPINS_BEFORE_YIELD 256
-
-void act__spin_lock_slow(_Atomic uint32_t *l)
-{
-	unsigned spins = 0;
-
-	do {
-		while (atomic_load_explicit(l, memory_order_relaxed)) {
-			if (++spins < SPINS_BEFORE_YIELD) {
-				act__cpu_relax();
-			} else {
-				spins = 0;
-				sched_yield();
-			}
-		}
-		/* acquire: pairs with the release store in act__spin_unlock */
-	} while (atomic_exchange_explicit(l, 1, memory_order_acquire));
 }
 
 static size_t put_str(char *buf, size_t at, size_t cap, const char *s)
@@ -72,8 +41,8 @@ static size_t put_u64(char *buf, size_t at, size_t cap, uint64_t v)
 	return at;
 }
 
-void act__write_line(int fd, const char *a, uint64_t n1, const char *b,
-		     uint64_t n2, const char *c)
+void act__fatal_write_line(int fd, const char *a, uint64_t n1, const char *b,
+			   uint64_t n2, const char *c)
 {
 	char buf[256];
 	size_t at = 0, cap = sizeof(buf) - 1;
