@@ -37,6 +37,7 @@
 #include "runtime/paths.h"
 #include "affinity/plan.h"
 #include "affinity/report.h"
+#include "affinity/vars.h"
 #include "reactor/ring.h"
 #include "runtime/runtime.h"
 #include "../bench/bench.h"
@@ -1122,7 +1123,7 @@ static int cmd_topo(int argc, char **argv)
 	struct act__paths paths;
 	struct act__topo t;
 	struct act__plan pl;
-	uint64_t sched, ring;
+	struct act__settings set;
 	int nkv;
 	char buf[256];
 	const char *why;
@@ -1147,26 +1148,21 @@ static int cmd_topo(int argc, char **argv)
 	}
 	if (o.src.synthetic && o.src.xml)
 		return topo_usage("--synthetic and --xml: give one");
-	/* act_main's count: the field, else ACTORS_SCHEDULERS within the
-	 * bounds lib/runtime/runtime.c gives it, else 0 (the plan's default) */
-	sched = (uint64_t)o.cfg.schedulers;
-	if (act__env_uint("ACTORS_SCHEDULERS", 1, ACT_MAX_WORKERS, &sched))
+	/* act_main's count and ring size, by act_main's table: the field,
+	 * else the variable, else the default (the count's: the plan's);
+	 * act__plan_resolve does the placement three */
+	act__settings_init(&set, &o.cfg);
+	if (act__vars_resolve(&set, ACT_VAR_BIT(ACT_VAR_SCHEDULERS) |
+					    ACT_VAR_BIT(ACT_VAR_RING_ENTRIES)))
 		return 2;
-	o.cfg.schedulers = (int)sched;
-	ring = o.cfg.ring_entries;
-	if (act__env_uint("ACTORS_RING_ENTRIES", 1, ACT_RING_MAX_ENTRIES,
-			  &ring))
-		return 2;
-	o.cfg.ring_entries = (uint32_t)ring;
+	o.cfg = set.cfg;
 	rc = act__plan_resolve(&o.cfg, o.other ? &o.src : NULL, &t, &pl);
 	if (rc)
 		return rc == -EINVAL ? 2 : 1;  /* the library said why */
 	/* this machine: the kernel paths a runtime would take here */
 	nkv = 0;
 	if (!o.other && !act__paths_probe(&pl, t.simulated,
-					  o.cfg.ring_entries ?
-						  o.cfg.ring_entries :
-						  ACT_RING_ENTRIES,
+					  o.cfg.ring_entries,
 					  &paths)) {
 		for (nkv = 0; nkv < ACT_PATHS; nkv++) {
 			kv[nkv].key = act__paths_name(nkv);

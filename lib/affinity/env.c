@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* env.c - ACTORS_* parsing; see env.h. */
+/* env.c - the parsers of ACTORS_* values and CPU lists; see env.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -65,43 +65,6 @@ size_t act__env_stack_size_ok(size_t size)
 	if (size < ACT_STACK_MIN || size > ACT_STACK_MAX)
 		return 0;
 	return (size + 4095) & ~(size_t)4095;
-}
-
-int act__env_stack_size(const char *name, size_t *out)
-{
-	const char *v = getenv(name);
-	size_t sz;
-
-	if (*out || !v)
-		return 0;
-	if (act__env_parse_size(v, &sz) || !act__env_stack_size_ok(sz)) {
-		fprintf(stderr,
-			"actors: %s=\"%s\": expected a size in bytes with an "
-			"optional k, m or g suffix, from 16k to 1g "
-			"(e.g. 64k or 1m)\n",
-			name, v);
-		return -EINVAL;
-	}
-	*out = act__env_stack_size_ok(sz);
-	return 0;
-}
-
-int act__env_uint(const char *name, uint64_t min, uint64_t max,
-		  uint64_t *out)
-{
-	const char *v = getenv(name);
-
-	if (*out || !v)
-		return 0;
-	if (act__env_parse_uint(v, min, max, out)) {
-		fprintf(stderr,
-			"actors: %s=\"%s\": expected a whole number from "
-			"%llu to %llu\n",
-			name, v, (unsigned long long)min,
-			(unsigned long long)max);
-		return -EINVAL;
-	}
-	return 0;
 }
 
 /* ---- CPU lists ---------------------------------------------------------- */

@@ -11,27 +11,26 @@
 #include "actors.h"
 #include "env.h"
 #include "plan.h"
+#include "vars.h"
 
-static const char *const bind_names[] = {
-	[ACT_BIND_NONE] = "none",     [ACT_BIND_CORE] = "core",
-	[ACT_BIND_PU] = "pu",         [ACT_BIND_SPREAD] = "spread",
-	[ACT_BIND_COMPACT] = "compact", [ACT_BIND_NUMA] = "numa",
-};
-
+/* The names are ACTORS_BIND's words (vars.c). */
 const char *act__plan_bind_name(int bind)
 {
-	if (bind < ACT_BIND_NONE || bind > ACT_BIND_NUMA)
-		return NULL;
-	return bind_names[bind];
+	const struct act__var_word *w;
+
+	for (w = act__vars[ACT_VAR_BIND].words; w->word; w++)
+		if (w->value == bind)
+			return w->word;
+	return NULL;
 }
 
 int act__plan_bind_parse(const char *s)
 {
-	int b;
+	const struct act__var_word *w;
 
-	for (b = ACT_BIND_NONE; b <= ACT_BIND_NUMA; b++)
-		if (s && !strcmp(s, bind_names[b]))
-			return b;
+	for (w = act__vars[ACT_VAR_BIND].words; s && w->word; w++)
+		if (!strcmp(s, w->word))
+			return (int)w->value;
 	return -1;
 }
 
@@ -456,67 +455,33 @@ void act__plan_free(struct act__plan *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
-/* ---- settings: field > environment > default ------------------------ */
+/* ---- settings: field > environment > default (vars.h) ---------------- */
 
-static int bind_setting(const struct act_config *cfg, int *bind)
+/*
+ * The reactor's resolved setting s as the plan takes it: -1 auto, -2
+ * none, else a CPU. *name says where it came from, for the error line of
+ * a CPU the process may not use: the field, the variable, or NULL (the
+ * default, or ACTORS_REACTOR_CPU=auto).
+ */
+static int reactor_setting(const struct act_config *cfg,
+			   const struct act__settings *s, const char **name,
+			   char *val, size_t val_len)
 {
-	const char *v = getenv("ACTORS_BIND");
-
-	if (cfg->bind) {
-		*bind = cfg->bind;
-		return 0;
-	}
-	*bind = ACT_BIND_CORE;
-	if (!v)
-		return 0;
-	*bind = act__plan_bind_parse(v);
-	if (*bind < 0) {
-		fprintf(stderr,
-			"actors: ACTORS_BIND=\"%s\": expected none, core, pu, "
-			"spread, compact or numa\n",
-			v);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* -1 auto, -2 none, else a CPU; *name says where it came from. */
-static int reactor_setting(const struct act_config *cfg, int *cpu,
-			   const char **name, char *val, size_t val_len)
-{
-	const char *v = getenv("ACTORS_REACTOR_CPU");
-	uint64_t n;
+	const char *env = s->env[ACT_VAR_REACTOR_CPU];
+	int r = s->cfg.reactor_cpu;
 
 	*name = NULL;
-	*cpu = -1;
 	if (cfg->reactor_cpu) {
 		*name = "act_config.reactor_cpu";
-		if (cfg->reactor_cpu > 0)
-			snprintf(val, val_len, "ACT_REACTOR_CPU(%d)",
-				 cfg->reactor_cpu - 1);
+		if (r > 0)
+			snprintf(val, val_len, "ACT_REACTOR_CPU(%d)", r - 1);
 		else
-			snprintf(val, val_len, "%d", cfg->reactor_cpu);
-		*cpu = cfg->reactor_cpu > 0 ? cfg->reactor_cpu - 1 :
-					      cfg->reactor_cpu;
-		return 0;
+			snprintf(val, val_len, "%d", r);
+	} else if (env && r != ACT_REACTOR_AUTO) {
+		*name = "ACTORS_REACTOR_CPU";
+		snprintf(val, val_len, "%s", env);
 	}
-	if (!v || !strcmp(v, "auto"))
-		return 0;
-	*name = "ACTORS_REACTOR_CPU";
-	snprintf(val, val_len, "%s", v);
-	if (!strcmp(v, "none")) {
-		*cpu = -2;
-		return 0;
-	}
-	if (act__env_parse_uint(v, 0, ACT_CPU_MAX, &n)) {
-		fprintf(stderr,
-			"actors: ACTORS_REACTOR_CPU=\"%s\": expected auto, "
-			"none or a CPU number from 0 to %d\n",
-			v, ACT_CPU_MAX);
-		return -EINVAL;
-	}
-	*cpu = (int)n;
-	return 0;
+	return r > 0 ? r - 1 : r;
 }
 
 int act__plan_resolve(const struct act_config *cfg,
@@ -524,21 +489,19 @@ int act__plan_resolve(const struct act_config *cfg,
 		      struct act__plan *pl)
 {
 	struct act__plan_in in = { .schedulers = cfg->schedulers };
-	const char *cpus = cfg->cpus, *cpus_name = "act_config.cpus";
-	const char *rname;
+	struct act__settings s;
+	const char *cpus, *cpus_name, *rname;
 	char why[512], rval[32], *allowed = NULL;
 	int rc;
 
-	rc = bind_setting(cfg, &in.bind);
-	if (!rc)
-		rc = reactor_setting(cfg, &in.reactor, &rname, rval,
-				     sizeof(rval));
+	act__settings_init(&s, cfg);
+	rc = act__vars_resolve(&s, ACT_VARS_PLACEMENT);
 	if (rc)
 		return rc;
-	if (!cpus) {
-		cpus = getenv("ACTORS_CPUS");
-		cpus_name = "ACTORS_CPUS";
-	}
+	in.bind = s.cfg.bind;
+	in.reactor = reactor_setting(cfg, &s, &rname, rval, sizeof(rval));
+	cpus = s.cfg.cpus;
+	cpus_name = cfg->cpus ? "act_config.cpus" : "ACTORS_CPUS";
 	rc = act__topology_load(t, src, cpus, cpus_name, why, sizeof(why));
 	if (rc) {
 		fprintf(stderr, "actors: %s\n", why);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "affinity/env.h"
+#include "affinity/vars.h"
 #include "reactor/io.h"
 #include "actor/links.h"
 #include "actor/registry.h"
@@ -22,7 +23,6 @@
 #include "runtime.h"
 #include "stats.h"
 
-#define DEFAULT_STACK ((size_t)64 << 10)
 #define DEFAULT_MAX_PROCS (1u << 22)
 #define MAX_PROCS_LIMIT (1u << 31)
 #define DEFAULT_REDUCTIONS 2000
@@ -30,8 +30,15 @@
 _Static_assert(ACT_PLAN_MAX_WORKERS == ACT_MAX_WORKERS, "plan cap");
 /* the reserved words keep the public layout: 64 bytes since 0.1 */
 _Static_assert(sizeof(struct act_config) == 64, "act_config layout");
-#define DEFAULT_SPIN_US 20
-#define MAX_SPIN_US 1000000
+/* the ACTORS_* table (affinity/vars.h) gives the limits these layers name */
+_Static_assert(ACT_VARS_SCHEDULERS_MAX == ACT_MAX_WORKERS, "vars: workers");
+_Static_assert(ACT_VARS_RING_MAX == ACT_RING_MAX_ENTRIES, "vars: ring");
+_Static_assert(ACT_VARS_RING_DEFAULT == ACT_RING_ENTRIES, "vars: ring");
+_Static_assert(ACT_VARS_TIMER_MIN == ACT_TIMER_US_MIN, "vars: timer");
+_Static_assert(ACT_VARS_TIMER_MAX == ACT_TIMER_US_MAX, "vars: timer");
+_Static_assert(ACT_VARS_TIMER_DEFAULT == ACT_TIMER_US_DEFAULT, "vars: timer");
+_Static_assert(ACT_VARS_MAILBOX_MAX == ACT__MAILBOX_MAX, "vars: mailbox");
+#define MAX_SPIN_US ACT_VARS_SPIN_MAX
 
 struct act__leaks act__last_leaks;
 
@@ -107,100 +114,36 @@ static int check_fields(const struct act_config *c)
 	return 0;
 }
 
-/* spin_us: a set field, else ACTORS_SPIN_US (0: off), else the default;
- * resolved to -1 for no spinning. */
-static int resolve_spin(struct act_config *c)
+/*
+ * Field set > environment > default (affinity/vars.h), for every setting
+ * but the placement three, which act__plan_resolve resolves in
+ * placement(). Then what the fields' own forms mean: a negative spin_us
+ * is -1 (no spinning), ACT_MAILBOX_UNLIMITED (the field's, or
+ * ACTORS_MAILBOX_LIMIT=off) is 0 (no limit).
+ */
+static int resolve(const struct act_config *in, struct act__settings *s)
 {
-	const char *v = getenv("ACTORS_SPIN_US");
-	uint64_t us;
-
-	if (c->spin_us) {
-		c->spin_us = c->spin_us < 0 ? -1 : c->spin_us;
-		return 0;
-	}
-	c->spin_us = DEFAULT_SPIN_US;
-	if (!v)
-		return 0;
-	if (act__env_parse_uint(v, 0, MAX_SPIN_US, &us)) {
-		fprintf(stderr,
-			"actors: ACTORS_SPIN_US=\"%s\": expected a whole number "
-			"of microseconds from 0 (no spinning) to %d\n",
-			v, MAX_SPIN_US);
-		return -EINVAL;
-	}
-	c->spin_us = us ? (int)us : -1;
-	return 0;
-}
-
-/* mailbox_limit: a set field (ACT_MAILBOX_UNLIMITED: none), else
- * ACTORS_MAILBOX_LIMIT ("off" or a count), else none; resolved to 0 for
- * none. */
-static int resolve_mailbox(struct act_config *c)
-{
-	const char *v = getenv("ACTORS_MAILBOX_LIMIT");
-	uint64_t n;
-
-	if (c->mailbox_limit) {
-		if (c->mailbox_limit == ACT_MAILBOX_UNLIMITED)
-			c->mailbox_limit = 0;
-		return 0;
-	}
-	if (!v || !strcmp(v, "off"))
-		return 0;
-	if (act__env_parse_uint(v, 1, ACT__MAILBOX_MAX, &n)) {
-		fprintf(stderr,
-			"actors: ACTORS_MAILBOX_LIMIT=\"%s\": expected off or "
-			"a whole number of messages from 1 to %u\n",
-			v, ACT__MAILBOX_MAX);
-		return -EINVAL;
-	}
-	c->mailbox_limit = (uint32_t)n;
-	return 0;
-}
-
-/* Field set > environment > default. */
-static int resolve(const struct act_config *in, struct act_config *out)
-{
-	uint64_t sched = 0, ring = 0, timer = 0;
+	struct act_config *c = &s->cfg;
 	int rc;
 
 	if (in) {
 		rc = check_fields(in);
 		if (rc)
 			return rc;
-		*out = *in;
-	} else {
-		act_config_init(out);
 	}
-	out->stack_size = act__env_stack_size_ok(out->stack_size);
-	sched = (uint64_t)out->schedulers;
-	ring = out->ring_entries;
-	timer = out->timer_us;
-	rc = act__env_stack_size("ACTORS_STACK_SIZE", &out->stack_size);
-	if (!rc)
-		rc = act__env_uint("ACTORS_RING_ENTRIES", 1,
-				   ACT_RING_MAX_ENTRIES, &ring);
-	if (!rc)
-		rc = act__env_uint("ACTORS_TIMER_US", ACT_TIMER_US_MIN,
-				   ACT_TIMER_US_MAX, &timer);
-	if (!rc)
-		rc = act__env_uint("ACTORS_SCHEDULERS", 1, MAX_SCHEDULERS,
-				   &sched);
-	if (!rc)
-		rc = resolve_spin(out);
-	if (!rc)
-		rc = resolve_mailbox(out);
+	act__settings_init(s, in);
+	c->stack_size = act__env_stack_size_ok(c->stack_size);
+	rc = act__vars_resolve(s, ACT_VARS_ALL & ~ACT_VARS_PLACEMENT);
 	if (rc)
 		return rc;
-	out->schedulers = (int)sched; /* 0: the plan's default */
-	if (!out->stack_size)
-		out->stack_size = DEFAULT_STACK;
-	if (!out->max_procs)
-		out->max_procs = DEFAULT_MAX_PROCS;
-	if (!out->reductions)
-		out->reductions = DEFAULT_REDUCTIONS;
-	out->ring_entries = ring ? (uint32_t)ring : ACT_RING_ENTRIES;
-	out->timer_us = timer ? (uint32_t)timer : ACT_TIMER_US_DEFAULT;
+	if (c->spin_us < 0)
+		c->spin_us = -1;
+	if (c->mailbox_limit == ACT_MAILBOX_UNLIMITED)
+		c->mailbox_limit = 0;
+	if (!c->max_procs)
+		c->max_procs = DEFAULT_MAX_PROCS;
+	if (!c->reductions)
+		c->reductions = DEFAULT_REDUCTIONS;
 	return 0;
 }
 
@@ -344,22 +287,6 @@ static int build(struct act__rt *rt)
 	return rc;
 }
 
-/* One of two words in environment variable `name`: 0 (unset or the
- * first), 1 (the second), or -EINVAL after the one-line error. */
-static int env_choice(const char *name, const char *first,
-		      const char *second)
-{
-	const char *v = getenv(name);
-
-	if (!v || !strcmp(v, first))
-		return 0;
-	if (!strcmp(v, second))
-		return 1;
-	fprintf(stderr, "actors: %s=\"%s\": expected %s or %s\n", name, v,
-		first, second);
-	return -EINVAL;
-}
-
 /*
  * Scheduling policies, kept switchable for measurement
  * (doc/design/stealing.md has the figures behind each default):
@@ -369,56 +296,14 @@ static int env_choice(const char *name, const char *first,
  * random worker if it wants work, else the spawner's) or "random" (any
  * random worker). ACTORS_BACKPRESSURE: "mute" (a sender to a backlogged
  * process waits for it, backpressure.h) or "off" (sends never wait).
+ * ACTORS_STATS=1: the counters at exit.
  */
-static int policies(struct act__rt *rt)
+static void policies(struct act__rt *rt, const struct act__settings *s)
 {
-	int wake_last = env_choice("ACTORS_WAKE", "waker", "last");
-	int place = env_choice("ACTORS_PLACE", "idle", "random");
-	int bp_off = env_choice("ACTORS_BACKPRESSURE", "mute", "off");
-
-	if (wake_last < 0 || place < 0 || bp_off < 0)
-		return -EINVAL;
-	rt->wake_to_waker = !wake_last;
-	rt->place_random = place;
-	rt->backpressure = !bp_off;
-	return 0;
-}
-
-/*
- * An ACTORS_* name this runtime does not read is most likely a typo
- * (ACTORS_SCHEDULER=8) that would otherwise pass unnoticed: each is said
- * in one line. Not an error: the value of a known name is what is
- * checked.
- */
-static void unknown_names(void)
-{
-	static const char *const known[] = {
-		"SCHEDULERS", "BIND", "CPUS", "REACTOR_CPU", "STACK_SIZE",
-		"STATS", "SPIN_US", "RING_ENTRIES", "TIMER_US",
-		"MAILBOX_LIMIT", "WAKE", "PLACE", "BACKPRESSURE",
-	};
-	extern char **environ;
-	char **e;
-	size_t i, len;
-
-	for (e = environ; e && *e; e++) {
-		const char *name;
-
-		if (strncmp(*e, "ACTORS_", 7))
-			continue;
-		name = *e + 7;
-		len = strcspn(name, "=");
-		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
-			if (strlen(known[i]) == len &&
-			    !strncmp(name, known[i], len))
-				break;
-		if (i == sizeof(known) / sizeof(known[0]))
-			fprintf(stderr,
-				"actors: ACTORS_%.*s is not a variable this "
-				"runtime reads, ignored (README.md lists "
-				"them)\n",
-				(int)len, name);
-	}
+	rt->print_stats = s->stats;
+	rt->wake_to_waker = !s->wake_last;
+	rt->place_random = s->place_random;
+	rt->backpressure = !s->backpressure_off;
 }
 
 /*
@@ -506,7 +391,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	struct act__rt *rt;
 	struct rt_block *blk;
 	struct hwloc_bitmap_s *saved;
-	uint64_t stats = 0;
+	struct act__settings set;
 	int rc;
 
 	if (!fn)
@@ -526,19 +411,15 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		rc = -ENOMEM;
 		goto err_running;
 	}
-	rc = resolve(cfg, &rt->cfg);
-	if (!rc)
-		rc = act__env_uint("ACTORS_STATS", 0, 1, &stats);
+	rc = resolve(cfg, &set);
 	if (rc)
 		goto err_rt;
-	rt->print_stats = stats;
-	rc = policies(rt);
-	if (!rc)
-		rc = placement(rt);
-	if (!rc)
-		unknown_names();
+	rt->cfg = set.cfg;
+	policies(rt, &set);
+	rc = placement(rt);
 	if (rc)
 		goto err_rt;
+	act__vars_warn_unknown();
 	act__rt_current = rt;
 	rc = build(rt);
 	if (rc)

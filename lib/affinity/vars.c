@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/* vars.c - the table of ACTORS_* variables and its resolver; see vars.h. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "env.h"
+#include "vars.h"
+
+/* Where an entry's value goes: a field of act_config, or a policy. */
+#define CTYPE_OF(m)                                                          \
+	_Generic(((struct act__settings *)0)->m,                             \
+		int: ACT_VAR_C_INT,                                          \
+		uint32_t: ACT_VAR_C_U32,                                     \
+		size_t: ACT_VAR_C_SIZE,                                      \
+		const char *: ACT_VAR_C_STR)
+#define FIELD(f)                                                             \
+	.field = #f, .off = offsetof(struct act__settings, cfg.f),           \
+	.ctype = CTYPE_OF(cfg.f)
+#define POLICY(m)                                                            \
+	.field = NULL, .off = offsetof(struct act__settings, m),             \
+	.ctype = CTYPE_OF(m)
+
+static const struct act__var_word mailbox_words[] = {
+	{ "off", ACT_MAILBOX_UNLIMITED }, { NULL, 0 }
+};
+static const struct act__var_word wake_words[] = {
+	{ "waker", 0 }, { "last", 1 }, { NULL, 0 }
+};
+static const struct act__var_word place_words[] = {
+	{ "idle", 0 }, { "random", 1 }, { NULL, 0 }
+};
+static const struct act__var_word backpressure_words[] = {
+	{ "mute", 0 }, { "off", 1 }, { NULL, 0 }
+};
+/* act__plan_bind_name and act__plan_bind_parse (plan.c) read these too */
+static const struct act__var_word bind_words[] = {
+	{ "none", ACT_BIND_NONE },       { "core", ACT_BIND_CORE },
+	{ "pu", ACT_BIND_PU },           { "spread", ACT_BIND_SPREAD },
+	{ "compact", ACT_BIND_COMPACT }, { "numa", ACT_BIND_NUMA },
+	{ NULL, 0 }
+};
+static const struct act__var_word reactor_words[] = {
+	{ "auto", ACT_REACTOR_AUTO }, { "none", ACT_REACTOR_NONE }, { NULL, 0 }
+};
+
+const struct act__var act__vars[ACT_VARS] = {
+	[ACT_VAR_STACK_SIZE] = {
+		.name = "ACTORS_STACK_SIZE", .type = ACT_VAR_SIZE,
+		FIELD(stack_size),
+		.min = ACT_STACK_MIN, .max = ACT_STACK_MAX,
+		.what = "a size in bytes with an optional k, m or g suffix,",
+		.example = "(e.g. 64k or 1m)",
+		.def = ACT_VARS_STACK_DEFAULT,
+		.doc = "The stack size of each process",
+	},
+	[ACT_VAR_RING_ENTRIES] = {
+		.name = "ACTORS_RING_ENTRIES", .type = ACT_VAR_UINT,
+		FIELD(ring_entries),
+		.min = 1, .max = ACT_VARS_RING_MAX,
+		.def = ACT_VARS_RING_DEFAULT,
+		.doc = "The submission queue size of the reactor's io_uring "
+		       "ring",
+	},
+	[ACT_VAR_TIMER_US] = {
+		.name = "ACTORS_TIMER_US", .type = ACT_VAR_UINT,
+		FIELD(timer_us),
+		.min = ACT_VARS_TIMER_MIN, .max = ACT_VARS_TIMER_MAX,
+		.def = ACT_VARS_TIMER_DEFAULT,
+		.doc = "The timers' resolution (the timer wheel's tick), in "
+		       "microseconds",
+	},
+	[ACT_VAR_SCHEDULERS] = {
+		.name = "ACTORS_SCHEDULERS", .type = ACT_VAR_UINT,
+		.flags = ACT_VAR_COMPUTED, FIELD(schedulers),
+		.min = 1, .max = ACT_VARS_SCHEDULERS_MAX,
+		.doc = "The number of workers",
+	},
+	[ACT_VAR_SPIN_US] = {
+		.name = "ACTORS_SPIN_US", .type = ACT_VAR_UINT,
+		.flags = ACT_VAR_ZERO_OFF, FIELD(spin_us),
+		.min = 0, .max = ACT_VARS_SPIN_MAX,
+		.what = "a whole number of microseconds",
+		.min_note = "(no spinning)",
+		.def = ACT_VARS_SPIN_DEFAULT,
+		.doc = "How long an idle worker searches for work before it "
+		       "sleeps",
+	},
+	[ACT_VAR_MAILBOX_LIMIT] = {
+		.name = "ACTORS_MAILBOX_LIMIT", .type = ACT_VAR_UINT,
+		FIELD(mailbox_limit),
+		.min = 1, .max = ACT_VARS_MAILBOX_MAX, .words = mailbox_words,
+		.what = "a whole number of messages",
+		.def = ACT_MAILBOX_UNLIMITED,
+		.doc = "How many messages a process may have been sent and "
+		       "not yet received before it is killed",
+	},
+	[ACT_VAR_STATS] = {
+		.name = "ACTORS_STATS", .type = ACT_VAR_UINT,
+		POLICY(stats),
+		.min = 0, .max = 1,
+		.def = 0,
+		.doc = "Whether each worker's counters and the kernel paths "
+		       "taken are printed on standard error when the main "
+		       "process exits (1) or not (0)",
+	},
+	[ACT_VAR_WAKE] = {
+		.name = "ACTORS_WAKE", .type = ACT_VAR_WORD,
+		POLICY(wake_last),
+		.words = wake_words,
+		.def = 0,
+		.doc = "For measurement: where a woken process runs, on the "
+		       "waking worker (waker) or on the one it last ran on "
+		       "(last)",
+	},
+	[ACT_VAR_PLACE] = {
+		.name = "ACTORS_PLACE", .type = ACT_VAR_WORD,
+		POLICY(place_random),
+		.words = place_words,
+		.def = 0,
+		.doc = "For measurement: where a spawn goes, to a random "
+		       "worker if that one is idle, else the spawner's (idle), "
+		       "or to any random worker (random)",
+	},
+	[ACT_VAR_BACKPRESSURE] = {
+		.name = "ACTORS_BACKPRESSURE", .type = ACT_VAR_WORD,
+		POLICY(backpressure_off),
+		.words = backpressure_words,
+		.def = 0,
+		.doc = "Whether a process that sends to one with a backlog "
+		       "waits until that one has read it (mute) or never "
+		       "(off)",
+	},
+	[ACT_VAR_BIND] = {
+		.name = "ACTORS_BIND", .type = ACT_VAR_WORD,
+		FIELD(bind),
+		.words = bind_words,
+		.def = ACT_BIND_CORE,
+		.doc = "How workers are bound to CPUs",
+	},
+	[ACT_VAR_REACTOR_CPU] = {
+		.name = "ACTORS_REACTOR_CPU", .type = ACT_VAR_CPU,
+		FIELD(reactor_cpu),
+		.min = 0, .max = ACT_CPU_MAX, .words = reactor_words,
+		.what = "a CPU number",
+		.def = ACT_REACTOR_AUTO,
+		.doc = "The reactor thread's CPU",
+	},
+	[ACT_VAR_CPUS] = {
+		.name = "ACTORS_CPUS", .type = ACT_VAR_CPULIST,
+		.flags = ACT_VAR_COMPUTED, FIELD(cpus),
+		.what = "a list of CPUs such as 0-7,16-23",
+		.doc = "The CPUs the runtime may use, within the affinity "
+		       "mask and cgroup cpuset",
+	},
+};
+
+void act__settings_init(struct act__settings *s,
+			const struct act_config *cfg)
+{
+	/* all zero: every field unset, as act_config_init leaves them */
+	memset(s, 0, sizeof(*s));
+	if (cfg)
+		s->cfg = *cfg;
+}
+
+/* ---- the setting an entry fills ---------------------------------------- */
+
+static void *slot(const struct act__var *v, struct act__settings *s)
+{
+	return (char *)s + v->off;
+}
+
+/* Nonzero: the caller set it (a string: non-NULL). */
+static int is_set(const struct act__var *v, struct act__settings *s)
+{
+	void *p = slot(v, s);
+
+	switch (v->ctype) {
+	case ACT_VAR_C_INT:
+		return *(int *)p != 0;
+	case ACT_VAR_C_U32:
+		return *(uint32_t *)p != 0;
+	case ACT_VAR_C_SIZE:
+		return *(size_t *)p != 0;
+	default:
+		return *(const char **)p != NULL;
+	}
+}
+
+static void store(const struct act__var *v, struct act__settings *s,
+		  int64_t x, const char *str)
+{
+	void *p = slot(v, s);
+
+	switch (v->ctype) {
+	case ACT_VAR_C_INT:
+		*(int *)p = (int)x;
+		break;
+	case ACT_VAR_C_U32:
+		*(uint32_t *)p = (uint32_t)x;
+		break;
+	case ACT_VAR_C_SIZE:
+		*(size_t *)p = (size_t)x;
+		break;
+	default:
+		*(const char **)p = str;
+		break;
+	}
+}
+
+/* ---- parsing and the error line --------------------------------------- */
+
+static const struct act__var_word *word_of(const struct act__var *v,
+					   const char *s)
+{
+	const struct act__var_word *w;
+
+	for (w = v->words; w && w->word; w++)
+		if (!strcmp(s, w->word))
+			return w;
+	return NULL;
+}
+
+/* The value string e of v as what it stores. 0 or -EINVAL. */
+static int parse(const struct act__var *v, const char *e, int64_t *x)
+{
+	const struct act__var_word *w = word_of(v, e);
+	uint64_t n;
+	size_t sz;
+
+	if (w) {
+		*x = w->value;
+		return 0;
+	}
+	switch (v->type) {
+	case ACT_VAR_SIZE:
+		if (act__env_parse_size(e, &sz) || sz < v->min || sz > v->max)
+			return -EINVAL;
+		*x = (int64_t)((sz + 4095) & ~(size_t)4095);
+		return 0;
+	case ACT_VAR_UINT:
+	case ACT_VAR_CPU:
+		if (act__env_parse_uint(e, v->min, v->max, &n))
+			return -EINVAL;
+		if (v->type == ACT_VAR_CPU)
+			*x = ACT_REACTOR_CPU((int64_t)n);
+		else
+			*x = !n && (v->flags & ACT_VAR_ZERO_OFF) ? -1 :
+								   (int64_t)n;
+		return 0;
+	case ACT_VAR_CPULIST:
+		*x = 0;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* A number as the docs write it: sizes in k, m or g where they divide. */
+static void number(const struct act__var *v, uint64_t n, char *buf,
+		   size_t len)
+{
+	static const char suffix[] = "gmk";
+	int i;
+
+	for (i = 0; v->type == ACT_VAR_SIZE && n && i < 3; i++)
+		if (!(n & ((1ull << (30 - 10 * i)) - 1))) {
+			snprintf(buf, len, "%llu%c",
+				 (unsigned long long)(n >> (30 - 10 * i)),
+				 suffix[i]);
+			return;
+		}
+	snprintf(buf, len, "%llu", (unsigned long long)n);
+}
+
+/* Append to buf (len bytes, kept 0-terminated); what does not fit is cut. */
+static void __attribute__((format(printf, 3, 4)))
+add(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t at = strlen(buf);
+	va_list ap;
+
+	if (at + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + at, len - at, fmt, ap);
+	va_end(ap);
+}
+
+void act__var_expect(const struct act__var *v, char *buf, size_t len)
+{
+	const struct act__var_word *w;
+	bool more = v->type != ACT_VAR_WORD; /* a number or a list */
+	char lo[32], hi[32];
+
+	if (!len)
+		return;
+	buf[0] = '\0';
+	/* "a, b or c": the words, then the number or list as the last */
+	for (w = v->words; w && w->word; w++) {
+		const char *sep = w == v->words ? "" :
+				  !w[1].word && !more ? " or " : ", ";
+
+		add(buf, len, "%s%s", sep, w->word);
+	}
+	if (!more)
+		return;
+	if (v->words)
+		add(buf, len, " or ");
+	if (v->type == ACT_VAR_CPULIST) {
+		add(buf, len, "%s", v->what);
+		return;
+	}
+	number(v, v->min, lo, sizeof(lo));
+	number(v, v->max, hi, sizeof(hi));
+	add(buf, len, "%s from %s", v->what ? v->what : "a whole number", lo);
+	if (v->min_note)
+		add(buf, len, " %s", v->min_note);
+	add(buf, len, " to %s", hi);
+	if (v->example)
+		add(buf, len, " %s", v->example);
+}
+
+const char *act__var_default(const struct act__var *v, char *buf,
+			     size_t len)
+{
+	const struct act__var_word *w;
+
+	if (v->flags & ACT_VAR_COMPUTED)
+		return NULL;
+	for (w = v->words; w && w->word; w++)
+		if (w->value == v->def)
+			return w->word;
+	number(v, (uint64_t)v->def, buf, len);
+	return buf;
+}
+
+static int bad_value(const struct act__var *v, const char *e)
+{
+	char what[200];
+
+	act__var_expect(v, what, sizeof(what));
+	fprintf(stderr, "actors: %s=\"%s\": expected %s\n", v->name, e, what);
+	return -EINVAL;
+}
+
+/* ---- the resolver ------------------------------------------------------- */
+
+static int resolve_one(enum act__var_id id, struct act__settings *s)
+{
+	const struct act__var *v = &act__vars[id];
+	const char *e;
+	int64_t x;
+
+	if (is_set(v, s))
+		return 0; /* the caller's: the variable is not read */
+	e = getenv(v->name);
+	if (!e) {
+		if (!(v->flags & ACT_VAR_COMPUTED))
+			store(v, s, v->def, NULL);
+		return 0;
+	}
+	if (parse(v, e, &x))
+		return bad_value(v, e);
+	store(v, s, x, e);
+	s->env[id] = e;
+	return 0;
+}
+
+int act__vars_resolve(struct act__settings *s, uint32_t which)
+{
+	int id, rc;
+
+	for (id = 0; id < ACT_VARS; id++) {
+		if (!(which & ACT_VAR_BIT(id)))
+			continue;
+		rc = resolve_one((enum act__var_id)id, s);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+const struct act__var *act__var_find(const char *name, size_t len)
+{
+	int id;
+
+	for (id = 0; id < ACT_VARS; id++)
+		if (strlen(act__vars[id].name) == len &&
+		    !strncmp(name, act__vars[id].name, len))
+			return &act__vars[id];
+	return NULL;
+}
+
+void act__vars_warn_unknown(void)
+{
+	extern char **environ;
+	char **e;
+	size_t len;
+
+	for (e = environ; e && *e; e++) {
+		if (strncmp(*e, "ACTORS_", 7))
+			continue;
+		len = strcspn(*e, "=");
+		if (!act__var_find(*e, len))
+			fprintf(stderr,
+				"actors: %.*s is not a variable this runtime "
+				"reads, ignored (README.md lists them)\n",
+				(int)len, *e);
+	}
+}

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vars.h - the ACTORS_* environment variables: one table (vars.c), an
+ * entry per variable with its type, what it accepts, its default, the
+ * setting it fills and its line in the manual, and one resolver that
+ * walks it. act_main resolves its settings with it, act__plan_resolve
+ * the three placement variables, `actors topo` the ones it reads; the
+ * warning about an ACTORS_* name that is not a variable checks the
+ * table's names. ACT_TEST_* switches are not in it: they are the
+ * tests'.
+ *
+ * Each variable on its own: a setting the caller made (a nonzero
+ * act_config field) wins, and the variable is then not even read; else
+ * the variable when it is set; else the default. A bad value prints one
+ * line on stderr, `actors: NAME="value": expected WHAT`, WHAT made from
+ * the entry (act__var_expect), and the resolver returns -EINVAL.
+ */
+#ifndef ACT_VARS_H
+#define ACT_VARS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "actors.h"
+
+/* The variables, in the order they are resolved (and so reported). */
+enum act__var_id {
+	ACT_VAR_STACK_SIZE,
+	ACT_VAR_RING_ENTRIES,
+	ACT_VAR_TIMER_US,
+	ACT_VAR_SCHEDULERS,
+	ACT_VAR_SPIN_US,
+	ACT_VAR_MAILBOX_LIMIT,
+	ACT_VAR_STATS,
+	ACT_VAR_WAKE,
+	ACT_VAR_PLACE,
+	ACT_VAR_BACKPRESSURE,
+	ACT_VAR_BIND,        /* the placement three: act__plan_resolve */
+	ACT_VAR_REACTOR_CPU,
+	ACT_VAR_CPUS,
+	ACT_VARS
+};
+
+#define ACT_VAR_BIT(id) (1u << (id))
+#define ACT_VARS_ALL ((1u << ACT_VARS) - 1)
+#define ACT_VARS_PLACEMENT                                                   \
+	(ACT_VAR_BIT(ACT_VAR_BIND) | ACT_VAR_BIT(ACT_VAR_REACTOR_CPU) |      \
+	 ACT_VAR_BIT(ACT_VAR_CPUS))
+
+/*
+ * The limits and defaults the table gives that layers above this one
+ * name too (the reactor's ring and wheel, the worker count, the mailbox
+ * limit): lib/runtime/runtime.c checks at compile time that theirs are
+ * these.
+ */
+#define ACT_VARS_SCHEDULERS_MAX 1024
+#define ACT_VARS_RING_MAX 32768
+#define ACT_VARS_RING_DEFAULT 256
+#define ACT_VARS_TIMER_MIN 10
+#define ACT_VARS_TIMER_MAX 100000
+#define ACT_VARS_TIMER_DEFAULT 250
+#define ACT_VARS_SPIN_MAX 1000000
+#define ACT_VARS_SPIN_DEFAULT 20
+#define ACT_VARS_MAILBOX_MAX 2147483647u
+#define ACT_VARS_STACK_DEFAULT ((size_t)64 << 10)
+
+enum act__var_type {
+	ACT_VAR_UINT,    /* a whole number in [min, max], or one of words */
+	ACT_VAR_SIZE,    /* bytes, optional k/m/g suffix, in [min, max];
+			  * rounded up to a multiple of 4096 */
+	ACT_VAR_WORD,    /* one of words */
+	ACT_VAR_CPU,     /* one of words, or an OS CPU in [min, max],
+			  * stored as ACT_REACTOR_CPU(n) */
+	ACT_VAR_CPULIST, /* a CPU list, kept as the string: the topology
+			  * checks it (act__topology_load), naming the variable */
+};
+
+/* The C type of the setting an entry fills. */
+enum act__var_ctype {
+	ACT_VAR_C_INT,
+	ACT_VAR_C_U32,
+	ACT_VAR_C_SIZE,
+	ACT_VAR_C_STR,
+};
+
+/*
+ * Entry flags. ACT_VAR_COMPUTED: no fixed default, the plan computes it
+ * (nothing is stored when the variable is unset). ACT_VAR_ZERO_OFF: 0
+ * from the variable stores -1, the field's "none" (ACTORS_SPIN_US=0).
+ */
+#define ACT_VAR_COMPUTED 0x1
+#define ACT_VAR_ZERO_OFF 0x2
+
+struct act__var_word {
+	const char *word;
+	int64_t value;          /* what it stores */
+};
+
+struct act__var {
+	const char *name;       /* "ACTORS_SPIN_US" */
+	uint8_t type;           /* enum act__var_type */
+	uint8_t ctype;          /* enum act__var_ctype, of the setting */
+	uint8_t flags;          /* ACT_VAR_COMPUTED, ACT_VAR_ZERO_OFF */
+	uint16_t off;           /* offsetof(struct act__settings, setting) */
+	const char *field;      /* the act_config field, "spin_us"; NULL:
+				 * none (a runtime policy) */
+	uint64_t min, max;      /* UINT, SIZE and CPU */
+	const struct act__var_word *words; /* ended by a NULL word */
+	const char *what;       /* the number, in the error line: "a whole
+				 * number of microseconds" */
+	const char *min_note;   /* after the minimum: "(no spinning)" */
+	const char *example;    /* at the end: "(e.g. 64k or 1m)" */
+	int64_t def;            /* stored when nothing else is */
+	const char *doc;        /* what it sets, one line: act_config_init(3)'s
+				 * ENVIRONMENT entry begins with it */
+};
+
+extern const struct act__var act__vars[ACT_VARS];
+
+/*
+ * What a resolve fills: a program's act_config, whose nonzero fields it
+ * leaves as they are, and the policies that have no field.
+ */
+struct act__settings {
+	struct act_config cfg;
+	uint32_t stats;            /* ACTORS_STATS: 1 prints the counters */
+	uint32_t wake_last;        /* ACTORS_WAKE: 0 waker, 1 last */
+	uint32_t place_random;     /* ACTORS_PLACE: 0 idle, 1 random */
+	uint32_t backpressure_off; /* ACTORS_BACKPRESSURE: 0 mute, 1 off */
+	/* each variable's value where it was read and taken; NULL where
+	 * it was unset, not read (a field won) or not resolved */
+	const char *env[ACT_VARS];
+};
+
+/* s from cfg's fields (NULL: all unset), nothing resolved yet. */
+void act__settings_init(struct act__settings *s,
+			const struct act_config *cfg);
+
+/*
+ * Resolve the variables of mask `which` (ACT_VAR_BIT of each id) into s,
+ * in table order, by the rule at the head of this file. Returns 0, or
+ * -EINVAL after the one-line error of the first bad value.
+ */
+int act__vars_resolve(struct act__settings *s, uint32_t which);
+
+/* The entry of a name (len bytes, not 0-terminated), or NULL. */
+const struct act__var *act__var_find(const char *name, size_t len);
+
+/*
+ * What v accepts, as its error line says it after "expected ": "waker or
+ * last", "off or a whole number of messages from 1 to 2147483647".
+ */
+void act__var_expect(const struct act__var *v, char *buf, size_t len);
+
+/* v's default as README.md and act_config_init(3) show it ("64k",
+ * "core", "off"); NULL when it is computed (ACT_VAR_COMPUTED). */
+const char *act__var_default(const struct act__var *v, char *buf,
+			     size_t len);
+
+/*
+ * One line on stderr for each ACTORS_* name in the environment that is
+ * not in the table: most likely a typo (ACTORS_SCHEDULER=8) that would
+ * otherwise pass unnoticed. Not an error.
+ */
+void act__vars_warn_unknown(void);
+
+#endif /* ACT_VARS_H */
