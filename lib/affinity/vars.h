@@ -6,8 +6,9 @@
  * walks it. act_main resolves its settings with it, act__plan_resolve
  * the three placement variables, `actors topo` the ones it reads; the
  * warning about an ACTORS_* name that is not a variable checks the
- * table's names. ACT_TEST_* switches are not in it: they are the
- * tests'.
+ * table's names; `actors vars` prints the table, and tests/vars.sh
+ * checks README.md's table and act_config_init(3)'s ENVIRONMENT section
+ * against that. ACT_TEST_* switches are not in it: they are the tests'.
  *
  * Each variable on its own: a setting the caller made (a nonzero
  * act_config field) wins, and the variable is then not even read; else

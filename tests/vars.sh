@@ -1,0 +1,127 @@
+#!/bin/sh
+# The ACTORS_* variables the runtime reads are one table,
+# lib/affinity/vars.c, which `actors vars` prints. The docs must list
+# exactly its entries:
+#   - README.md's table under "## Environment": the same names, and each
+#     default the same (a cell that starts with `x` says the default is
+#     x; one that does not, that it is computed: `-` in the table);
+#   - act_config_init(3)'s ENVIRONMENT section: its entries, from the
+#     first .TP to the next .SH, are what `actors vars --man` prints, line
+#     for line;
+#   - README.md and doc/ name no ACTORS_ variable that is not in it.
+# Then each default, given as the variable's value, starts act_main with
+# nothing on stderr: the default is a value the variable takes, and the
+# warning about unknown names knows the name. Run by `make check` from
+# the build directory; prints one line per check and ends with
+# "N passed, N failed" (scripts/summary.sh counts that).
+set -u
+passed=0
+failed=0
+tmp=$(mktemp -d)
+actors=$(pwd)/tools/actors # make check runs in the build directory
+hello=$(pwd)/examples/hello
+src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
+
+# The caller's own settings must not reach the runs of act_main below.
+for v in $(env | sed -n 's/^\(ACTORS_[A-Za-z0-9_]*\)=.*/\1/p'); do
+	unset "$v"
+done
+
+cleanup() {
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+ok() {
+	echo "PASS: $1"
+	passed=$((passed + 1))
+}
+
+bad() {
+	echo "FAIL: $1"
+	failed=$((failed + 1))
+}
+
+# same WHAT A B: files A and B hold the same lines, else say which differ
+same() {
+	if diff -u "$2" "$3" >"$tmp/diff"; then
+		ok "$1"
+	else
+		bad "$1: - $(basename "$2"), + $(basename "$3"):"
+		sed -n '3,$p' "$tmp/diff"
+	fi
+}
+
+if ! "$actors" vars >"$tmp/vars" 2>"$tmp/err" || [ -s "$tmp/err" ] ||
+	[ ! -s "$tmp/vars" ]; then
+	bad "actors vars: $(cat "$tmp/err")"
+	echo "$passed passed, $failed failed"
+	exit 1
+fi
+ok "actors vars: $(wc -l <"$tmp/vars") variables"
+# name and default, as the README gives them
+cut -f 1,2 "$tmp/vars" | tr '\t' ' ' | sort >"$tmp/table"
+
+# README.md: the rows of the table under "## Environment"
+awk -F'|' '
+/^## / { inside = ($0 == "## Environment") }
+inside && /^\| `ACTORS_/ {
+	name = $2
+	gsub(/[ `]/, "", name)
+	def = $(NF - 1)
+	sub(/^ +/, "", def)
+	if (def ~ /^`/) {
+		sub(/^`/, "", def)
+		sub(/`.*/, "", def)
+	} else {
+		def = "-"
+	}
+	print name, def
+}' "$src/README.md" | sort >"$tmp/readme"
+same "README.md's Environment table: names and defaults" \
+	"$tmp/table" "$tmp/readme"
+
+# act_config_init(3): ENVIRONMENT, from its first .TP to the next .SH
+awk '
+/^\.SH / { inside = ($0 == ".SH ENVIRONMENT"); listing = 0; next }
+inside && /^\.TP/ { listing = 1 }
+listing' "$src/doc/man3/act_config_init.3" >"$tmp/man"
+"$actors" vars --man >"$tmp/vars-man"
+same "act_config_init(3) ENVIRONMENT: actors vars --man" \
+	"$tmp/vars-man" "$tmp/man"
+
+# no doc names a variable the runtime does not read
+cut -f 1 "$tmp/vars" | sort >"$tmp/names"
+find "$src/README.md" "$src/doc" \( -name '*.md' -o -name '*.3' \) \
+	-exec grep -ohE 'ACTORS_[A-Z0-9_]*[A-Z0-9]' {} + | sort -u >"$tmp/named"
+if comm -13 "$tmp/names" "$tmp/named" >"$tmp/extra" && [ ! -s "$tmp/extra" ]
+then
+	ok "README.md and doc/ name only variables of the table"
+else
+	bad "README.md or doc/ name variables not in the table:" \
+		"$(tr '\n' ' ' <"$tmp/extra")"
+fi
+
+# each fixed default is a value its variable takes, and a known name
+while read -r name def; do
+	[ "$def" = - ] && continue
+	rc=0
+	env "$name=$def" "$hello" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ]; then
+		ok "$name=$def: act_main starts, nothing on stderr"
+	else
+		bad "$name=$def: status $rc: $(cat "$tmp/err")"
+	fi
+done <"$tmp/table"
+# and a name that is not in the table is said
+rc=0
+env ACTORS_SCHEDULER=2 "$hello" >"$tmp/out" 2>"$tmp/err" || rc=$?
+if [ "$rc" -eq 0 ] &&
+	grep -q '^actors: ACTORS_SCHEDULER is not a variable' "$tmp/err"; then
+	ok "ACTORS_SCHEDULER=2: said to be no variable"
+else
+	bad "ACTORS_SCHEDULER=2: status $rc: $(cat "$tmp/err")"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
