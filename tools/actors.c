@@ -1151,7 +1151,7 @@ static int cmd_topo(int argc, char **argv)
 	/* act_main's count and ring size, by act_main's table: the field,
 	 * else the variable, else the default (the count's: the plan's);
 	 * act__plan_resolve does the placement three */
-	act__settings_init(&set, &o.cfg);
+	act__vars_settings_init(&set, &o.cfg);
 	if (act__vars_resolve(&set, ACT_VAR_BIT(ACT_VAR_SCHEDULERS) |
 					    ACT_VAR_BIT(ACT_VAR_RING_ENTRIES)))
 		return 2;
@@ -1247,8 +1247,8 @@ static int cmd_vars(int argc, char **argv)
 	for (id = 0; id < ACT_VARS; id++) {
 		const struct act__var *v = &act__vars[id];
 
-		act__var_expect(v, expect, sizeof(expect));
-		def = act__var_default(v, buf, sizeof(buf));
+		act__vars_expect(v, expect, sizeof(expect));
+		def = act__vars_default(v, buf, sizeof(buf));
 		if (man)
 			vars_man(v, def, expect);
 		else

@@ -494,7 +494,7 @@ int act__plan_resolve(const struct act_config *cfg,
 	char why[512], rval[32], *allowed = NULL;
 	int rc;
 
-	act__settings_init(&s, cfg);
+	act__vars_settings_init(&s, cfg);
 	rc = act__vars_resolve(&s, ACT_VARS_PLACEMENT);
 	if (rc)
 		return rc;

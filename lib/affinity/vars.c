@@ -158,8 +158,8 @@ const struct act__var act__vars[ACT_VARS] = {
 	},
 };
 
-void act__settings_init(struct act__settings *s,
-			const struct act_config *cfg)
+void act__vars_settings_init(struct act__settings *s,
+			     const struct act_config *cfg)
 {
 	/* all zero: every field unset, as act_config_init leaves them */
 	memset(s, 0, sizeof(*s));
@@ -291,7 +291,7 @@ add(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-void act__var_expect(const struct act__var *v, char *buf, size_t len)
+void act__vars_expect(const struct act__var *v, char *buf, size_t len)
 {
 	const struct act__var_word *w;
 	bool more = v->type != ACT_VAR_WORD; /* a number or a list */
@@ -325,8 +325,8 @@ void act__var_expect(const struct act__var *v, char *buf, size_t len)
 		add(buf, len, " %s", v->example);
 }
 
-const char *act__var_default(const struct act__var *v, char *buf,
-			     size_t len)
+const char *act__vars_default(const struct act__var *v, char *buf,
+			      size_t len)
 {
 	const struct act__var_word *w;
 
@@ -343,7 +343,7 @@ static int bad_value(const struct act__var *v, const char *e)
 {
 	char what[200];
 
-	act__var_expect(v, what, sizeof(what));
+	act__vars_expect(v, what, sizeof(what));
 	fprintf(stderr, "actors: %s=\"%s\": expected %s\n", v->name, e, what);
 	return -EINVAL;
 }
@@ -385,7 +385,7 @@ int act__vars_resolve(struct act__settings *s, uint32_t which)
 	return 0;
 }
 
-const struct act__var *act__var_find(const char *name, size_t len)
+const struct act__var *act__vars_find(const char *name, size_t len)
 {
 	int id;
 
@@ -406,7 +406,7 @@ void act__vars_warn_unknown(void)
 		if (strncmp(*e, "ACTORS_", 7))
 			continue;
 		len = strcspn(*e, "=");
-		if (!act__var_find(*e, len))
+		if (!act__vars_find(*e, len))
 			fprintf(stderr,
 				"actors: %.*s is not a variable this runtime "
 				"reads, ignored (README.md lists them)\n",

@@ -14,7 +14,7 @@
  * act_config field) wins, and the variable is then not even read; else
  * the variable when it is set; else the default. A bad value prints one
  * line on stderr, `actors: NAME="value": expected WHAT`, WHAT made from
- * the entry (act__var_expect), and the resolver returns -EINVAL.
+ * the entry (act__vars_expect), and the resolver returns -EINVAL.
  */
 #ifndef ACT_VARS_H
 #define ACT_VARS_H
@@ -134,8 +134,8 @@ struct act__settings {
 };
 
 /* s from cfg's fields (NULL: all unset), nothing resolved yet. */
-void act__settings_init(struct act__settings *s,
-			const struct act_config *cfg);
+void act__vars_settings_init(struct act__settings *s,
+			     const struct act_config *cfg);
 
 /*
  * Resolve the variables of mask `which` (ACT_VAR_BIT of each id) into s,
@@ -145,18 +145,18 @@ void act__settings_init(struct act__settings *s,
 int act__vars_resolve(struct act__settings *s, uint32_t which);
 
 /* The entry of a name (len bytes, not 0-terminated), or NULL. */
-const struct act__var *act__var_find(const char *name, size_t len);
+const struct act__var *act__vars_find(const char *name, size_t len);
 
 /*
  * What v accepts, as its error line says it after "expected ": "waker or
  * last", "off or a whole number of messages from 1 to 2147483647".
  */
-void act__var_expect(const struct act__var *v, char *buf, size_t len);
+void act__vars_expect(const struct act__var *v, char *buf, size_t len);
 
 /* v's default as README.md and act_config_init(3) show it ("64k",
  * "core", "off"); NULL when it is computed (ACT_VAR_COMPUTED). */
-const char *act__var_default(const struct act__var *v, char *buf,
-			     size_t len);
+const char *act__vars_default(const struct act__var *v, char *buf,
+			      size_t len);
 
 /*
  * One line on stderr for each ACTORS_* name in the environment that is

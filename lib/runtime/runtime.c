@@ -131,7 +131,7 @@ static int resolve(const struct act_config *in, struct act__settings *s)
 		if (rc)
 			return rc;
 	}
-	act__settings_init(s, in);
+	act__vars_settings_init(s, in);
 	c->stack_size = act__env_stack_size_ok(c->stack_size);
 	rc = act__vars_resolve(s, ACT_VARS_ALL & ~ACT_VARS_PLACEMENT);
 	if (rc)
