@@ -6,7 +6,7 @@
 # 4 cores of 2 hardware threads, so the default plan has 7 workers here
 # (nothing bound, a NUMA home per package without mbind). A test either
 # states the worker count it assumes or holds at any count
-# (tests/testrt.h: with_workers, tu_default_workers, tu_real_machine for
+# (tests/testrt.h: tu_with_workers, tu_default_workers, tu_real_machine for
 # the few about this machine's real CPUs and nodes); this run shows it.
 #
 # ANYCOUNT_TOPOLOGY overrides the machine (an hwloc synthetic

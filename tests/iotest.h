@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * iotest.h - what test_io.c and test_io_kill.c, the two Check programs of
- * act_io_* and act_kill, share: waits on the I/O counters of act_stats and
- * on a process's state, pipes and TCP sockets on the loopback, the pipe
- * case (test_io runs it as pipe_io, test_io_kill to see a runtime start
- * again after a stop with reads in flight), a receiver to kill, and loop
- * tests that leave the suite with a SKIP line when there is no io_uring.
+ * act_io_* and act_kill, share: waits on the I/O counters of act_stats,
+ * pipes and TCP sockets on the loopback, the pipe case (test_io runs it
+ * as pipe_io, test_io_kill to see a runtime start again after a stop
+ * with reads in flight), a receiver to kill, and loop tests that leave
+ * the suite with a SKIP line when there is no io_uring.
  * Include it after testrt.h.
  */
 #ifndef ACT_IOTEST_H
@@ -28,30 +28,18 @@
 
 #include "testrt.h"
 
-#define MS 1000000LL
-#define SEC (1000 * MS)
-#define HOUR (3600 * SEC)
-
 /* The timeout of the _timeout calls that are meant to run out. */
-#define TMO (30 * MS)
+#define TU_TMO (30 * TU_MS)
 
 /* ---- helpers ------------------------------------------------------------ */
 
 /* 1, 2 or 4 workers for loop tests over 0..3. */
-static inline struct act_config cfg_for(int i)
+static inline struct act_config tu_cfg_for(int i)
 {
-	return with_workers(1 << i);
+	return tu_with_workers(1 << i);
 }
 
-static inline act_pid spawn_ok(void (*fn)(void *), void *arg)
-{
-	act_pid p = act_spawn(fn, arg);
-
-	ck_assert(!act_pid_eq(p, ACT_PID_NONE));
-	return p;
-}
-
-static inline struct act_stats stats_now(void)
+static inline struct act_stats tu_stats_now(void)
 {
 	struct act_stats st;
 
@@ -61,96 +49,63 @@ static inline struct act_stats stats_now(void)
 
 /* Sleep in 1 ms steps until at least n operations are in the kernel
  * (at most about 20 s); false if they never are. */
-static inline bool wait_inflight(uint64_t n)
+static inline bool tu_wait_inflight(uint64_t n)
 {
 	int i;
 
 	for (i = 0; i < 20000; i++) {
-		if (stats_now().io_inflight >= n)
+		if (tu_stats_now().io_inflight >= n)
 			return true;
-		act_sleep(MS);
+		act_sleep(TU_MS);
 	}
 	return false;
 }
 
 /* The same until none is. */
-static inline bool wait_no_inflight(void)
+static inline bool tu_wait_no_inflight(void)
 {
 	int i;
 
 	for (i = 0; i < 20000; i++) {
-		if (stats_now().io_inflight == 0)
+		if (tu_stats_now().io_inflight == 0)
 			return true;
-		act_sleep(MS);
+		act_sleep(TU_MS);
 	}
 	return false;
 }
-
-/* Sleep until p's state is st (at most about 20 s); false if it never is
- * (or p is gone). */
-static inline bool wait_state(act_pid p, unsigned st)
-{
-	struct act__proc *q;
-	int i;
-
-	for (i = 0; i < 200000; i++) {
-		q = lookup(p);
-		if (!q)
-			return false;
-		if (act__ps(atomic_load(&q->state)) == st)
-			return true;
-		act_sleep(100000);
-	}
-	return false;
-}
-
-/* p waits in act_io_*, or in a receive. */
-#define wait_iowait(p) wait_state((p), ACT_PS_IOWAIT)
-#define wait_receiving(p) wait_state((p), ACT_PS_WAITING)
 
 /* Sleep until every pid in ps is gone (at most about 20 s). */
-static inline unsigned wait_all_gone(const act_pid *ps, unsigned n)
+static inline unsigned tu_wait_all_gone(const act_pid *ps, unsigned n)
 {
 	unsigned i = 0, alive = n;
 	int round;
 
 	for (round = 0; round < 20000 && alive; round++) {
-		for (alive = 0; i < n && !lookup(ps[i]); i++)
+		for (alive = 0; i < n && !tu_lookup(ps[i]); i++)
 			;
 		alive = n - i;
 		if (alive)
-			act_sleep(MS);
+			act_sleep(TU_MS);
 	}
 	return alive;
 }
 
-/* Sleep until p is gone (at most about 20 s). */
-static inline bool gone(act_pid p)
-{
-	return wait_all_gone(&p, 1) == 0;
-}
-
 /* The next message with this tag (others stay in the mailbox). */
-static inline bool tag_is(const struct act_msg *m, void *ctx)
+static inline struct act_msg *tu_receive_tag(uint32_t tag)
 {
-	return m->tag == (uint32_t)(uintptr_t)ctx;
-}
-
-static inline struct act_msg *receive_tag(uint32_t tag)
-{
-	struct act_msg *m = act_receive_match(tag_is, (void *)(uintptr_t)tag,
+	struct act_msg *m = act_receive_match(tu_tag_is, (void *)(uintptr_t)tag,
 					      ACT_FOREVER);
 
 	ck_assert_ptr_nonnull(m);
 	return m;
 }
 
-static inline void mkpipe(int p[2])
+static inline void tu_mkpipe(int p[2])
 {
 	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
 }
 
-static inline void close_pair(int p[2])
+static inline void tu_close_pair(int p[2])
 {
 	if (p[0] >= 0)
 		close(p[0]);
@@ -159,7 +114,7 @@ static inline void close_pair(int p[2])
 	p[0] = p[1] = -1;
 }
 
-static inline int unread(int fd)
+static inline int tu_unread(int fd)
 {
 	int n = -1;
 
@@ -169,7 +124,7 @@ static inline int unread(int fd)
 
 /* A TCP socket bound to 127.0.0.1 on a free port (in *a), listening with
  * `backlog` unless it is negative. */
-static inline int tcp_bound(struct sockaddr_in *a, int backlog)
+static inline int tu_tcp_bound(struct sockaddr_in *a, int backlog)
 {
 	int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	socklen_t len = sizeof(*a);
@@ -185,7 +140,7 @@ static inline int tcp_bound(struct sockaddr_in *a, int backlog)
 	return l;
 }
 
-static inline int tcp_socket(void)
+static inline int tu_tcp_socket(void)
 {
 	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
@@ -193,55 +148,55 @@ static inline int tcp_socket(void)
 	return s;
 }
 
-#define SA(a) ((struct sockaddr *)(a))
+#define TU_SA(a) ((struct sockaddr *)(a))
 
 /* ---- pipes ----------------------------------------------------------- */
 
-struct pipe_case {
+struct tu_pipe_case {
 	int p[2];
 	act_pid main;
 };
 
-struct read_reply {
+struct tu_read_reply {
 	ssize_t n;
 	char buf[64];
 };
 
-static inline void pipe_reader(void *arg)
+static inline void tu_pipe_reader(void *arg)
 {
-	struct pipe_case *pc = arg;
-	struct read_reply r;
+	struct tu_pipe_case *pc = arg;
+	struct tu_read_reply r;
 
 	memset(&r, 0, sizeof(r));
 	r.n = act_io_read(pc->p[0], r.buf, sizeof(r.buf), -1);
 	ck_assert_int_eq(act_send(pc->main, 1, &r, sizeof(r)), 0);
 }
 
-static inline void pipe_main(void *arg)
+static inline void tu_pipe_main(void *arg)
 {
-	struct pipe_case pc = { .main = act_self() };
-	struct read_reply *r;
+	struct tu_pipe_case pc = { .main = act_self() };
+	struct tu_read_reply *r;
 	struct act_msg *m;
 	char buf[64];
 	act_pid rd;
 
 	(void)arg;
-	mkpipe(pc.p);
+	tu_mkpipe(pc.p);
 	/* ready data: written and read back at once, position -1 */
 	ck_assert_int_eq(act_io_write(pc.p[1], "hello", 5, -1), 5);
 	ck_assert_int_eq(act_io_read(pc.p[0], buf, sizeof(buf), -1), 5);
 	ck_assert(!memcmp(buf, "hello", 5));
 	/* a reader that waits for data: it blocks, then gets it */
-	rd = spawn_ok(pipe_reader, &pc);
-	ck_assert(wait_iowait(rd));
-	act_sleep(5 * MS);
+	rd = tu_spawn(tu_pipe_reader, &pc);
+	ck_assert(tu_wait_iowait(rd));
+	act_sleep(5 * TU_MS);
 	ck_assert_int_eq(act_io_write(pc.p[1], "world!", 6, -1), 6);
-	m = receive_tag(1);
+	m = tu_receive_tag(1);
 	r = m->data;
 	ck_assert_int_eq(r->n, 6);
 	ck_assert(!memcmp(r->buf, "world!", 6));
 	act_msg_free(m);
-	ck_assert(gone(rd));
+	ck_assert(tu_wait_gone(rd));
 	/* a short read takes what is there */
 	ck_assert_int_eq(act_io_write(pc.p[1], "abcdef", 6, -1), 6);
 	ck_assert_int_eq(act_io_read(pc.p[0], buf, 4, -1), 4);
@@ -251,31 +206,31 @@ static inline void pipe_main(void *arg)
 	ck_assert_int_eq(act_io_write(pc.p[1], "o", 1, 12345), 1);
 	ck_assert_int_eq(act_io_read(pc.p[0], buf, 8, 12345), 1);
 	/* closing the descriptor does not end another process's read */
-	rd = spawn_ok(pipe_reader, &pc);
-	ck_assert(wait_iowait(rd));
+	rd = tu_spawn(tu_pipe_reader, &pc);
+	ck_assert(tu_wait_iowait(rd));
 	ck_assert_int_eq(act_io_close(pc.p[0]), 0);
-	act_sleep(5 * MS);
-	ck_assert(wait_iowait(rd));
+	act_sleep(5 * TU_MS);
+	ck_assert(tu_wait_iowait(rd));
 	ck_assert_int_eq(act_io_write(pc.p[1], "after", 5, -1), 5);
-	m = receive_tag(1);
+	m = tu_receive_tag(1);
 	r = m->data;
 	ck_assert_int_eq(r->n, 5);
 	act_msg_free(m);
-	ck_assert(gone(rd));
+	ck_assert(tu_wait_gone(rd));
 	ck_assert_int_eq(act_io_close(pc.p[1]), 0);
-	mkpipe(pc.p);
+	tu_mkpipe(pc.p);
 	/* end of file once the write end is closed */
 	ck_assert_int_eq(act_io_close(pc.p[1]), 0);
 	pc.p[1] = -1;
 	ck_assert_int_eq(act_io_read(pc.p[0], buf, sizeof(buf), -1), 0);
 	ck_assert_int_eq(act_io_close(pc.p[0]), 0);
 	ck_assert_int_eq(fcntl(pc.p[0], F_GETFD), -1); /* really closed */
-	ck_assert_uint_eq(stats_now().io_inflight, 0);
+	ck_assert_uint_eq(tu_stats_now().io_inflight, 0);
 }
 
 /* ---- a process to kill: it waits in a receive --------------------------- */
 
-struct kill_basic {
+struct tu_kill_basic {
 	int p[2];
 	int l;
 	int sv[2];
@@ -283,16 +238,16 @@ struct kill_basic {
 	_Atomic int self_stage;
 };
 
-static inline void kb_receiver(void *arg)
+static inline void tu_kb_receiver(void *arg)
 {
-	struct kill_basic *kb = arg;
+	struct tu_kill_basic *kb = arg;
 
 	act_receive(ACT_FOREVER);
 	atomic_fetch_add(&kb->after, 1);
 }
 
 /* Can this program make an io_uring at all (else its I/O cases leave)? */
-static inline bool have_ring(void)
+static inline bool tu_have_ring(void)
 {
 	const char *force = getenv("ACT_TEST_RING");
 	struct io_uring_params p;
@@ -312,8 +267,8 @@ static inline bool have_ring(void)
 
 /* A loop test over workers (or variants) 0..n-1, unless there is no
  * ring: then a SKIP line instead. */
-static inline void add_io_loop(TCase *tc, bool no_ring, const TTest *t,
-			       const char *name, int n)
+static inline void tu_add_io_loop(TCase *tc, bool no_ring, const TTest *t,
+				  const char *name, int n)
 {
 	if (no_ring) {
 		printf("SKIP: %s (no io_uring)\n", name);
@@ -323,6 +278,6 @@ static inline void add_io_loop(TCase *tc, bool no_ring, const TTest *t,
 	tcase_add_loop_test(tc, t, 0, n);
 }
 
-#define IO_LOOP(tc, fn, n) add_io_loop(tc, no_ring, fn, #fn, n)
+#define TU_IO_LOOP(tc, fn, n) tu_add_io_loop(tc, no_ring, fn, #fn, n)
 
 #endif /* ACT_IOTEST_H */

@@ -42,7 +42,7 @@ static uint64_t mutes_now(void)
 
 static unsigned state_of(act_pid p)
 {
-	struct act__proc *q = lookup(p);
+	struct act__proc *q = tu_lookup(p);
 
 	return q ? act__ps(atomic_load(&q->state)) : ACT_PS_FREE;
 }
@@ -89,7 +89,7 @@ static act_pid backlog_then(void (*late)(void *), void *arg, bool on)
 	struct act_msg *m;
 	uint32_t i;
 
-	ck_assert(wait_gone(act_spawn(flooder, &self)));
+	ck_assert(tu_wait_gone(act_spawn(flooder, &self)));
 	l = act_spawn(late, arg);
 	ck_assert(!act_pid_eq(l, ACT_PID_NONE));
 	/* one turn: the yields above ended, nothing yields in here */
@@ -99,7 +99,7 @@ static act_pid backlog_then(void (*late)(void *), void *arg, bool on)
 		ck_assert_int_eq(m->tag, T_FLOOD);
 		act_msg_free(m);
 	}
-	ck_assert_uint_eq(atomic_load(&self_proc()->mutes) != 0, on);
+	ck_assert_uint_eq(atomic_load(&tu_self_proc()->mutes) != 0, on);
 	return l;
 }
 
@@ -131,12 +131,12 @@ static void mute_main(void *arg)
 		ck_assert_uint_eq(counts[T_LATE], 1);
 		ck_assert_uint_eq(mutes_now(), 1);
 		/* the empty mailbox released it: it sends the rest */
-		ck_assert_uint_eq(atomic_load(&self_proc()->mutes), 0);
-		ck_assert(wait_gone(late));
+		ck_assert_uint_eq(atomic_load(&tu_self_proc()->mutes), 0);
+		ck_assert(tu_wait_gone(late));
 		drain(counts);
 		ck_assert_uint_eq(counts[T_LATE], LATE);
 	} else {
-		ck_assert(wait_gone(late)); /* never stopped */
+		ck_assert(tu_wait_gone(late)); /* never stopped */
 		drain(counts);
 		ck_assert_uint_eq(counts[T_FLOOD], FLOOD - FIRST);
 		ck_assert_uint_eq(counts[T_LATE], LATE);
@@ -146,10 +146,10 @@ static void mute_main(void *arg)
 
 START_TEST(mutes_until_drained)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	bool on = true;
 
-	ck_assert_int_eq(run_main(&cfg, mute_main, &on), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, mute_main, &on), 0);
 }
 END_TEST
 
@@ -164,30 +164,30 @@ static void killed_muted_main(void *arg)
 	ck_assert_int_eq(act_kill(late, 5), 0); /* still muted */
 	drain(counts); /* the empty mailbox releases it */
 	ck_assert_uint_eq(counts[T_LATE], 1);
-	ck_assert(wait_gone(late));
+	ck_assert(tu_wait_gone(late));
 	drain(counts);
 	ck_assert_uint_eq(counts[T_LATE], 1); /* nothing after the kill */
 }
 
 START_TEST(killed_muted_dies_on_release)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, killed_muted_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, killed_muted_main, NULL), 0);
 }
 END_TEST
 
 START_TEST(off_never_mutes)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	bool on = false;
 
 	setenv("ACTORS_BACKPRESSURE", "off", 1);
-	ck_assert_int_eq(run_main(&cfg, mute_main, &on), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, mute_main, &on), 0);
 	/* and "mute" is the default, spelled out */
 	setenv("ACTORS_BACKPRESSURE", "mute", 1);
 	on = true;
-	ck_assert_int_eq(run_main(&cfg, mute_main, &on), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, mute_main, &on), 0);
 	unsetenv("ACTORS_BACKPRESSURE");
 }
 END_TEST
@@ -227,15 +227,15 @@ static void exit_main(void *arg)
 	ck_assert_ptr_nonnull(m); /* the sender went on after the exit */
 	ck_assert_int_eq(m->tag, T_THROUGH);
 	act_msg_free(m);
-	ck_assert(wait_gone(r));
+	ck_assert(tu_wait_gone(r));
 	ck_assert_uint_eq(mutes_now(), 1);
 }
 
 START_TEST(exit_releases_senders)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, exit_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, exit_main, NULL), 0);
 }
 END_TEST
 
@@ -278,9 +278,9 @@ static void stop_main(void *arg)
 
 START_TEST(stop_with_muted_sender)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, stop_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, stop_main, NULL), 0);
 }
 END_TEST
 
@@ -357,16 +357,16 @@ static void cross_main(void *arg)
 
 START_TEST(cross_flood_finishes)
 {
-	struct act_config cfg = with_workers(2 + _i);
+	struct act_config cfg = tu_with_workers(2 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, cross_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, cross_main, NULL), 0);
 }
 END_TEST
 
 /* ---- many senders without flow control: all arrive, in order ---------- */
 
 #define FLOOD_SENDERS 8
-#define FLOOD_N (UNDER_TSAN ? 20000 : 100000)
+#define FLOOD_N (TU_UNDER_TSAN ? 20000 : 100000)
 
 struct flood_job {
 	act_pid to;
@@ -420,9 +420,9 @@ static void flood_main(void *arg)
 
 START_TEST(flood_keeps_order)
 {
-	struct act_config cfg = with_workers(2 + _i);
+	struct act_config cfg = tu_with_workers(2 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, flood_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, flood_main, NULL), 0);
 }
 END_TEST
 
@@ -432,8 +432,9 @@ START_TEST(bad_env)
 {
 	static const char *const bad[] = { "", "on", "MUTE", "1" };
 
-	ck_assert_uint_eq(assert_env_refused("ACTORS_BACKPRESSURE", bad, N_BAD),
-			  N_BAD);
+	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_BACKPRESSURE", bad,
+						TU_N_BAD),
+			  TU_N_BAD);
 }
 END_TEST
 

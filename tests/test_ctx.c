@@ -449,7 +449,7 @@ static void rounding_main(void *arg)
  */
 START_TEST(rt_fpenv_per_process)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	int i;
 
 	ck_assert_int_eq(act_main(&cfg, rounding_main, NULL), 0);
@@ -518,7 +518,7 @@ static void fpenv_exit_main(void *arg)
 
 START_TEST(rt_fpenv_exit_restores)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	ck_assert_int_eq(act_main(&cfg, fpenv_exit_main, NULL), 0);
 	ck_assert_int_eq(after_exit_mode, FE_TONEAREST);
@@ -543,7 +543,7 @@ static void read_mode_main(void *arg)
  */
 START_TEST(rt_rounding_not_leaked)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	ck_assert_int_eq(fesetround(FE_UPWARD), 0);
 	ck_assert_int_eq(act_main(&cfg, read_mode_main, NULL), 0);

@@ -832,17 +832,15 @@ START_TEST(main_twice)
 
 	clear_env();
 	fds = count_dir("/proc/self/fd");
-	threads = count_tasks(); /* less TSan's own thread */
+	threads = tu_count_tasks(); /* less TSan's own thread */
 	ck_assert_int_eq(act_main(NULL, exit_with, (void *)(intptr_t)7), 7);
 	ck_assert_ptr_null(act__rt_current);
 	ck_assert_int_eq(act_main(NULL, exit_with, (void *)(intptr_t)9), 9);
 	ck_assert_int_eq(act_main(NULL, return_normally, &ran), 0);
 	ck_assert_int_eq(ran, 1);
-	ck_assert_int_eq(act__last_leaks.procs, 0);
-	ck_assert_int_eq(act__last_leaks.stacks, 0);
-	ck_assert_int_eq(act__last_leaks.envelopes, 0);
+	tu_assert_no_leaks();
 	/* I9: no thread and no descriptor left behind */
-	ck_assert_int_eq(count_tasks(), threads);
+	ck_assert_int_eq(tu_count_tasks(), threads);
 	ck_assert_int_eq(count_dir("/proc/self/fd"), fds);
 }
 END_TEST

@@ -31,8 +31,6 @@
 #include "mem/stack.h"
 #include "sched/worker.h"
 
-#define MS 1000000LL
-
 static void no_core(void)
 {
 	struct rlimit rl = { 0, 0 };
@@ -125,7 +123,7 @@ static act__noinline int near_end(int n, enum jump how)
 
 static void jumper(void *arg)
 {
-	stack_lo = (uintptr_t)self_proc()->stack_lo;
+	stack_lo = (uintptr_t)tu_self_proc()->stack_lo;
 	near_end(0, (enum jump)(intptr_t)arg);
 }
 
@@ -139,7 +137,7 @@ static void jump_main(void *arg)
 
 static void jump_child(void *arg)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	no_core();
 	sh->rc = act_main(&cfg, jump_main, arg);
@@ -158,7 +156,7 @@ START_TEST(frame_past_the_end_is_reported)
 	ck_assert_int_eq(sh->stage, 1);
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: stack overflow in process"));
 	tu_drop_lines(c.err, TU_URING_OFF_LINE); /* a fallback run's */
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 }
 END_TEST
 
@@ -197,7 +195,7 @@ static act__noinline int near_end_read(int n)
 static void big_reader(void *arg)
 {
 	(void)arg;
-	stack_lo = (uintptr_t)self_proc()->stack_lo;
+	stack_lo = (uintptr_t)tu_self_proc()->stack_lo;
 	near_end_read(0);
 }
 
@@ -210,7 +208,7 @@ static void big_read_main(void *arg)
 
 static void big_read_child(void *arg)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	(void)arg;
 	no_core();
@@ -310,12 +308,12 @@ static void chain_main(void *arg)
 {
 	ck_assert_uint_ne(act_spawn(chain_proc, arg).id, 0);
 	while (sh->stage < 2)
-		act_sleep(MS);
+		act_sleep(TU_MS);
 }
 
 static void chain_child(void *arg)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	int how = (int)(intptr_t)arg;
 
 	no_core();
@@ -464,7 +462,7 @@ static void budget_main(void *arg)
 	for (k = 0; k < 4; k++)
 		ck_assert_uint_ne(act_spawn(budget_spawner, kids[k]).id, 0);
 	while (atomic_load(&budget_ready) < 4)
-		act_sleep(MS);
+		act_sleep(TU_MS);
 	budget_seen[0] = runtime_guards();
 	budget_seen[1] = act__stack_mprotect_budget();
 	for (k = 0; k < 4; k++)
@@ -474,12 +472,12 @@ static void budget_main(void *arg)
 
 START_TEST(mprotect_budget_shared_by_workers)
 {
-	struct act_config cfg = with_workers(4);
+	struct act_config cfg = tu_with_workers(4);
 
 	atomic_store(&budget_ready, 0);
 	cfg.stack_guard = ACT_GUARD_MPROTECT;
 	setenv("ACT_TEST_GUARD_BUDGET", "300", 1);
-	ck_assert_int_eq(run_main(&cfg, budget_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, budget_main, NULL), 0);
 	unsetenv("ACT_TEST_GUARD_BUDGET");
 	ck_assert_int_ge(budget_seen[1], 0);
 	ck_assert_int_eq(budget_seen[0] + budget_seen[1], BUDGET);
@@ -539,7 +537,7 @@ static Suite *guard_suite(void)
 	TCase *tc = tcase_create("guard");
 
 	tcase_set_timeout(tc, 60);
-	if (!UNDER_TSAN) { /* TSan's own SIGSEGV handler comes first */
+	if (!TU_UNDER_TSAN) { /* TSan's own SIGSEGV handler comes first */
 		/* the probed case needs GCC's per-function probes */
 		tcase_add_loop_test(tc, frame_past_the_end_is_reported,
 				    JUMP_24K,

@@ -5,7 +5,7 @@
  *
  * A test runs at the default worker count of the machine (one on this
  * 2-CPU box, seven on the machine tests/anycount.sh simulates) and holds
- * at any count, unless it says with_workers(1) and why: those look at a
+ * at any count, unless it says tu_with_workers(1) and why: those look at a
  * process between two steps of one worker (queued, not yet run), or need
  * the next spawn to take the slot just freed, which only one worker
  * makes sure of (a slot goes to the cache of the worker that reaped it).
@@ -36,8 +36,6 @@
 #include "sched/wake.h"
 #include "sched/worker.h"
 
-#define MS 1000000LL
-
 static void sleep_ns(int64_t ns)
 {
 	struct timespec ts = { ns / 1000000000, ns % 1000000000 };
@@ -49,7 +47,7 @@ static void sleep_ns(int64_t ns)
 /* I1 check of the caller itself: running, and in no queue. */
 static int self_bad(void)
 {
-	struct act__proc *p = self_proc();
+	struct act__proc *p = tu_self_proc();
 
 	return !p ||
 	       act__ps(atomic_load(&p->state)) != ACT_PS_RUNNING ||
@@ -90,8 +88,8 @@ static void i1_pingpong(struct i1_run *r, long rounds)
 	long i;
 
 	ck_assert_uint_ne(partner.id, 0);
-	ck_assert(wait_waiting(partner));
-	pp = lookup(partner);
+	ck_assert(tu_wait_waiting(partner));
+	pp = tu_lookup(partner);
 	for (i = 0; i < rounds; i++) {
 		/* the partner waits: in no queue */
 		if (atomic_load(&pp->queued))
@@ -105,7 +103,7 @@ static void i1_pingpong(struct i1_run *r, long rounds)
 		r->bad += self_bad();
 	}
 	act_send(partner, 2, NULL, 0);
-	ck_assert(wait_gone(partner));
+	ck_assert(tu_wait_gone(partner));
 }
 
 struct ring_node {
@@ -157,7 +155,7 @@ static void i1_ring(struct i1_run *r, int size, long hops)
 	for (i = 0; i < size; i++)
 		ck_assert_int_eq(act_send(pids[i], 2, NULL, 0), 0);
 	for (i = 0; i < size; i++)
-		ck_assert(wait_gone(pids[i]));
+		ck_assert(tu_wait_gone(pids[i]));
 	free(pids);
 	free(nodes);
 }
@@ -194,7 +192,7 @@ static void i1_main(void *arg)
 	for (i = 0; i < 100; i++)
 		kids[i] = act_spawn(i1_spawn_tree, r);
 	for (i = 0; i < 100; i++)
-		ck_assert(wait_gone(kids[i]));
+		ck_assert(tu_wait_gone(kids[i]));
 	r->bad += self_bad();
 	r->dups_seen = tu_dup_enqueues();
 }
@@ -207,12 +205,12 @@ static void i1_main(void *arg)
  */
 START_TEST(test_I1_one_queue)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct i1_run r;
 
 	memset(&r, 0, sizeof(r));
 	r.dups_seen = UINT64_MAX;
-	ck_assert_int_eq(run_main(&cfg, i1_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, i1_main, &r), 0);
 	ck_assert_uint_eq(r.dups_seen, 0);
 	ck_assert_int_eq(r.bad, 0);
 	ck_assert_int_eq(r.waiting_bad, 0);
@@ -251,7 +249,8 @@ static void i1_foreign_receiver(void *arg)
 	for (n = 0; n < (long)I1_THREADS * I1_PER_THREAD; n++) {
 		/* message wakes race with the park re-check and, for the
 		 * timed receives, with timer wakes */
-		struct act_msg *m = act_receive(n % 2 ? 1 * MS : ACT_FOREVER);
+		struct act_msg *m =
+			act_receive(n % 2 ? 1 * TU_MS : ACT_FOREVER);
 
 		if (!m) {
 			n--;
@@ -274,7 +273,7 @@ static void i1_foreign_main(void *arg)
 
 	r->parent = act_self();
 	rc = act_spawn(i1_foreign_receiver, r);
-	ck_assert(wait_waiting(rc));
+	ck_assert(tu_wait_waiting(rc));
 	for (i = 0; i < I1_THREADS; i++) {
 		f[i] = (struct i1_foreign){ rc, &go, 0 };
 		ck_assert_int_eq(pthread_create(&t[i], NULL, i1_sender, &f[i]),
@@ -295,7 +294,7 @@ START_TEST(test_I1_one_queue_foreign_wakes)
 
 	memset(&r, 0, sizeof(r));
 	r.dups_seen = UINT64_MAX;
-	ck_assert_int_eq(run_main(NULL, i1_foreign_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(NULL, i1_foreign_main, &r), 0);
 	ck_assert_uint_eq(r.dups_seen, 0);
 	ck_assert_int_eq(r.bad, 0);
 }
@@ -355,7 +354,7 @@ static struct act_msg *i2_receive(struct i2_run *r, long n)
 		}
 		return m;
 	case I2_TIMED:
-		while (!(m = act_receive(1 * MS)))
+		while (!(m = act_receive(1 * TU_MS)))
 			r->nulls++;
 		return m;
 	default:
@@ -395,7 +394,7 @@ static void i2_main(void *arg)
 
 	r->parent = act_self();
 	rc = act_spawn(i2_receiver, r);
-	ck_assert(wait_waiting(rc));
+	ck_assert(tu_wait_waiting(rc));
 	for (i = 0; i < I2_THREADS; i++) {
 		s[i] = (struct i2_sender){ rc, i, &go, 0 };
 		ck_assert_int_eq(
@@ -407,7 +406,7 @@ static void i2_main(void *arg)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
 		ck_assert_int_eq(s[i].failed, 0);
 	}
-	ck_assert(wait_gone(rc));
+	ck_assert(tu_wait_gone(rc));
 	ck_assert_uint_eq(tu_dup_enqueues(), 0);
 }
 
@@ -419,12 +418,12 @@ static long i2_check(enum i2_mode mode)
 
 	memset(&r, 0, sizeof(r));
 	r.mode = mode;
-	ck_assert_int_eq(run_main(NULL, i2_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(NULL, i2_main, &r), 0);
 	ck_assert_int_eq(r.got, I2_THREADS * I2_PER_THREAD);
 	for (i = 0; i < I2_THREADS; i++)
 		ck_assert_int_eq(r.per_sender[i], I2_PER_THREAD);
 	ck_assert_int_eq(r.out_of_order, 0);
-	ck_assert_int_eq(count_tasks(), 1);
+	ck_assert_int_eq(tu_count_tasks(), 1);
 	return r.got;
 }
 
@@ -497,7 +496,7 @@ static void i2_ls_main(void *arg)
 
 	ls->parent = act_self();
 	ls->to = act_spawn(i2_ls_receiver, ls);
-	ck_assert(wait_waiting(ls->to));
+	ck_assert(tu_wait_waiting(ls->to));
 	for (i = 0; i < I2_LS_THREADS; i++) {
 		a[i] = (struct i2_ls_arg){ ls, i };
 		ck_assert_int_eq(
@@ -515,7 +514,7 @@ START_TEST(test_I2_no_lost_wakeup_lockstep)
 	int i;
 
 	memset(&ls, 0, sizeof(ls));
-	ck_assert_int_eq(run_main(NULL, i2_ls_main, &ls), 0);
+	ck_assert_int_eq(tu_run_main(NULL, i2_ls_main, &ls), 0);
 	ck_assert_int_eq(ls.bad, 0);
 	for (i = 0; i < I2_LS_THREADS; i++) {
 		ck_assert_int_eq(ls.failed[i], 0);
@@ -559,7 +558,7 @@ static int i3_bad_here(void)
 	struct act__worker *w = act__tls_worker_self();
 	int i = act_worker();
 
-	return (atomic_load(&self_proc()->owner) != w) +
+	return (atomic_load(&tu_self_proc()->owner) != w) +
 	       (i < 0 || i >= act_workers() ||
 		&act__rt_current->workers[i] != w);
 }
@@ -585,7 +584,7 @@ static void i3_main(void *arg)
 	for (i = 0; i < 10; i++)
 		kids[i] = act_spawn(i3_child, bad);
 	for (i = 0; i < 10; i++)
-		ck_assert(wait_gone(kids[i]));
+		ck_assert(tu_wait_gone(kids[i]));
 	atomic_fetch_add(bad, i3_bad_here());
 }
 
@@ -593,7 +592,7 @@ START_TEST(test_I3_owner_is_running_worker)
 {
 	atomic_int bad = 0;
 
-	ck_assert_int_eq(run_main(NULL, i3_main, &bad), 0);
+	ck_assert_int_eq(tu_run_main(NULL, i3_main, &bad), 0);
 	ck_assert_int_eq(atomic_load(&bad), 0);
 }
 END_TEST
@@ -614,7 +613,7 @@ struct i4_wait {
 static void i4_waiter(void *arg)
 {
 	struct i4_wait *w = arg;
-	struct act_msg *m = act_receive(1 * MS);
+	struct act_msg *m = act_receive(1 * TU_MS);
 
 	if (m) { /* nobody sends before the second wait */
 		w->returned = -1;
@@ -664,14 +663,14 @@ static void i4_ticket_main(void *arg)
 	(void)arg;
 	kid = act_spawn(i4_waiter, &w);
 	ck_assert_uint_ne(kid.id, 0);
-	p = lookup(kid);
+	p = tu_lookup(kid);
 	/* until it waits in its second receive (the first one times out;
 	 * a hang here is the library's, reported by the test timeout) */
 	for (;;) {
 		s = atomic_load(&p->state);
 		if (act__ps(s) == ACT_PS_WAITING && act__ps_ticket(s) >= 2)
 			break;
-		ck_assert_ptr_null(act_receive(1 * MS));
+		ck_assert_ptr_null(act_receive(1 * TU_MS));
 	}
 	ck_assert_int_eq(w.returned, 0);
 	t = act__ps_ticket(s);
@@ -687,12 +686,12 @@ static void i4_ticket_main(void *arg)
 	/* the right ticket without a fired timeout: a spurious wake, the
 	 * receive waits on */
 	ck_assert(wake_from_thread(p, t));
-	ck_assert(wait_waiting(kid));
+	ck_assert(tu_wait_waiting(kid));
 	ck_assert_int_eq(w.returned, 0);
 	ck_assert_uint_eq(act__ps_ticket(atomic_load(&p->state)), t);
 	/* a message ends it, with the message */
 	ck_assert_int_eq(act_send(kid, 5, NULL, 0), 0);
-	ck_assert(wait_gone(kid));
+	ck_assert(tu_wait_gone(kid));
 	ck_assert_int_eq(w.returned, 1);
 	ck_assert_int_eq(w.was_null, 0);
 	ck_assert_uint_eq(w.tag, 5);
@@ -700,7 +699,7 @@ static void i4_ticket_main(void *arg)
 
 START_TEST(test_I4_wake_needs_current_ticket)
 {
-	ck_assert_int_eq(run_main(NULL, i4_ticket_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, i4_ticket_main, NULL), 0);
 }
 END_TEST
 
@@ -715,9 +714,9 @@ static void *late_sender(void *arg)
 {
 	struct late_send *l = arg;
 
-	sleep_ns(40 * MS);
-	while (timer_due_by(l->due_by))
-		sleep_ns(1 * MS);
+	sleep_ns(40 * TU_MS);
+	while (tu_timer_due_by(l->due_by))
+		sleep_ns(1 * TU_MS);
 	l->rc = act_send(*l->to, 8, NULL, 0);
 	return NULL;
 }
@@ -736,7 +735,7 @@ static void x_proc(void *arg)
 
 	(void)arg;
 	act_spawn(early_msg, &self);
-	m = act_receive(30 * MS);
+	m = act_receive(30 * TU_MS);
 	ck_assert_ptr_nonnull(m);
 	act_msg_free(m);
 }
@@ -750,16 +749,16 @@ static void i4_reuse_main(void *arg)
 
 	(void)arg;
 	x = act_spawn(x_proc, NULL);
-	ck_assert(wait_gone(x));
+	ck_assert(tu_wait_gone(x));
 	/* y's own first wait (1 ms) is due before this too */
-	l.due_by = act__clock_now() + 30 * MS;
+	l.due_by = act__clock_now() + 30 * TU_MS;
 	y = act_spawn(i4_waiter, &w);
-	ck_assert_uint_eq(pid_index_of(y), pid_index_of(x));
+	ck_assert_uint_eq(tu_pid_index(y), tu_pid_index(x));
 	l.to = &y;
 	l.rc = 1;
 	ck_assert_int_eq(pthread_create(&t, NULL, late_sender, &l), 0);
 	act_msg_free(act_receive(ACT_FOREVER)); /* y is done */
-	ck_assert(wait_gone(y));
+	ck_assert(tu_wait_gone(y));
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_int_eq(l.rc, 0);
 	ck_assert_int_eq(w.was_null, 0);
@@ -771,9 +770,9 @@ static void i4_reuse_main(void *arg)
  * the worker that reaped it, and the spawner may be on another). */
 START_TEST(test_I4_late_timer_never_wakes_reused_slot)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, i4_reuse_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, i4_reuse_main, NULL), 0);
 }
 END_TEST
 
@@ -815,7 +814,7 @@ static void i4_many_receiver(void *arg)
 	int i;
 
 	for (i = 0; i < I4_RECEIVES; i++) {
-		m = act_receive(1 * MS);
+		m = act_receive(1 * TU_MS);
 		if (!m) {
 			s->nulls++;
 			s->null_with_pending += s->sent != s->received;
@@ -838,8 +837,8 @@ static void i4_many_main(void *arg)
 	s->receiver = act_spawn(i4_many_receiver, s);
 	snd = act_spawn(i4_many_sender, s);
 	act_msg_free(act_receive(ACT_FOREVER));
-	ck_assert(wait_gone(s->receiver));
-	ck_assert(wait_gone(snd));
+	ck_assert(tu_wait_gone(s->receiver));
+	ck_assert(tu_wait_gone(snd));
 }
 
 /*
@@ -851,11 +850,11 @@ static void i4_many_main(void *arg)
  */
 START_TEST(test_I4_short_timeouts_never_hide_messages)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct i4_many s;
 
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(run_main(&cfg, i4_many_main, &s), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, i4_many_main, &s), 0);
 	ck_assert_int_eq(s.received + s.nulls, I4_RECEIVES);
 	ck_assert_int_eq(s.null_with_pending, 0);
 	ck_assert_int_eq(s.bad_tag, 0);
@@ -897,20 +896,20 @@ static void i5_sim_main(void *arg)
 
 	(void)arg;
 	a = act_spawn(noop, NULL);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	b = act_spawn(i5_receiver, &w);
-	ck_assert_uint_eq(pid_index_of(b), pid_index_of(a));
+	ck_assert_uint_eq(tu_pid_index(b), tu_pid_index(a));
 	ck_assert_uint_ne(b.id, a.id);
-	ck_assert_ptr_null(lookup(a));
+	ck_assert_ptr_null(tu_lookup(a));
 	ck_assert_int_eq(act_send(a, 1, NULL, 0), -ESRCH);
 	before = act__slab_outstanding(&wk->slab);
 	e = act__slab_alloc(&wk->slab, 0);
 	ck_assert_ptr_nonnull(e);
 	e->to = a;
 	e->msg = (struct act_msg){ .tag = 99, .from = act_self() };
-	act__mailbox_push(lookup(b), e);
+	act__mailbox_push(tu_lookup(b), e);
 	ck_assert_int_eq(act_send(b, 2, NULL, 0), 0);
-	ck_assert(wait_gone(b));
+	ck_assert(tu_wait_gone(b));
 	ck_assert_int_eq(w.returned, 1);
 	ck_assert_uint_eq(w.tag, 2);
 	ck_assert_int_eq(w.was_null, 1);
@@ -923,9 +922,9 @@ static void i5_sim_main(void *arg)
  * is exact only while no other worker holds frees back (slab.h). */
 START_TEST(test_I5_stale_pid_simulated)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, i5_sim_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, i5_sim_main, NULL), 0);
 }
 END_TEST
 
@@ -988,10 +987,10 @@ static void i5_race_main(void *arg)
 		p = act_spawn(i5_occupant, r);
 		ck_assert_uint_ne(p.id, 0);
 		if (i == 0)
-			index = pid_index_of(p);
-		ck_assert_uint_eq(pid_index_of(p), index);
+			index = tu_pid_index(p);
+		ck_assert_uint_eq(tu_pid_index(p), index);
 		atomic_store(&r->target, p.id);
-		ck_assert(wait_gone(p));
+		ck_assert(tu_wait_gone(p));
 	}
 	atomic_store(&r->stop, 1);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
@@ -1001,11 +1000,11 @@ static void i5_race_main(void *arg)
  * I4's reuse test). */
 START_TEST(test_I5_stale_pid_race)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct i5_race r;
 
 	memset(&r, 0, sizeof(r));
-	ck_assert_int_eq(run_main(&cfg, i5_race_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, i5_race_main, &r), 0);
 	ck_assert_int_eq(r.wrong, 0);
 	ck_assert_int_le(r.got, r.sent);
 }
@@ -1111,7 +1110,7 @@ static void i7_main(void *arg)
 
 	r->parent = act_self();
 	r->receiver = act_spawn(i7_receiver, r);
-	ck_assert(wait_waiting(r->receiver));
+	ck_assert(tu_wait_waiting(r->receiver));
 	for (i = 0; i < I7_SENDERS; i++)
 		s[i] = (struct i7_sender){ r, i };
 	for (i = 0; i < I7_THREADS; i++)
@@ -1132,7 +1131,7 @@ START_TEST(test_I7_pair_order)
 	int i;
 
 	memset(&r, 0, sizeof(r));
-	ck_assert_int_eq(run_main(NULL, i7_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(NULL, i7_main, &r), 0);
 	ck_assert_int_eq(r.bad, 0);
 	ck_assert_int_eq(atomic_load(&r.failed_sends), 0);
 	ck_assert_int_eq(r.out_of_order, 0);
@@ -1164,7 +1163,7 @@ static void i9_blocked(void *arg)
 static void i9_timed(void *arg)
 {
 	(void)arg;
-	act_msg_free(act_receive_match(match_none, NULL, 3600LL * 1000 * MS));
+	act_msg_free(act_receive_match(match_none, NULL, TU_HOUR));
 }
 
 static void i9_yielder(void *arg)
@@ -1200,9 +1199,9 @@ static void i9_main(void *arg)
 
 START_TEST(test_I9_clean_stop)
 {
-	ck_assert_int_eq(count_tasks(), 1);
-	ck_assert_int_eq(run_main(NULL, i9_main, NULL), 0);
-	ck_assert_int_eq(count_tasks(), 1);
+	ck_assert_int_eq(tu_count_tasks(), 1);
+	ck_assert_int_eq(tu_run_main(NULL, i9_main, NULL), 0);
+	ck_assert_int_eq(tu_count_tasks(), 1);
 	ck_assert_ptr_null(act__rt_current);
 }
 END_TEST
@@ -1232,14 +1231,14 @@ static void i9_holder_main(void *arg)
 	big_holder = act_spawn(i9_holder, NULL);
 	ck_assert_int_eq(act_send(small_holder, 1, big, 32), 0);
 	ck_assert_int_eq(act_send(big_holder, 1, big, sizeof(big)), 0);
-	ck_assert(wait_waiting(small_holder));
-	ck_assert(wait_waiting(big_holder));
+	ck_assert(tu_wait_waiting(small_holder));
+	ck_assert(tu_wait_waiting(big_holder));
 }
 
 START_TEST(test_I9_clean_stop_held_messages)
 {
 	ck_assert_int_eq(act_main(NULL, i9_holder_main, NULL), 0);
-	ck_assert_int_eq(count_tasks(), 1);
+	ck_assert_int_eq(tu_count_tasks(), 1);
 	ck_assert_int_eq(act__last_leaks.procs, 0);
 	ck_assert_int_eq(act__last_leaks.stacks, 0);
 	ck_assert_msg(act__last_leaks.envelopes == 0,
@@ -1337,7 +1336,7 @@ static void i10_main(void *arg)
  */
 static void i10_tracee(void)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct i10_result res = { 0 };
 	int rc;
 
@@ -1412,7 +1411,7 @@ static long check_no_syscalls(void (*tracee)(void), const char *what)
 	struct trace_result tr;
 	pid_t pid;
 
-	if (UNDER_ASAN) {
+	if (TU_UNDER_ASAN) {
 		fprintf(stderr, "I10: skipped under ASan\n");
 		return 0;
 	}
@@ -1586,9 +1585,9 @@ static Suite *invariants_suite(void)
 	tc = tcase_create("I10");
 	tcase_set_timeout(tc, 60);
 	/* TSan's runtime makes system calls of its own, as ASan's does */
-	tu_add_test_unless(UNDER_TSAN, "TSan", tc,
+	tu_add_test_unless(TU_UNDER_TSAN, "TSan", tc,
 			   test_I10_no_syscall_busy_fast_path);
-	tu_add_test_unless(UNDER_TSAN, "TSan", tc,
+	tu_add_test_unless(TU_UNDER_TSAN, "TSan", tc,
 			   test_I10_no_syscall_foreign_send);
 	suite_add_tcase(s, tc);
 	return s;

@@ -56,13 +56,13 @@ static void fill_up(int fd, bool sock)
 	ck_assert_int_eq(fcntl(fd, F_SETFL, fl), 0);
 }
 
-/* ---- pipes (pipe_main and its reader are in iotest.h) ------------------ */
+/* ---- pipes (tu_pipe_main and its reader are in iotest.h) --------------- */
 
 START_TEST(pipe_io)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, pipe_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tu_pipe_main, NULL), 0);
 }
 END_TEST
 
@@ -76,7 +76,7 @@ struct sp_case {
 static void sp_waitall(void *arg)
 {
 	struct sp_case *sc = arg;
-	struct read_reply r;
+	struct tu_read_reply r;
 
 	memset(&r, 0, sizeof(r));
 	r.n = act_io_recv(sc->sv[1], r.buf, 8, MSG_WAITALL);
@@ -86,7 +86,7 @@ static void sp_waitall(void *arg)
 static void socketpair_main(void *arg)
 {
 	struct sp_case sc = { .main = act_self() };
-	struct read_reply *r;
+	struct tu_read_reply *r;
 	struct act_msg *m;
 	char buf[64];
 	act_pid rd;
@@ -105,12 +105,12 @@ static void socketpair_main(void *arg)
 				     MSG_DONTWAIT), -EAGAIN);
 	/* MSG_WAITALL: the recv waits for all 8 bytes, sent in two parts
 	 * while it waits */
-	rd = spawn_ok(sp_waitall, &sc);
-	ck_assert(wait_iowait(rd));
+	rd = tu_spawn(sp_waitall, &sc);
+	ck_assert(tu_wait_iowait(rd));
 	ck_assert_int_eq(act_io_send(sc.sv[0], "0123", 4, 0), 4);
-	act_sleep(5 * MS);
+	act_sleep(5 * TU_MS);
 	ck_assert_int_eq(act_io_send(sc.sv[0], "4567", 4, MSG_NOSIGNAL), 4);
-	m = receive_tag(2);
+	m = tu_receive_tag(2);
 	r = m->data;
 	ck_assert_int_eq(r->n, 8);
 	ck_assert(!memcmp(r->buf, "01234567", 8));
@@ -128,9 +128,9 @@ static void socketpair_main(void *arg)
 
 START_TEST(socketpair_io)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, socketpair_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, socketpair_main, NULL), 0);
 }
 END_TEST
 
@@ -187,7 +187,7 @@ static void tcp_acceptor(void *arg)
 		if (i == 0) /* no address wanted */
 			fd = act_io_accept(tc->l, NULL, NULL, SOCK_CLOEXEC);
 		else
-			fd = act_io_accept(tc->l, SA(&peer), &plen,
+			fd = act_io_accept(tc->l, TU_SA(&peer), &plen,
 					   i % 2 ? SOCK_CLOEXEC | SOCK_NONBLOCK
 						 : SOCK_CLOEXEC);
 		ck_assert_int_ge(fd, 0);
@@ -201,7 +201,7 @@ static void tcp_acceptor(void *arg)
 			bad += peer.sin_addr.s_addr != htonl(INADDR_LOOPBACK);
 		}
 		tcp_conns[i] = (struct tcp_conn){ tc, fd };
-		spawn_ok(tcp_handler, &tcp_conns[i]);
+		tu_spawn(tcp_handler, &tcp_conns[i]);
 	}
 	atomic_fetch_add(&tc->bad, bad);
 	ck_assert_int_eq(act_send(tc->main, 4, NULL, 0), 0);
@@ -213,9 +213,9 @@ static void tcp_client(void *arg)
 	unsigned char out[TCP_MSG], in[TCP_MSG];
 	unsigned r, bad = 0, k = (unsigned)act_self().id;
 	ssize_t n, got;
-	int s = tcp_socket();
+	int s = tu_tcp_socket();
 
-	ck_assert_int_eq(act_io_connect(s, SA(&tc->a), sizeof(tc->a)), 0);
+	ck_assert_int_eq(act_io_connect(s, TU_SA(&tc->a), sizeof(tc->a)), 0);
 	for (r = 0; r < TCP_ROUNDS; r++) {
 		memset(out, (int)(k * 31 + r) & 0xff, sizeof(out));
 		out[0] = (unsigned char)r;
@@ -243,25 +243,25 @@ static void tcp_main(void *arg)
 	(void)arg;
 	tc.main = act_self();
 	atomic_store(&tc.bad, 0);
-	tc.l = tcp_bound(&tc.a, 64);
-	spawn_ok(tcp_acceptor, &tc);
+	tc.l = tu_tcp_bound(&tc.a, 64);
+	tu_spawn(tcp_acceptor, &tc);
 	for (i = 0; i < TCP_CLIENTS; i++)
-		spawn_ok(tcp_client, &tc);
-	act_msg_free(receive_tag(4));
+		tu_spawn(tcp_client, &tc);
+	act_msg_free(tu_receive_tag(4));
 	for (i = 0; i < TCP_CLIENTS; i++) {
-		act_msg_free(receive_tag(5));
-		act_msg_free(receive_tag(3));
+		act_msg_free(tu_receive_tag(5));
+		act_msg_free(tu_receive_tag(3));
 	}
 	ck_assert_uint_eq(atomic_load(&tc.bad), 0);
 	ck_assert_int_eq(act_io_close(tc.l), 0);
-	ck_assert(wait_no_inflight());
+	ck_assert(tu_wait_no_inflight());
 }
 
 START_TEST(tcp_loopback)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, tcp_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tcp_main, NULL), 0);
 }
 END_TEST
 
@@ -347,12 +347,12 @@ static void file_main(void *arg)
 	ck_assert_int_eq(ftruncate(fc.fd, 0), 0);
 	for (i = 0; i < FILE_PROCS; i++) {
 		fw[i] = (struct file_writer){ &fc, i };
-		spawn_ok(file_writer, &fw[i]);
+		tu_spawn(file_writer, &fw[i]);
 	}
 	for (i = 0; i < FILE_PROCS; i++) {
 		unsigned b;
 
-		m = receive_tag(6);
+		m = tu_receive_tag(6);
 		memcpy(&b, m->data, sizeof(b));
 		bad += b;
 		act_msg_free(m);
@@ -372,9 +372,9 @@ static void file_main(void *arg)
 
 START_TEST(file_io)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, file_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, file_main, NULL), 0);
 }
 END_TEST
 
@@ -382,7 +382,7 @@ END_TEST
 
 static void poller(void *arg)
 {
-	struct pipe_case *pc = arg;
+	struct tu_pipe_case *pc = arg;
 	int rev = act_io_poll(pc->p[0], POLLIN);
 
 	ck_assert_int_eq(act_send(pc->main, 7, &rev, sizeof(rev)), 0);
@@ -390,19 +390,19 @@ static void poller(void *arg)
 
 static void poll_main(void *arg)
 {
-	struct pipe_case pc = { .main = act_self() };
+	struct tu_pipe_case pc = { .main = act_self() };
 	struct act_msg *m;
 	int sv[2], rev;
 	char c;
 	act_pid pp;
 
 	(void)arg;
-	mkpipe(pc.p);
+	tu_mkpipe(pc.p);
 	/* a poll that waits, until data comes */
-	pp = spawn_ok(poller, &pc);
-	ck_assert(wait_iowait(pp));
+	pp = tu_spawn(poller, &pc);
+	ck_assert(tu_wait_iowait(pp));
 	ck_assert_int_eq(write(pc.p[1], "q", 1), 1);
-	m = receive_tag(7);
+	m = tu_receive_tag(7);
 	memcpy(&rev, m->data, sizeof(rev));
 	act_msg_free(m);
 	ck_assert_int_eq(rev, POLLIN);
@@ -417,7 +417,7 @@ static void poll_main(void *arg)
 	rev = act_io_poll(pc.p[0], POLLIN);
 	ck_assert_int_ge(rev, 0);
 	ck_assert(rev & POLLHUP);
-	close_pair(pc.p);
+	tu_close_pair(pc.p);
 	/* a socket with data both ways ready; its peer gone: IN and HUP */
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 				    sv), 0);
@@ -434,9 +434,9 @@ static void poll_main(void *arg)
 
 START_TEST(poll_revents)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, poll_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, poll_main, NULL), 0);
 }
 END_TEST
 
@@ -458,14 +458,14 @@ static void errors_main(void *arg)
 	ck_assert_int_eq(act_io_accept(bad, NULL, NULL, 0), -EBADF);
 	memset(&a, 0, sizeof(a));
 	a.sin_family = AF_INET;
-	ck_assert_int_eq(act_io_connect(bad, SA(&a), sizeof(a)), -EBADF);
+	ck_assert_int_eq(act_io_connect(bad, TU_SA(&a), sizeof(a)), -EBADF);
 	ck_assert_int_eq(act_io_close(bad), -EBADF);
 	ck_assert_int_eq(act_io_poll(bad, POLLIN), -EBADF);
-	ck_assert_int_eq(act_io_read_timeout(bad, buf, 1, -1, SEC), -EBADF);
-	ck_assert_int_eq(act_io_close_timeout(bad, SEC), -EBADF);
+	ck_assert_int_eq(act_io_read_timeout(bad, buf, 1, -1, TU_SEC), -EBADF);
+	ck_assert_int_eq(act_io_close_timeout(bad, TU_SEC), -EBADF);
 	ck_assert_int_eq(act_io_poll_timeout(bad, POLLIN, 0), -EBADF);
 	/* the wrong end, the wrong kind of descriptor */
-	mkpipe(p);
+	tu_mkpipe(p);
 	ck_assert_int_eq(act_io_read(p[1], buf, 1, -1), -EBADF);
 	ck_assert_int_eq(act_io_write(p[0], "x", 1, -1), -EBADF);
 	ck_assert_int_eq(act_io_recv(p[0], buf, 1, 0), -ENOTSOCK);
@@ -474,9 +474,9 @@ static void errors_main(void *arg)
 	ck_assert_int_eq(act_io_write(p[1], "x", 1, -1), -EPIPE);
 	close(p[1]);
 	/* a socket that does not listen, an address too short */
-	s = tcp_socket();
+	s = tu_tcp_socket();
 	ck_assert_int_eq(act_io_accept(s, NULL, NULL, 0), -EINVAL);
-	ck_assert_int_eq(act_io_connect(s, SA(&a), 3), -EINVAL);
+	ck_assert_int_eq(act_io_connect(s, TU_SA(&a), 3), -EINVAL);
 	close(s);
 	/* recv on a closed peer: end of file, on TCP as on a pair */
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
@@ -484,15 +484,15 @@ static void errors_main(void *arg)
 	close(sv[1]);
 	ck_assert_int_eq(act_io_recv(sv[0], buf, sizeof(buf), 0), 0);
 	close(sv[0]);
-	l = tcp_bound(&a, 4);
-	s = tcp_socket();
-	ck_assert_int_eq(act_io_connect(s, SA(&a), sizeof(a)), 0);
+	l = tu_tcp_bound(&a, 4);
+	s = tu_tcp_socket();
+	ck_assert_int_eq(act_io_connect(s, TU_SA(&a), sizeof(a)), 0);
 	ck_assert_int_eq(act_io_close(l), 0); /* the pending one is reset */
 	ck_assert_int_eq(act_io_recv(s, buf, sizeof(buf), 0), -ECONNRESET);
 	close(s);
-	l = tcp_bound(&a, 4);
-	s = tcp_socket();
-	ck_assert_int_eq(act_io_connect(s, SA(&a), sizeof(a)), 0);
+	l = tu_tcp_bound(&a, 4);
+	s = tu_tcp_socket();
+	ck_assert_int_eq(act_io_connect(s, TU_SA(&a), sizeof(a)), 0);
 	sv[0] = accept4(l, NULL, NULL, SOCK_CLOEXEC);
 	ck_assert_int_ge(sv[0], 0);
 	ck_assert_int_eq(act_io_close(sv[0]), 0);
@@ -500,25 +500,25 @@ static void errors_main(void *arg)
 	close(s);
 	close(l);
 	/* a closed port: bound (so nobody takes it) but not listening */
-	closed_port = tcp_bound(&refused, -1);
-	s = tcp_socket();
-	ck_assert_int_eq(act_io_connect(s, SA(&refused), sizeof(refused)),
+	closed_port = tu_tcp_bound(&refused, -1);
+	s = tu_tcp_socket();
+	ck_assert_int_eq(act_io_connect(s, TU_SA(&refused), sizeof(refused)),
 			 -ECONNREFUSED);
 	close(s);
-	s = tcp_socket();
-	ck_assert_int_eq(act_io_connect_timeout(s, SA(&refused),
-						sizeof(refused), 10 * SEC),
+	s = tu_tcp_socket();
+	ck_assert_int_eq(act_io_connect_timeout(s, TU_SA(&refused),
+						sizeof(refused), 10 * TU_SEC),
 			 -ECONNREFUSED);
 	close(s);
 	close(closed_port);
-	ck_assert_uint_eq(stats_now().io_inflight, 0);
+	ck_assert_uint_eq(tu_stats_now().io_inflight, 0);
 }
 
 START_TEST(errors_as_errno)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, errors_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, errors_main, NULL), 0);
 }
 END_TEST
 
@@ -555,8 +555,8 @@ static void drainer(void *arg)
 	struct drain_case *dc = arg;
 	static char junk[65536];
 
-	act_sleep(10 * MS);
-	while (unread(dc->fd) > 0)
+	act_sleep(10 * TU_MS);
+	while (tu_unread(dc->fd) > 0)
 		ck_assert_int_gt(dc->sock ? recv(dc->fd, junk, sizeof(junk), 0)
 					  : read(dc->fd, junk, sizeof(junk)),
 				 0);
@@ -566,39 +566,39 @@ static void drainer(void *arg)
 static void connector(void *arg)
 {
 	struct tcp_case *tc = arg;
-	int s = tcp_socket();
+	int s = tu_tcp_socket();
 
-	act_sleep(10 * MS);
-	ck_assert_int_eq(act_io_connect(s, SA(&tc->a), sizeof(tc->a)), 0);
+	act_sleep(10 * TU_MS);
+	ck_assert_int_eq(act_io_connect(s, TU_SA(&tc->a), sizeof(tc->a)), 0);
 	ck_assert_int_eq(act_send(tc->main, 8, &s, sizeof(s)), 0);
 }
 
 static void late_writer(void *arg)
 {
-	struct pipe_case *pc = arg;
+	struct tu_pipe_case *pc = arg;
 
-	act_sleep(10 * MS);
+	act_sleep(10 * TU_MS);
 	ck_assert_int_eq(write(pc->p[1], "late", 4), 4);
 }
 
 static void timeouts_pipe(void)
 {
-	struct pipe_case pc = { .main = act_self() };
+	struct tu_pipe_case pc = { .main = act_self() };
 	struct drain_case dc = { .main = act_self() };
-	uint64_t cancels0 = stats_now().io_cancels;
+	uint64_t cancels0 = tu_stats_now().io_cancels;
 	char buf[8];
 
-	mkpipe(pc.p);
+	tu_mkpipe(pc.p);
 	/* read: never ready */
 	memset(buf, 'Z', sizeof(buf));
 	t_begin();
 	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1,
-					     TMO), -ETIMEDOUT);
-	t_check_not_early(TMO);
-	ck_assert_uint_eq(stats_now().io_inflight, 0);
+					     TU_TMO), -ETIMEDOUT);
+	t_check_not_early(TU_TMO);
+	ck_assert_uint_eq(tu_stats_now().io_inflight, 0);
 	ck_assert_int_eq(write(pc.p[1], "abcd", 4), 4);
-	act_sleep(5 * MS);
-	ck_assert_int_eq(unread(pc.p[0]), 4); /* nobody took it */
+	act_sleep(5 * TU_MS);
+	ck_assert_int_eq(tu_unread(pc.p[0]), 4); /* nobody took it */
 	ck_assert(!memcmp(buf, "ZZZZZZZZ", 8));
 	/* 0: at once, done if ready, else -ETIMEDOUT */
 	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1, 0),
@@ -607,43 +607,43 @@ static void timeouts_pipe(void)
 	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1, 0),
 			 -ETIMEDOUT);
 	/* ready in time; no limit */
-	spawn_ok(late_writer, &pc);
+	tu_spawn(late_writer, &pc);
 	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1,
-					     10 * SEC), 4);
+					     10 * TU_SEC), 4);
 	ck_assert(!memcmp(buf, "late", 4));
-	spawn_ok(late_writer, &pc);
+	tu_spawn(late_writer, &pc);
 	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1,
 					     -1), 4);
 	/* poll */
 	t_begin();
-	ck_assert_int_eq(act_io_poll_timeout(pc.p[0], POLLIN, TMO),
+	ck_assert_int_eq(act_io_poll_timeout(pc.p[0], POLLIN, TU_TMO),
 			 -ETIMEDOUT);
-	t_check_not_early(TMO);
+	t_check_not_early(TU_TMO);
 	ck_assert_int_eq(act_io_poll_timeout(pc.p[0], POLLIN, 0), -ETIMEDOUT);
 	ck_assert_int_eq(act_io_poll_timeout(pc.p[1], POLLOUT, 0), POLLOUT);
-	spawn_ok(late_writer, &pc);
-	ck_assert_int_eq(act_io_poll_timeout(pc.p[0], POLLIN, 10 * SEC),
+	tu_spawn(late_writer, &pc);
+	ck_assert_int_eq(act_io_poll_timeout(pc.p[0], POLLIN, 10 * TU_SEC),
 			 POLLIN);
 	ck_assert_int_eq(read(pc.p[0], buf, sizeof(buf)), 4);
 	/* write: a full pipe */
 	fill_up(pc.p[1], false);
 	t_begin();
-	ck_assert_int_eq(act_io_write_timeout(pc.p[1], "w", 1, -1, TMO),
+	ck_assert_int_eq(act_io_write_timeout(pc.p[1], "w", 1, -1, TU_TMO),
 			 -ETIMEDOUT);
-	t_check_not_early(TMO);
+	t_check_not_early(TU_TMO);
 	ck_assert_int_eq(act_io_write_timeout(pc.p[1], "w", 1, -1, 0),
 			 -ETIMEDOUT);
 	dc.fd = pc.p[0];
-	spawn_ok(drainer, &dc);
-	ck_assert_int_eq(act_io_write_timeout(pc.p[1], "w", 1, -1, 10 * SEC),
+	tu_spawn(drainer, &dc);
+	ck_assert_int_eq(act_io_write_timeout(pc.p[1], "w", 1, -1, 10 * TU_SEC),
 			 1);
-	act_msg_free(receive_tag(19)); /* the drainer is done with p[0] */
+	act_msg_free(tu_receive_tag(19)); /* the drainer is done with p[0] */
 	/* close: it never waits */
 	ck_assert_int_eq(act_io_close_timeout(pc.p[1], 0), 0);
-	ck_assert_int_eq(act_io_close_timeout(pc.p[0], 10 * SEC), 0);
-	ck_assert_int_eq(act_io_close_timeout(pc.p[0], 10 * SEC), -EBADF);
+	ck_assert_int_eq(act_io_close_timeout(pc.p[0], 10 * TU_SEC), 0);
+	ck_assert_int_eq(act_io_close_timeout(pc.p[0], 10 * TU_SEC), -EBADF);
 	/* each timeout above was a cancel */
-	ck_assert_uint_eq(stats_now().io_cancels - cancels0, 6);
+	ck_assert_uint_eq(tu_stats_now().io_cancels - cancels0, 6);
 }
 
 static void timeouts_socket(void)
@@ -655,9 +655,9 @@ static void timeouts_socket(void)
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 				    sv), 0);
 	t_begin();
-	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0, TMO),
-			 -ETIMEDOUT);
-	t_check_not_early(TMO);
+	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0,
+					     TU_TMO), -ETIMEDOUT);
+	t_check_not_early(TU_TMO);
 	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0, 0),
 			 -ETIMEDOUT);
 	ck_assert_int_eq(send(sv[0], "data", 4, 0), 4);
@@ -665,26 +665,26 @@ static void timeouts_socket(void)
 			 4);
 	ck_assert_int_eq(act_io_send_timeout(sv[1], "back", 4, 0, 0), 4);
 	ck_assert_int_eq(act_io_recv_timeout(sv[0], buf, sizeof(buf), 0,
-					     10 * SEC), 4);
+					     10 * TU_SEC), 4);
 	ck_assert(!memcmp(buf, "back", 4));
 	/* a limit that comes after some bytes moved: the short count */
 	ck_assert_int_eq(send(sv[0], "half", 4, 0), 4);
 	t_begin();
-	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, 8, MSG_WAITALL, TMO),
-			 4);
-	t_check_not_early(TMO);
+	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, 8, MSG_WAITALL,
+					     TU_TMO), 4);
+	t_check_not_early(TU_TMO);
 	ck_assert(!memcmp(buf, "half", 4));
 	/* send: a full buffer */
 	fill_up(sv[0], true);
 	t_begin();
-	ck_assert_int_eq(act_io_send_timeout(sv[0], "s", 1, 0, TMO),
+	ck_assert_int_eq(act_io_send_timeout(sv[0], "s", 1, 0, TU_TMO),
 			 -ETIMEDOUT);
-	t_check_not_early(TMO);
+	t_check_not_early(TU_TMO);
 	dc.fd = sv[1];
 	dc.sock = true;
-	spawn_ok(drainer, &dc);
-	ck_assert_int_eq(act_io_send_timeout(sv[0], "s", 1, 0, 10 * SEC), 1);
-	act_msg_free(receive_tag(19));
+	tu_spawn(drainer, &dc);
+	ck_assert_int_eq(act_io_send_timeout(sv[0], "s", 1, 0, 10 * TU_SEC), 1);
+	act_msg_free(tu_receive_tag(19));
 	close(sv[0]);
 	close(sv[1]);
 }
@@ -697,37 +697,37 @@ static void timeouts_tcp(void)
 	int s, s1, s2, lf, fd;
 
 	/* accept: nobody connects, then somebody does */
-	tc.l = tcp_bound(&tc.a, 4);
+	tc.l = tu_tcp_bound(&tc.a, 4);
 	t_begin();
-	ck_assert_int_eq(act_io_accept_timeout(tc.l, NULL, NULL, 0, TMO),
+	ck_assert_int_eq(act_io_accept_timeout(tc.l, NULL, NULL, 0, TU_TMO),
 			 -ETIMEDOUT);
-	t_check_not_early(TMO);
+	t_check_not_early(TU_TMO);
 	ck_assert_int_eq(act_io_accept_timeout(tc.l, NULL, NULL, 0, 0),
 			 -ETIMEDOUT);
-	spawn_ok(connector, &tc);
-	fd = act_io_accept_timeout(tc.l, NULL, NULL, SOCK_CLOEXEC, 10 * SEC);
+	tu_spawn(connector, &tc);
+	fd = act_io_accept_timeout(tc.l, NULL, NULL, SOCK_CLOEXEC, 10 * TU_SEC);
 	ck_assert_int_ge(fd, 0);
-	m = receive_tag(8);
+	m = tu_receive_tag(8);
 	memcpy(&s, m->data, sizeof(s));
 	act_msg_free(m);
 	close(s);
 	close(fd);
 	/* connect: in time to a listener with room */
-	s = tcp_socket();
-	ck_assert_int_eq(act_io_connect_timeout(s, SA(&tc.a), sizeof(tc.a),
-						10 * SEC), 0);
+	s = tu_tcp_socket();
+	ck_assert_int_eq(act_io_connect_timeout(s, TU_SA(&tc.a), sizeof(tc.a),
+						10 * TU_SEC), 0);
 	close(s);
 	close(tc.l);
 	/* connect: a listener whose accept queue is full drops the SYN,
 	 * and the next try is a second away */
-	lf = tcp_bound(&full, 0);
-	s1 = tcp_socket();
-	ck_assert_int_eq(connect(s1, SA(&full), sizeof(full)), 0);
-	s2 = tcp_socket();
+	lf = tu_tcp_bound(&full, 0);
+	s1 = tu_tcp_socket();
+	ck_assert_int_eq(connect(s1, TU_SA(&full), sizeof(full)), 0);
+	s2 = tu_tcp_socket();
 	t_begin();
-	ck_assert_int_eq(act_io_connect_timeout(s2, SA(&full), sizeof(full),
-						TMO), -ETIMEDOUT);
-	t_check_not_early(TMO);
+	ck_assert_int_eq(act_io_connect_timeout(s2, TU_SA(&full), sizeof(full),
+						TU_TMO), -ETIMEDOUT);
+	t_check_not_early(TU_TMO);
 	close(s2);
 	close(s1);
 	close(lf);
@@ -739,20 +739,20 @@ static void timeouts_main(void *arg)
 	timeouts_pipe();
 	timeouts_socket();
 	timeouts_tcp();
-	ck_assert(wait_no_inflight());
+	ck_assert(tu_wait_no_inflight());
 }
 
 START_TEST(timeout_forms)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, timeouts_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, timeouts_main, NULL), 0);
 }
 END_TEST
 
 /* ---- other processes run while one waits -------------------------------- */
 
-#define PINGS (UNDER_TSAN ? 2000 : 20000)
+#define PINGS (TU_UNDER_TSAN ? 2000 : 20000)
 
 struct busy_case {
 	int p[2];
@@ -810,29 +810,29 @@ static void busy_main(void *arg)
 	(void)arg;
 	bc.main = act_self();
 	atomic_store(&bc.read_done, 0);
-	mkpipe(bc.p);
-	rd = spawn_ok(busy_reader, &bc);
-	ck_assert(wait_iowait(rd));
-	bc.pong = spawn_ok(busy_pong, NULL);
-	spawn_ok(busy_ping, &bc);
-	m = receive_tag(10);
+	tu_mkpipe(bc.p);
+	rd = tu_spawn(busy_reader, &bc);
+	ck_assert(tu_wait_iowait(rd));
+	bc.pong = tu_spawn(busy_pong, NULL);
+	tu_spawn(busy_ping, &bc);
+	m = tu_receive_tag(10);
 	memcpy(&early, m->data, sizeof(early));
 	act_msg_free(m);
 	ck_assert_int_eq(early, 0);
 	ck_assert_int_eq(atomic_load(&bc.read_done), 0); /* still waiting */
 	ck_assert_int_eq(write(bc.p[1], "done", 4), 4);
-	m = receive_tag(9);
+	m = tu_receive_tag(9);
 	memcpy(&n, m->data, sizeof(n));
 	act_msg_free(m);
 	ck_assert_int_eq(n, 4);
-	close_pair(bc.p);
+	tu_close_pair(bc.p);
 }
 
 START_TEST(others_run_while_waiting)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, busy_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, busy_main, NULL), 0);
 }
 END_TEST
 
@@ -890,8 +890,8 @@ static bool mw_round(struct mw_case *mw)
 	int i, bad;
 
 	atomic_store(&mw->done, 0);
-	rd = spawn_ok(mw_reader, mw);
-	if (!wait_iowait(rd)) {
+	rd = tu_spawn(mw_reader, mw);
+	if (!tu_wait_iowait(rd)) {
 		ck_assert(mw->timed); /* an untimed read cannot end alone */
 		premise = false;
 	}
@@ -906,15 +906,15 @@ static bool mw_round(struct mw_case *mw)
 	if (mw->timed && atomic_load(&mw->done))
 		premise = false; /* its limit came before the last message */
 	if (!mw->timed) {
-		act_sleep(20 * MS);
+		act_sleep(20 * TU_MS);
 		ck_assert_int_eq(atomic_load(&mw->done), 0);
-		ck_assert(wait_iowait(rd));
+		ck_assert(tu_wait_iowait(rd));
 		ck_assert_int_eq(write(mw->p[1], "data", 4), 4);
 	}
-	m = receive_tag(11);
+	m = tu_receive_tag(11);
 	memcpy(&bad, m->data, sizeof(bad));
 	act_msg_free(m);
-	ck_assert(gone(rd));
+	ck_assert(tu_wait_gone(rd));
 	if (!premise)
 		return false;
 	ck_assert_int_eq(bad, 0);
@@ -928,20 +928,20 @@ static void mw_main(void *arg)
 
 	(void)arg;
 	mw.main = act_self();
-	mkpipe(mw.p);
+	tu_mkpipe(mw.p);
 	mw.timed = false;
 	ck_assert(mw_round(&mw));
 	mw.timed = true;
-	for (tries = 0, mw.tmo = TMO; !mw_round(&mw); tries++, mw.tmo *= 2)
+	for (tries = 0, mw.tmo = TU_TMO; !mw_round(&mw); tries++, mw.tmo *= 2)
 		ck_assert_int_lt(tries, 8); /* 30 ms doubled to 7.7 s */
-	close_pair(mw.p);
+	tu_close_pair(mw.p);
 }
 
 START_TEST(messages_keep_io_waiting)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, mw_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, mw_main, NULL), 0);
 }
 END_TEST
 
@@ -955,41 +955,41 @@ static unsigned enosys_calls(void)
 	unsigned bad = 0;
 	char buf[4];
 
-	mkpipe(p);
+	tu_mkpipe(p);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 				    sv), 0);
-	l = tcp_bound(&a, 4);
+	l = tu_tcp_bound(&a, 4);
 	bad += act_io_read(p[0], buf, 1, -1) != -ENOSYS;
 	bad += act_io_write(p[1], "x", 1, -1) != -ENOSYS;
 	bad += act_io_recv(sv[0], buf, 1, 0) != -ENOSYS;
 	bad += act_io_send(sv[0], "x", 1, 0) != -ENOSYS;
-	bad += act_io_accept(l, SA(&a), &al, 0) != -ENOSYS;
-	bad += act_io_connect(sv[0], SA(&a), sizeof(a)) != -ENOSYS;
+	bad += act_io_accept(l, TU_SA(&a), &al, 0) != -ENOSYS;
+	bad += act_io_connect(sv[0], TU_SA(&a), sizeof(a)) != -ENOSYS;
 	bad += act_io_close(p[0]) != -ENOSYS;
 	bad += act_io_poll(p[1], POLLOUT) != -ENOSYS;
-	bad += act_io_read_timeout(p[0], buf, 1, -1, SEC) != -ENOSYS;
+	bad += act_io_read_timeout(p[0], buf, 1, -1, TU_SEC) != -ENOSYS;
 	bad += act_io_write_timeout(p[1], "x", 1, -1, 0) != -ENOSYS;
 	bad += act_io_recv_timeout(sv[0], buf, 1, 0, -1) != -ENOSYS;
-	bad += act_io_send_timeout(sv[0], "x", 1, 0, SEC) != -ENOSYS;
-	bad += act_io_accept_timeout(l, NULL, NULL, 0, SEC) != -ENOSYS;
-	bad += act_io_connect_timeout(sv[0], SA(&a), sizeof(a), SEC) !=
+	bad += act_io_send_timeout(sv[0], "x", 1, 0, TU_SEC) != -ENOSYS;
+	bad += act_io_accept_timeout(l, NULL, NULL, 0, TU_SEC) != -ENOSYS;
+	bad += act_io_connect_timeout(sv[0], TU_SA(&a), sizeof(a), TU_SEC) !=
 	       -ENOSYS;
-	bad += act_io_close_timeout(p[1], SEC) != -ENOSYS;
-	bad += act_io_poll_timeout(p[1], POLLOUT, SEC) != -ENOSYS;
+	bad += act_io_close_timeout(p[1], TU_SEC) != -ENOSYS;
+	bad += act_io_poll_timeout(p[1], POLLOUT, TU_SEC) != -ENOSYS;
 	bad += act_io_register(p[0]) != -ENOSYS;
 	bad += act_io_unregister(p[0]) != -ENOSYS;
 	/* nothing happened to them */
 	bad += fcntl(p[0], F_GETFD) < 0 || fcntl(p[1], F_GETFD) < 0;
-	bad += unread(p[0]) != 0;
-	close_pair(p);
-	close_pair(sv);
+	bad += tu_unread(p[0]) != 0;
+	tu_close_pair(p);
+	tu_close_pair(sv);
 	close(l);
 	return bad;
 }
 
 static void enosys_main(void *arg)
 {
-	struct kill_basic kb;
+	struct tu_kill_basic kb;
 	struct act_msg *m;
 	act_pid v;
 
@@ -1000,13 +1000,13 @@ static void enosys_main(void *arg)
 	m = act_receive(ACT_FOREVER);
 	ck_assert_uint_eq(m->tag, 3);
 	act_msg_free(m);
-	ck_assert_int_eq(act_sleep(MS), 0);
-	ck_assert_ptr_null(act_receive(2 * MS));
+	ck_assert_int_eq(act_sleep(TU_MS), 0);
+	ck_assert_ptr_null(act_receive(2 * TU_MS));
 	atomic_store(&kb.after, 0);
-	v = spawn_ok(kb_receiver, &kb);
-	ck_assert(wait_receiving(v));
+	v = tu_spawn(tu_kb_receiver, &kb);
+	ck_assert(tu_wait_waiting(v));
 	ck_assert_int_eq(act_kill(v, ACT_EXIT_KILL), 0);
-	ck_assert(gone(v));
+	ck_assert(tu_wait_gone(v));
 	ck_assert_int_eq(atomic_load(&kb.after), 0);
 }
 
@@ -1014,10 +1014,10 @@ START_TEST(no_ring_enosys)
 {
 	struct tu_child c;
 
-	run_ringless(enosys_main, &c);
+	tu_run_ringless(enosys_main, &c);
 	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
 		      "status %#x: %s", c.status, c.err);
-	if (UNDER_ASAN) { /* its warnings about our stacks, 3 lines each */
+	if (TU_UNDER_ASAN) { /* its warnings about our stacks, 3 lines each */
 		tu_drop_lines(c.err, "==");
 		tu_drop_lines(c.err, "False positive error reports");
 		tu_drop_lines(c.err, "For details see");
@@ -1040,31 +1040,32 @@ static unsigned eperm_calls(void)
 	unsigned bad = 0;
 	char buf[4];
 
-	mkpipe(p);
+	tu_mkpipe(p);
 	memset(&a, 0, sizeof(a));
 	ck_assert_int_eq(write(p[1], "ab", 2), 2);
 	bad += act_io_read(p[0], buf, 1, -1) != -EPERM;
 	bad += act_io_write(p[1], "x", 1, -1) != -EPERM;
 	bad += act_io_recv(p[0], buf, 1, 0) != -EPERM;
 	bad += act_io_send(p[1], "x", 1, 0) != -EPERM;
-	bad += act_io_accept(p[0], SA(&a), &al, 0) != -EPERM;
-	bad += act_io_connect(p[0], SA(&a), sizeof(a)) != -EPERM;
+	bad += act_io_accept(p[0], TU_SA(&a), &al, 0) != -EPERM;
+	bad += act_io_connect(p[0], TU_SA(&a), sizeof(a)) != -EPERM;
 	bad += act_io_close(p[0]) != -EPERM;
 	bad += act_io_poll(p[0], POLLIN) != -EPERM;
 	bad += act_io_read_timeout(p[0], buf, 1, -1, 0) != -EPERM;
-	bad += act_io_write_timeout(p[1], "x", 1, -1, SEC) != -EPERM;
-	bad += act_io_recv_timeout(p[0], buf, 1, 0, SEC) != -EPERM;
-	bad += act_io_send_timeout(p[1], "x", 1, 0, SEC) != -EPERM;
-	bad += act_io_accept_timeout(p[0], NULL, NULL, 0, SEC) != -EPERM;
-	bad += act_io_connect_timeout(p[0], SA(&a), sizeof(a), SEC) != -EPERM;
-	bad += act_io_close_timeout(p[0], SEC) != -EPERM;
+	bad += act_io_write_timeout(p[1], "x", 1, -1, TU_SEC) != -EPERM;
+	bad += act_io_recv_timeout(p[0], buf, 1, 0, TU_SEC) != -EPERM;
+	bad += act_io_send_timeout(p[1], "x", 1, 0, TU_SEC) != -EPERM;
+	bad += act_io_accept_timeout(p[0], NULL, NULL, 0, TU_SEC) != -EPERM;
+	bad += act_io_connect_timeout(p[0], TU_SA(&a), sizeof(a), TU_SEC) !=
+	       -EPERM;
+	bad += act_io_close_timeout(p[0], TU_SEC) != -EPERM;
 	bad += act_io_register(p[0]) != -EPERM;
 	bad += act_io_unregister(p[0]) != -EPERM;
-	bad += act_io_poll_timeout(p[0], POLLIN, SEC) != -EPERM;
+	bad += act_io_poll_timeout(p[0], POLLIN, TU_SEC) != -EPERM;
 	/* nothing was done: both ends open, the data still there */
 	bad += fcntl(p[0], F_GETFD) < 0 || fcntl(p[1], F_GETFD) < 0;
-	bad += unread(p[0]) != 2;
-	close_pair(p);
+	bad += tu_unread(p[0]) != 2;
+	tu_close_pair(p);
 	return bad;
 }
 
@@ -1087,10 +1088,10 @@ static void eperm_main(void *arg)
 
 START_TEST(eperm_outside_process)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
 	ck_assert_uint_eq(eperm_calls(), 0); /* no runtime */
-	ck_assert_int_eq(run_main(&cfg, eperm_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, eperm_main, NULL), 0);
 }
 END_TEST
 
@@ -1152,8 +1153,8 @@ static void fixed_main(void *arg)
 	ck_assert_int_eq(act_io_poll(sv[1], POLLIN), POLLIN);
 	ck_assert_int_eq(act_io_recv(sv[1], buf, sizeof(buf), 0), 4);
 	ck_assert(!memcmp(buf, "ping", 4));
-	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0, TMO),
-			 -ETIMEDOUT);
+	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0,
+					     TU_TMO), -ETIMEDOUT);
 	ck_assert_int_eq(act_io_send(sv[1], "pong", 4, 0), 4);
 	ck_assert_int_eq(act_io_recv(sv[0], buf, sizeof(buf), 0), 4);
 	ck_assert(!memcmp(buf, "pong", 4));
@@ -1168,7 +1169,7 @@ static void fixed_main(void *arg)
 	ck_assert_int_eq(act_io_register(sv[1]), 0);
 	ck_assert_int_eq(act_io_close(sv[1]), 0);
 	ck_assert_int_eq(act_io_recv_timeout(sv[0], buf, sizeof(buf), 0,
-					     10 * SEC), 0);
+					     10 * TU_SEC), 0);
 	ck_assert_int_eq(act_io_close(sv[0]), 0);
 	/* bad descriptors */
 	ck_assert_int_eq(act_io_register(-1), -EBADF);
@@ -1181,21 +1182,21 @@ static void fixed_main(void *arg)
 	 * gives its number to a new connection: the new descriptor is the
 	 * new file, not the old one the slot held, and the old socket is
 	 * closed (its peer sees the end) */
-	l = tcp_bound(&sa, 4);
-	c1 = tcp_socket();
-	ck_assert_int_eq(connect(c1, SA(&sa), sizeof(sa)), 0);
+	l = tu_tcp_bound(&sa, 4);
+	c1 = tu_tcp_socket();
+	ck_assert_int_eq(connect(c1, TU_SA(&sa), sizeof(sa)), 0);
 	a = act_io_accept(l, NULL, NULL, SOCK_CLOEXEC);
 	ck_assert_int_ge(a, 0);
 	ck_assert_int_eq(act_io_register(a), 0);
-	c2 = tcp_socket();
-	ck_assert_int_eq(connect(c2, SA(&sa), sizeof(sa)), 0);
+	c2 = tu_tcp_socket();
+	ck_assert_int_eq(connect(c2, TU_SA(&sa), sizeof(sa)), 0);
 	close(a); /* behind the runtime's back */
 	lowest_free_is(a, l, held, &nheld);
 	b = act_io_accept(l, NULL, NULL, SOCK_CLOEXEC);
 	ck_assert_int_eq(b, a);
 	ck_assert_int_eq(send(c2, "new", 3, 0), 3);
 	ck_assert_int_eq(act_io_recv_timeout(b, buf, sizeof(buf), 0,
-					     10 * SEC), 3);
+					     10 * TU_SEC), 3);
 	ck_assert(!memcmp(buf, "new", 3));
 	ck_assert_int_eq(act_io_send(b, "ok", 2, 0), 2);
 	ck_assert_int_eq(recv(c2, buf, sizeof(buf), 0), 2);
@@ -1213,9 +1214,9 @@ static void fixed_main(void *arg)
 
 START_TEST(registered_files)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, fixed_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, fixed_main, NULL), 0);
 }
 END_TEST
 
@@ -1232,7 +1233,7 @@ struct late_thread {
 static void *late_thread_write(void *arg)
 {
 	struct late_thread *lt = arg;
-	struct timespec ts = { 0, (long)MS };
+	struct timespec ts = { 0, (long)TU_MS };
 	int i;
 
 	for (i = 0; i < 5000 && !atomic_load(lt->sleeping); i++)
@@ -1245,37 +1246,37 @@ static void stats_main(void *arg)
 {
 	struct act_stats s0, s1;
 	struct late_thread lt;
-	struct pipe_case pc = { .main = act_self() };
+	struct tu_pipe_case pc = { .main = act_self() };
 	pthread_t t;
 	act_pid rd;
 	char buf[8];
 	int i;
 
 	(void)arg;
-	mkpipe(pc.p);
-	s0 = stats_now();
+	tu_mkpipe(pc.p);
+	s0 = tu_stats_now();
 	for (i = 0; i < 10; i++) {
 		ck_assert_int_eq(act_io_write(pc.p[1], "s", 1, -1), 1);
 		ck_assert_int_eq(act_io_read(pc.p[0], buf, 8, -1), 1);
 	}
-	s1 = stats_now();
+	s1 = tu_stats_now();
 	ck_assert_uint_eq(s1.io_ops - s0.io_ops, 20);
 	ck_assert_uint_eq(s1.io_cancels - s0.io_cancels, 0);
 	ck_assert_uint_eq(s1.io_inflight, 0);
 	ck_assert_uint_gt(s1.reactor_loops, s0.reactor_loops);
 	/* one in flight while a reader waits */
-	rd = spawn_ok(pipe_reader, &pc);
-	ck_assert(wait_inflight(1));
-	ck_assert_uint_eq(stats_now().io_inflight, 1);
+	rd = tu_spawn(tu_pipe_reader, &pc);
+	ck_assert(tu_wait_inflight(1));
+	ck_assert_uint_eq(tu_stats_now().io_inflight, 1);
 	ck_assert_int_eq(write(pc.p[1], "r", 1), 1);
-	act_msg_free(receive_tag(1));
-	ck_assert(gone(rd));
-	ck_assert_uint_eq(stats_now().io_inflight, 0);
+	act_msg_free(tu_receive_tag(1));
+	ck_assert(tu_wait_gone(rd));
+	ck_assert_uint_eq(tu_stats_now().io_inflight, 0);
 	/* a wait long enough for the worker to sleep: the reactor wakes it.
 	 * On a loaded machine the worker may be up again by the time the
 	 * completion comes (full runs saw it), so up to 5 tries: a counter
 	 * that never counts fails all of them */
-	s0 = stats_now();
+	s0 = tu_stats_now();
 	for (i = 0; i < 5; i++) {
 		lt = (struct late_thread){
 			pc.p[1], &act__rt_current->workers[0].bell.sleeping
@@ -1284,26 +1285,26 @@ static void stats_main(void *arg)
 						&lt), 0);
 		ck_assert_int_eq(act_io_read(pc.p[0], buf, 8, -1), 1);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
-		s1 = stats_now();
+		s1 = tu_stats_now();
 		if (s1.reactor_wakes > s0.reactor_wakes)
 			break;
 	}
 	ck_assert_uint_ge(s1.reactor_wakes - s0.reactor_wakes, 1);
 	ck_assert_uint_eq(s1.io_ops - s0.io_ops, (uint64_t)(i < 5 ? i + 1 : 5));
 	/* a timeout is a cancel */
-	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, 8, -1, MS),
+	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, 8, -1, TU_MS),
 			 -ETIMEDOUT);
-	s0 = stats_now();
+	s0 = tu_stats_now();
 	ck_assert_uint_eq(s0.io_ops - s1.io_ops, 1);
 	ck_assert_uint_eq(s0.io_cancels - s1.io_cancels, 1);
-	close_pair(pc.p);
+	tu_close_pair(pc.p);
 }
 
 START_TEST(io_stats)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, stats_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, stats_main, NULL), 0);
 }
 END_TEST
 
@@ -1313,23 +1314,23 @@ static Suite *io_suite(void)
 	Suite *s = suite_create("io");
 	TCase *ops = tcase_create("ops"), *tmo = tcase_create("timeouts");
 	TCase *cfg = tcase_create("config");
-	bool no_ring = !have_ring();
+	bool no_ring = !tu_have_ring();
 
 	tcase_set_timeout(ops, 60);
-	IO_LOOP(ops, pipe_io, 3);
-	IO_LOOP(ops, socketpair_io, 3);
-	IO_LOOP(ops, tcp_loopback, 3);
-	IO_LOOP(ops, file_io, 3);
-	IO_LOOP(ops, poll_revents, 2);
-	IO_LOOP(ops, errors_as_errno, 2);
-	IO_LOOP(ops, others_run_while_waiting, 3);
-	IO_LOOP(ops, messages_keep_io_waiting, 2);
-	IO_LOOP(ops, io_stats, 1);
-	IO_LOOP(ops, registered_files, 3);
+	TU_IO_LOOP(ops, pipe_io, 3);
+	TU_IO_LOOP(ops, socketpair_io, 3);
+	TU_IO_LOOP(ops, tcp_loopback, 3);
+	TU_IO_LOOP(ops, file_io, 3);
+	TU_IO_LOOP(ops, poll_revents, 2);
+	TU_IO_LOOP(ops, errors_as_errno, 2);
+	TU_IO_LOOP(ops, others_run_while_waiting, 3);
+	TU_IO_LOOP(ops, messages_keep_io_waiting, 2);
+	TU_IO_LOOP(ops, io_stats, 1);
+	TU_IO_LOOP(ops, registered_files, 3);
 	suite_add_tcase(s, ops);
 
 	tcase_set_timeout(tmo, 60);
-	IO_LOOP(tmo, timeout_forms, 2);
+	TU_IO_LOOP(tmo, timeout_forms, 2);
 	suite_add_tcase(s, tmo);
 
 	tcase_set_timeout(cfg, 60);

@@ -61,13 +61,13 @@ static unsigned pipe_readers(unsigned want)
 	return lim >= 2 * (rlim_t)want + 64 ? want : (unsigned)(lim - 64) / 2;
 }
 
-/* ---- act_kill (struct kill_basic and kb_receiver are in iotest.h) ------ */
+/* ---- act_kill (struct tu_kill_basic and tu_kb_receiver: iotest.h) ----- */
 
 static void kb_sleeper(void *arg)
 {
-	struct kill_basic *kb = arg;
+	struct tu_kill_basic *kb = arg;
 
-	act_sleep(HOUR);
+	act_sleep(TU_HOUR);
 	atomic_fetch_add(&kb->after, 1);
 }
 
@@ -80,7 +80,7 @@ static void kb_yielder(void *arg)
 
 static void kb_reader(void *arg)
 {
-	struct kill_basic *kb = arg;
+	struct tu_kill_basic *kb = arg;
 	char buf[8];
 
 	act_io_read(kb->p[0], buf, sizeof(buf), -1);
@@ -89,16 +89,16 @@ static void kb_reader(void *arg)
 
 static void kb_timed_recv(void *arg)
 {
-	struct kill_basic *kb = arg;
+	struct tu_kill_basic *kb = arg;
 	char buf[8];
 
-	act_io_recv_timeout(kb->sv[0], buf, sizeof(buf), 0, HOUR);
+	act_io_recv_timeout(kb->sv[0], buf, sizeof(buf), 0, TU_HOUR);
 	atomic_fetch_add(&kb->after, 1);
 }
 
 static void kb_acceptor(void *arg)
 {
-	struct kill_basic *kb = arg;
+	struct tu_kill_basic *kb = arg;
 
 	act_io_accept(kb->l, NULL, NULL, 0);
 	atomic_fetch_add(&kb->after, 1);
@@ -106,7 +106,7 @@ static void kb_acceptor(void *arg)
 
 static void kb_poller(void *arg)
 {
-	struct kill_basic *kb = arg;
+	struct tu_kill_basic *kb = arg;
 
 	act_io_poll(kb->sv[0], POLLIN);
 	atomic_fetch_add(&kb->after, 1);
@@ -116,7 +116,7 @@ static void kb_poller(void *arg)
  * ends it at once, inside act_kill). */
 static void kb_self(void *arg)
 {
-	struct kill_basic *kb = arg;
+	struct tu_kill_basic *kb = arg;
 
 	atomic_store(&kb->self_stage, 1);
 	act_kill(act_self(), 5);
@@ -140,10 +140,10 @@ static void *foreign_killer(void *arg)
 static void kill_basics_main(void *arg)
 {
 	static void (*const victims[])(void *) = {
-		kb_receiver, kb_sleeper, kb_yielder, kb_reader,
+		tu_kb_receiver, kb_sleeper, kb_yielder, kb_reader,
 		kb_timed_recv, kb_acceptor, kb_poller,
 	};
-	static struct kill_basic kb;
+	static struct tu_kill_basic kb;
 	struct foreign_kill fk;
 	struct sockaddr_in a;
 	act_pid v[8], s;
@@ -153,49 +153,49 @@ static void kill_basics_main(void *arg)
 	(void)arg;
 	atomic_store(&kb.after, 0);
 	atomic_store(&kb.self_stage, 0);
-	mkpipe(kb.p);
-	kb.l = tcp_bound(&a, 4);
+	tu_mkpipe(kb.p);
+	kb.l = tu_tcp_bound(&a, 4);
 	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
 				    kb.sv), 0);
 	for (i = 0; i < n; i++)
-		v[i] = spawn_ok(victims[i], &kb);
-	ck_assert(wait_inflight(4)); /* read, recv, accept, poll */
-	act_sleep(5 * MS);           /* the others in their waits */
+		v[i] = tu_spawn(victims[i], &kb);
+	ck_assert(tu_wait_inflight(4)); /* read, recv, accept, poll */
+	act_sleep(5 * TU_MS);           /* the others in their waits */
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(act_kill(v[i], 1000 + (intptr_t)i), 0);
-	ck_assert_uint_eq(wait_all_gone(v, n), 0);
+	ck_assert_uint_eq(tu_wait_all_gone(v, n), 0);
 	ck_assert_int_eq(atomic_load(&kb.after), 0);
-	ck_assert_uint_eq(stats_now().io_inflight, 0);
+	ck_assert_uint_eq(tu_stats_now().io_inflight, 0);
 	/* dead, stale, none */
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(act_kill(v[i], 1), -ESRCH);
 	ck_assert_int_eq(act_kill(ACT_PID_NONE, 1), -ESRCH);
 	/* itself, at its next yield */
-	s = spawn_ok(kb_self, &kb);
-	ck_assert(gone(s));
+	s = tu_spawn(kb_self, &kb);
+	ck_assert(tu_wait_gone(s));
 	ck_assert_int_eq(atomic_load(&kb.self_stage), 1);
 	/* from a thread that is not a process */
-	fk.victim = spawn_ok(kb_reader, &kb);
-	ck_assert(wait_iowait(fk.victim));
+	fk.victim = tu_spawn(kb_reader, &kb);
+	ck_assert(tu_wait_iowait(fk.victim));
 	ck_assert_int_eq(pthread_create(&t, NULL, foreign_killer, &fk), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_int_eq(fk.rc, 0);
-	ck_assert(gone(fk.victim));
+	ck_assert(tu_wait_gone(fk.victim));
 	ck_assert_int_eq(atomic_load(&kb.after), 0);
 	/* nothing read the pipe, the socket or the listener meanwhile */
 	ck_assert_int_eq(write(kb.p[1], "x", 1), 1);
-	ck_assert_int_eq(unread(kb.p[0]), 1);
-	close_pair(kb.p);
-	close_pair(kb.sv);
+	ck_assert_int_eq(tu_unread(kb.p[0]), 1);
+	tu_close_pair(kb.p);
+	tu_close_pair(kb.sv);
 	close(kb.l);
-	ck_assert_uint_eq(stats_now().io_inflight, 0);
+	ck_assert_uint_eq(tu_stats_now().io_inflight, 0);
 }
 
 START_TEST(kill_basics)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
-	ck_assert_int_eq(run_main(&cfg, kill_basics_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, kill_basics_main, NULL), 0);
 	ck_assert_int_eq(act_kill(ACT_PID_NONE, 1), -ESRCH); /* no runtime */
 }
 END_TEST
@@ -223,15 +223,15 @@ static void unborn_main(void *arg)
 	for (i = 0; i < 100; i++)
 		ck_assert_int_eq(act_kill(kids[i], 7), 0);
 	for (i = 0; i < 100; i++)
-		ck_assert(wait_gone(kids[i]));
+		ck_assert(tu_wait_gone(kids[i]));
 }
 
 START_TEST(kill_before_first_turn)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	atomic_store(&unborn_ran, 0);
-	ck_assert_int_eq(run_main(&cfg, unborn_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, unborn_main, NULL), 0);
 	ck_assert_int_eq(atomic_load(&unborn_ran), 0);
 }
 END_TEST
@@ -251,9 +251,9 @@ static void main_killer(void *arg)
 	int rc;
 
 	if (mk->in_io)
-		ck_assert(wait_inflight(1));
+		ck_assert(tu_wait_inflight(1));
 	else
-		ck_assert(wait_receiving(mk->main));
+		ck_assert(tu_wait_waiting(mk->main));
 	ck_assert_int_eq(act_kill(mk->main, mk->reason), 0);
 	/* a second kill: 0 if it had not exited yet (-ESRCH if it had),
 	 * and the first reason stays */
@@ -267,7 +267,7 @@ static void killed_main(void *arg)
 	char buf[8];
 
 	mk->main = act_self();
-	spawn_ok(main_killer, mk);
+	tu_spawn(main_killer, mk);
 	if (mk->in_io)
 		act_io_read(mk->p[0], buf, sizeof(buf), -1);
 	else
@@ -277,28 +277,28 @@ static void killed_main(void *arg)
 
 START_TEST(kill_main)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 	struct main_kill mk;
 
-	mkpipe(mk.p);
+	tu_mkpipe(mk.p);
 	mk.in_io = true;
 	mk.reason = 42;
-	ck_assert_int_eq(run_main(&cfg, killed_main, &mk), 42);
+	ck_assert_int_eq(tu_run_main(&cfg, killed_main, &mk), 42);
 	mk.reason = ACT_EXIT_KILL;
-	ck_assert_int_eq(run_main(&cfg, killed_main, &mk), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_run_main(&cfg, killed_main, &mk), ACT_EXIT_KILLED);
 	mk.in_io = false;
 	mk.reason = 7;
-	ck_assert_int_eq(run_main(&cfg, killed_main, &mk), 7);
+	ck_assert_int_eq(tu_run_main(&cfg, killed_main, &mk), 7);
 	/* the reads were cancelled: what is written now stays */
 	ck_assert_int_eq(write(mk.p[1], "x", 1), 1);
-	ck_assert_int_eq(unread(mk.p[0]), 1);
-	close_pair(mk.p);
+	ck_assert_int_eq(tu_unread(mk.p[0]), 1);
+	tu_close_pair(mk.p);
 }
 END_TEST
 
 /* ---- 1,000 processes killed mid-read (I6) ------------------------------ */
 
-#define KILL_N (UNDER_TSAN ? 200 : 1000)
+#define KILL_N (TU_UNDER_TSAN ? 200 : 1000)
 #define KBUF 256
 #define KDEPTH 4096   /* the reader's buffer lies this deep in its stack */
 #define PAD 16384     /* a painter's painted stack, which covers that */
@@ -355,7 +355,7 @@ static void painter(void *arg)
 	pp->lo = (uintptr_t)&pad[0];
 	pp->hi = (uintptr_t)&pad[PAD - 1] + 1;
 	ck_assert_int_eq(act_send(pp->main, 12, NULL, 0), 0);
-	act_msg_free(receive_tag(13));
+	act_msg_free(tu_receive_tag(13));
 	for (i = 0; i < PAD; i++)
 		bad += pad[i] != PAINT;
 	ck_assert_int_eq(act_send(pp->main, 14, &bad, sizeof(bad)), 0);
@@ -366,10 +366,10 @@ static void readers_start(unsigned n, void (*fn)(void *))
 	unsigned i;
 
 	for (i = 0; i < n; i++) {
-		mkpipe(ks[i].p);
+		tu_mkpipe(ks[i].p);
 		atomic_store(&ks[i].returned, 0);
 		ks[i].buf = 0;
-		ks[i].pid = kpids[i] = spawn_ok(fn, &ks[i]);
+		ks[i].pid = kpids[i] = tu_spawn(fn, &ks[i]);
 	}
 }
 
@@ -387,7 +387,7 @@ static void readers_close(unsigned n)
 	unsigned i;
 
 	for (i = 0; i < n; i++)
-		close_pair(ks[i].p);
+		tu_close_pair(ks[i].p);
 }
 
 /* Readers whose buffer lay inside some painter's paint. */
@@ -422,15 +422,15 @@ static bool kill_mid_read_round(void)
 	act_pid self = act_self();
 	struct act_msg *m;
 
-	s0 = stats_now();
+	s0 = tu_stats_now();
 	readers_start(n, kill_reader);
-	ck_assert(wait_inflight(n));
+	ck_assert(tu_wait_inflight(n));
 	for (i = 0; i < n; i++)
 		kill_fails += act_kill(ks[i].pid, ACT_EXIT_KILL) != 0;
 	ck_assert_uint_eq(kill_fails, 0);
-	ck_assert_uint_eq(wait_all_gone(kpids, n), 0);
+	ck_assert_uint_eq(tu_wait_all_gone(kpids, n), 0);
 	/* I6: each exited only after its operation's completion came */
-	s1 = stats_now();
+	s1 = tu_stats_now();
 	ck_assert_uint_eq(s1.io_inflight, 0);
 	ck_assert_uint_eq(s1.io_ops - s0.io_ops, n);
 	ck_assert_uint_eq(s1.io_cancels - s0.io_cancels, n);
@@ -438,24 +438,24 @@ static bool kill_mid_read_round(void)
 	/* new processes on the dead ones' stacks, painted */
 	for (i = 0; i < n; i++) {
 		pt[i].main = self;
-		ppids[i] = spawn_ok(painter, &pt[i]);
+		ppids[i] = tu_spawn(painter, &pt[i]);
 	}
 	for (i = 0; i < n; i++)
-		act_msg_free(receive_tag(12));
+		act_msg_free(tu_receive_tag(12));
 	/* data into every pipe: no read is left to take it */
 	memset(data, 0xab, sizeof(data));
 	for (i = 0; i < n; i++)
 		bad += write(ks[i].p[1], data, sizeof(data)) != KBUF;
 	ck_assert_uint_eq(bad, 0);
-	act_sleep(20 * MS);
+	act_sleep(20 * TU_MS);
 	for (i = 0; i < n; i++)
-		left += unread(ks[i].p[0]) == KBUF;
+		left += tu_unread(ks[i].p[0]) == KBUF;
 	ck_assert_uint_eq(left, n);
 	/* the painters look at their paint */
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(act_send(ppids[i], 13, NULL, 0), 0);
 	for (i = 0; i < n; i++) {
-		m = receive_tag(14);
+		m = tu_receive_tag(14);
 		memcpy(&b, m->data, sizeof(b));
 		bad += b;
 		act_msg_free(m);
@@ -488,11 +488,11 @@ static void kill_mid_read_main(void *arg)
 
 START_TEST(kill_mid_read)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
 	kill_n = pipe_readers(KILL_N);
 	ck_assert_uint_ge(kill_n, 100);
-	ck_assert_int_eq(run_main(&cfg, kill_mid_read_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, kill_mid_read_main, NULL), 0);
 	readers_close(kill_n);
 }
 END_TEST
@@ -520,9 +520,9 @@ static void kill_race_main(void *arg)
 
 	(void)arg;
 	memset(data, 0xcd, sizeof(data));
-	s0 = stats_now();
+	s0 = tu_stats_now();
 	readers_start(n, plain_reader);
-	ck_assert(wait_inflight(n));
+	ck_assert(tu_wait_inflight(n));
 	for (i = 0; i < n; i++) {
 		if (i % 2) { /* data first: it may return and exit first */
 			bad += write(ks[i].p[1], data, KBUF) != KBUF;
@@ -535,16 +535,16 @@ static void kill_race_main(void *arg)
 	}
 	ck_assert_uint_eq(bad, 0);
 	ck_assert_uint_eq(kill_fails, 0);
-	ck_assert_uint_eq(wait_all_gone(kpids, n), 0);
-	s1 = stats_now();
+	ck_assert_uint_eq(tu_wait_all_gone(kpids, n), 0);
+	s1 = tu_stats_now();
 	ck_assert_uint_eq(s1.io_inflight, 0);
 	ck_assert_uint_eq(s1.io_ops - s0.io_ops, n);
 	for (i = 0; i < n; i += 2)
 		bad += atomic_load(&ks[i].returned);
 	ck_assert_uint_eq(bad, 0);
-	act_sleep(10 * MS);
+	act_sleep(10 * TU_MS);
 	for (i = 0; i < n; i++) {
-		u = unread(ks[i].p[0]);
+		u = tu_unread(ks[i].p[0]);
 		drained += u == 0;
 		kept += u == KBUF;
 		partial += u != 0 && u != KBUF;
@@ -557,11 +557,11 @@ static void kill_race_main(void *arg)
 
 START_TEST(kill_races_completion)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 
 	kill_n = pipe_readers(KILL_N);
 	ck_assert_uint_ge(kill_n, 100);
-	ck_assert_int_eq(run_main(&cfg, kill_race_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, kill_race_main, NULL), 0);
 	readers_close(kill_n);
 }
 END_TEST
@@ -574,7 +574,7 @@ static void stop_main(void *arg)
 {
 	(void)arg;
 	readers_start(STOP_N, plain_reader);
-	ck_assert(wait_inflight(STOP_N));
+	ck_assert(tu_wait_inflight(STOP_N));
 	/* returns: the runtime stops with 100 reads in the kernel */
 }
 
@@ -605,27 +605,27 @@ static void accept_stop_main(void *arg)
 	struct accept_stop *as = arg;
 	int c;
 
-	spawn_ok(stop_acceptor, as);
-	ck_assert(wait_inflight(1));
-	c = tcp_socket();
+	tu_spawn(stop_acceptor, as);
+	ck_assert(tu_wait_inflight(1));
+	c = tu_tcp_socket();
 	/* the handshake completes in connect: the accept's CQE comes at
 	 * once, racing the stop that follows */
-	ck_assert_int_eq(connect(c, SA(&as->a), sizeof(as->a)), 0);
+	ck_assert_int_eq(connect(c, TU_SA(&as->a), sizeof(as->a)), 0);
 	close(c);
 }
 
 START_TEST(stop_closes_accepted_fds)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 	struct accept_stop as;
 	int i, fds, leaked = 0;
 
-	as.l = tcp_bound(&as.a, 256);
-	fds = count_entries("/proc/self/fd");
+	as.l = tu_tcp_bound(&as.a, 256);
+	fds = tu_count_entries("/proc/self/fd");
 	for (i = 0; i < 200; i++) {
-		ck_assert_int_eq(run_main(&cfg, accept_stop_main, &as), 0);
-		leaked += count_entries("/proc/self/fd") != fds;
-		fds = count_entries("/proc/self/fd");
+		ck_assert_int_eq(tu_run_main(&cfg, accept_stop_main, &as), 0);
+		leaked += tu_count_entries("/proc/self/fd") != fds;
+		fds = tu_count_entries("/proc/self/fd");
 	}
 	close(as.l);
 	ck_assert_msg(leaked == 0, "%d of 200 runs left a descriptor open",
@@ -635,28 +635,28 @@ END_TEST
 
 START_TEST(stop_with_reads_in_flight)
 {
-	struct act_config cfg = cfg_for(_i);
+	struct act_config cfg = tu_cfg_for(_i);
 	static unsigned char data[KBUF];
 	unsigned i, left = 0;
 
-	ck_assert_int_eq(run_main(&cfg, stop_main, NULL), 0); /* no leaks */
+	ck_assert_int_eq(tu_run_main(&cfg, stop_main, NULL), 0); /* no leaks */
 	ck_assert_ptr_null(act__rt_current);
 	ck_assert_uint_eq(readers_returned(STOP_N), 0);
 	/* no read is left in any kernel queue to take this */
 	for (i = 0; i < STOP_N; i++) {
 		ck_assert_int_eq(write(ks[i].p[1], data, KBUF), KBUF);
-		left += unread(ks[i].p[0]) == KBUF;
+		left += tu_unread(ks[i].p[0]) == KBUF;
 	}
 	ck_assert_uint_eq(left, STOP_N);
 	readers_close(STOP_N);
 	/* and a runtime starts again */
-	ck_assert_int_eq(run_main(&cfg, pipe_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tu_pipe_main, NULL), 0);
 }
 END_TEST
 
 /* ---- descriptor exhaustion: EMFILE from accept, and a backing-off acceptor */
 
-#define BACKOFF (10 * MS)
+#define BACKOFF (10 * TU_MS)
 #define EMFILE_LIMIT 64
 
 struct emfile_case {
@@ -701,14 +701,14 @@ static void emfile_main(void *arg)
 	char b;
 
 	(void)arg;
-	ec.l = tcp_bound(&a, 8);
-	c1 = tcp_socket();
-	ck_assert_int_eq(connect(c1, SA(&a), sizeof(a)), 0); /* queued */
+	ec.l = tu_tcp_bound(&a, 8);
+	c1 = tu_tcp_socket();
+	ck_assert_int_eq(connect(c1, TU_SA(&a), sizeof(a)), 0); /* queued */
 	n = fill_fds(fillers, EMFILE_LIMIT);
 	ck_assert_int_eq(act_io_accept(ec.l, NULL, NULL, SOCK_CLOEXEC),
 			 -EMFILE);
-	ck_assert_int_eq(act_io_accept_timeout(ec.l, NULL, NULL, 0, 10 * SEC),
-			 -EMFILE);
+	ck_assert_int_eq(act_io_accept_timeout(ec.l, NULL, NULL, 0,
+					       10 * TU_SEC), -EMFILE);
 	close(fillers[--n]);
 	close(fillers[--n]);
 	/* the connection waited in the queue: accepted now */
@@ -719,27 +719,27 @@ static void emfile_main(void *arg)
 	ck_assert_int_eq(b, 'x');
 	close(fd);
 	close(c1);
-	c2 = tcp_socket();
-	ck_assert_int_eq(connect(c2, SA(&a), sizeof(a)), 0);
+	c2 = tu_tcp_socket();
+	ck_assert_int_eq(connect(c2, TU_SA(&a), sizeof(a)), 0);
 	n += fill_fds(fillers + n, EMFILE_LIMIT - n);
 	/* an acceptor that sleeps BACKOFF after each EMFILE makes at most
 	 * one accept per BACKOFF, whatever else runs (sleeps are never
 	 * short): no spin, in the process or in the runtime */
-	s0 = stats_now();
+	s0 = tu_stats_now();
 	t0 = act__clock_now();
-	spawn_ok(backoff_acceptor, &ec);
-	act_sleep(200 * MS);
-	s1 = stats_now();
+	tu_spawn(backoff_acceptor, &ec);
+	act_sleep(200 * TU_MS);
+	s1 = tu_stats_now();
 	t1 = act__clock_now();
 	calls = s1.io_ops - s0.io_ops;
 	bound = (uint64_t)((t1 - t0) / BACKOFF) + 2;
 	ck_assert_uint_ge(calls, 1);
 	ck_assert_msg(calls <= bound, "%llu accepts in %lld ms (at most %llu)",
-		      (unsigned long long)calls, (long long)((t1 - t0) / MS),
+		      (unsigned long long)calls, (long long)((t1 - t0) / TU_MS),
 		      (unsigned long long)bound);
 	close(fillers[--n]);
 	close(fillers[--n]);
-	m = receive_tag(15);
+	m = tu_receive_tag(15);
 	memcpy(res, m->data, sizeof(res));
 	act_msg_free(m);
 	ck_assert_int_ge(res[0], 0);
@@ -756,7 +756,7 @@ static void emfile_main(void *arg)
 
 static void emfile_child(void *arg)
 {
-	struct act_config cfg = with_workers((int)(intptr_t)arg);
+	struct act_config cfg = tu_with_workers((int)(intptr_t)arg);
 	struct rlimit rl;
 
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
@@ -777,7 +777,7 @@ END_TEST
 
 /* ---- a one-entry ring: 1,000 reads outstanding, none lost ------------- */
 
-#define RING1_N (UNDER_TSAN ? 200 : 1000)
+#define RING1_N (TU_UNDER_TSAN ? 200 : 1000)
 #define R1_MAGIC 0x5eed000000000000ull
 
 static act_pid r1_main_pid;
@@ -792,7 +792,7 @@ static void r1_reader(void *arg)
 	ssize_t n;
 
 	if (r1_timed && res[0] % 2)
-		n = act_io_read_timeout(s->p[0], &res[2], 8, -1, 600 * SEC);
+		n = act_io_read_timeout(s->p[0], &res[2], 8, -1, 600 * TU_SEC);
 	else
 		n = act_io_read(s->p[0], &res[2], 8, -1);
 	res[1] = (uint64_t)n;
@@ -808,20 +808,20 @@ static void r1_round(unsigned n, bool timed)
 
 	r1_timed = timed;
 	readers_start(n, r1_reader);
-	ck_assert(wait_inflight(n));
+	ck_assert(tu_wait_inflight(n));
 	for (i = 0; i < n; i++) {
 		v = R1_MAGIC | i;
 		bad += write(ks[i].p[1], &v, sizeof(v)) != sizeof(v);
 	}
 	ck_assert_uint_eq(bad, 0);
 	for (i = 0; i < n; i++) {
-		m = receive_tag(16);
+		m = tu_receive_tag(16);
 		memcpy(res, m->data, sizeof(res));
 		act_msg_free(m);
 		bad += res[1] != 8 || res[2] != (R1_MAGIC | res[0]);
 	}
 	ck_assert_uint_eq(bad, 0);
-	ck_assert(wait_no_inflight());
+	ck_assert(tu_wait_no_inflight());
 	readers_close(n);
 }
 
@@ -833,12 +833,12 @@ static void r1_timed_alone(void *arg)
 	int p[2];
 
 	(void)arg;
-	mkpipe(p);
-	bad += act_io_read_timeout(p[0], buf, sizeof(buf), -1, TMO) !=
+	tu_mkpipe(p);
+	bad += act_io_read_timeout(p[0], buf, sizeof(buf), -1, TU_TMO) !=
 	       -ETIMEDOUT;
-	bad += act_io_write_timeout(p[1], "12345678", 8, -1, SEC) != 8;
-	bad += act_io_read_timeout(p[0], buf, sizeof(buf), -1, SEC) != 8;
-	close_pair(p);
+	bad += act_io_write_timeout(p[1], "12345678", 8, -1, TU_SEC) != 8;
+	bad += act_io_read_timeout(p[0], buf, sizeof(buf), -1, TU_SEC) != 8;
+	tu_close_pair(p);
 	ck_assert_int_eq(act_send(r1_main_pid, 17, &bad, sizeof(bad)), 0);
 }
 
@@ -854,8 +854,8 @@ static void ring1_main(void *arg)
 	/* a timed operation takes two entries: it must complete anyway
 	 * (it once waited for ever: 4cf464f); a bounded wait, so that a
 	 * hang fails here and not by the case's timeout */
-	spawn_ok(r1_timed_alone, NULL);
-	m = act_receive_match(tag_is, (void *)(uintptr_t)17, 10 * SEC);
+	tu_spawn(r1_timed_alone, NULL);
+	m = act_receive_match(tu_tag_is, (void *)(uintptr_t)17, 10 * TU_SEC);
 	ck_assert_msg(m != NULL, "a _timeout call on a ring of one entry "
 				 "never completed");
 	memcpy(&bad, m->data, sizeof(bad));
@@ -866,19 +866,19 @@ static void ring1_main(void *arg)
 
 START_TEST(ring_of_one_loses_nothing)
 {
-	struct act_config cfg = with_workers(_i ? 4 : 1);
+	struct act_config cfg = tu_with_workers(_i ? 4 : 1);
 
 	cfg.ring_entries = 1;
 	kill_n = pipe_readers(RING1_N);
 	ck_assert_uint_ge(kill_n, 100);
-	ck_assert_int_eq(run_main(&cfg, ring1_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, ring1_main, NULL), 0);
 }
 END_TEST
 
 /* ---- signals at the reactor thread lose nothing ------------------------ */
 
 #define SIG_PAIRS 100
-#define SIG_MIN (UNDER_TSAN ? 500 : 3000)
+#define SIG_MIN (TU_UNDER_TSAN ? 500 : 3000)
 #define SIG_ROUNDS 20
 
 static _Atomic unsigned long sigs_sent, sigs_got;
@@ -983,7 +983,8 @@ static void sig_pong(void *arg)
 	uint64_t v;
 
 	for (;;) {
-		if (act_io_read_timeout(sp->ab[0], &v, 8, -1, 600 * SEC) != 8) {
+		if (act_io_read_timeout(sp->ab[0], &v, 8, -1, 600 * TU_SEC) !=
+		    8) {
 			bad++;
 			break;
 		}
@@ -991,7 +992,7 @@ static void sig_pong(void *arg)
 			break;
 		if ((v & 7) == 3)
 			bad += act_io_poll_timeout(sp->ba[1], POLLOUT,
-						   600 * SEC) != POLLOUT;
+						   600 * TU_SEC) != POLLOUT;
 		if ((v & 15) == 5)
 			bad += act_sleep(50000) != 0;
 		v++;
@@ -1022,10 +1023,10 @@ static void sig_main(void *arg)
 	for (i = 0; i < SIG_PAIRS; i++) {
 		sps[i].main = act_self();
 		sps[i].idx = i;
-		mkpipe(sps[i].ab);
-		mkpipe(sps[i].ba);
-		spawn_ok(sig_pong, &sps[i]);
-		spawn_ok(sig_ping, &sps[i]);
+		tu_mkpipe(sps[i].ab);
+		tu_mkpipe(sps[i].ba);
+		tu_spawn(sig_pong, &sps[i]);
+		tu_spawn(sig_ping, &sps[i]);
 	}
 	for (i = 0; i < 2 * SIG_PAIRS; i++) {
 		m = act_receive(ACT_FOREVER);
@@ -1042,18 +1043,18 @@ static void sig_main(void *arg)
 	if (!blocks_usr1(tid))
 		ck_assert_uint_gt(atomic_load(&sigs_got), 0);
 	for (i = 0; i < SIG_PAIRS; i++) {
-		close_pair(sps[i].ab);
-		close_pair(sps[i].ba);
+		tu_close_pair(sps[i].ab);
+		tu_close_pair(sps[i].ba);
 	}
-	ck_assert(wait_no_inflight());
+	ck_assert(tu_wait_no_inflight());
 }
 
 START_TEST(signals_at_reactor)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 	int restart = _i;
 
-	ck_assert_int_eq(run_main(&cfg, sig_main, &restart), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, sig_main, &restart), 0);
 }
 END_TEST
 
@@ -1062,22 +1063,22 @@ static Suite *io_kill_suite(void)
 {
 	Suite *s = suite_create("io_kill");
 	TCase *kill = tcase_create("kill"), *lim = tcase_create("limits");
-	bool no_ring = !have_ring();
+	bool no_ring = !tu_have_ring();
 
 	tcase_set_timeout(kill, 60);
-	IO_LOOP(kill, kill_basics, 3);
-	IO_LOOP(kill, kill_main, 2);
+	TU_IO_LOOP(kill, kill_basics, 3);
+	TU_IO_LOOP(kill, kill_main, 2);
 	tcase_add_test(kill, kill_before_first_turn);
-	IO_LOOP(kill, kill_mid_read, 3);
-	IO_LOOP(kill, kill_races_completion, 2);
-	IO_LOOP(kill, stop_with_reads_in_flight, 3);
-	IO_LOOP(kill, stop_closes_accepted_fds, 2);
+	TU_IO_LOOP(kill, kill_mid_read, 3);
+	TU_IO_LOOP(kill, kill_races_completion, 2);
+	TU_IO_LOOP(kill, stop_with_reads_in_flight, 3);
+	TU_IO_LOOP(kill, stop_closes_accepted_fds, 2);
 	suite_add_tcase(s, kill);
 
 	tcase_set_timeout(lim, 60);
-	IO_LOOP(lim, accept_emfile, 2);
-	IO_LOOP(lim, ring_of_one_loses_nothing, 2);
-	IO_LOOP(lim, signals_at_reactor, 2);
+	TU_IO_LOOP(lim, accept_emfile, 2);
+	TU_IO_LOOP(lim, ring_of_one_loses_nothing, 2);
+	TU_IO_LOOP(lim, signals_at_reactor, 2);
 	suite_add_tcase(s, lim);
 
 	return s;

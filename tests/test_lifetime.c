@@ -19,8 +19,6 @@
 
 #include "reactor/reactor.h"
 
-#define MS 1000000LL
-
 /* ---- calls from another thread while runtimes come and go -------------- */
 
 static _Atomic int hammer_stop;
@@ -62,12 +60,12 @@ static void *hammer(void *arg)
 	while (!atomic_load(&hammer_stop)) {
 		p.id = atomic_load(&target_pid);
 		/* a timer may fire or its runtime stop before the cancel */
-		rc = act_send_after(MS, p, 1, "t", 1, &ref);
+		rc = act_send_after(TU_MS, p, 1, "t", 1, &ref);
 		check("act_send_after", rc, false, 0);
 		if (rc == 0)
 			check("act_timer_cancel", act_timer_cancel(ref), false,
 			      -ENOENT);
-		rc = act_send_interval(MS, p, 2, NULL, 0, &ref);
+		rc = act_send_interval(TU_MS, p, 2, NULL, 0, &ref);
 		check("act_send_interval", rc, false, 0);
 		if (rc == 0)
 			check("act_timer_cancel", act_timer_cancel(ref), false,
@@ -105,7 +103,7 @@ static void short_main(void *arg)
 
 START_TEST(foreign_calls_across_start_and_stop)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 	pthread_t t;
 	int i;
 
@@ -113,7 +111,7 @@ START_TEST(foreign_calls_across_start_and_stop)
 	atomic_store(&bad, 0);
 	ck_assert_int_eq(pthread_create(&t, NULL, hammer, NULL), 0);
 	for (i = 0; i < 200; i++) {
-		ck_assert_int_eq(run_main(&cfg, short_main, NULL), 0);
+		ck_assert_int_eq(tu_run_main(&cfg, short_main, NULL), 0);
 		/* no runtime between two: -ESRCH, never a crash */
 		ck_assert_int_eq(act_stats(NULL, NULL, 0), -ESRCH);
 	}
@@ -152,7 +150,7 @@ static void *call_once(void *arg)
 		to.id = atomic_load(&target_pid);
 		if (!to.id)
 			usleep(1000);
-	} while (!to.id || act_send_after(MS, to, 1, NULL, 0, &ref) != 0);
+	} while (!to.id || act_send_after(TU_MS, to, 1, NULL, 0, &ref) != 0);
 	return NULL;
 }
 
@@ -161,12 +159,12 @@ static void exit_when_inside(void *arg)
 	(void)arg;
 	atomic_store(&target_pid, act_self().id);
 	while (!atomic_load(&inside))
-		act_sleep(MS);
+		act_sleep(TU_MS);
 }
 
 START_TEST(stop_waits_for_callers_inside)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 	pthread_t t;
 	int done;
 
@@ -175,7 +173,7 @@ START_TEST(stop_waits_for_callers_inside)
 	atomic_store(&target_pid, 0);
 	act__test_timer_published = slow_caller;
 	ck_assert_int_eq(pthread_create(&t, NULL, call_once, NULL), 0);
-	ck_assert_int_eq(run_main(&cfg, exit_when_inside, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, exit_when_inside, NULL), 0);
 	/* act_main returned only once the caller inside had left */
 	done = atomic_load(&hook_done);
 	ck_assert_int_eq(done, 1);

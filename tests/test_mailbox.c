@@ -19,8 +19,6 @@
 #include "mem/slab.h"
 #include "sched/worker.h"
 
-#define MS 1000000LL
-
 static int64_t now_ns(void)
 {
 	struct timespec ts;
@@ -86,7 +84,7 @@ static void fifo_main(void *arg)
 
 START_TEST(test_fifo_order_one_sender)
 {
-	ck_assert_int_eq(run_main(NULL, fifo_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, fifo_main, NULL), 0);
 }
 END_TEST
 
@@ -136,7 +134,7 @@ static void selective_main(void *arg)
 	/* no match: poll and timed wait both return NULL, order kept */
 	w.tag = 77;
 	ck_assert_ptr_null(act_receive_match(match_tag, &w, 0));
-	ck_assert_ptr_null(act_receive_match(match_tag, &w, 1 * MS));
+	ck_assert_ptr_null(act_receive_match(match_tag, &w, 1 * TU_MS));
 
 	for (i = 0; i < sizeof(rest) / sizeof(rest[0]); i++) {
 		m = act_receive(0);
@@ -150,7 +148,7 @@ static void selective_main(void *arg)
 
 START_TEST(test_selective_receive_keeps_order)
 {
-	ck_assert_int_eq(run_main(NULL, selective_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, selective_main, NULL), 0);
 }
 END_TEST
 
@@ -203,7 +201,7 @@ static void selective_wait_main(void *arg)
 
 START_TEST(test_selective_receive_waits)
 {
-	ck_assert_int_eq(run_main(NULL, selective_wait_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, selective_wait_main, NULL), 0);
 }
 END_TEST
 
@@ -229,7 +227,7 @@ static void poll_main(void *arg)
 
 START_TEST(test_poll_empty_returns_null)
 {
-	ck_assert_int_eq(run_main(NULL, poll_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, poll_main, NULL), 0);
 	/* outside a process a receive returns NULL */
 	ck_assert_ptr_null(act_receive(0));
 	ck_assert_ptr_null(act_receive(ACT_FOREVER));
@@ -248,7 +246,7 @@ static void probe_child(void *arg)
 	struct blocker_probe *b = arg;
 	uint32_t v = 42;
 
-	b->parked = wait_waiting(b->parent);
+	b->parked = tu_wait_waiting(b->parent);
 	act_send(b->parent, 9, &v, sizeof(v));
 }
 
@@ -273,7 +271,7 @@ static void forever_main(void *arg)
 
 START_TEST(test_forever_blocks_until_message)
 {
-	ck_assert_int_eq(run_main(NULL, forever_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, forever_main, NULL), 0);
 }
 END_TEST
 
@@ -294,12 +292,12 @@ static void *foreign_send_fn(void *arg)
 
 static uintptr_t mbox_tail(void)
 {
-	return (uintptr_t)atomic_load(&self_proc()->mbox.tail);
+	return (uintptr_t)atomic_load(&tu_self_proc()->mbox.tail);
 }
 
 static void kept_main(void *arg)
 {
-	struct act__proc *p = self_proc();
+	struct act__proc *p = tu_self_proc();
 	act_pid self = act_self();
 	int64_t out = envelopes_out();
 	struct act_msg *m;
@@ -334,9 +332,9 @@ static void kept_main(void *arg)
 
 START_TEST(test_last_message_kept_only_from_this_worker)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, kept_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, kept_main, NULL), 0);
 }
 END_TEST
 /*
@@ -355,7 +353,7 @@ struct direct_probe {
 static void direct_child(void *arg)
 {
 	struct direct_probe *b = arg;
-	struct act__proc *q = lookup(b->parent);
+	struct act__proc *q = tu_lookup(b->parent);
 	uint32_t v = 7;
 
 	b->waiting = q && act__ps(atomic_load(&q->state)) == ACT_PS_WAITING;
@@ -383,9 +381,9 @@ static void direct_main(void *arg)
 
 START_TEST(test_direct_switch_settles)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, direct_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, direct_main, NULL), 0);
 }
 END_TEST
 
@@ -397,18 +395,18 @@ static void timeout_main(void *arg)
 
 	(void)arg;
 	t0 = now_ns();
-	ck_assert_ptr_null(act_receive(20 * MS));
+	ck_assert_ptr_null(act_receive(20 * TU_MS));
 	t1 = now_ns();
-	ck_assert_int_ge(t1 - t0, 20 * MS);
+	ck_assert_int_ge(t1 - t0, 20 * TU_MS);
 	/* and once more: the first timer left nothing behind */
 	t0 = now_ns();
-	ck_assert_ptr_null(act_receive_match(NULL, NULL, 5 * MS));
-	ck_assert_int_ge(now_ns() - t0, 5 * MS);
+	ck_assert_ptr_null(act_receive_match(NULL, NULL, 5 * TU_MS));
+	ck_assert_int_ge(now_ns() - t0, 5 * TU_MS);
 }
 
 START_TEST(test_timeout_without_message)
 {
-	ck_assert_int_eq(run_main(NULL, timeout_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, timeout_main, NULL), 0);
 }
 END_TEST
 
@@ -429,22 +427,22 @@ static void *delayed_send_fn(void *arg)
 	sleep_ns(d->delay);
 	/* no bound: a timer that never goes is the library's hang, and the
 	 * test's timeout reports it */
-	while (d->drop_due_by && timer_due_by(d->drop_due_by))
-		sleep_ns(1 * MS);
+	while (d->drop_due_by && tu_timer_due_by(d->drop_due_by))
+		sleep_ns(1 * TU_MS);
 	d->rc = act_send(d->to, d->tag, &v, sizeof(v));
 	return NULL;
 }
 
 static void timed_msg_main(void *arg)
 {
-	struct delayed_send d = { act_self(), 10 * MS, 31, 1, 0 };
+	struct delayed_send d = { act_self(), 10 * TU_MS, 31, 1, 0 };
 	struct act_msg *m;
 	pthread_t t;
 
 	(void)arg;
 	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
 	/* generous: only a broken wake makes this time out */
-	m = act_receive(10000 * MS);
+	m = act_receive(10000 * TU_MS);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_int_eq(d.rc, 0);
 	ck_assert_ptr_nonnull(m);
@@ -455,7 +453,7 @@ static void timed_msg_main(void *arg)
 
 START_TEST(test_timeout_with_message)
 {
-	ck_assert_int_eq(run_main(NULL, timed_msg_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, timed_msg_main, NULL), 0);
 }
 END_TEST
 
@@ -476,17 +474,17 @@ static void early_sender(void *arg)
 static void late_timer_main(void *arg)
 {
 	act_pid self = act_self();
-	struct delayed_send d = { self, 100 * MS, 2, 1, 0 };
+	struct delayed_send d = { self, 100 * TU_MS, 2, 1, 0 };
 	struct act_msg *m;
 	pthread_t t;
 
 	(void)arg;
 	ck_assert_uint_ne(act_spawn(early_sender, &self).id, 0);
-	m = act_receive(30 * MS);
+	m = act_receive(30 * TU_MS);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->tag, 1);
 	act_msg_free(m);
-	d.drop_due_by = now_ns() + 30 * MS;
+	d.drop_due_by = now_ns() + 30 * TU_MS;
 	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
@@ -498,7 +496,7 @@ static void late_timer_main(void *arg)
 
 START_TEST(test_I4_late_timer_does_not_end_next_receive)
 {
-	ck_assert_int_eq(run_main(NULL, late_timer_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, late_timer_main, NULL), 0);
 }
 END_TEST
 
@@ -506,18 +504,18 @@ END_TEST
 static void late_timer_timed_main(void *arg)
 {
 	act_pid self = act_self();
-	struct delayed_send d = { self, 50 * MS, 2, 1, 0 };
+	struct delayed_send d = { self, 50 * TU_MS, 2, 1, 0 };
 	struct act_msg *m;
 	pthread_t t;
 
 	(void)arg;
 	ck_assert_uint_ne(act_spawn(early_sender, &self).id, 0);
-	m = act_receive(30 * MS);
+	m = act_receive(30 * TU_MS);
 	ck_assert_ptr_nonnull(m);
 	act_msg_free(m);
-	d.drop_due_by = now_ns() + 30 * MS;
+	d.drop_due_by = now_ns() + 30 * TU_MS;
 	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
-	m = act_receive(20000 * MS);
+	m = act_receive(20000 * TU_MS);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->tag, 2);
@@ -526,7 +524,7 @@ static void late_timer_timed_main(void *arg)
 
 START_TEST(test_I4_late_timer_does_not_end_next_timed_receive)
 {
-	ck_assert_int_eq(run_main(NULL, late_timer_timed_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, late_timer_timed_main, NULL), 0);
 }
 END_TEST
 
@@ -561,7 +559,7 @@ static void payload_copy_main(void *arg)
 
 START_TEST(test_payload_is_copied)
 {
-	ck_assert_int_eq(run_main(NULL, payload_copy_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, payload_copy_main, NULL), 0);
 }
 END_TEST
 
@@ -592,7 +590,7 @@ static void empty_msg_main(void *arg)
 
 START_TEST(test_empty_message)
 {
-	ck_assert_int_eq(run_main(NULL, empty_msg_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, empty_msg_main, NULL), 0);
 }
 END_TEST
 
@@ -633,7 +631,7 @@ static void big_msg_main(void *arg)
 
 START_TEST(test_large_messages)
 {
-	ck_assert_int_eq(run_main(NULL, big_msg_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, big_msg_main, NULL), 0);
 }
 END_TEST
 
@@ -656,7 +654,7 @@ static void reserved_tag_main(void *arg)
 
 START_TEST(test_reserved_tags_refused)
 {
-	ck_assert_int_eq(run_main(NULL, reserved_tag_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, reserved_tag_main, NULL), 0);
 }
 END_TEST
 
@@ -697,8 +695,8 @@ static void unreceived_main(void *arg)
 	ck_assert_int_eq(act_send(a, 1, big, 100000), 0); /* malloc'd */
 	ck_assert_int_eq(act_send(b, 1, big, 100000), 0);
 	ck_assert_int_gt(envelopes_out(), before);
-	ck_assert(wait_gone(a));
-	ck_assert(wait_gone(b));
+	ck_assert(tu_wait_gone(a));
+	ck_assert(tu_wait_gone(b));
 	ck_assert_int_eq(envelopes_out(), before);
 	free(big);
 	/* and some left in our own mailbox when we return */
@@ -711,13 +709,13 @@ static void unreceived_main(void *arg)
  * they run only once we wait; and envelopes_out() counts this worker's
  * slab, which is exact only while no other worker holds back frees for
  * it (slab.h: they go back in batches, when that worker goes idle).
- * At any count, run_main's leak check at the stop still holds.
+ * At any count, tu_run_main's leak check at the stop still holds.
  */
 START_TEST(test_unreceived_messages_freed)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, unreceived_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, unreceived_main, NULL), 0);
 }
 END_TEST
 
@@ -766,7 +764,7 @@ static void df_main(void *arg)
 
 static void df_child(void *arg)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	act_main(&cfg, df_main, arg);
 	_exit(0);
@@ -781,7 +779,7 @@ START_TEST(double_free_detected)
 		      "case %d: status %#x, stderr: %s", _i, c.status, c.err);
 	ck_assert_ptr_nonnull(strstr(c.err, "was freed already"));
 	tu_drop_lines(c.err, TU_URING_OFF_LINE); /* a fallback run's */
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 }
 END_TEST
 

@@ -235,7 +235,7 @@ static ALWAYS_INLINE void probe_check(struct probe *p, const char *at)
 	probe_note(p, C_PID, p->seen_pid != p->pid.id, at);
 	probe_note(p, C_WORKER, p->seen_worker != truth, at);
 	probe_note(p, C_ACCESSOR, p->seen_accessor != truth, at);
-	probe_note(p, C_CURRENT, !w || w->current != lookup(p->pid), at);
+	probe_note(p, C_CURRENT, !w || w->current != tu_lookup(p->pid), at);
 	fp_print(&fp);
 	probe_note(p, C_FLOAT, fegetround() != p->mode || !fp_same(&fp, &p->fp),
 		   at);
@@ -524,7 +524,7 @@ static long migrate_once(int i)
 	cfg.schedulers = run.nworkers;
 	cfg.reductions = i < 3 ? 0 : 3;
 	ck_assert_int_eq(setenv("ACTORS_WAKE", "waker", 1), 0);
-	ck_assert_int_eq(run_main(&cfg, mig_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, mig_main, NULL), 0);
 	unsetenv("ACTORS_WAKE");
 
 	for (k = 0; k < C_NCHECK; k++)

@@ -28,7 +28,7 @@
 
 static int count_fds(void)
 {
-	return count_entries("/proc/self/fd");
+	return tu_count_entries("/proc/self/fd");
 }
 
 /* ---- the RFD's case: one parent, 100 children, 4 workers --------------
@@ -99,11 +99,11 @@ static void spread_main(void *arg)
 
 START_TEST(spread_over_workers)
 {
-	struct act_config cfg = with_workers(4);
+	struct act_config cfg = tu_with_workers(4);
 	int i, total = 0;
 
 	memset(spread_count, 0, sizeof(spread_count));
-	ck_assert_int_eq(run_main(&cfg, spread_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, spread_main, NULL), 0);
 	for (i = 0; i < 4; i++) {
 		ck_assert_msg(spread_count[i] > 0,
 			      "worker %d ran none of %d children", i,
@@ -294,7 +294,7 @@ static void busy_main(void *arg)
 
 START_TEST(steals_from_busy_worker)
 {
-	struct act_config cfg = with_workers(BUSY_WORKERS);
+	struct act_config cfg = tu_with_workers(BUSY_WORKERS);
 	static struct busy_run r;
 
 	/* hundreds of sleepers report to main at once: with backpressure,
@@ -304,7 +304,7 @@ START_TEST(steals_from_busy_worker)
 	memset(&r, 0, sizeof(r));
 	atomic_store(&r.spin_worker, -1);
 	atomic_store(&r.target, INT_MAX);
-	ck_assert_int_eq(run_main(&cfg, busy_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, busy_main, &r), 0);
 	ck_assert_int_eq(atomic_load(&r.driver_failed), 0);
 	ck_assert_int_eq(r.spun[2], 1);
 	ck_assert_int_eq(r.spun[0], 1);  /* S never left Z */
@@ -396,19 +396,19 @@ static void pairs_main(void *arg)
 
 START_TEST(pairs_across_workers)
 {
-	struct act_config cfg = with_workers(2 + _i); /* 2, 3, 4 workers */
+	struct act_config cfg = tu_with_workers(2 + _i); /* 2, 3, 4 workers */
 
-	ck_assert_int_eq(run_main(&cfg, pairs_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, pairs_main, NULL), 0);
 }
 END_TEST
 
 /* FUTEX_WAIT instead of futex_waitv: the suite's fallback switch. */
 START_TEST(pairs_futex_wait_fallback)
 {
-	struct act_config cfg = with_workers(3);
+	struct act_config cfg = tu_with_workers(3);
 
 	act__park_force_futex_wait = true;
-	ck_assert_int_eq(run_main(&cfg, pairs_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, pairs_main, NULL), 0);
 	act__park_force_futex_wait = false;
 }
 END_TEST
@@ -504,11 +504,11 @@ static void fan_main(void *arg)
 
 START_TEST(fanin_order_across_workers)
 {
-	struct act_config cfg = with_workers(2 + _i); /* 2, 3, 4 workers */
+	struct act_config cfg = tu_with_workers(2 + _i); /* 2, 3, 4 workers */
 	struct fan_run r;
 
 	memset(&r, 0, sizeof(r));
-	ck_assert_int_eq(run_main(&cfg, fan_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, fan_main, &r), 0);
 }
 END_TEST
 
@@ -547,9 +547,9 @@ static void tmo_main(void *arg)
 
 START_TEST(timeouts_on_every_worker)
 {
-	struct act_config cfg = with_workers(3);
+	struct act_config cfg = tu_with_workers(3);
 
-	ck_assert_int_eq(run_main(&cfg, tmo_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tmo_main, NULL), 0);
 }
 END_TEST
 
@@ -571,15 +571,15 @@ static void stop_main(void *arg)
 
 START_TEST(stop_with_parked_workers)
 {
-	struct act_config cfg = with_workers(4);
-	int tasks = count_tasks(), fds = count_fds(), n = 100, cycle;
+	struct act_config cfg = tu_with_workers(4);
+	int tasks = tu_count_tasks(), fds = count_fds(), n = 100, cycle;
 
 	/* the 1,000 start/stop cycles, 2 to 4 workers each */
 	for (cycle = 0; cycle < 1000; cycle++) {
 		cfg.schedulers = 2 + cycle % 3;
-		ck_assert_int_eq(run_main(&cfg, stop_main, &n), 0);
+		ck_assert_int_eq(tu_run_main(&cfg, stop_main, &n), 0);
 	}
-	ck_assert_int_eq(count_tasks(), tasks); /* no thread left */
+	ck_assert_int_eq(tu_count_tasks(), tasks); /* no thread left */
 	ck_assert_int_eq(count_fds(), fds);     /* no fd left */
 }
 END_TEST
@@ -614,14 +614,14 @@ static void nap_main(void *arg)
 START_TEST(stop_with_sleeping_workers)
 {
 	struct act_config cfg;
-	int tasks = count_tasks(), fds = count_fds(), cycle, slept;
+	int tasks = tu_count_tasks(), fds = count_fds(), cycle, slept;
 
 	for (cycle = 0; cycle < 30; cycle++) {
-		cfg = with_workers(2 + cycle % 3);
+		cfg = tu_with_workers(2 + cycle % 3);
 		slept = 0;
-		ck_assert_int_eq(run_main(&cfg, nap_main, &slept), 0);
+		ck_assert_int_eq(tu_run_main(&cfg, nap_main, &slept), 0);
 		ck_assert_int_eq(slept, cfg.schedulers);
-		ck_assert_int_eq(count_tasks(), tasks); /* no thread left */
+		ck_assert_int_eq(tu_count_tasks(), tasks); /* no thread left */
 	}
 	ck_assert_int_eq(count_fds(), fds);
 }
@@ -670,9 +670,9 @@ static void drift_main(void *arg)
 
 START_TEST(slots_return_to_spawner)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
-	ck_assert_int_eq(run_main(&cfg, drift_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, drift_main, NULL), 0);
 }
 END_TEST
 
@@ -758,18 +758,18 @@ static void stats_main(void *arg)
 
 START_TEST(stats_counts)
 {
-	struct act_config cfg = with_workers(3);
+	struct act_config cfg = tu_with_workers(3);
 
 	cfg.bind = ACT_BIND_CORE; /* stats_main checks each worker's CPU */
 	stats_ncpus = tu_machine().pus;
 	ck_assert_int_eq(act_stats(NULL, NULL, 0), -ESRCH);
-	ck_assert_int_eq(run_main(&cfg, stats_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, stats_main, NULL), 0);
 }
 END_TEST
 
 static void stats_print_child(void *arg)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
 	setenv("ACTORS_STATS", (const char *)arg, 1);
 	_exit(-act_main(&cfg, spread_main_2, NULL));
@@ -782,7 +782,7 @@ static void nothing_main(void *arg)
 
 static void stats_print_child1(void *arg)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	(void)arg;
 	setenv("ACTORS_STATS", "1", 1);
@@ -807,7 +807,7 @@ START_TEST(stats_table_at_exit)
 	ck_assert_ptr_nonnull(strstr(c.err, "far-steals"));
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: paths: "));
 	/* summary, reactor, placement, paths, header, 2 workers */
-	ck_assert_int_eq(count_lines(c.err), 7);
+	ck_assert_int_eq(tu_str_lines(c.err), 7);
 
 	tu_run_child(stats_print_child, "0", &c);
 	ck_assert(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0);
@@ -839,7 +839,7 @@ static void spin_main(void *arg)
  * unset); returns act_main's result, spin_seen_ns what was resolved. */
 static int spin_run(int spin_us, const char *env)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
 	cfg.spin_us = spin_us;
 	if (env)
@@ -847,7 +847,7 @@ static int spin_run(int spin_us, const char *env)
 	else
 		unsetenv("ACTORS_SPIN_US");
 	spin_seen_ns = -1;
-	return run_main(&cfg, spin_main, NULL);
+	return tu_run_main(&cfg, spin_main, NULL);
 }
 
 START_TEST(spin_none)
@@ -881,10 +881,11 @@ START_TEST(spin_bad_env)
 {
 	static const char *const bad[] = { "abc", "2000000", "1000001", "-1",
 					   "", "20us", " 20" };
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
-	ck_assert_uint_eq(assert_env_refused("ACTORS_SPIN_US", bad, N_BAD),
-			  N_BAD);
+	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_SPIN_US", bad,
+						TU_N_BAD),
+			  TU_N_BAD);
 	/* and the field: at most 1,000,000 us */
 	unsetenv("ACTORS_SPIN_US");
 	cfg.spin_us = 2000000;
@@ -982,11 +983,11 @@ START_TEST(default_schedulers)
 	/* here, on the machine this runs on (simulated or not), what its
 	 * topology gives */
 	unsetenv("ACTORS_SCHEDULERS");
-	ck_assert_int_eq(run_main(NULL, workers_main, &got), 0);
+	ck_assert_int_eq(tu_run_main(NULL, workers_main, &got), 0);
 	ck_assert_int_eq(got, tu_default_workers());
 	/* the environment still wins over the default */
 	setenv("ACTORS_SCHEDULERS", "3", 1);
-	ck_assert_int_eq(run_main(NULL, workers_main, &got), 0);
+	ck_assert_int_eq(tu_run_main(NULL, workers_main, &got), 0);
 	ck_assert_int_eq(got, 3);
 	unsetenv("ACTORS_SCHEDULERS");
 }

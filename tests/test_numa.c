@@ -93,7 +93,7 @@ static void expect_policy(const void *addr, const char *what)
 static void check_here(void)
 {
 	struct act__ptable *t = &act__rt_current->procs;
-	struct act__proc *p = self_proc();
+	struct act__proc *p = tu_self_proc();
 	char payload[300] = "a message from this worker's slab";
 	volatile char on_stack = 1;
 	struct act_msg *m;
@@ -156,14 +156,14 @@ static void bind_main(void *arg)
 		ck_assert_uint_eq(m->tag, T_DONE);
 		act_msg_free(m);
 		if (atomic_load(&br.seen) != all)
-			ck_assert(wait_step(&deadline, i + 1000));
+			ck_assert(tu_wait_step(&deadline, i + 1000));
 	}
 }
 
 static void run_bind(int workers, const char *numa_env, bool bind,
 		     const char *why)
 {
-	struct act_config cfg = with_workers(workers);
+	struct act_config cfg = tu_with_workers(workers);
 
 	memset(&br, 0, sizeof(br));
 	br.bind = bind;
@@ -175,7 +175,7 @@ static void run_bind(int workers, const char *numa_env, bool bind,
 		setenv("ACT_TEST_NUMA", numa_env, 1);
 	else
 		unsetenv("ACT_TEST_NUMA");
-	ck_assert_int_eq(run_main(&cfg, bind_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, bind_main, NULL), 0);
 	ck_assert_msg(br.bad == 0, "%d of %d checks: %s", br.bad, br.checks,
 		      br.what);
 	ck_assert_int_ge(br.checks, 5 * 2);
@@ -310,7 +310,7 @@ static void node_main(void *arg)
 		node_take(payload, sizeof(payload));
 		pending--;
 		if (n > 100)
-			ck_assert_msg(wait_step(&deadline, n - 100),
+			ck_assert_msg(tu_wait_step(&deadline, n - 100),
 				      "homes 0 and 1 received %d and %d",
 				      atomic_load(&nr.got[0]),
 				      atomic_load(&nr.got[1]));
@@ -349,10 +349,10 @@ START_TEST(envelopes_on_receivers_node)
 
 	tu_real_machine();
 	ck_assert_int_ge(nodes, 2);
-	cfg = with_workers(cpus < 8 ? cpus : 8);
+	cfg = tu_with_workers(cpus < 8 ? cpus : 8);
 	memset(&nr, 0, sizeof(nr));
 	unsetenv("ACT_TEST_NUMA");
-	ck_assert_int_eq(run_main(&cfg, node_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, node_main, NULL), 0);
 	ck_assert_msg(nr.bad == 0, "%d bad: %s", nr.bad, nr.what);
 }
 END_TEST
@@ -386,7 +386,7 @@ static void layout_bad(const char *what, long got, long want)
 static void layout_child(void *arg)
 {
 	struct act__rt *rt = act__rt_current;
-	struct act__proc *p = self_proc();
+	struct act__proc *p = tu_self_proc();
 	long home = (long)(intptr_t)arg;
 	long slot_home = (long)act__proc_slot_home(&rt->procs, p->index);
 	long stack_home = act__stack_home(p->stack_lo, p->stack_size);
@@ -441,23 +441,23 @@ static void layout_main(void *arg)
 	}
 	ck_assert_uint_eq(t->homes[k - 1].end, t->cap);
 	ck_assert_uint_ge((uint64_t)t->per_home * k, t->cap);
-	ck_assert_uint_eq(act__proc_slot_home(t, self_proc()->index),
+	ck_assert_uint_eq(act__proc_slot_home(t, tu_self_proc()->index),
 			  (uint32_t)act__tls_worker_self()->home);
 	for (n = 0; n < 8; n++)
 		ck_assert_uint_ne(act_spawn(layout_spawner, NULL).id, 0);
 	for (n = 0; atomic_load(&lr.checked) < 8 * 50; n++)
-		ck_assert(wait_step(&deadline, n));
+		ck_assert(tu_wait_step(&deadline, n));
 }
 
 static void run_layout(int workers, unsigned k)
 {
-	struct act_config cfg = with_workers(workers);
+	struct act_config cfg = tu_with_workers(workers);
 	char v[16];
 
 	memset(&lr, 0, sizeof(lr));
 	snprintf(v, sizeof(v), "fake:%u", k);
 	setenv("ACT_TEST_NUMA", v, 1);
-	ck_assert_int_eq(run_main(&cfg, layout_main, (void *)(uintptr_t)k),
+	ck_assert_int_eq(tu_run_main(&cfg, layout_main, (void *)(uintptr_t)k),
 			 0);
 	ck_assert_msg(lr.bad == 0, "%d bad: %s", lr.bad, lr.what);
 }
@@ -564,13 +564,13 @@ static void mover(void *arg)
 	act_pid x;
 
 	(void)arg;
-	mv.mover_lo = self_proc()->stack_lo;
-	mv.mover_idx = self_proc()->index;
+	mv.mover_lo = tu_self_proc()->stack_lo;
+	mv.mover_idx = tu_self_proc()->index;
 	atomic_store(&mv.mover_at, act_worker() + 1);
 	while (!atomic_load(&mv.xpid) && !atomic_load(&mv.quit))
 		act_yield();
 	x = (act_pid){ atomic_load(&mv.xpid) };
-	if (x.id && wait_waiting(x))
+	if (x.id && tu_wait_waiting(x))
 		act_send(x, T_GO, NULL, 0);
 	atomic_store(&mv.mover_last, act_worker() + 1);
 }
@@ -589,8 +589,8 @@ static void x_proc(void *arg)
 	struct act_msg *m;
 
 	(void)arg;
-	mv.x_lo = self_proc()->stack_lo;
-	mv.x_idx = self_proc()->index;
+	mv.x_lo = tu_self_proc()->stack_lo;
+	mv.x_idx = tu_self_proc()->index;
 	atomic_store(&mv.x_first, act_worker() + 1);
 	m = act_receive_match(is_go, NULL, ACT_FOREVER);
 	act_msg_free(m);
@@ -644,11 +644,11 @@ static int move_once(struct move_counts *before, struct move_counts *after)
 	m = act_spawn(mover, NULL); /* no switch since act_worker() */
 	ck_assert_uint_ne(m.id, 0);
 	for (i = 0; !atomic_load(&mv.mover_at); i++)
-		ck_assert(wait_step(&deadline, i));
+		ck_assert(tu_wait_step(&deadline, i));
 	b = atomic_load(&mv.mover_at) - 1;
 	if (b == a || act_worker() != a) {
 		atomic_store(&mv.quit, 1);
-		ck_assert(wait_gone(m));
+		ck_assert(tu_wait_gone(m));
 		return -1;
 	}
 	/* b is busy with the mover: x stays here, on a */
@@ -658,8 +658,8 @@ static int move_once(struct move_counts *before, struct move_counts *after)
 				  sizeof(data_payload)),
 			 0);
 	atomic_store(&mv.xpid, x.id);
-	ck_assert(wait_gone(x));
-	ck_assert(wait_gone(m));
+	ck_assert(tu_wait_gone(x));
+	ck_assert(tu_wait_gone(m));
 	ck_assert_int_eq(mv.data_ok, 1);
 	if (mv.x_first != a + 1 || mv.x_last != b + 1 ||
 	    mv.mover_last != b + 1) {
@@ -685,7 +685,7 @@ static int move_once(struct move_counts *before, struct move_counts *after)
 		     stack_on_home_list(a, mv.mover_lo);
 		if (xs && ms && after->remote[a] >= before->remote[a] + 1)
 			return a;
-		ck_assert_msg(wait_step(&deadline, i),
+		ck_assert_msg(tu_wait_step(&deadline, i),
 			      "home %d's lists: x's slot and stack %s, the "
 			      "mover's %s; worker %d %llu envelopes back",
 			      a, xs ? "in" : "not in", ms ? "in" : "not in", a,
@@ -733,7 +733,7 @@ static void move_main(void *arg)
 	    act__tls_worker_self()->slots.head == UINT32_MAX) {
 		slot_shared((uint32_t)a, NULL, &head);
 		x = act_spawn(blocked_until_told, NULL);
-		p = lookup(x);
+		p = tu_lookup(x);
 		ck_assert_ptr_nonnull(p);
 		ck_assert_uint_eq(p->index, head);
 		ck_assert(p->index == mv.x_idx || p->index == mv.mover_idx);
@@ -744,10 +744,10 @@ static void move_main(void *arg)
 
 START_TEST(moved_process_memory_goes_home)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
 	setenv("ACT_TEST_NUMA", "fake:2", 1);
-	ck_assert_int_eq(run_main(&cfg, move_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, move_main, NULL), 0);
 	if (!reuse_checked)
 		printf("note: moved_process_memory_goes_home: reuse not "
 		       "checked (main had moved or had slots)\n");
@@ -756,7 +756,7 @@ END_TEST
 
 /* ---- fake homes: many processes across homes ---------------------------- */
 
-#define BULK_PAIRS (UNDER_TSAN ? 600u : 4000u)
+#define BULK_PAIRS (TU_UNDER_TSAN ? 600u : 4000u)
 #define BULK_BATCH 200u
 #define BULK_MSGS 8u
 
@@ -778,7 +778,7 @@ static void bulk_bad(const char *why)
  * that home. */
 static uint32_t bulk_home(void)
 {
-	struct act__proc *p = self_proc();
+	struct act__proc *p = tu_self_proc();
 	uint32_t h = act__proc_slot_home(&act__rt_current->procs, p->index);
 
 	if ((uint32_t)act__stack_home(p->stack_lo, p->stack_size) != h)
@@ -880,7 +880,7 @@ static void bulk_main(void *arg)
 		}
 	}
 	/* until every process but main has exited */
-	for (n = 0; wait_step(&deadline, n); n++) {
+	for (n = 0; tu_wait_step(&deadline, n); n++) {
 		uint64_t ex = 0, sp = 0;
 
 		for (i = 0; i < rt->nworkers; i++) {
@@ -914,13 +914,13 @@ static void bulk_main(void *arg)
  * holds in every run. */
 static void run_bulk(int workers)
 {
-	struct act_config cfg = with_workers(workers);
+	struct act_config cfg = tu_with_workers(workers);
 	int attempt;
 
 	setenv("ACT_TEST_NUMA", "fake:2", 1);
 	for (attempt = 1; attempt <= 10; attempt++) {
 		memset(&bk, 0, sizeof(bk));
-		ck_assert_int_eq(run_main(&cfg, bulk_main, NULL), 0);
+		ck_assert_int_eq(tu_run_main(&cfg, bulk_main, NULL), 0);
 		ck_assert_msg(bk.bad == 0, "%ld bad: %s", bk.bad, bk.why);
 		ck_assert_int_eq(bk.delivered, 2 * BULK_MSGS * BULK_PAIRS);
 		if (bk.crossed >= 20)
@@ -1017,18 +1017,18 @@ static void table_main(void *arg)
 					 0);
 		}
 		for (i = 0; i < n; i++)
-			ck_assert(wait_gone(tb.kids[i]));
+			ck_assert(tu_wait_gone(tb.kids[i]));
 	}
 }
 
 START_TEST(full_table_borrows_across_homes)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	memset(&tb, 0, sizeof(tb));
 	cfg.max_procs = TABLE;
 	setenv("ACT_TEST_NUMA", "fake:2", 1);
-	ck_assert_int_eq(run_main(&cfg, table_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, table_main, NULL), 0);
 	/* main is one of the 6000 alive */
 	ck_assert_int_eq(tb.fill[0], TABLE - 1);
 	ck_assert_int_eq(tb.fill[1], TABLE - 1);
@@ -1087,8 +1087,8 @@ START_TEST(bad_test_numa_refused)
 		"fake:0", "fake:9", "fake:-1", "fake:2x", "fake:1:2",
 	};
 
-	ck_assert_uint_eq(assert_env_refused("ACT_TEST_NUMA", bad, N_BAD),
-			  N_BAD);
+	ck_assert_uint_eq(tu_assert_env_refused("ACT_TEST_NUMA", bad, TU_N_BAD),
+			  TU_N_BAD);
 }
 END_TEST
 

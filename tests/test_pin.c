@@ -151,7 +151,7 @@ static void pin_main(void *arg)
 	}
 	for (i = 0; i < 4 * out->nworkers; i++)
 		ck_assert_uint_ne(act_spawn(probe, NULL).id, 0);
-	for (i = 0; !all_seen() && wait_step(&deadline, i); i++)
+	for (i = 0; !all_seen() && tu_wait_step(&deadline, i); i++)
 		record();
 	scan_tasks();
 	out->ran = 1;
@@ -170,7 +170,7 @@ struct pin_case {
 static void pin_child(void *arg)
 {
 	const struct pin_case *pc = arg;
-	struct act_config cfg = with_workers(pc->workers);
+	struct act_config cfg = tu_with_workers(pc->workers);
 	cpu_set_t m;
 	int i;
 
@@ -373,7 +373,7 @@ START_TEST(pin_cpus)
 	done();
 
 	run_case(&two, &c);
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 	ck_assert_msg(strstr(c.err, "2 workers on 1 usable CPUs"), "stderr: %s",
 		      c.err);
 	assert_mask("worker 0", &out->worker_mask[0], &want);
@@ -438,7 +438,7 @@ START_TEST(pin_fail)
 	int i;
 
 	run_case(&pc, &c);
-	ck_assert_msg(count_lines(c.err) == 1 &&
+	ck_assert_msg(tu_str_lines(c.err) == 1 &&
 			      strstr(c.err, "actors: cannot bind"),
 		      "stderr: %s", c.err);
 	ck_assert_int_eq(out->reactor_cpu, cpus[0]);
@@ -462,7 +462,7 @@ START_TEST(pin_none_cpus)
 
 	run_case(&pc, &c);
 	/* 2 workers on 1 usable CPU: the one note */
-	ck_assert_msg(count_lines(c.err) == 1 && strstr(c.err, "not bound"),
+	ck_assert_msg(tu_str_lines(c.err) == 1 && strstr(c.err, "not bound"),
 		      "stderr: %s", c.err);
 	CPU_ZERO(&want);
 	CPU_SET(cpus[1], &want);
@@ -486,7 +486,7 @@ START_TEST(pin_hwloc_fails)
 	int i;
 
 	run_case(&pc, &c);
-	ck_assert_msg(count_lines(c.err) == 1 &&
+	ck_assert_msg(tu_str_lines(c.err) == 1 &&
 			      strstr(c.err, "hwloc could not read") &&
 			      strstr(c.err, "nothing bound"),
 		      "stderr: %s", c.err);

@@ -884,13 +884,13 @@ START_TEST(container_cpus_setting)
 	/* outside the cgroup: one line naming the setting */
 	r = resolve_in_child(dir, "2-5", NULL, &c);
 	ck_assert_int_eq(r.rc, -EINVAL);
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 	ck_assert_msg(strstr(c.err, "actors: ACTORS_CPUS=\"2-5\"") &&
 			      strstr(c.err, "CPU 2"),
 		      "stderr: %s", c.err);
 	r = resolve_in_child(dir, "68-71", "3-1", &c);
 	ck_assert_int_eq(r.rc, -EINVAL);
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 	ck_assert_msg(strstr(c.err, "act_config.cpus=\"3-1\"") &&
 			      strstr(c.err, "reversed"),
 		      "stderr: %s", c.err);
@@ -1270,11 +1270,12 @@ START_TEST(runtime_victims)
 
 	for (bind = ACT_BIND_NONE; bind <= ACT_BIND_NUMA; bind++)
 		for (n = 1; n <= 4; n++) {
-			struct act_config cfg = with_workers(n);
+			struct act_config cfg = tu_with_workers(n);
 
 			cfg.bind = bind;
 			victims_ok = 0;
-			ck_assert_int_eq(run_main(&cfg, victims_main, NULL), 0);
+			ck_assert_int_eq(tu_run_main(&cfg, victims_main, NULL),
+					 0);
 			ck_assert_int_eq(victims_ok, 1);
 		}
 }

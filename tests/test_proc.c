@@ -71,7 +71,7 @@ static void pid_format_main(void *arg)
 	(void)arg;
 	ck_assert_uint_ne(self.id, 0);
 	ck_assert_uint_ge(pid_gen(self), 1);
-	p = lookup(self);
+	p = tu_lookup(self);
 	ck_assert_ptr_nonnull(p);
 	ck_assert_ptr_eq(p, &act__rt_current->procs.slots[pid_index(self)]);
 	ck_assert_uint_eq(p->index, pid_index(self));
@@ -87,7 +87,7 @@ static void pid_format_main(void *arg)
 	 * another worker it may have) */
 	ck_assert_uint_eq(act__rt_current->procs.slots[pid_index(kid)].index,
 			  pid_index(kid));
-	ck_assert(wait_gone(kid));
+	ck_assert(tu_wait_gone(kid));
 	ck_assert_int_eq(c.ran, 1);
 	/* the child sees the pid its parent was given */
 	ck_assert_uint_eq(c.seen_self.id, kid.id);
@@ -97,7 +97,7 @@ START_TEST(test_pid_format)
 {
 	/* outside a runtime there is no process */
 	ck_assert_uint_eq(act_self().id, 0);
-	ck_assert_int_eq(run_main(NULL, pid_format_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, pid_format_main, NULL), 0);
 	ck_assert_uint_eq(act_self().id, 0);
 }
 END_TEST
@@ -136,21 +136,21 @@ static void slot_reuse_main(void *arg)
 	(void)arg;
 	a = act_spawn(noop, NULL);
 	ck_assert_uint_ne(a.id, 0);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	/* gone but not yet reused: still stale */
-	ck_assert_ptr_null(lookup(a));
+	ck_assert_ptr_null(tu_lookup(a));
 	ck_assert_int_eq(act_send(a, 1, &v, sizeof(v)), -ESRCH);
 
 	b = act_spawn(receiver_fn, &r);
 	ck_assert_uint_ne(b.id, 0);
 	ck_assert_uint_eq(pid_index(b), pid_index(a));
 	ck_assert_uint_eq(pid_gen(b), pid_gen(a) + 1);
-	ck_assert_ptr_null(lookup(a));
-	ck_assert_ptr_eq(lookup(b),
+	ck_assert_ptr_null(tu_lookup(a));
+	ck_assert_ptr_eq(tu_lookup(b),
 			 &act__rt_current->procs.slots[pid_index(a)]);
 	ck_assert_int_eq(act_send(a, TAG_STALE, &v, sizeof(v)), -ESRCH);
 	ck_assert_int_eq(act_send(b, TAG_REAL, &v, sizeof(v)), 0);
-	ck_assert(wait_gone(b));
+	ck_assert(tu_wait_gone(b));
 	ck_assert_int_eq(r.got, 1);
 	ck_assert_uint_eq(r.first_tag, TAG_REAL);
 	ck_assert_int_eq(r.poll_after, 0);
@@ -160,9 +160,9 @@ static void slot_reuse_main(void *arg)
  * it, so only there is the next spawn sure to get it back. */
 START_TEST(test_slot_reuse_bumps_generation)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, slot_reuse_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, slot_reuse_main, NULL), 0);
 }
 END_TEST
 
@@ -180,32 +180,32 @@ static void gen_retire_main(void *arg)
 
 	(void)arg;
 	a = act_spawn(noop, NULL);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	slot = &t->slots[pid_index(a)];
 	atomic_store(&slot->gen, t->gen_max);
 	b = act_spawn(noop, NULL);
 	ck_assert_uint_eq(pid_index(b), pid_index(a));
 	ck_assert_uint_eq(pid_gen(b), t->gen_max);
-	ck_assert(wait_gone(b));
+	ck_assert(tu_wait_gone(b));
 	ck_assert_uint_eq(atomic_load(&t->retired), 1);
 	ck_assert_uint_gt(atomic_load(&slot->gen), t->gen_max);
 	c = act_spawn(noop, NULL);
 	ck_assert_uint_ne(c.id, 0);
 	ck_assert_uint_ne(pid_index(c), pid_index(a));
-	ck_assert_ptr_null(lookup(a));
-	ck_assert_ptr_null(lookup(b));
+	ck_assert_ptr_null(tu_lookup(a));
+	ck_assert_ptr_null(tu_lookup(b));
 	/* no pid at all names the retired slot */
-	ck_assert_ptr_null(lookup(make_pid(1, pid_index(a))));
-	ck_assert_ptr_null(lookup(make_pid(t->gen_max, pid_index(a))));
-	ck_assert(wait_gone(c));
+	ck_assert_ptr_null(tu_lookup(make_pid(1, pid_index(a))));
+	ck_assert_ptr_null(tu_lookup(make_pid(t->gen_max, pid_index(a))));
+	ck_assert(tu_wait_gone(c));
 }
 
 START_TEST(test_generation_exhausted_retires_slot)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	/* the retired slot is out of use, not leaked (run_main's check) */
-	ck_assert_int_eq(run_main(&cfg, gen_retire_main, NULL), 0);
+	/* the retired slot is out of use, not leaked (tu_run_main's check) */
+	ck_assert_int_eq(tu_run_main(&cfg, gen_retire_main, NULL), 0);
 }
 END_TEST
 
@@ -228,15 +228,15 @@ static void gen_wide_main(void *arg)
 	ck_assert_uint_eq(t->idx_bits, 23);
 	ck_assert_uint_eq(t->gen_max, ((uint64_t)1 << 41) - 1);
 	a = act_spawn(noop, NULL);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	slot = &t->slots[pid_index(a)];
 	atomic_store(&slot->gen, g);
 	b = act_spawn(block_forever, NULL);
 	ck_assert_uint_eq(pid_index(b), pid_index(a));
 	ck_assert_uint_eq(pid_gen(b), g);
-	ck_assert_ptr_eq(lookup(b), slot);
+	ck_assert_ptr_eq(tu_lookup(b), slot);
 	alias = make_pid(5, pid_index(a));
-	ck_assert_ptr_null(lookup(alias));
+	ck_assert_ptr_null(tu_lookup(alias));
 	ck_assert_int_eq(act_send(alias, 1, &v, sizeof(v)), -ESRCH);
 	ck_assert_int_eq(act_kill(alias, ACT_EXIT_KILL), -ESRCH);
 	ck_assert_int_eq(act_monitor(alias) != 0, 1); /* DOWN, noproc */
@@ -245,16 +245,16 @@ static void gen_wide_main(void *arg)
 	ck_assert_int_eq(((struct act_exit_info *)m->data)->reason,
 			 ACT_EXIT_NOPROC);
 	act_msg_free(m);
-	ck_assert_ptr_eq(lookup(b), slot); /* b untouched */
+	ck_assert_ptr_eq(tu_lookup(b), slot); /* b untouched */
 	ck_assert_int_eq(act_kill(b, ACT_EXIT_KILL), 0);
-	ck_assert(wait_gone(b));
+	ck_assert(tu_wait_gone(b));
 }
 
 START_TEST(test_generation_past_32_bits)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, gen_wide_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, gen_wide_main, NULL), 0);
 }
 END_TEST
 
@@ -294,14 +294,14 @@ static void stale_queued_main(void *arg)
 
 	(void)arg;
 	a = act_spawn(noop, NULL);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	b = act_spawn(receiver_fn, &r);
 	ck_assert_uint_eq(pid_index(b), pid_index(a));
 	before = envelopes_out();
-	act__mailbox_push(lookup(b), stale_envelope(a));
+	act__mailbox_push(tu_lookup(b), stale_envelope(a));
 	ck_assert_int_eq(envelopes_out(), before + 1);
 	ck_assert_int_eq(act_send(b, TAG_REAL, &v, sizeof(v)), 0);
-	ck_assert(wait_gone(b));
+	ck_assert(tu_wait_gone(b));
 	ck_assert_int_eq(r.got, 1);
 	ck_assert_uint_eq(r.first_tag, TAG_REAL);
 	ck_assert_int_eq(r.first_len, (int)sizeof(v));
@@ -313,9 +313,9 @@ static void stale_queued_main(void *arg)
 /* One worker: the slot must be reused (as above). */
 START_TEST(test_I5_stale_envelope_dropped)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, stale_queued_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, stale_queued_main, NULL), 0);
 }
 END_TEST
 
@@ -334,11 +334,11 @@ static void stale_while_waiting_main(void *arg)
 
 	(void)arg;
 	a = act_spawn(noop, NULL);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	b = act_spawn(receiver_fn, &r);
 	ck_assert_uint_eq(pid_index(b), pid_index(a));
-	ck_assert(wait_waiting(b));
-	pb = lookup(b);
+	ck_assert(tu_wait_waiting(b));
+	pb = tu_lookup(b);
 	before = envelopes_out();
 	act__mailbox_push(pb, stale_envelope(a));
 	ck_assert(act__wake(act__tls_worker_self(), pb, 0));
@@ -348,7 +348,7 @@ static void stale_while_waiting_main(void *arg)
 	for (i = 0; i < 100 && act__ps(atomic_load(&pb->state)) !=
 				       ACT_PS_WAITING; i++)
 		act_yield();
-	ck_assert(wait_waiting(b));
+	ck_assert(tu_wait_waiting(b));
 	ck_assert_int_eq(r.got, 0);
 	ck_assert_int_eq(envelopes_out(), before + 1);
 	ck_assert(act__mailbox_kept(
@@ -358,7 +358,7 @@ static void stale_while_waiting_main(void *arg)
 						      ~ACT_MBOX_KEPT),
 			    struct act__envelope, node)));
 	ck_assert_int_eq(act_send(b, TAG_REAL, &v, sizeof(v)), 0);
-	ck_assert(wait_gone(b));
+	ck_assert(tu_wait_gone(b));
 	ck_assert_int_eq(r.got, 1);
 	ck_assert_uint_eq(r.first_tag, TAG_REAL);
 	/* the stale envelope was freed, not leaked, and the real one too */
@@ -367,9 +367,9 @@ static void stale_while_waiting_main(void *arg)
 
 START_TEST(test_I5_stale_envelope_while_waiting)
 {
-	struct act_config cfg = with_workers(1); /* the slot reused */
+	struct act_config cfg = tu_with_workers(1); /* the slot reused */
 
-	ck_assert_int_eq(run_main(&cfg, stale_while_waiting_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, stale_while_waiting_main, NULL), 0);
 }
 END_TEST
 
@@ -387,15 +387,15 @@ static void stale_at_stop_main(void *arg)
 
 	(void)arg;
 	a = act_spawn(noop, NULL);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	b = act_spawn(blocked_forever, NULL);
-	ck_assert(wait_waiting(b));
-	act__mailbox_push(lookup(b), stale_envelope(a));
+	ck_assert(tu_wait_waiting(b));
+	act__mailbox_push(tu_lookup(b), stale_envelope(a));
 }
 
 START_TEST(test_I5_stale_envelope_reclaimed_at_stop)
 {
-	ck_assert_int_eq(run_main(NULL, stale_at_stop_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, stale_at_stop_main, NULL), 0);
 }
 END_TEST
 
@@ -428,7 +428,7 @@ static void bad_pids_main(void *arg)
 	ck_assert_uint_lt(hwm + 10, cap);
 	ck_assert_int_eq(act_send(make_pid(1, hwm + 10), 1, &v, 4),
 			 -ESRCH);
-	ck_assert_ptr_null(lookup(make_pid(1, hwm + 10)));
+	ck_assert_ptr_null(tu_lookup(make_pid(1, hwm + 10)));
 	/* a live slot, the wrong generation */
 	ck_assert_int_eq(act_send(make_pid(pid_gen(self) + 1, pid_index(self)),
 				  1, &v, 4),
@@ -450,7 +450,7 @@ START_TEST(test_send_to_bad_pids)
 			 -ESRCH);
 	act_config_init(&cfg);
 	cfg.max_procs = 64;
-	ck_assert_int_eq(run_main(&cfg, bad_pids_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, bad_pids_main, NULL), 0);
 }
 END_TEST
 
@@ -473,7 +473,7 @@ static void send_self_main(void *arg)
 
 START_TEST(test_send_to_self)
 {
-	ck_assert_int_eq(run_main(NULL, send_self_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, send_self_main, NULL), 0);
 }
 END_TEST
 
@@ -509,7 +509,7 @@ static void foreign_stale_main(void *arg)
 
 	(void)arg;
 	a = act_spawn(noop, NULL);
-	ck_assert(wait_gone(a));
+	ck_assert(tu_wait_gone(a));
 	ck_assert_int_eq(send_from_thread(a), -ESRCH);
 	ck_assert_int_eq(send_from_thread(ACT_PID_NONE), -ESRCH);
 	ck_assert_int_eq(send_from_thread(act_self()), 0);
@@ -521,7 +521,7 @@ static void foreign_stale_main(void *arg)
 
 START_TEST(test_send_stale_from_foreign_thread)
 {
-	ck_assert_int_eq(run_main(NULL, foreign_stale_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, foreign_stale_main, NULL), 0);
 }
 END_TEST
 
@@ -582,10 +582,10 @@ static bool spin_until_gone(struct reach *r, act_pid anchor)
 	int i;
 
 	for (i = 0; i < r->nkids; i++)
-		while (lookup(r->kids[i]))
+		while (tu_lookup(r->kids[i]))
 			if (act__clock_now() > deadline)
 				return false;
-	while (lookup(anchor))
+	while (tu_lookup(anchor))
 		if (act__clock_now() > deadline)
 			return false;
 	return true;
@@ -616,7 +616,7 @@ static bool reach_round(struct reach *r)
 	me = act_worker();
 	if (b == me) { /* the anchor stayed on A: again */
 		atomic_store(&r->release, 1);
-		ck_assert(wait_gone(anchor));
+		ck_assert(tu_wait_gone(anchor));
 		return false;
 	}
 	for (r->nkids = 0; r->nkids < LIMIT - 2; r->nkids++) {
@@ -625,7 +625,7 @@ static bool reach_round(struct reach *r)
 	}
 	/* they run on A and wait; B, busy with the anchor, steals nothing */
 	for (i = 0; i < r->nkids; i++)
-		ck_assert(wait_waiting(r->kids[i]));
+		ck_assert(tu_wait_waiting(r->kids[i]));
 	atomic_store(&r->release, 1);
 	while (!atomic_load(&r->released))
 		act__spin_relax();
@@ -646,7 +646,7 @@ static bool reach_round(struct reach *r)
 	for (i = 0; i < r->spawned_after; i++)
 		act_send(r->kids[i], 1, NULL, 0);
 	for (i = 0; i < r->spawned_after; i++)
-		ck_assert(wait_gone(r->kids[i]));
+		ck_assert(tu_wait_gone(r->kids[i]));
 	return true;
 }
 
@@ -660,12 +660,12 @@ static void reach_main(void *arg)
 
 START_TEST(test_limit_counts_alive_not_reachable_slots)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 	struct reach r;
 
 	memset(&r, 0, sizeof(r));
 	cfg.max_procs = LIMIT;
-	ck_assert_int_eq(run_main(&cfg, reach_main, &r), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, reach_main, &r), 0);
 	ck_assert_int_eq(r.spawned_after, LIMIT - 1);
 	ck_assert_int_eq(r.over_limit, 0);
 }

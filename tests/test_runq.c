@@ -20,7 +20,7 @@
  * Then through a runtime on one worker: yield round-robin, forced yields
  * after the reduction budget, and that no runnable process starves behind
  * a pair of processes that keep waking each other. These are properties
- * of one worker's queue, so those tests say with_workers(1) whatever the
+ * of one worker's queue, so those tests say tu_with_workers(1) whatever the
  * machine: on more workers the processes run side by side, and what they
  * check (every yielder in every window of one log, a turn of `other`
  * between two calls of busy, a victim behind a ping-pong) means nothing.
@@ -1257,7 +1257,7 @@ static void yield_main(void *arg)
 
 START_TEST(test_yield_round_robin)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	ck_assert_int_eq(act_main(&cfg, yield_main, NULL), 0);
 	ck_assert_int_eq(act__last_leaks.procs, 0);
@@ -1380,7 +1380,7 @@ static int check_reductions(enum red_kind kind, int reductions)
 	r.kind = kind;
 	r.reductions = r_eff;
 	/* and busy must live until red_fill has sent it everything */
-	cfg = with_workers(1);
+	cfg = tu_with_workers(1);
 	cfg.reductions = reductions;
 	ck_assert_int_eq(act_main(&cfg, red_main, &r), 0);
 	ck_assert_int_eq(atomic_load(&r.done), 1);
@@ -1505,7 +1505,7 @@ static void fifo_fair_main(void *arg)
 
 START_TEST(test_yielder_runs_during_pingpong)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct starve s = { 0 };
 
 	ck_assert_int_eq(act_main(&cfg, fifo_fair_main, &s), 0);
@@ -1562,7 +1562,7 @@ static void inbox_fair_main(void *arg)
 
 START_TEST(test_inbox_not_starved_by_pingpong_and_yielder)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct starve s = { 0 };
 
 	ck_assert_int_eq(act_main(&cfg, inbox_fair_main, &s), 0);
@@ -1594,7 +1594,7 @@ static void lifo_fair_main(void *arg)
 
 START_TEST(test_lifo_bottom_not_starved_by_pingpong)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct starve s = { 0 };
 
 	ck_assert_int_eq(act_main(&cfg, lifo_fair_main, &s), 0);

@@ -38,8 +38,6 @@
 #define NATIVE_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-#define MS 1000000LL
-
 /* Refuse each of the n system calls in nrs with EPERM, in this thread and
  * every thread it makes from now on. */
 static void deny(const long *nrs, int n)
@@ -138,17 +136,18 @@ static void workload_main(void *arg)
 		m = act_receive(ACT_FOREVER);
 		act_msg_free(m);
 		if (i % 20 == 0) /* both workers fall idle now and then */
-			ck_assert_int_eq(act_sleep(MS), 0);
+			ck_assert_int_eq(act_sleep(TU_MS), 0);
 	}
 	ck_assert_int_eq(act_send(peer, 0, NULL, 0), 0);
-	ck_assert(wait_gone(peer));
+	ck_assert(tu_wait_gone(peer));
 	/* idle for 300 ms: a worker that sleeps sleeps a few times; one
 	 * whose sleep fails at once comes back hundreds of thousands */
 	before = all_sleeps();
-	ck_assert_int_eq(act_sleep(300 * MS), 0);
+	ck_assert_int_eq(act_sleep(300 * TU_MS), 0);
 	seen->sleeps = all_sleeps() - before;
 	/* timers */
-	ck_assert_int_eq(act_send_after(MS, act_self(), 9, NULL, 0, NULL), 0);
+	ck_assert_int_eq(act_send_after(TU_MS, act_self(), 9, NULL, 0, NULL),
+			 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_uint_eq(m->tag, 9);
 	act_msg_free(m);
@@ -166,7 +165,7 @@ static int deny_n;
 
 static void child(void *arg)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
 	(void)arg;
 	deny(deny_list, deny_n);
@@ -246,7 +245,7 @@ START_TEST(eventfd_refused)
 	run_denied(nrs, 2, &c);
 	ck_assert_int_eq(seen->ring_mode, ACT_RING_NONE);
 	ck_assert_int_eq(seen->io_rc, -ENOSYS);
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 	ck_assert_ptr_nonnull(strstr(c.err, "no eventfd for io_uring"));
 }
 END_TEST
@@ -276,7 +275,7 @@ START_TEST(mbind_refused)
 	setenv("ACT_TEST_NUMA", "force", 1);
 	run_denied(nrs, 1, &c);
 	unsetenv("ACT_TEST_NUMA");
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 	ck_assert_ptr_nonnull(strstr(c.err, "mbind to NUMA node"));
 	ck_assert_ptr_nonnull(strstr(c.err, "Operation not permitted"));
 }
@@ -304,7 +303,7 @@ static const struct {
 
 static void stats_child(void *arg)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 	int i = (int)(intptr_t)arg;
 
 	deny(said[i].nrs, said[i].n);

@@ -27,7 +27,7 @@ static void block_forever(void *arg)
 #define MILLION 1000000L
 #define BATCH 1000L
 /* Under TSan every spawn makes a fiber: 20 batches, not 1000. */
-#define VOLUME (UNDER_TSAN ? 20 * BATCH : MILLION)
+#define VOLUME (TU_UNDER_TSAN ? 20 * BATCH : MILLION)
 
 struct volume {
 	atomic_long done; /* the children run on any worker */
@@ -85,7 +85,7 @@ START_TEST(test_spawn_exit_million)
 {
 	struct volume v = { 0, 0, 0 };
 
-	ck_assert_int_eq(run_main(NULL, million_main, &v), 0);
+	ck_assert_int_eq(tu_run_main(NULL, million_main, &v), 0);
 	ck_assert_int_eq(atomic_load(&v.done), VOLUME);
 	/* slots were reused: never more than one batch plus main, and
 	 * what other workers' caches hold */
@@ -141,10 +141,10 @@ static void tree_main(void *arg)
  */
 START_TEST(test_spawn_tree_depth_first)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 	struct tree_log log = { { 0 }, 0 };
 
-	ck_assert_int_eq(run_main(&cfg, tree_main, &log), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tree_main, &log), 0);
 	/* newest first, each subtree before the older sibling's:
 	 * x spawns y, z; a spawns b, c */
 	ck_assert_int_eq(log.n, 6);
@@ -188,7 +188,7 @@ static size_t child_stack(void (*fn)(void *), size_t size,
 	memset(sp, 0, sizeof(*sp));
 	p = act_spawn_opt(fn, sp, &o);
 	ck_assert_uint_ne(p.id, 0);
-	ck_assert(wait_gone(p));
+	ck_assert(tu_wait_gone(p));
 	return sp->size;
 }
 
@@ -211,13 +211,13 @@ static void stack_sizes_main(void *arg)
 	ck_assert_uint_eq(child_stack(probe_stack, 0, &sp), 128 << 10);
 	memset(&sp, 0, sizeof(sp));
 	p = act_spawn_opt(probe_stack, &sp, NULL);
-	ck_assert(wait_gone(p));
+	ck_assert(tu_wait_gone(p));
 	ck_assert_uint_eq(sp.size, 128 << 10);
 	p = act_spawn_opt(probe_stack, &sp, &zero);
-	ck_assert(wait_gone(p));
+	ck_assert(tu_wait_gone(p));
 	ck_assert_uint_eq(sp.size, 128 << 10);
 	p = act_spawn(probe_stack, &sp);
-	ck_assert(wait_gone(p));
+	ck_assert(tu_wait_gone(p));
 	ck_assert_uint_eq(sp.size, 128 << 10);
 }
 
@@ -227,7 +227,7 @@ START_TEST(test_spawn_opt_stack_size)
 
 	act_config_init(&cfg);
 	cfg.stack_size = 128 << 10;
-	ck_assert_int_eq(run_main(&cfg, stack_sizes_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, stack_sizes_main, NULL), 0);
 }
 END_TEST
 
@@ -270,7 +270,7 @@ static void bad_opts_main(void *arg)
 
 START_TEST(test_spawn_opt_invalid)
 {
-	ck_assert_int_eq(run_main(NULL, bad_opts_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, bad_opts_main, NULL), 0);
 }
 END_TEST
 
@@ -305,7 +305,7 @@ START_TEST(test_spawn_outside_process)
 	spawn_from_thread(&got);
 	ck_assert_uint_eq(got.id, 0);
 	/* a runtime, but a thread that is not one of its workers */
-	ck_assert_int_eq(run_main(NULL, foreign_spawn_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(NULL, foreign_spawn_main, NULL), 0);
 }
 END_TEST
 
@@ -348,7 +348,7 @@ static void empty_table(struct table_run *tr, int n)
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(act_send(tr->kids[i], 1, NULL, 0), 0);
 	for (i = 0; i < n; i++)
-		ck_assert(wait_gone(tr->kids[i]));
+		ck_assert(tu_wait_gone(tr->kids[i]));
 }
 
 static void table_main(void *arg)
@@ -367,7 +367,7 @@ static void table_main(void *arg)
 	p = act_spawn(table_child, tr);
 	ck_assert_uint_ne(p.id, 0);
 	ck_assert_int_eq(act_send(p, 1, NULL, 0), 0);
-	ck_assert(wait_gone(p));
+	ck_assert(tu_wait_gone(p));
 	tr->second_fill = fill_table(tr);
 	empty_table(tr, tr->second_fill);
 }
@@ -380,7 +380,7 @@ START_TEST(test_process_table_full)
 	memset(&tr, 0, sizeof(tr));
 	act_config_init(&cfg);
 	cfg.max_procs = TABLE;
-	ck_assert_int_eq(run_main(&cfg, table_main, &tr), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, table_main, &tr), 0);
 	/* main takes one slot of the hundred */
 	ck_assert_int_eq(tr.first_fill, TABLE - 1);
 	ck_assert_int_eq(tr.second_fill, TABLE - 1);
@@ -440,13 +440,13 @@ static void oom_main(void *arg)
 	act_msg_free(act_receive(0));
 	/* one child at a time, so that its envelope is back in the slab
 	 * before the next send: at the limit a send that needed a new chunk
-	 * could fail, leave that child waiting, and wait_gone would spend
+	 * could fail, leave that child waiting, and tu_wait_gone would spend
 	 * its 20 s on each such child (a timeout seen once on 6.1 under
 	 * QEMU, doc/kernels.md) */
 	for (i = 0; i < n; i++) {
 		if (act_send(run->kids[i], 1, NULL, 0))
 			break;
-		if (!wait_gone(run->kids[i]))
+		if (!tu_wait_gone(run->kids[i]))
 			break;
 	}
 	rep->stopped = i;
@@ -479,7 +479,7 @@ START_TEST(test_out_of_memory)
 	struct oom_report *rep;
 	struct tu_child c;
 
-	if (UNDER_ASAN) {
+	if (TU_UNDER_ASAN) {
 		/* ASan reserves terabytes of shadow: no RLIMIT_AS */
 		fprintf(stderr, "test_out_of_memory: skipped under ASan\n");
 		return;
@@ -540,7 +540,7 @@ static void return_normally(void *arg)
 	act_pid p = act_spawn(child_exits_99, NULL);
 
 	(void)arg;
-	ck_assert(wait_gone(p));
+	ck_assert(tu_wait_gone(p));
 }
 
 static void exit_0(void *arg)
@@ -552,12 +552,12 @@ static void exit_0(void *arg)
 START_TEST(test_exit_reason)
 {
 	ck_assert_int_eq(act_main(NULL, exit_42, NULL), 42);
-	assert_no_leaks();
+	tu_assert_no_leaks();
 	ck_assert_int_eq(act_main(NULL, exit_0, NULL), 0);
-	assert_no_leaks();
+	tu_assert_no_leaks();
 	/* a child's reason is not the runtime's */
 	ck_assert_int_eq(act_main(NULL, return_normally, NULL), 0);
-	assert_no_leaks();
+	tu_assert_no_leaks();
 }
 END_TEST
 
@@ -592,7 +592,7 @@ START_TEST(test_act_main_errors)
 	ck_assert_int_eq(act_main(NULL, NULL, NULL), -EINVAL);
 	ck_assert_int_eq(act_main(NULL, nested_main, &rc), 0);
 	ck_assert_int_eq(rc, -EBUSY);
-	assert_no_leaks();
+	tu_assert_no_leaks();
 }
 END_TEST
 
@@ -619,7 +619,7 @@ static void leave_behind_main(void *arg)
 	/* all of them run and block (on any worker: a bound of time, not
 	 * of yields, for one whose thread the kernel has not run yet) */
 	for (i = 0; i < LEFT; i++) {
-		ck_assert(wait_waiting(kids[i]));
+		ck_assert(tu_wait_waiting(kids[i]));
 		(*started)++;
 	}
 	/* messages they will never read: from the slab and from malloc */
@@ -635,15 +635,15 @@ START_TEST(test_main_exit_discards_blocked)
 {
 	int started = 0;
 
-	ck_assert_int_eq(count_tasks(), 1);
-	ck_assert_int_eq(run_main(NULL, leave_behind_main, &started), 0);
+	ck_assert_int_eq(tu_count_tasks(), 1);
+	ck_assert_int_eq(tu_run_main(NULL, leave_behind_main, &started), 0);
 	ck_assert_int_eq(started, LEFT);
-	ck_assert_int_eq(count_tasks(), 1);
+	ck_assert_int_eq(tu_count_tasks(), 1);
 	/* and a runtime starts again in the same OS process */
 	started = 0;
-	ck_assert_int_eq(run_main(NULL, leave_behind_main, &started), 0);
+	ck_assert_int_eq(tu_run_main(NULL, leave_behind_main, &started), 0);
 	ck_assert_int_eq(started, LEFT);
-	ck_assert_int_eq(count_tasks(), 1);
+	ck_assert_int_eq(tu_count_tasks(), 1);
 }
 END_TEST
 
@@ -664,7 +664,7 @@ static Suite *spawn_suite(void)
 	tcase_add_test(tc, test_spawn_outside_process);
 	tcase_add_test(tc, test_process_table_full);
 	/* TSan needs address space beyond any RLIMIT_AS the test can set */
-	tu_add_test_unless(UNDER_TSAN, "TSan", tc, test_out_of_memory);
+	tu_add_test_unless(TU_UNDER_TSAN, "TSan", tc, test_out_of_memory);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("exit");

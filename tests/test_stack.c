@@ -91,7 +91,7 @@ static act__noinline int recurse_below(int n)
 
 static void overflow_now(struct ovf_case *oc)
 {
-	struct act__proc *p = self_proc();
+	struct act__proc *p = tu_self_proc();
 
 	oc->sh->pid = act_self().id;
 	oc->sh->stack_size = p->stack_size;
@@ -487,7 +487,8 @@ struct lo_report {
 
 static void report_lo(void *arg)
 {
-	struct lo_report r = {self_proc()->stack_lo, self_proc()->stack_size};
+	struct lo_report r = { tu_self_proc()->stack_lo,
+			       tu_self_proc()->stack_size };
 
 	ck_assert_int_eq(act_send(*(act_pid *)arg, 1, &r, sizeof(r)), 0);
 }
@@ -514,7 +515,7 @@ static void reuse_main(void *arg)
 {
 	act_pid me = act_self();
 	struct lo_report a, b, c, d;
-	void *main_lo = self_proc()->stack_lo;
+	void *main_lo = tu_self_proc()->stack_lo;
 
 	(void)arg;
 	a = spawn_and_report(&me, 0);
@@ -541,7 +542,7 @@ static void reuse_main(void *arg)
  */
 START_TEST(stack_reused)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	ck_assert_int_eq(act_main(&cfg, reuse_main, NULL), 0);
 	ck_assert_int_eq(reuse_checked, 1);
@@ -556,7 +557,7 @@ static _Atomic int live_started;
 
 static void live_proc(void *arg)
 {
-	live_lo[(intptr_t)arg] = self_proc()->stack_lo;
+	live_lo[(intptr_t)arg] = tu_self_proc()->stack_lo;
 	atomic_fetch_add(&live_started, 1);
 	act_msg_free(act_receive(ACT_FOREVER));
 }
@@ -618,7 +619,7 @@ static struct many mn;
 
 static void many_proc(void *arg)
 {
-	struct act__proc *p = self_proc();
+	struct act__proc *p = tu_self_proc();
 	struct act_msg *m;
 
 	(void)arg;
@@ -692,14 +693,12 @@ static int run_many(uint32_t n, size_t stack_size, int guard)
 	ck_assert_uint_eq(mn.acked_wrong, 0);
 	ck_assert_int_eq(mn.mode, guard);
 	ck_assert_int_gt(mn.maps, 0);
-	ck_assert_int_eq(act__last_leaks.procs, 0);
-	ck_assert_int_eq(act__last_leaks.stacks, 0);
-	ck_assert_int_eq(act__last_leaks.envelopes, 0);
+	tu_assert_no_leaks();
 	return 0;
 }
 
 /* Under TSan each live process holds a fiber (some KiB): fewer. */
-#define MANY_MILLION (UNDER_TSAN ? 10000u : 1000000u)
+#define MANY_MILLION (TU_UNDER_TSAN ? 10000u : 1000000u)
 
 START_TEST(million_madvise_16k)
 {
@@ -722,7 +721,7 @@ START_TEST(many_madvise_64k)
 {
 	uint32_t n = getenv("TEST_STACK_FULL") ? 1000000 : 50000;
 
-	if (UNDER_TSAN)
+	if (TU_UNDER_TSAN)
 		n = 5000;
 
 	if (run_many(n, 0, ACT_GUARD_MADVISE) == -EOPNOTSUPP) {
@@ -737,7 +736,7 @@ END_TEST
 START_TEST(mprotect_budget_falls_back)
 {
 	long limit = act__stack_read_max_map_count();
-	uint32_t n = UNDER_TSAN ? 20000 : 100000;
+	uint32_t n = TU_UNDER_TSAN ? 20000 : 100000;
 
 	ck_assert_int_eq(run_many(n, 16384, ACT_GUARD_MPROTECT), 0);
 	ck_assert_msg(mn.maps < limit, "%ld map lines, limit %ld", mn.maps,
@@ -751,7 +750,7 @@ END_TEST
 
 START_TEST(canary_mode_all_canaries)
 {
-	uint32_t n = UNDER_TSAN ? 5000 : 20000;
+	uint32_t n = TU_UNDER_TSAN ? 5000 : 20000;
 
 	ck_assert_int_eq(run_many(n, 16384, ACT_GUARD_CANARY), 0);
 	ck_assert_uint_eq(mn.canaried, n);
@@ -853,7 +852,7 @@ static Suite *stack_suite(void)
 	tcase_add_test(tc, overflow_spawn_opt_size);
 	/* TSan's own SIGSEGV handler reports the fault and exits 66, where
 	 * the test wants the default action's death by SIGSEGV */
-	tu_add_test_unless(UNDER_TSAN, "TSan", tc, null_write_crashes);
+	tu_add_test_unless(TU_UNDER_TSAN, "TSan", tc, null_write_crashes);
 	tcase_add_test(tc, own_handler_chained);
 	tcase_add_test(tc, spawn_from_16k_stack);
 	suite_add_tcase(s, tc);
@@ -863,7 +862,7 @@ static Suite *stack_suite(void)
 	tcase_add_test(tc, stack_reused);
 	tcase_add_test(tc, live_stacks_disjoint);
 	/* ASan reserves terabytes of shadow: no RLIMIT_AS */
-	tu_add_test_unless(UNDER_ASAN || UNDER_TSAN, "ASan or TSan", tc,
+	tu_add_test_unless(TU_UNDER_ASAN || TU_UNDER_TSAN, "ASan or TSan", tc,
 			   famine_reaches_every_cache);
 	suite_add_tcase(s, tc);
 

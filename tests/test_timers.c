@@ -24,8 +24,7 @@
 
 #include "reactor/reactor.h"
 
-#define MS 1000000LL
-#define SEC_LONG (3600 * 1000 * MS)
+#define SEC_LONG (3600 * 1000 * TU_MS)
 
 static uint64_t ref_gen(act_timer ref)
 {
@@ -39,16 +38,16 @@ static void sleep_main(void *arg)
 	int64_t t0 = act__clock_now();
 
 	(void)arg;
-	ck_assert_int_eq(act_sleep(20 * MS), 0);
-	ck_assert_int_ge(act__clock_now() - t0, 20 * MS); /* never short */
+	ck_assert_int_eq(act_sleep(20 * TU_MS), 0);
+	ck_assert_int_ge(act__clock_now() - t0, 20 * TU_MS); /* never short */
 	ck_assert_int_eq(act_sleep(1), 0);
 }
 
 START_TEST(sleep_lasts)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, sleep_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, sleep_main, NULL), 0);
 }
 END_TEST
 
@@ -73,7 +72,7 @@ static void keep_main(void *arg)
 	ck_assert_int_eq(act_send(self, 0, NULL, 0), 0);
 	ck_assert_int_eq(act_send(self, 1, NULL, 0), 0);
 	ck_assert(!act_pid_eq(act_spawn(chatter, &self), ACT_PID_NONE));
-	ck_assert_int_eq(act_sleep(30 * MS), 0);
+	ck_assert_int_eq(act_sleep(30 * TU_MS), 0);
 	for (i = 0; i < 7; i++) {
 		m = act_receive(0);
 		ck_assert_ptr_nonnull(m);
@@ -85,9 +84,9 @@ static void keep_main(void *arg)
 
 START_TEST(sleep_keeps_messages)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, keep_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, keep_main, NULL), 0);
 }
 END_TEST
 
@@ -113,17 +112,17 @@ static void zero_main(void *arg)
 
 START_TEST(sleep_zero_and_bad)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, zero_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, zero_main, NULL), 0);
 	/* not a process: this thread, with and without a runtime */
-	ck_assert_int_eq(act_sleep(MS), -EPERM);
+	ck_assert_int_eq(act_sleep(TU_MS), -EPERM);
 }
 END_TEST
 
 /* ---- many sleepers: each wakes by its own timeout, none early ---------- */
 
-#define SLEEPERS (UNDER_TSAN ? 300 : 2000)
+#define SLEEPERS (TU_UNDER_TSAN ? 300 : 2000)
 
 struct sleeper {
 	act_pid main;
@@ -154,7 +153,7 @@ static void sleepers_main(void *arg)
 	for (i = 0; i < SLEEPERS; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		s[i] = (struct sleeper){ act_self(),
-					 1 + (int64_t)(x % (20 * MS)) };
+					 1 + (int64_t)(x % (20 * TU_MS)) };
 		ck_assert(!act_pid_eq(act_spawn(sleeper, &s[i]),
 				      ACT_PID_NONE));
 	}
@@ -172,15 +171,15 @@ static void sleepers_main(void *arg)
 
 START_TEST(many_sleepers)
 {
-	struct act_config cfg = with_workers(2 + _i);
+	struct act_config cfg = tu_with_workers(2 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, sleepers_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, sleepers_main, NULL), 0);
 }
 END_TEST
 
 /* ---- timed receives that end early leave nothing on the wheel --------- */
 
-#define EARLY_N (UNDER_TSAN ? 5000 : 100000)
+#define EARLY_N (TU_UNDER_TSAN ? 5000 : 100000)
 
 static void echo(void *arg)
 {
@@ -212,7 +211,7 @@ static void early_main(void *arg)
 				 0);
 		/* the reply comes long before 10 s: the timeout is
 		 * cancelled, through the queue, without a ring */
-		m = act_receive(10000 * MS);
+		m = act_receive(10000 * TU_MS);
 		missing += m == NULL;
 		act_msg_free(m);
 	}
@@ -223,16 +222,16 @@ static void early_main(void *arg)
 	for (n = 0; n < 1000 && (atomic_load(&r->n_held) ||
 				 atomic_load(&r->cmds.head) != &r->cmds.stub);
 	     n++)
-		act_sleep(MS); /* its own timer is off the wheel once back */
+		act_sleep(TU_MS); /* its own timer is off the wheel once back */
 	held = atomic_load(&r->n_held);
 	ck_assert_uint_eq(held, 0);
 }
 
 START_TEST(early_receives_leave_no_timer)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, early_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, early_main, NULL), 0);
 }
 END_TEST
 
@@ -247,11 +246,11 @@ static void after_main(void *arg)
 	act_timer ref = 0, ref2;
 
 	(void)arg;
-	ck_assert_int_eq(act_send_after(20 * MS, self, 7, &v, sizeof(v), &ref),
-			 0);
+	ck_assert_int_eq(act_send_after(20 * TU_MS, self, 7, &v, sizeof(v),
+					&ref), 0);
 	ck_assert_uint_ne(ref, 0);
 	m = act_receive(ACT_FOREVER);
-	ck_assert_int_ge(act__clock_now() - t0, 20 * MS); /* never early */
+	ck_assert_int_ge(act__clock_now() - t0, 20 * TU_MS); /* never early */
 	ck_assert_uint_eq(m->tag, 7);
 	ck_assert(act_pid_eq(m->from, self)); /* from: who set it */
 	ck_assert_uint_eq(m->len, sizeof(v));
@@ -260,21 +259,22 @@ static void after_main(void *arg)
 	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT); /* fired, done */
 
 	/* cancelled first: no message; twice: -ENOENT */
-	ck_assert_int_eq(act_send_after(200 * MS, self, 8, NULL, 0, &ref), 0);
+	ck_assert_int_eq(act_send_after(200 * TU_MS, self, 8, NULL, 0, &ref),
+			 0);
 	ck_assert_int_eq(act_timer_cancel(ref), 0);
 	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT);
-	ck_assert_ptr_null(act_receive(300 * MS));
+	ck_assert_ptr_null(act_receive(300 * TU_MS));
 
 	/* a late cancel: the message already came, and stays */
-	ck_assert_int_eq(act_send_after(1 * MS, self, 9, NULL, 0, &ref2), 0);
-	ck_assert_int_eq(act_sleep(20 * MS), 0);
+	ck_assert_int_eq(act_send_after(1 * TU_MS, self, 9, NULL, 0, &ref2), 0);
+	ck_assert_int_eq(act_sleep(20 * TU_MS), 0);
 	ck_assert_int_eq(act_timer_cancel(ref2), -ENOENT);
 	m = act_receive(0);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->tag, 9);
 	act_msg_free(m);
 	/* a stale ref of a reused slot still names nothing */
-	ck_assert_int_eq(act_send_after(100 * MS, self, 10, NULL, 0, &ref2),
+	ck_assert_int_eq(act_send_after(100 * TU_MS, self, 10, NULL, 0, &ref2),
 			 0);
 	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT);
 	ck_assert_int_eq(act_timer_cancel(ref2), 0);
@@ -287,9 +287,9 @@ static void after_main(void *arg)
 
 START_TEST(send_after_and_cancel)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, after_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, after_main, NULL), 0);
 }
 END_TEST
 
@@ -302,28 +302,29 @@ static void interval_main(void *arg)
 	int i;
 
 	(void)arg;
-	ck_assert_int_eq(act_send_interval(5 * MS, self, 3, NULL, 0, &ref), 0);
+	ck_assert_int_eq(act_send_interval(5 * TU_MS, self, 3, NULL, 0, &ref),
+			 0);
 	for (i = 1; i <= 5; i++) {
 		m = act_receive(ACT_FOREVER);
 		t = act__clock_now();
 		ck_assert_uint_eq(m->tag, 3);
 		act_msg_free(m);
-		ck_assert_int_ge(t - t0, i * 5 * MS); /* never early */
+		ck_assert_int_ge(t - t0, i * 5 * TU_MS); /* never early */
 		ck_assert_int_ge(t, prev);
 		prev = t;
 	}
 	ck_assert_int_eq(act_timer_cancel(ref), 0);
 	while ((m = act_receive(0)) != NULL) /* sent before the cancel */
 		act_msg_free(m);
-	ck_assert_ptr_null(act_receive(40 * MS)); /* none after it */
+	ck_assert_ptr_null(act_receive(40 * TU_MS)); /* none after it */
 	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT);
 }
 
 START_TEST(interval_until_cancelled)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, interval_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, interval_main, NULL), 0);
 }
 END_TEST
 
@@ -340,22 +341,22 @@ static void dead_main(void *arg)
 	int n;
 
 	(void)arg;
-	ck_assert(wait_gone(c));
-	ck_assert_int_eq(act_send_interval(2 * MS, c, 1, NULL, 0, &ref), 0);
+	ck_assert(tu_wait_gone(c));
+	ck_assert_int_eq(act_send_interval(2 * TU_MS, c, 1, NULL, 0, &ref), 0);
 	for (n = 0; n < 1000 && act_timer_cancel(ref) == 0; n++) {
 		/* cancelled while still pending: set it up again */
-		ck_assert_int_eq(act_send_interval(2 * MS, c, 1, NULL, 0,
+		ck_assert_int_eq(act_send_interval(2 * TU_MS, c, 1, NULL, 0,
 						   &ref), 0);
-		act_sleep(10 * MS);
+		act_sleep(10 * TU_MS);
 	}
 	ck_assert_int_lt(n, 1000); /* reclaimed before a cancel found it */
 }
 
 START_TEST(dead_target_reclaims)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, dead_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, dead_main, NULL), 0);
 }
 END_TEST
 
@@ -371,10 +372,11 @@ static void bad_timer_main(void *arg)
 			 -EINVAL);
 	ck_assert_int_eq(act_send_interval(-5, self, 1, NULL, 0, &ref),
 			 -EINVAL);
-	ck_assert_int_eq(act_send_after(MS, self, ACT_TAG_RESERVED, NULL, 0,
+	ck_assert_int_eq(act_send_after(TU_MS, self, ACT_TAG_RESERVED, NULL, 0,
 					&ref), -EINVAL);
-	ck_assert_int_eq(act_send_after(MS, self, 1, NULL, 4, &ref), -EINVAL);
-	ck_assert_int_eq(act_send_after(MS, self, 1, &x,
+	ck_assert_int_eq(act_send_after(TU_MS, self, 1, NULL, 4, &ref),
+			 -EINVAL);
+	ck_assert_int_eq(act_send_after(TU_MS, self, 1, &x,
 					(size_t)ACT_MSG_MAX + 1, &ref),
 			 -EMSGSIZE);
 	ck_assert_int_eq(act_timer_cancel(0), -ENOENT);
@@ -384,11 +386,11 @@ static void bad_timer_main(void *arg)
 
 START_TEST(timer_bad_calls)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, bad_timer_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, bad_timer_main, NULL), 0);
 	/* no runtime */
-	ck_assert_int_eq(act_send_after(MS, ACT_PID_NONE, 1, NULL, 0, NULL),
+	ck_assert_int_eq(act_send_after(TU_MS, ACT_PID_NONE, 1, NULL, 0, NULL),
 			 -ESRCH);
 	ck_assert_int_eq(act_timer_cancel(1), -ESRCH);
 }
@@ -396,7 +398,7 @@ END_TEST
 
 /* ---- cancel vs fire: exactly one outcome each -------------------------- */
 
-#define RACE_N (UNDER_TSAN ? 2000 : 20000)
+#define RACE_N (TU_UNDER_TSAN ? 2000 : 20000)
 
 struct race {
 	act_pid target;
@@ -416,8 +418,8 @@ static void race_setter(void *arg)
 
 	for (i = 0; i < RACE_N && !r; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		r = act_send_after((int64_t)(x % (1 * MS)), rc->target, 1, &i,
-				   sizeof(i), &ref);
+		r = act_send_after((int64_t)(x % (1 * TU_MS)), rc->target, 1,
+				   &i, sizeof(i), &ref);
 		for (spin = 0; spin < (x >> 40) % 3000; spin++)
 			;
 		c = act_timer_cancel(ref);
@@ -441,7 +443,7 @@ static void race_target(void *arg)
 
 	/* every timer's deadline is within 1 ms of its setting, so once
 	 * the setter is done (tag 4), 200 ms of silence means all came */
-	while (!done || (m = act_receive(200 * MS)) != NULL) {
+	while (!done || (m = act_receive(200 * TU_MS)) != NULL) {
 		if (!done)
 			m = act_receive(ACT_FOREVER);
 		got += m->tag == 1;
@@ -477,15 +479,15 @@ static void race_main(void *arg)
 
 START_TEST(cancel_races_fire)
 {
-	struct act_config cfg = with_workers(2 + _i);
+	struct act_config cfg = tu_with_workers(2 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, race_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, race_main, NULL), 0);
 }
 END_TEST
 
 /* ---- 10,000 timers at once: each on time or after, in deadline order --- */
 
-#define MANY_T (UNDER_TSAN ? 2000 : 10000)
+#define MANY_T (TU_UNDER_TSAN ? 2000 : 10000)
 
 /*
  * One round, with `head` ns of head start: every timer is on time or
@@ -505,7 +507,7 @@ static uint32_t many_timers_round(int64_t head)
 
 	for (i = 0; i < MANY_T; i++) {
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		ns = base + (int64_t)(x % (200 * MS)) - act__clock_now();
+		ns = base + (int64_t)(x % (200 * TU_MS)) - act__clock_now();
 		if (ns < 0) /* setting them took long: due at once */
 			ns = 0;
 		/* its deadline is now + ns as act_send_after reads the
@@ -540,7 +542,7 @@ static void many_timers_main(void *arg)
 	/* 600 ms of head start, doubled while setting them all did not end
 	 * before most were due (a loaded machine's debug build took over
 	 * 100 ms to set 10,000) */
-	int64_t head = 600 * MS;
+	int64_t head = 600 * TU_MS;
 	int tries;
 
 	(void)arg;
@@ -552,9 +554,9 @@ static void many_timers_main(void *arg)
 
 START_TEST(many_timers_in_order)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, many_timers_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, many_timers_main, NULL), 0);
 }
 END_TEST
 
@@ -565,21 +567,22 @@ static void ringless_main(void *arg)
 	struct act_msg *m;
 
 	(void)arg;
-	ck_assert_int_eq(act_send_after(MS, act_self(), 5, NULL, 0, NULL), 0);
+	ck_assert_int_eq(act_send_after(TU_MS, act_self(), 5, NULL, 0, NULL),
+			 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_uint_eq(m->tag, 5);
 	act_msg_free(m);
-	ck_assert_int_eq(act_sleep(MS), 0);
+	ck_assert_int_eq(act_sleep(TU_MS), 0);
 }
 
 START_TEST(no_ring_says_so_once)
 {
 	struct tu_child c;
 
-	run_ringless(ringless_main, &c);
+	tu_run_ringless(ringless_main, &c);
 	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
 		      "status %#x: %s", c.status, c.err);
-	ck_assert_int_eq(count_lines(c.err), 1);
+	ck_assert_int_eq(tu_str_lines(c.err), 1);
 	ck_assert_ptr_nonnull(strstr(c.err, "actors: io_uring is off"));
 }
 END_TEST
@@ -597,15 +600,15 @@ static void ring_size_main(void *arg)
 
 START_TEST(ring_entries_resolved)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
-	ck_assert_int_eq(run_main(&cfg, ring_size_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, ring_size_main, NULL), 0);
 	ck_assert_uint_eq(ring_seen, ACT_RING_ENTRIES); /* the default */
 	setenv("ACTORS_RING_ENTRIES", "1", 1); /* one SQE: the doorbell */
-	ck_assert_int_eq(run_main(&cfg, ring_size_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, ring_size_main, NULL), 0);
 	ck_assert_uint_eq(ring_seen, 1);
 	cfg.ring_entries = 8; /* the field beats the environment */
-	ck_assert_int_eq(run_main(&cfg, ring_size_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, ring_size_main, NULL), 0);
 	ck_assert_uint_eq(ring_seen, 8);
 	unsetenv("ACTORS_RING_ENTRIES");
 	cfg.ring_entries = ACT_RING_MAX_ENTRIES + 1;
@@ -643,10 +646,10 @@ static void ring_mode_main(void *arg)
 START_TEST(ring_entries_every_valid_size)
 {
 	static const uint32_t sizes[] = { 16384, 16385, 20000, 32768 };
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
 	cfg.ring_entries = sizes[_i];
-	ck_assert_int_eq(run_main(&cfg, ring_mode_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, ring_mode_main, NULL), 0);
 	ck_assert_int_ne(ring_mode_seen, ACT_RING_NONE);
 }
 END_TEST
@@ -664,8 +667,8 @@ static void nobell_main(void *arg)
 
 	(void)arg;
 	ck_assert(act__rt_current->reactor->ring.test_nobell);
-	ck_assert_int_eq(act_sleep(MS), 0);
-	ck_assert_int_eq(act_send_after(MS, self, 7, NULL, 0, NULL), 0);
+	ck_assert_int_eq(act_sleep(TU_MS), 0);
+	ck_assert_int_eq(act_send_after(TU_MS, self, 7, NULL, 0, NULL), 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_uint_eq(m->tag, 7);
 	act_msg_free(m);
@@ -674,10 +677,10 @@ static void nobell_main(void *arg)
 
 START_TEST(reactor_without_doorbell_wakes)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
 	setenv("ACT_TEST_RING", "nobell", 1);
-	ck_assert_int_eq(run_main(&cfg, nobell_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, nobell_main, NULL), 0);
 	unsetenv("ACT_TEST_RING");
 }
 END_TEST
@@ -687,8 +690,9 @@ START_TEST(ring_entries_bad_env)
 	static const char *const bad[] = { "", "0", "-1", "32769", "abc",
 					   "64k", " 64" };
 
-	ck_assert_uint_eq(assert_env_refused("ACTORS_RING_ENTRIES", bad, N_BAD),
-			  N_BAD);
+	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_RING_ENTRIES", bad,
+						TU_N_BAD),
+			  TU_N_BAD);
 }
 END_TEST
 
@@ -699,7 +703,7 @@ static void interval_setter(void *arg)
 	act_pid parent = *(act_pid *)arg;
 	act_timer ref;
 
-	ck_assert_int_eq(act_send_interval(2 * MS, parent, 1, NULL, 0, &ref),
+	ck_assert_int_eq(act_send_interval(2 * TU_MS, parent, 1, NULL, 0, &ref),
 			 0);
 	ck_assert_int_eq(act_send(parent, 2, &ref, sizeof(ref)), 0);
 	/* and exits: the interval dies with it */
@@ -754,12 +758,12 @@ static void dead_creator_main(void *arg)
 			quiet++;
 		else
 			quiet = 0;
-		act_sleep(MS);
+		act_sleep(TU_MS);
 	}
 	ck_assert_int_eq(quiet, 2);
 	ck_assert_int_eq(act_timer_cancel(ref), -ENOENT); /* freed */
 	/* freed, not merely quiet: nothing more comes */
-	act_sleep(20 * MS);
+	act_sleep(20 * TU_MS);
 	while ((m = act_receive(0)) != NULL) {
 		late++;
 		act_msg_free(m);
@@ -770,9 +774,9 @@ static void dead_creator_main(void *arg)
 
 START_TEST(dead_creator_reclaims)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
-	ck_assert_int_eq(run_main(&cfg, dead_creator_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, dead_creator_main, NULL), 0);
 }
 END_TEST
 
@@ -799,7 +803,7 @@ static void same_tick_sleeper(void *arg)
 static void same_tick_main(void *arg)
 {
 	struct act__reactor *r = act__rt_current->reactor;
-	struct same_tick st = {act_self(), act__clock_now() + 500 * MS};
+	struct same_tick st = { act_self(), act__clock_now() + 500 * TU_MS };
 	struct act_stats a, b;
 	uint64_t loops;
 	int i;
@@ -825,11 +829,11 @@ static void same_tick_main(void *arg)
 
 START_TEST(one_wake_per_worker_per_loop)
 {
-	struct act_config cfg = with_workers(2 + _i % 2);
+	struct act_config cfg = tu_with_workers(2 + _i % 2);
 
 	cfg.spin_us = -1; /* an idle worker sleeps at once */
 	cfg.timer_us = 10000; /* 10 ms ticks: they fire in few loops */
-	ck_assert_int_eq(run_main(&cfg, same_tick_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, same_tick_main, NULL), 0);
 }
 END_TEST
 
@@ -841,20 +845,20 @@ static void tick_main(void *arg)
 {
 	(void)arg;
 	tick_seen = act__rt_current->reactor->wheel.tick_ns;
-	ck_assert_int_eq(act_sleep(MS), 0); /* timers work at any tick */
+	ck_assert_int_eq(act_sleep(TU_MS), 0); /* timers work at any tick */
 }
 
 START_TEST(timer_us_resolved)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, tick_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tick_main, NULL), 0);
 	ck_assert_int_eq(tick_seen, ACT_TIMER_US_DEFAULT * 1000);
 	setenv("ACTORS_TIMER_US", "1000", 1);
-	ck_assert_int_eq(run_main(&cfg, tick_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tick_main, NULL), 0);
 	ck_assert_int_eq(tick_seen, 1000 * 1000);
 	cfg.timer_us = 50; /* the field beats the environment */
-	ck_assert_int_eq(run_main(&cfg, tick_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, tick_main, NULL), 0);
 	ck_assert_int_eq(tick_seen, 50 * 1000);
 	unsetenv("ACTORS_TIMER_US");
 	cfg.timer_us = 9;
@@ -869,8 +873,9 @@ START_TEST(timer_us_bad_env)
 	static const char *const bad[] = { "", "0", "9", "-250", "100001",
 					   "1ms", "abc" };
 
-	ck_assert_uint_eq(assert_env_refused("ACTORS_TIMER_US", bad, N_BAD),
-			  N_BAD);
+	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_TIMER_US", bad,
+						TU_N_BAD),
+			  TU_N_BAD);
 }
 END_TEST
 
@@ -912,7 +917,7 @@ static void ref_gens_main(void *arg)
 	/* the cancel's release has run once a later timer takes the slot:
 	 * wait for it, then give the slot its new generation */
 	while (atomic_load(&u->word) != ((ref_gen(a) + 1) << 8))
-		act_sleep(MS);
+		act_sleep(TU_MS);
 	atomic_store(&u->word, g << 8);
 	ck_assert_int_eq(act_send_after(SEC_LONG, self, 1, NULL, 0, &b), 0);
 	ck_assert_ptr_eq(ref_slot(b), u);
@@ -920,7 +925,7 @@ static void ref_gens_main(void *arg)
 	ck_assert_int_eq(act_timer_cancel(ref_with_gen(b, 5)), -ENOENT);
 	ck_assert_int_eq(act_timer_cancel(b), 0);
 	while (atomic_load(&u->word) != ((g + 1) << 8))
-		act_sleep(MS);
+		act_sleep(TU_MS);
 	/* the last generation: once it is done the slot is out of use */
 	atomic_store(&u->word, gmax << 8);
 	ck_assert_int_eq(act_send_after(1, self, 2, NULL, 0, &c), 0);
@@ -929,7 +934,7 @@ static void ref_gens_main(void *arg)
 	act_msg_free(act_receive(ACT_FOREVER)); /* fired: released */
 	while (atomic_load(&u->word) == (gmax << 8 | ACT_UT_ARMED) ||
 	       atomic_load(&u->word) == (gmax << 8 | ACT_UT_FIRING))
-		act_sleep(MS);
+		act_sleep(TU_MS);
 	ck_assert_int_eq(act_send_after(SEC_LONG, self, 1, NULL, 0, &a), 0);
 	ck_assert_ptr_ne(ref_slot(a), u);
 	ck_assert_int_eq(act_timer_cancel(a), 0);
@@ -938,9 +943,9 @@ static void ref_gens_main(void *arg)
 
 START_TEST(timer_refs_never_wrap)
 {
-	struct act_config cfg = with_workers(1);
+	struct act_config cfg = tu_with_workers(1);
 
-	ck_assert_int_eq(run_main(&cfg, ref_gens_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, ref_gens_main, NULL), 0);
 }
 END_TEST
 
@@ -978,19 +983,19 @@ static void publish_main(void *arg)
 	act__test_timer_published = NULL;
 	ck_assert_int_eq(atomic_load(&hook_cancels), 2000);
 	/* none fires; the slots work on: one more, delivered once */
-	ck_assert_int_eq(act_send_after(MS, self, 6, NULL, 0, &ref), 0);
+	ck_assert_int_eq(act_send_after(TU_MS, self, 6, NULL, 0, &ref), 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_uint_eq(m->tag, 6);
 	act_msg_free(m);
-	ck_assert_ptr_null(act_receive(20 * MS));
+	ck_assert_ptr_null(act_receive(20 * TU_MS));
 }
 
 START_TEST(cancel_as_soon_as_published)
 {
-	struct act_config cfg = with_workers(1 + _i);
+	struct act_config cfg = tu_with_workers(1 + _i);
 
 	atomic_store(&hook_cancels, 0);
-	ck_assert_int_eq(run_main(&cfg, publish_main, NULL), 0);
+	ck_assert_int_eq(tu_run_main(&cfg, publish_main, NULL), 0);
 }
 END_TEST
 
@@ -998,7 +1003,7 @@ static Suite *timers_suite(void)
 {
 	Suite *s = suite_create("timers");
 	TCase *tc = tcase_create("timers");
-	bool no_ring = !have_ring();
+	bool no_ring = !tu_have_ring();
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, sleep_lasts, 0, 2);
@@ -1015,9 +1020,9 @@ static Suite *timers_suite(void)
 	tcase_add_test(tc, no_ring_says_so_once);
 	tcase_add_test(tc, ring_entries_resolved);
 	tcase_add_test(tc, ring_entries_bad_env);
-	/* these need a ring (IO_LOOP's SKIP line where there is none) */
-	IO_LOOP(tc, ring_entries_every_valid_size, 4);
-	IO_LOOP(tc, reactor_without_doorbell_wakes, 2);
+	/* these need a ring (TU_IO_LOOP's SKIP line where there is none) */
+	TU_IO_LOOP(tc, ring_entries_every_valid_size, 4);
+	TU_IO_LOOP(tc, reactor_without_doorbell_wakes, 2);
 	tcase_add_loop_test(tc, dead_creator_reclaims, 0, 2);
 	tcase_add_test(tc, timer_us_resolved);
 	tcase_add_test(tc, timer_us_bad_env);

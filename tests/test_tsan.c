@@ -23,7 +23,7 @@
 
 #include "testrt.h"
 
-#if !UNDER_TSAN
+#if !TU_UNDER_TSAN
 #error "test_tsan is built only with --enable-sanitizer=thread"
 #endif
 

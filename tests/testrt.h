@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * testrt.h - helpers for tests that look inside a running runtime:
- * slot lookup, waiting for a process to exit or to park, the leak check
- * that follows act_main (I9), and the thread count of this OS process.
+ * slot lookup, spawning, waiting for a process to exit or to reach a
+ * state, the leak check that follows act_main (I9), and the thread count
+ * of this OS process.
  */
 #ifndef ACT_TESTRT_H
 #define ACT_TESTRT_H
@@ -23,14 +24,14 @@
 /* ASan's runtime makes system calls of its own (sigaltstack at every
  * noreturn call, for one): syscall counts mean nothing under it. */
 #if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+#define TU_UNDER_ASAN 1
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
+#define TU_UNDER_ASAN 1
 #endif
 #endif
-#ifndef UNDER_ASAN
-#define UNDER_ASAN 0
+#ifndef TU_UNDER_ASAN
+#define TU_UNDER_ASAN 0
 #endif
 
 /* TSan makes every process a fiber (a few KiB of its own, and a slot in
@@ -39,18 +40,18 @@
  * SIGSEGV on the alternate stack TSan's own handler intercepts, leave
  * the suite. */
 #if defined(__SANITIZE_THREAD__)
-#define UNDER_TSAN 1
+#define TU_UNDER_TSAN 1
 #elif defined(__has_feature)
 #if __has_feature(thread_sanitizer)
-#define UNDER_TSAN 1
+#define TU_UNDER_TSAN 1
 #endif
 #endif
-#ifndef UNDER_TSAN
-#define UNDER_TSAN 0
+#ifndef TU_UNDER_TSAN
+#define TU_UNDER_TSAN 0
 #endif
 
 /* The default configuration with n workers. */
-static inline struct act_config with_workers(int n)
+static inline struct act_config tu_with_workers(int n)
 {
 	struct act_config cfg;
 
@@ -123,7 +124,7 @@ static inline void tu_real_machine(void)
 	unsetenv("ACT_TEST_TOPOLOGY");
 }
 
-static inline struct act__proc *lookup(act_pid p)
+static inline struct act__proc *tu_lookup(act_pid p)
 {
 	return act__proc_lookup(&act__rt_current->procs, p);
 }
@@ -141,31 +142,39 @@ static inline uint64_t tu_dup_enqueues(void)
 }
 
 /* A pid's slot index, in the running runtime's split (proc.h). */
-static inline uint32_t pid_index_of(act_pid p)
+static inline uint32_t tu_pid_index(act_pid p)
 {
 	return act__proc_pid_index(&act__rt_current->procs, p);
 }
 
-static inline struct act__proc *self_proc(void)
+static inline struct act__proc *tu_self_proc(void)
 {
-	return lookup(act_self());
+	return tu_lookup(act_self());
 }
 
-/* Yield until pid's process has been reaped; false if it never is. */
+/* act_spawn, which must not fail. */
+static inline act_pid tu_spawn(void (*fn)(void *), void *arg)
+{
+	act_pid p = act_spawn(fn, arg);
+
+	ck_assert(!act_pid_eq(p, ACT_PID_NONE));
+	return p;
+}
+
 /*
- * One step of waiting for another process, for at most WAIT_FOR_NS in
+ * One step of waiting for another process, for at most TU_WAIT in
  * all (deadline: 0 the first time): yield, and after the first
  * thousand steps sleep 100 us, so that a worker whose thread the kernel
  * has not run (more workers than cores) gets a CPU. A bound of time, not
  * of steps: yields on an idle worker return at once. False once the
  * deadline has passed.
  */
-#define WAIT_FOR_NS (20 * 1000000000LL)
+#define TU_WAIT (20 * TU_SEC)
 
-static inline bool wait_step(int64_t *deadline, int i)
+static inline bool tu_wait_step(int64_t *deadline, int i)
 {
 	if (!*deadline)
-		*deadline = act__clock_now() + WAIT_FOR_NS;
+		*deadline = act__clock_now() + TU_WAIT;
 	if (act__clock_now() > *deadline)
 		return false;
 	if (i < 1000)
@@ -175,34 +184,50 @@ static inline bool wait_step(int64_t *deadline, int i)
 	return true;
 }
 
-static inline bool wait_gone(act_pid p)
+/* Until p's slot is freed (the process reaped, its exit signals all
+ * out: they go before the slot); false if it never is. */
+static inline bool tu_wait_gone(act_pid p)
 {
 	int64_t deadline = 0;
 	int i;
 
-	for (i = 0; lookup(p) && wait_step(&deadline, i); i++)
+	for (i = 0; tu_lookup(p) && tu_wait_step(&deadline, i); i++)
 		;
-	return !lookup(p);
+	return !tu_lookup(p);
 }
 
-/* Yield until p waits in a receive; false if it never does. */
-static inline bool wait_waiting(act_pid p)
+/* Until p's state is st (tu_wait_step's steps); false if p is gone or
+ * never gets there. */
+static inline bool tu_wait_state(act_pid p, unsigned st)
 {
 	int64_t deadline = 0;
 	struct act__proc *q;
 	int i;
 
 	for (i = 0;; i++) {
-		q = lookup(p);
-		if (q && act__ps(atomic_load(&q->state)) == ACT_PS_WAITING)
+		q = tu_lookup(p);
+		if (!q)
+			return false;
+		if (act__ps(atomic_load(&q->state)) == st)
 			return true;
-		if (!wait_step(&deadline, i))
+		if (!tu_wait_step(&deadline, i))
 			return false;
 	}
 }
 
+/* p waits in a receive (act_sleep too), or in act_io_*. */
+#define tu_wait_waiting(p) tu_wait_state((p), ACT_PS_WAITING)
+#define tu_wait_iowait(p) tu_wait_state((p), ACT_PS_IOWAIT)
+
+/* A match for act_receive_match: the tag that ctx holds, cast to a
+ * pointer. */
+static inline bool tu_tag_is(const struct act_msg *m, void *ctx)
+{
+	return m->tag == (uint32_t)(uintptr_t)ctx;
+}
+
 /* I9: after act_main returned, nothing was left out. */
-static inline void assert_no_leaks(void)
+static inline void tu_assert_no_leaks(void)
 {
 	ck_assert_int_eq(act__last_leaks.procs, 0);
 	ck_assert_int_eq(act__last_leaks.stacks, 0);
@@ -210,12 +235,12 @@ static inline void assert_no_leaks(void)
 }
 
 /* act_main, then the leak check; returns act_main's result. */
-static inline int run_main(const struct act_config *cfg,
-			   void (*fn)(void *), void *arg)
+static inline int tu_run_main(const struct act_config *cfg,
+			      void (*fn)(void *), void *arg)
 {
 	int rc = act_main(cfg, fn, arg);
 
-	assert_no_leaks();
+	tu_assert_no_leaks();
 	return rc;
 }
 
@@ -225,7 +250,7 @@ static inline int run_main(const struct act_config *cfg,
  * before t + one tick. Errs towards yes (a cascade, a command not taken
  * yet), which only makes a caller that waits for "no" wait longer.
  */
-static inline bool timer_due_by(int64_t t)
+static inline bool tu_timer_due_by(int64_t t)
 {
 	struct act__reactor *r = act__rt_current->reactor;
 
@@ -236,31 +261,31 @@ static inline bool timer_due_by(int64_t t)
 /* Runs fn as the main process of a 2-worker runtime without io_uring
  * (ACT_TEST_RING=none), in a child (tu_run_child): c gets its exit
  * status, 0 when act_main returned 0, and its stderr. */
-struct ringless_run {
+struct tu_ringless_run {
 	void (*fn)(void *);
 };
 
-static inline void ringless_child(void *arg)
+static inline void tu_ringless_child(void *arg)
 {
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
 	setenv("ACT_TEST_RING", "none", 1);
-	_exit(act_main(&cfg, ((struct ringless_run *)arg)->fn, NULL) == 0
+	_exit(act_main(&cfg, ((struct tu_ringless_run *)arg)->fn, NULL) == 0
 		      ? 0
 		      : 1);
 }
 
-static inline void run_ringless(void (*fn)(void *), struct tu_child *c)
+static inline void tu_run_ringless(void (*fn)(void *), struct tu_child *c)
 {
-	struct ringless_run r = { fn };
+	struct tu_ringless_run r = { fn };
 
-	tu_run_child(ringless_child, &r, c);
+	tu_run_child(tu_ringless_child, &r, c);
 }
 
 /* The number of values in a test's local array `bad`. */
-#define N_BAD (sizeof(bad) / sizeof(bad[0]))
+#define TU_N_BAD (sizeof(bad) / sizeof(bad[0]))
 
-/* assert_env_refused's child: var=value, then act_main on 2 workers. */
+/* tu_assert_env_refused's child: var=value, then act_main on 2 workers. */
 struct tu_env_case {
 	const char *var, *value;
 };
@@ -273,7 +298,7 @@ static inline void tu_env_nop(void *arg)
 static inline void tu_env_child(void *arg)
 {
 	const struct tu_env_case *ec = arg;
-	struct act_config cfg = with_workers(2);
+	struct act_config cfg = tu_with_workers(2);
 
 	setenv(ec->var, ec->value, 1);
 	_exit(act_main(&cfg, tu_env_nop, NULL) == -EINVAL ? 0 : 1);
@@ -283,8 +308,9 @@ static inline void tu_env_child(void *arg)
  * Each of the n bad values of environment variable var makes act_main
  * return -EINVAL, with one line on stderr that names var="value".
  */
-static inline unsigned assert_env_refused(const char *var,
-					  const char *const *bad, unsigned n)
+static inline unsigned tu_assert_env_refused(const char *var,
+					     const char *const *bad,
+					     unsigned n)
 {
 	struct tu_env_case ec = { var, NULL };
 	struct tu_child c;
@@ -299,13 +325,13 @@ static inline unsigned assert_env_refused(const char *var,
 		snprintf(want, sizeof(want), "%s=\"%s\"", var, bad[i]);
 		ck_assert_msg(strstr(c.err, want), "%s: stderr: %s", want,
 			      c.err);
-		ck_assert_int_eq(count_lines(c.err), 1);
+		ck_assert_int_eq(tu_str_lines(c.err), 1);
 	}
 	return i; /* values checked */
 }
 
 /* Entries of a /proc directory, less . and .. */
-static inline int count_entries(const char *dir)
+static inline int tu_count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -318,7 +344,7 @@ static inline int count_entries(const char *dir)
 	return n;
 }
 
-#if UNDER_TSAN
+#if TU_UNDER_TSAN
 static inline void *tu_tsan_nop(void *arg)
 {
 	return arg;
@@ -332,7 +358,7 @@ static inline int tu_tasks_settled(int enough)
 	int i, n, least = -1;
 
 	for (i = 0; i < 20; i++) {
-		n = count_entries("/proc/self/task");
+		n = tu_count_entries("/proc/self/task");
 		if (least < 0 || n < least)
 			least = n;
 		if (least <= enough)
@@ -350,9 +376,9 @@ static inline int tu_tasks_settled(int enough)
  * first call, which must come while no other thread runs: after a dummy
  * thread has made sure the first kind exists.
  */
-static inline int count_tasks(void)
+static inline int tu_count_tasks(void)
 {
-#if UNDER_TSAN
+#if TU_UNDER_TSAN
 	static int tsan_own = -1;
 	pthread_t t;
 
@@ -363,7 +389,7 @@ static inline int count_tasks(void)
 	}
 	return tu_tasks_settled(tsan_own + 1) - tsan_own;
 #else
-	return count_entries("/proc/self/task");
+	return tu_count_entries("/proc/self/task");
 #endif
 }
 

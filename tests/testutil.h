@@ -6,6 +6,11 @@
  * default CK_FORK mode), so one runtime per test and a crash fails only
  * that test. Tests reach internals through lib/ headers: they link
  * libactors_core.la, which keeps internal symbols.
+ *
+ * What the shared headers (testutil.h, testrt.h, iotest.h, lifecycle.h)
+ * give is named tu_ (macros TU_), so that a reader of a test tells the
+ * harness from the library (act_, act__) and from the test's own static
+ * helpers, which keep plain names.
  */
 #ifndef ACT_TESTUTIL_H
 #define ACT_TESTUTIL_H
@@ -22,6 +27,11 @@
 
 #include "actors.h"
 #include "base/park.h"
+
+/* Durations in nanoseconds, as act_sleep and every timeout take them. */
+#define TU_MS 1000000LL
+#define TU_SEC (1000 * TU_MS)
+#define TU_HOUR (3600 * TU_SEC)
 
 /* Result of running fn(arg) in a child process with stderr captured. */
 struct tu_child {
@@ -114,7 +124,7 @@ static inline void tu_run_child(void (*fn)(void *), void *arg,
 }
 
 /* Lines in a string (a child's stderr, say). */
-static inline int count_lines(const char *s)
+static inline int tu_str_lines(const char *s)
 {
 	int n = 0;
 
