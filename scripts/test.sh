@@ -9,7 +9,8 @@
 # (build/tsan) runs the Check programs and a shorter `make stress`. Ends
 # with the line "N passed, N failed" over the Check cases of the three
 # builds, with each stress run, the 3-worker run and distcheck counted as
-# one more.
+# one more. Every build, distcheck's too, is configured --enable-werror: a
+# compiler warning fails CI.
 set -u
 cd "$(dirname "$0")/.."
 rc=0
@@ -25,15 +26,16 @@ step() {
 		rc=1
 	fi
 }
-scripts/build.sh release || exit 1
+scripts/build.sh release --enable-werror || exit 1
 (cd build/release && make -j"$(nproc)" check) || rc=1
 # the shape of a 4-CPU machine, 3 workers: one package, no SMT
 step anycount-3-workers sh -c 'cd build/release &&
 	ANYCOUNT_TOPOLOGY="pack:1 core:4 pu:1" sh ../../tests/anycount.sh'
 step stress-release sh -c 'cd build/release && make stress'
-scripts/build.sh debug --enable-debug || exit 1
+scripts/build.sh debug --enable-debug --enable-werror || exit 1
 (cd build/debug && make -j"$(nproc)" check) || rc=1
-if (cd build/release && make -j"$(nproc)" distcheck >distcheck.log 2>&1); then
+if (cd build/release && make -j"$(nproc)" distcheck \
+	DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1); then
 	extra="$extra distcheck:pass"
 else
 	tail -n 40 build/release/distcheck.log
@@ -49,7 +51,8 @@ fi
 # runtime makes a fiber (one per process) a hundred times faster than
 # GCC 12's. The run on the simulated machine is left out of this build
 # (ANYCOUNT_TOPOLOGY=off) for its time: release and debug have it.
-scripts/build.sh tsan --enable-sanitizer=thread CC=clang || exit 1
+scripts/build.sh tsan --enable-sanitizer=thread CC=clang \
+	--enable-werror || exit 1
 (cd build/tsan && CK_TIMEOUT_MULTIPLIER=4 ANYCOUNT_TOPOLOGY=off \
 	make -j"$(nproc)" check) || rc=1
 step stress-tsan sh -c \

@@ -13,12 +13,11 @@
 #     bound by mbind (ACT_TEST_NUMA=force), read by lib/affinity/homes.c.
 # Prints each program's Check line indented and ends with its own
 # "N passed, N failed" over their cases (scripts/summary.sh counts that).
+# --list prints the runs, "VAR=VALUE PROGRAM" a line, and runs nothing
+# (scripts/check-aarch64.sh runs some of them under qemu-user).
 set -u
-. "$(dirname "$0")/tally.sh"
-dir=tests # make check runs in the build directory
-passed=0
-failed=0
-for run in "ACT_TEST_FUTEX_WAIT=1 test_multi" \
+list=${1:-}
+set -- "ACT_TEST_FUTEX_WAIT=1 test_multi" \
 	"ACT_TEST_FUTEX_WAIT=1 test_invariants" \
 	"ACT_TEST_RING=eventfd test_timers" \
 	"ACT_TEST_RING=eventfd test_mailbox" \
@@ -32,7 +31,16 @@ for run in "ACT_TEST_FUTEX_WAIT=1 test_multi" \
 	"ACT_TEST_NUMA=fake:2 test_multi" \
 	"ACT_TEST_NUMA=fake:2 test_spawn" \
 	"ACT_TEST_NUMA=force test_spawn" \
-	"ACT_TEST_NUMA=force test_proc"; do
+	"ACT_TEST_NUMA=force test_proc"
+if [ "$list" = --list ]; then
+	printf '%s\n' "$@"
+	exit 0
+fi
+. "$(dirname "$0")/tally.sh"
+dir=tests # make check runs in the build directory
+passed=0
+failed=0
+for run in "$@"; do
 	var=${run%% *}
 	prog=${run#* }
 	out=$(env "$var" CK_VERBOSITY=normal "$dir/$prog" 2>&1)

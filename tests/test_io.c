@@ -1022,7 +1022,6 @@ START_TEST(no_ring_enosys)
 		tu_drop_lines(c.err, "False positive error reports");
 		tu_drop_lines(c.err, "For details see");
 	}
-	tu_drop_lines_with(c.err, TU_FEW_CPUS_NOTE);
 	ck_assert_msg(!strcmp(c.err, "actors: io_uring is off "
 				     "(ACT_TEST_RING=none): timers work, I/O "
 				     "will not\n"),

@@ -797,10 +797,12 @@ static void famine_child(void *arg)
 	if (setrlimit(RLIMIT_AS, &rl))
 		_exit(5);
 	rep->stage = 1;
-	while (!act__stack_get(&a, FAM_SIZE, &lo, &canary))
+	while (na < FAM_UNITS && !act__stack_get(&a, FAM_SIZE, &lo, &canary))
 		from_a[na++] = lo; /* a's chunk used up, then famine */
-	while (!act__stack_get(&b, FAM_SIZE, &lo, &canary))
+	while (nb < FAM_UNITS && !act__stack_get(&b, FAM_SIZE, &lo, &canary))
 		from_b[nb++] = lo;
+	if (na == FAM_UNITS || nb == FAM_UNITS)
+		_exit(6); /* no famine: RLIMIT_AS did not hold (qemu-user) */
 	rep->stage = 2;
 	/* b frees 10 of a's stacks (home 0, away for b: fewer than a
 	 * batch): in a famine they go home at once */

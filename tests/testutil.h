@@ -48,6 +48,9 @@ struct tu_child {
  */
 #define TU_NO_URING_LINE "actors: io_uring is unavailable"
 #define TU_URING_OFF_LINE "actors: io_uring is off"
+/* qemu-user's own line on stderr when the program it runs dies of a
+ * signal (scripts/check-aarch64.sh): not the child's, so dropped too. */
+#define TU_QEMU_SIGNAL_LINE "qemu: uncaught target signal"
 
 static inline void tu_drop_lines(char *s, const char *prefix)
 {
@@ -91,8 +94,8 @@ static inline void tu_drop_lines_with(char *s, const char *part)
 
 /*
  * Fork; in the child redirect stderr into a pipe, call fn(arg), then
- * exit(0). The parent collects stderr (less TU_NO_URING_LINE) and the
- * wait status.
+ * exit(0). The parent collects stderr (less TU_NO_URING_LINE and
+ * TU_QEMU_SIGNAL_LINE) and the wait status.
  */
 static inline void tu_run_child(void (*fn)(void *), void *arg,
 				struct tu_child *out)
@@ -119,6 +122,7 @@ static inline void tu_run_child(void (*fn)(void *), void *arg,
 		at += (size_t)n;
 	out->err[at] = '\0';
 	tu_drop_lines(out->err, TU_NO_URING_LINE);
+	tu_drop_lines(out->err, TU_QEMU_SIGNAL_LINE);
 	close(fds[0]);
 	ck_assert_int_eq(waitpid(pid, &out->status, 0), pid);
 }

@@ -1277,7 +1277,8 @@ static int cmd_version(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	printf("actors %d.%d\n", ACT_VERSION_MAJOR, ACT_VERSION_MINOR);
+	printf("actors %d.%d.%d\n", ACT_VERSION_MAJOR, ACT_VERSION_MINOR,
+	       ACT_VERSION_PATCH);
 	return 0;
 }
 
