@@ -482,19 +482,14 @@ static uint32_t slot_shared(uint32_t r, uint32_t *strangers,
 	struct act__ptable_home *h = &t->homes[r];
 	uint32_t n, i, bad = 0;
 
-	/* acquire: pairs with the release clear below and in proc.c's
-	 * pool_unlock */
-	while (atomic_flag_test_and_set_explicit(&h->lock,
-						 memory_order_acquire))
-		act__spin_relax();
+	act__spin_lock(&h->lock); /* pairs with the unlock below */
 	n = h->shared_n;
 	if (head)
 		*head = h->shared_head;
 	for (i = h->shared_head; i != UINT32_MAX;
 	     i = act__proc_free_next(&t->slots[i]))
 		bad += act__proc_slot_home(t, i) != r;
-	/* release: pairs with the acquire above and in proc.c's pool_lock */
-	atomic_flag_clear_explicit(&h->lock, memory_order_release);
+	act__spin_unlock(&h->lock); /* pairs with the lock above */
 	if (strangers)
 		*strangers = bad;
 	return n;
@@ -511,16 +506,11 @@ static bool slot_on_home_list(uint32_t r, uint32_t idx)
 	bool found = false;
 	uint32_t i;
 
-	/* acquire: pairs with the release clear below and in proc.c's
-	 * pool_unlock */
-	while (atomic_flag_test_and_set_explicit(&h->lock,
-						 memory_order_acquire))
-		act__spin_relax();
+	act__spin_lock(&h->lock); /* pairs with the unlock below */
 	for (i = h->shared_head; i != UINT32_MAX && !found;
 	     i = act__proc_free_next(&t->slots[i]))
 		found = i == idx;
-	/* release: pairs with the acquire above and in proc.c's pool_lock */
-	atomic_flag_clear_explicit(&h->lock, memory_order_release);
+	act__spin_unlock(&h->lock); /* pairs with the lock above */
 	return found;
 }
 
