@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hello.c - the README's example: a parent spawns workers that square
  * numbers and reply; the parent sums the replies.

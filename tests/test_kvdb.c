@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kvdb.c - the kv example's keyspace (examples/kv/dict.h, db.h) and
  * its commands run on one shard (cmd.h): a table through growth, an

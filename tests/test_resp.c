@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_resp.c - the kv example's RESP2 request parser (examples/kv/resp.h).
  *

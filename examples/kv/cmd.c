@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd.c - the kv example's commands (cmd.h), with redis-server 7.0's
  * replies: the same checks in the same order, so that the same bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd.h - the kv example's commands: their table, and each one run on a
  * shard's keyspace with redis-server 7.0's replies.

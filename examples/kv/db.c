@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* db.c - a shard's keyspace and its lists and hashes (db.h). */
 #include "db.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * db.h - one shard's keyspace: keys to strings, lists and hashes, with
  * expiry lazy on access and a bounded sweep (db_sweep) for the keys no

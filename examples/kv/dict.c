@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dict.c - the kv example's incrementally rehashed table (dict.h). */
 #include "dict.h"
 

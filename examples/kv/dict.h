@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * dict.h - the kv example's hash table: chained, power-of-two buckets,
  * rehashed incrementally (a bucket or so per operation, as redis's dict

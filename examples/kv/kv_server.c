@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* SPDX-License-Identifier: MIT */
 /*
  * kv_server.c - an in-memory key-value server that speaks RESP2, for
  * redis-cli and redis-benchmark, built the actor way.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out.c - RESP2 replies into a growing buffer (out.h). */
 #include "out.h"
 

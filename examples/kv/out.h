@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * out.h - a growing byte buffer and the RESP2 replies written into it.
  *

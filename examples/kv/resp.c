@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * resp.c - the RESP2 request parser (resp.h), after redis-server 7.0's
  * processMultibulkBuffer, processInlineBuffer and sdssplitargs: the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * resp.h - RESP2 requests, parsed the way redis-server 7.0 parses them.
  *
