@@ -222,8 +222,9 @@ END_TEST
 
 /*
  * On a machine with CPUs on two or more nodes (the QEMU guests of
- * scripts/check-kernels.sh), one worker a CPU: an envelope main sends to
- * a process of any home is bound to that home's node, and its page is
+ * scripts/check-kernels.sh), up to 8 workers spread over the nodes
+ * (ACT_BIND_SPREAD): an envelope main sends to a process of any home
+ * is bound to that home's node, and its page is
  * there. Children are spawned from wherever spawners run, until both of
  * the first two homes have received.
  */
@@ -350,6 +351,9 @@ START_TEST(envelopes_on_receivers_node)
 	tu_real_machine();
 	ck_assert_int_ge(nodes, 2);
 	cfg = tu_with_workers(cpus < 8 ? cpus : 8);
+	/* consecutive workers on different nodes: the premise, two homes,
+	 * on a machine whose first node alone has 8 CPUs too */
+	cfg.bind = ACT_BIND_SPREAD;
 	memset(&nr, 0, sizeof(nr));
 	unsetenv("ACT_TEST_NUMA");
 	ck_assert_int_eq(tu_run_main(&cfg, node_main, NULL), 0);
