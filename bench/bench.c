@@ -70,8 +70,8 @@ const char *bench_strerror(int rc)
  * the run completed, and says on stderr what went wrong if it did not or
  * if the checksum is not the expected one. Returns the exit status.
  */
-int bench_finish(const char *name, int rc, uint64_t checksum,
-		 uint64_t expect, double seconds)
+int bench_finish(const char *name, int rc, uint64_t checksum, uint64_t expect,
+		 double seconds)
 {
 	if (rc) {
 		fprintf(stderr, "%s: %s\n", name, bench_strerror(rc));
@@ -83,8 +83,9 @@ int bench_finish(const char *name, int rc, uint64_t checksum,
 		return 1;
 	}
 	if (checksum != expect) {
-		fprintf(stderr, "%s: checksum %" PRIu64 ", expected %" PRIu64
-			"\n", name, checksum, expect);
+		fprintf(stderr,
+			"%s: checksum %" PRIu64 ", expected %" PRIu64 "\n",
+			name, checksum, expect);
 		return 1;
 	}
 	return 0;

@@ -45,10 +45,10 @@
 
 /* Positive failure codes: the run went wrong without an errno. */
 enum {
-	BENCH_ESPAWN = 1,  /* act_spawn() returned ACT_PID_NONE */
-	BENCH_EPROTO,      /* a message with a wrong tag, size or value */
-	BENCH_EEXIT,       /* the main process exited with a non-normal reason */
-	BENCH_EINVAL,      /* an argument out of range */
+	BENCH_ESPAWN = 1, /* act_spawn() returned ACT_PID_NONE */
+	BENCH_EPROTO,	  /* a message with a wrong tag, size or value */
+	BENCH_EEXIT,	  /* the main process exited with a non-normal reason */
+	BENCH_EINVAL,	  /* an argument out of range */
 };
 
 /*
@@ -83,8 +83,7 @@ static inline uint64_t bench_ring_expect(long hops)
  * children's. *checksum is the root's sum, leaves * (leaves - 1) / 2:
  * 499999500000 for the default million.
  */
-int bench_skynet(long leaves, int window, double *seconds,
-		 uint64_t *checksum);
+int bench_skynet(long leaves, int window, double *seconds, uint64_t *checksum);
 
 static inline uint64_t bench_skynet_expect(long leaves)
 {
@@ -154,9 +153,9 @@ uint64_t bench_spawnburst_expect(long children, long total);
 
 struct bench_timeouts_result {
 	long samples;
-	int early;            /* some wait returned before its deadline */
+	int early; /* some wait returned before its deadline */
 	double p50_us, p99_us, max_us;
-	double idle_cpu_pct;  /* CPU time / wall time while idle, in % */
+	double idle_cpu_pct; /* CPU time / wall time while idle, in % */
 };
 
 int bench_timeouts(long procs, long rounds, int64_t min_ns, int64_t max_ns,
@@ -167,7 +166,7 @@ double bench_now(void);
 int bench_status(int main_rc, int err);
 int bench_parse_long(const char *s, long min, long max, long *out);
 const char *bench_strerror(int rc);
-int bench_finish(const char *name, int rc, uint64_t checksum,
-		 uint64_t expect, double seconds);
+int bench_finish(const char *name, int rc, uint64_t checksum, uint64_t expect,
+		 double seconds);
 
 #endif /* BENCH_H */

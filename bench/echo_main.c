@@ -130,20 +130,21 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (c == '?')
-			return usage(stderr, 2);  /* getopt said why */
+			return usage(stderr, 2); /* getopt said why */
 		if (take(c, optarg, &o)) {
 			fprintf(stderr, "echo: bad value '%s'\n", optarg);
 			return usage(stderr, 2);
 		}
 	}
 	if (optind < argc || o.port == 0) {
-		fprintf(stderr, "echo: %s\n", optind < argc ?
-			"unexpected operand" : "--port is required");
+		fprintf(stderr, "echo: %s\n",
+			optind < argc ? "unexpected operand" :
+					"--port is required");
 		return usage(stderr, 2);
 	}
 	rc = echoload_run(&o, &r);
 	if (rc)
-		return 1;  /* echoload said why */
+		return 1; /* echoload said why */
 	echoload_print(stdout, &o, &r, json);
 	if (fflush(stdout) == EOF) {
 		perror("echo: stdout");

@@ -24,7 +24,7 @@
 
 #define NSEC 1000000000ull
 #define MAX_EVENTS 128
-#define POLL_MS 100  /* longest wait for events, so the deadline is seen */
+#define POLL_MS 100 /* longest wait for events, so the deadline is seen */
 
 /* ---- latency histogram -------------------------------------------------- */
 
@@ -114,31 +114,31 @@ static uint64_t hist_quantile(const struct hist *h, double q)
 
 struct conn {
 	int fd;
-	int index;          /* among all connections, for messages */
+	int index; /* among all connections, for messages */
 	bool dead;
-	bool want_out;      /* EPOLLOUT is in its interest set */
-	size_t sent, got;   /* bytes of the request in flight */
-	uint64_t seq;       /* requests started */
-	uint64_t t0;        /* ns: its request's send */
+	bool want_out;	  /* EPOLLOUT is in its interest set */
+	size_t sent, got; /* bytes of the request in flight */
+	uint64_t seq;	  /* requests started */
+	uint64_t t0;	  /* ns: its request's send */
 	unsigned char *req, *resp;
 };
 
 /* One thread's share of the connections. */
 struct client {
 	const struct echoload_opts *o;
-	const char *name;   /* host:port, for messages */
+	const char *name; /* host:port, for messages */
 	struct conn *conns;
 	int n, alive;
-	bool uring;         /* the io_uring engine, else epoll */
-	bool ring_live;     /* ring is set up (uring) */
-	bool poll_first;    /* uring: the kernel takes POLL_FIRST receives */
-	char probe_byte;    /* uring: the probe's receive lands here */
-	int ep;             /* the epoll set (epoll), or -1 */
+	bool uring;	 /* the io_uring engine, else epoll */
+	bool ring_live;	 /* ring is set up (uring) */
+	bool poll_first; /* uring: the kernel takes POLL_FIRST receives */
+	char probe_byte; /* uring: the probe's receive lands here */
+	int ep;		 /* the epoll set (epoll), or -1 */
 	struct io_uring ring;
-	uint64_t t_measure, t_end;  /* ns: window start and end */
+	uint64_t t_measure, t_end; /* ns: window start and end */
 	uint64_t requests, mismatches, lost;
 	double cpu_s, wall_s; /* this thread's CPU and wall time, its run */
-	int err;            /* the -errno that stopped it, or 0 */
+	int err;	      /* the -errno that stopped it, or 0 */
 	bool said_lost, said_mismatch;
 	pthread_t tid;
 	struct hist *hist;
@@ -209,8 +209,7 @@ static int conn_send(struct client *c, struct conn *k)
 	ssize_t n;
 
 	while (k->sent < size) {
-		n = send(k->fd, k->req + k->sent, size - k->sent,
-			 MSG_NOSIGNAL);
+		n = send(k->fd, k->req + k->sent, size - k->sent, MSG_NOSIGNAL);
 		if (n > 0) {
 			k->sent += (size_t)n;
 		} else if (n < 0 && errno == EINTR) {
@@ -246,10 +245,11 @@ static int conn_done(struct client *c, struct conn *k)
 		c->mismatches++;
 		if (!c->said_mismatch) {
 			c->said_mismatch = true;
-			fprintf(stderr, "echoload: connection %d: response "
+			fprintf(stderr,
+				"echoload: connection %d: response "
 				"%" PRIu64 " differs from its request "
-				"(further ones only counted)\n", k->index,
-				k->seq);
+				"(further ones only counted)\n",
+				k->index, k->seq);
 		}
 	} else if (now >= c->t_measure && now < c->t_end) {
 		c->requests++;
@@ -277,7 +277,7 @@ static int conn_recv(struct client *c, struct conn *k)
 	k->got += (size_t)n;
 	if (k->got < size)
 		return 0;
-	if (k->sent < size) {  /* an echo of bytes never sent */
+	if (k->sent < size) { /* an echo of bytes never sent */
 		conn_lose(c, k, "recv", EPROTO);
 		return 0;
 	}
@@ -320,8 +320,7 @@ static int client_events(struct client *c, struct epoll_event *ev, int n)
 		k = ev[i].data.ptr;
 		if (!k->dead && (ev[i].events & EPOLLOUT) && conn_send(c, k))
 			return -1;
-		if (!k->dead && (ev[i].events & ~EPOLLOUT) &&
-		    conn_recv(c, k))
+		if (!k->dead && (ev[i].events & ~EPOLLOUT) && conn_recv(c, k))
 			return -1;
 	}
 	return 0;
@@ -410,8 +409,7 @@ static int uring_recv(struct client *c, struct conn *k)
 
 	if (s == NULL)
 		return -1;
-	io_uring_prep_recv(s, k->fd, k->resp + k->got, c->o->size - k->got,
-			   0);
+	io_uring_prep_recv(s, k->fd, k->resp + k->got, c->o->size - k->got, 0);
 	if (k->got == 0 && c->poll_first)
 		s->ioprio |= IORING_RECVSEND_POLL_FIRST;
 	io_uring_sqe_set_data64(s, (uint64_t)(uintptr_t)k | OP_RECV);
@@ -430,7 +428,7 @@ static int uring_done(struct client *c, struct conn *k, unsigned op, int res)
 
 	if (k->dead)
 		return 0;
-	if (res == -EINTR || res == -EAGAIN)  /* try it again */
+	if (res == -EINTR || res == -EAGAIN) /* try it again */
 		return op == OP_SEND ? uring_send(c, k) : uring_recv(c, k);
 	if (op == OP_SEND) {
 		if (res <= 0) {
@@ -446,7 +444,7 @@ static int uring_done(struct client *c, struct conn *k, unsigned op, int res)
 	}
 	k->got += (size_t)res;
 	/* A send's CQE comes before the CQE of its echo. */
-	if (k->got > k->sent) {  /* an echo of bytes never sent */
+	if (k->got > k->sent) { /* an echo of bytes never sent */
 		conn_lose(c, k, "recv", EPROTO);
 		return 0;
 	}
@@ -520,7 +518,7 @@ static int uring_setup(struct client *c)
 		  IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN;
 	p.cq_entries = cq;
 	rc = io_uring_queue_init_params(sq, &c->ring, &p);
-	if (rc == -EINVAL) {  /* before 6.1: no DEFER_TASKRUN */
+	if (rc == -EINVAL) { /* before 6.1: no DEFER_TASKRUN */
 		memset(&p, 0, sizeof(p));
 		p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_CLAMP;
 		p.cq_entries = cq;
@@ -622,7 +620,7 @@ static void *client_main(void *arg)
 	if (c->uring) {
 		if (uring_setup(c) == 0)
 			uring_loop(c);
-		if (c->ring_live)  /* cancels what is in flight */
+		if (c->ring_live) /* cancels what is in flight */
 			io_uring_queue_exit(&c->ring);
 		c->ring_live = false;
 	} else if (epoll_setup(c) == 0) {
@@ -658,7 +656,7 @@ static void raise_nofile(int conns)
 	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= want)
 		return;
 	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
-	setrlimit(RLIMIT_NOFILE, &rl);  /* connect says EMFILE if short */
+	setrlimit(RLIMIT_NOFILE, &rl); /* connect says EMFILE if short */
 }
 
 static int resolve(const struct echoload_opts *o, const char *name,
@@ -721,7 +719,7 @@ static int connect_all(const struct echoload_opts *o, const char *name,
 	for (i = 0; i < o->conns; i++) {
 		if (ai) {
 			fd = dial(ai, &call);
-		} else {  /* the first: the first address that answers */
+		} else { /* the first: the first address that answers */
 			for (ai = res; ai; ai = ai->ai_next) {
 				fd = dial(ai, &call);
 				if (fd >= 0)
@@ -729,12 +727,14 @@ static int connect_all(const struct echoload_opts *o, const char *name,
 			}
 		}
 		if (fd < 0) {
-			fprintf(stderr, "echoload: %s %s (connection %d of "
-				"%d): %s\n", call, name, i + 1, o->conns,
-				strerror(-fd));
+			fprintf(stderr,
+				"echoload: %s %s (connection %d of "
+				"%d): %s\n",
+				call, name, i + 1, o->conns, strerror(-fd));
 			break;
 		}
-		conns[i] = (struct conn){ .fd = fd, .index = i,
+		conns[i] = (struct conn){ .fd = fd,
+					  .index = i,
 					  .req = bufs + 2 * o->size * i };
 		conns[i].resp = conns[i].req + o->size;
 	}
@@ -762,8 +762,10 @@ static enum echoload_engine pick_engine(const struct echoload_opts *o)
 		io_uring_queue_exit(&ring);
 		return ECHOLOAD_URING;
 	}
-	fprintf(stderr, "echoload: io_uring is not available (%s); using "
-		"epoll\n", strerror(-rc));
+	fprintf(stderr,
+		"echoload: io_uring is not available (%s); using "
+		"epoll\n",
+		strerror(-rc));
 	return ECHOLOAD_EPOLL;
 }
 
@@ -791,7 +793,9 @@ static void deal(const struct echoload_opts *o, const char *name,
 
 	for (t = 0; t < o->threads; t++) {
 		last = (int)((long)o->conns * (t + 1) / o->threads);
-		cl[t] = (struct client){ .o = o, .name = name, .ep = -1,
+		cl[t] = (struct client){ .o = o,
+					 .name = name,
+					 .ep = -1,
 					 .uring = o->engine == ECHOLOAD_URING,
 					 .conns = conns + first,
 					 .n = last - first,
@@ -880,8 +884,8 @@ int echoload_run(const struct echoload_opts *o, struct echoload_result *r)
 		return rc;
 	if (oo.threads > oo.conns)
 		oo.threads = oo.conns;
-	snprintf(name, sizeof(name), strchr(oo.host, ':') ? "[%s]:%d" :
-		 "%s:%d", oo.host, oo.port);
+	snprintf(name, sizeof(name), strchr(oo.host, ':') ? "[%s]:%d" : "%s:%d",
+		 oo.host, oo.port);
 	conns = calloc((size_t)oo.conns, sizeof(*conns));
 	bufs = malloc(2 * oo.size * (size_t)oo.conns);
 	cl = calloc((size_t)oo.threads, sizeof(*cl));
@@ -911,8 +915,10 @@ out:
 
 void echoload_opts_init(struct echoload_opts *o, const char *host, int port)
 {
-	*o = (struct echoload_opts){ .host = host, .port = port,
-				     .conns = ECHOLOAD_CONNS, .threads = 1,
+	*o = (struct echoload_opts){ .host = host,
+				     .port = port,
+				     .conns = ECHOLOAD_CONNS,
+				     .threads = 1,
 				     .size = ECHOLOAD_SIZE,
 				     .seconds = ECHOLOAD_SECONDS,
 				     .warmup = ECHOLOAD_WARMUP,
@@ -925,7 +931,8 @@ void echoload_print(FILE *f, const struct echoload_opts *o,
 	const char *host = o->host ? o->host : ECHOLOAD_HOST;
 
 	if (json) {
-		fprintf(f, "{\"host\": \"%s\", \"port\": %d, \"conns\": %d, "
+		fprintf(f,
+			"{\"host\": \"%s\", \"port\": %d, \"conns\": %d, "
 			"\"threads\": %d, \"engine\": \"%s\", \"size\": %zu, "
 			"\"seconds\": %.3f, "
 			"\"requests\": %" PRIu64 ", \"rps\": %.1f, "
@@ -933,19 +940,19 @@ void echoload_print(FILE *f, const struct echoload_opts *o,
 			"\"p999_us\": %.1f, \"max_us\": %.1f, "
 			"\"mismatches\": %" PRIu64 ", \"lost\": %" PRIu64
 			", \"errors\": %" PRIu64 ", \"load_cpus\": %.3f}\n",
-			host, o->port,
-			o->conns, o->threads, echoload_engine_name(r->engine),
-			o->size, r->seconds,
-			r->requests, r->rps, r->p50_us, r->p99_us,
-			r->p999_us, r->max_us, r->mismatches, r->lost,
-			r->errors, r->cpus);
+			host, o->port, o->conns, o->threads,
+			echoload_engine_name(r->engine), o->size, r->seconds,
+			r->requests, r->rps, r->p50_us, r->p99_us, r->p999_us,
+			r->max_us, r->mismatches, r->lost, r->errors, r->cpus);
 		return;
 	}
-	fprintf(f, "echo %s:%d conns %d threads %d %s size %zu: %" PRIu64
+	fprintf(f,
+		"echo %s:%d conns %d threads %d %s size %zu: %" PRIu64
 		" requests in %.2f s, %.0f req/s, latency p50 %.1f us, "
 		"p99 %.1f us, p999 %.1f us, max %.1f us, errors %" PRIu64
-		", load CPUs %.2f\n", host, o->port, o->conns, o->threads,
-		echoload_engine_name(r->engine), o->size,
-		r->requests, r->seconds, r->rps, r->p50_us, r->p99_us,
-		r->p999_us, r->max_us, r->errors, r->cpus);
+		", load CPUs %.2f\n",
+		host, o->port, o->conns, o->threads,
+		echoload_engine_name(r->engine), o->size, r->requests,
+		r->seconds, r->rps, r->p50_us, r->p99_us, r->p999_us, r->max_us,
+		r->errors, r->cpus);
 }

@@ -45,7 +45,7 @@
 #define ECHOLOAD_MAX_SIZE ((size_t)1 << 20)
 
 enum echoload_engine {
-	ECHOLOAD_AUTO,   /* io_uring if a ring can be set up, else epoll */
+	ECHOLOAD_AUTO, /* io_uring if a ring can be set up, else epoll */
 	ECHOLOAD_URING,
 	ECHOLOAD_EPOLL,
 };
@@ -56,11 +56,11 @@ const char *echoload_engine_name(enum echoload_engine e);
 struct echoload_opts {
 	const char *host; /* numeric address or name; NULL: ECHOLOAD_HOST */
 	int port;
-	int conns;        /* 1 to ECHOLOAD_MAX_CONNS */
-	int threads;      /* 1 (the calling thread) to ECHOLOAD_MAX_THREADS */
-	size_t size;      /* request bytes, 1 to ECHOLOAD_MAX_SIZE */
-	double seconds;   /* the measured window, > 0 */
-	double warmup;    /* before it, >= 0 */
+	int conns;	/* 1 to ECHOLOAD_MAX_CONNS */
+	int threads;	/* 1 (the calling thread) to ECHOLOAD_MAX_THREADS */
+	size_t size;	/* request bytes, 1 to ECHOLOAD_MAX_SIZE */
+	double seconds; /* the measured window, > 0 */
+	double warmup;	/* before it, >= 0 */
 	enum echoload_engine engine;
 };
 
@@ -68,18 +68,19 @@ struct echoload_opts {
 void echoload_opts_init(struct echoload_opts *o, const char *host, int port);
 
 struct echoload_result {
-	uint64_t requests;   /* answered inside the window */
-	double seconds;      /* the window's length */
-	double rps;          /* requests / seconds */
+	uint64_t requests;			/* answered inside the window */
+	double seconds;				/* the window's length */
+	double rps;				/* requests / seconds */
 	double p50_us, p99_us, p999_us, max_us; /* latency of those */
-	uint64_t mismatches; /* responses that were not their request */
-	uint64_t lost;       /* connections closed or failed early */
-	uint64_t errors;     /* mismatches + lost */
+	uint64_t mismatches;	     /* responses that were not their request */
+	uint64_t lost;		     /* connections closed or failed early */
+	uint64_t errors;	     /* mismatches + lost */
 	enum echoload_engine engine; /* the one that ran: uring or epoll */
-	double cpus;         /* the load's own CPU (utime + stime of its
-			      * threads) over its run's wall time, warm-up
-			      * included: near its threads' count, the load
-			      * itself was the bottleneck */
+	double cpus;		     /* the load's own CPU (utime + stime of
+				      * its threads) over its run's wall
+				      * time, warm-up included: near its
+				      * threads' count, the load itself was
+				      * the bottleneck */
 };
 
 /*

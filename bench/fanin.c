@@ -25,9 +25,9 @@
 #include "bench.h"
 
 enum {
-	FI_DATA = 1,  /* sender -> main: uint64_t index << SEQ_BITS | seq */
-	FI_FAIL,      /* sender -> main: int reason */
-	FI_ACK,       /* main -> sender: send the next window */
+	FI_DATA = 1, /* sender -> main: uint64_t index << SEQ_BITS | seq */
+	FI_FAIL,     /* sender -> main: int reason */
+	FI_ACK,	     /* main -> sender: send the next window */
 };
 
 #define FI_SEQ_MASK ((UINT64_C(1) << BENCH_FANIN_SEQ_BITS) - 1)
@@ -35,9 +35,9 @@ enum {
 /* A sender's arg: in run->jobs, written before its spawn, then read-only. */
 struct fi_job {
 	act_pid main;
-	uint64_t first;  /* index << SEQ_BITS: the payload of seq 0 */
+	uint64_t first; /* index << SEQ_BITS: the payload of seq 0 */
 	uint64_t msgs;
-	uint64_t window;  /* 0: no flow control */
+	uint64_t window; /* 0: no flow control */
 };
 
 /*
@@ -46,14 +46,14 @@ struct fi_job {
  * never reads freed memory.
  */
 struct fi_run {
-	int senders;       /* in */
-	long msgs;         /* in */
-	long window;       /* in */
+	int senders; /* in */
+	long msgs;   /* in */
+	long window; /* in */
 	struct fi_job *jobs;
-	uint64_t *next;    /* per sender: the sequence number expected next */
-	int err;           /* out: 0, or why the run stopped */
-	uint64_t count;    /* out: DATA messages received in order */
-	double seconds;    /* out */
+	uint64_t *next; /* per sender: the sequence number expected next */
+	int err;	/* out: 0, or why the run stopped */
+	uint64_t count; /* out: DATA messages received in order */
+	double seconds; /* out */
 };
 
 /* True when a sender or the main process stops at n messages for ACK. */
@@ -108,7 +108,8 @@ static int fi_spawn(struct fi_run *run)
 	for (i = 0; i < run->senders; i++) {
 		run->jobs[i] = (struct fi_job){
 			act_self(), (uint64_t)i << BENCH_FANIN_SEQ_BITS,
-			(uint64_t)run->msgs, (uint64_t)run->window };
+			(uint64_t)run->msgs, (uint64_t)run->window
+		};
 		if (act_pid_eq(act_spawn(fi_sender, &run->jobs[i]),
 			       ACT_PID_NONE))
 			return BENCH_ESPAWN;
@@ -172,7 +173,8 @@ static void fi_main(void *arg)
 int bench_fanin(int senders, long msgs, long window, double *seconds,
 		uint64_t *checksum)
 {
-	struct fi_run run = { .senders = senders, .msgs = msgs,
+	struct fi_run run = { .senders = senders,
+			      .msgs = msgs,
 			      .window = window };
 	int rc = -ENOMEM;
 

@@ -18,15 +18,15 @@ enum {
 	PP_PING = 1,
 	PP_PONG,
 	PP_STOP,
-	PP_FAIL,  /* the partner could not answer; payload: int reason */
+	PP_FAIL, /* the partner could not answer; payload: int reason */
 };
 
 /* Shared with the main process only; act_main() returning orders it. */
 struct pp_run {
-	long rounds;     /* in */
-	int err;         /* out: 0, or why the run stopped */
-	uint64_t last;   /* out: the counter of the last reply */
-	double seconds;  /* out */
+	long rounds;	/* in */
+	int err;	/* out: 0, or why the run stopped */
+	uint64_t last;	/* out: the counter of the last reply */
+	double seconds; /* out */
 };
 
 /* Reads the counter of a message tagged tag; false if it is not one. */

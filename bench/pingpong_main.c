@@ -15,11 +15,10 @@ int main(int argc, char **argv)
 	double seconds = 0;
 	int rc;
 
-	if (argc > 2 ||
-	    (argc == 2 && bench_parse_long(argv[1], 1, LONG_MAX / 4,
-					   &rounds))) {
-		fprintf(stderr, "usage: %s [ROUNDS]   (default %ld)\n",
-			argv[0], BENCH_PINGPONG_ROUNDS);
+	if (argc > 2 || (argc == 2 &&
+			 bench_parse_long(argv[1], 1, LONG_MAX / 4, &rounds))) {
+		fprintf(stderr, "usage: %s [ROUNDS]   (default %ld)\n", argv[0],
+			BENCH_PINGPONG_ROUNDS);
 		return 2;
 	}
 	rc = bench_pingpong(rounds, &seconds, &checksum);

@@ -26,12 +26,12 @@
 #include "bench.h"
 
 enum {
-	RING_LINK = 1,  /* main -> member: struct ring_link */
-	RING_TOKEN,     /* member -> member: uint64_t hops done */
-	RING_DONE,      /* member -> main: struct ring_done */
-	RING_STOP,      /* main -> member: exit */
-	RING_FAIL,      /* member -> main: int reason */
-	RING_READY,     /* member -> main: linked, waiting for the token */
+	RING_LINK = 1, /* main -> member: struct ring_link */
+	RING_TOKEN,    /* member -> member: uint64_t hops done */
+	RING_DONE,     /* member -> main: struct ring_done */
+	RING_STOP,     /* main -> member: exit */
+	RING_FAIL,     /* member -> main: int reason */
+	RING_READY,    /* member -> main: linked, waiting for the token */
 };
 
 struct ring_link {
@@ -58,12 +58,12 @@ struct ring_conf {
  * memory.
  */
 struct ring_run {
-	int procs;       /* in */
-	long hops;       /* in */
+	int procs; /* in */
+	long hops; /* in */
 	struct ring_conf conf;
-	int err;         /* out: 0, or why the run stopped */
-	uint64_t token;  /* out: the token value DONE reported */
-	double seconds;  /* out */
+	int err;	/* out: 0, or why the run stopped */
+	uint64_t token; /* out: the token value DONE reported */
+	double seconds; /* out */
 };
 
 static void ring_fail(const struct ring_conf *conf, int rc)
@@ -113,11 +113,9 @@ static bool ring_is_setup(const struct act_msg *m, void *ctx)
 }
 
 /* Waits for this member's LINK; false on STOP or a bad message. */
-static bool ring_get_link(const struct ring_conf *conf,
-			  struct ring_link *link)
+static bool ring_get_link(const struct ring_conf *conf, struct ring_link *link)
 {
-	struct act_msg *m = act_receive_match(ring_is_setup, NULL,
-					      ACT_FOREVER);
+	struct act_msg *m = act_receive_match(ring_is_setup, NULL, ACT_FOREVER);
 	bool ok;
 
 	if (m == NULL)

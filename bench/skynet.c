@@ -21,35 +21,35 @@
 #include "bench.h"
 
 enum {
-	SKY_SUM = 1,  /* child -> parent: uint64_t sum */
-	SKY_FAIL,     /* child -> parent: int reason */
+	SKY_SUM = 1, /* child -> parent: uint64_t sum */
+	SKY_FAIL,    /* child -> parent: int reason */
 };
 
 /* A node's arg. */
 struct sky_node {
-	uint64_t start;  /* number of the first leaf below */
-	uint64_t size;   /* leaves below; 1 for a leaf */
+	uint64_t start; /* number of the first leaf below */
+	uint64_t size;	/* leaves below; 1 for a leaf */
 	act_pid parent;
-	int window;      /* children alive at once, 1..10 */
+	int window; /* children alive at once, 1..10 */
 };
 
 /* An inner node's view of its children. */
 struct sky_wait {
 	struct sky_node kid[BENCH_SKYNET_FANOUT];
-	int n;          /* children in all */
+	int n; /* children in all */
 	int spawned;
-	int done;       /* replies received */
-	int err;        /* 0, or the first failure seen */
+	int done; /* replies received */
+	int err;  /* 0, or the first failure seen */
 	uint64_t sum;
 };
 
 /* Shared with the main process only; act_main() returning orders it. */
 struct sky_run {
-	long leaves;     /* in */
-	int window;      /* in */
-	int err;         /* out: 0, or why the run failed */
-	uint64_t sum;    /* out: the root's sum */
-	double seconds;  /* out */
+	long leaves;	/* in */
+	int window;	/* in */
+	int err;	/* out: 0, or why the run failed */
+	uint64_t sum;	/* out: the root's sum */
+	double seconds; /* out */
 };
 
 static void sky_node(void *arg);
@@ -72,8 +72,7 @@ static void sky_split(const struct sky_node *self, struct sky_wait *w)
 /* Spawns children while the window allows and no spawn has failed. */
 static void sky_fill(struct sky_wait *w, int window)
 {
-	while (!w->err && w->spawned < w->n &&
-	       w->spawned - w->done < window) {
+	while (!w->err && w->spawned < w->n && w->spawned - w->done < window) {
 		act_pid pid = act_spawn(sky_node, &w->kid[w->spawned]);
 
 		if (act_pid_eq(pid, ACT_PID_NONE))
@@ -165,8 +164,7 @@ static void sky_main(void *arg)
 	run->err = w.err;
 }
 
-int bench_skynet(long leaves, int window, double *seconds,
-		 uint64_t *checksum)
+int bench_skynet(long leaves, int window, double *seconds, uint64_t *checksum)
 {
 	struct sky_run run = { .leaves = leaves, .window = window };
 	int rc;

@@ -11,8 +11,7 @@ static int parse_args(int argc, char **argv, long *leaves, long *window)
 {
 	if (argc > 3)
 		return -1;
-	if (argc > 1 &&
-	    bench_parse_long(argv[1], 1, 1000000000L, leaves))
+	if (argc > 1 && bench_parse_long(argv[1], 1, 1000000000L, leaves))
 		return -1;
 	if (argc > 2 &&
 	    bench_parse_long(argv[2], 1, BENCH_SKYNET_FANOUT, window))
@@ -34,6 +33,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	rc = bench_skynet(leaves, (int)window, &seconds, &checksum);
-	return bench_finish("skynet", rc, checksum,
-			    bench_skynet_expect(leaves), seconds);
+	return bench_finish("skynet", rc, checksum, bench_skynet_expect(leaves),
+			    seconds);
 }

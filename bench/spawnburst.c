@@ -23,8 +23,8 @@
 #include "bench.h"
 
 enum {
-	SB_RESULT = 1,  /* child -> main: uint64_t its final xorshift state */
-	SB_FAIL,        /* child -> main: int reason */
+	SB_RESULT = 1, /* child -> main: uint64_t its final xorshift state */
+	SB_FAIL,       /* child -> main: int reason */
 };
 
 /* A child's arg: in run->jobs, written before its spawn, then read-only. */
@@ -40,12 +40,12 @@ struct sb_job {
  * reads freed memory.
  */
 struct sb_run {
-	long children;       /* in */
-	long total;          /* in */
+	long children; /* in */
+	long total;    /* in */
 	struct sb_job *jobs;
-	int err;             /* out: 0, or the first failure seen */
-	uint64_t sum;        /* out: the sum of the results */
-	double seconds;      /* out */
+	int err;	/* out: 0, or the first failure seen */
+	uint64_t sum;	/* out: the sum of the results */
+	double seconds; /* out */
 };
 
 /* A 64x64 matrix over GF(2): col[j] is the image of bit j. */

@@ -12,9 +12,9 @@ static int parse_args(int argc, char **argv, long *children, long *total)
 {
 	if (argc > 3)
 		return -1;
-	if (argc > 1 && bench_parse_long(argv[1], 1,
-					 BENCH_SPAWNBURST_MAX_CHILDREN,
-					 children))
+	if (argc > 1 &&
+	    bench_parse_long(argv[1], 1, BENCH_SPAWNBURST_MAX_CHILDREN,
+			     children))
 		return -1;
 	if (argc > 2 && bench_parse_long(argv[2], 1, LONG_MAX, total))
 		return -1;
@@ -31,8 +31,8 @@ int main(int argc, char **argv)
 	if (parse_args(argc, argv, &children, &total)) {
 		fprintf(stderr,
 			"usage: %s [CHILDREN [TOTAL]]   (default %d %ld; "
-			"TOTAL >= CHILDREN)\n", argv[0], BENCH_SPAWNBURST_FEW,
-			BENCH_SPAWNBURST_TOTAL);
+			"TOTAL >= CHILDREN)\n",
+			argv[0], BENCH_SPAWNBURST_FEW, BENCH_SPAWNBURST_TOTAL);
 		return 2;
 	}
 	rc = bench_spawnburst(children, total, &seconds, &checksum);

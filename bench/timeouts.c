@@ -25,7 +25,7 @@ enum { TO_DONE = 1 };
 struct to_run {
 	long procs, rounds;
 	int64_t min_ns, max_ns, idle_ns;
-	int64_t *late;                 /* procs * rounds samples */
+	int64_t *late; /* procs * rounds samples */
 	struct bench_timeouts_result *res;
 	int err;
 };
@@ -53,8 +53,8 @@ static void waiter(void *arg)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		t = c.run->min_ns + (span > 0 ? (int64_t)(x % (uint64_t)span)
-					      : 0);
+		t = c.run->min_ns +
+		    (span > 0 ? (int64_t)(x % (uint64_t)span) : 0);
 		deadline = now_ns() + t;
 		m = act_receive(t);
 		if (m) { /* nobody sends to it */
@@ -126,16 +126,16 @@ static void to_main(void *arg)
 	t0 = bench_now();
 	c0 = cpu_seconds();
 	act_sleep(run->idle_ns);
-	run->res->idle_cpu_pct = 100.0 * (cpu_seconds() - c0) /
-				 (bench_now() - t0);
+	run->res->idle_cpu_pct =
+		100.0 * (cpu_seconds() - c0) / (bench_now() - t0);
 	/* returning stops the runtime: the idlers' timers are dropped */
 }
 
 int bench_timeouts(long procs, long rounds, int64_t min_ns, int64_t max_ns,
 		   int64_t idle_ns, struct bench_timeouts_result *res)
 {
-	struct to_run run = { procs, rounds, min_ns, max_ns, idle_ns, NULL,
-			      res, 0 };
+	struct to_run run = { procs,   rounds, min_ns, max_ns,
+			      idle_ns, NULL,   res,    0 };
 	int rc;
 
 	if (procs < 1 || rounds < 1 || min_ns < 0 || max_ns < min_ns ||

@@ -18,12 +18,12 @@ int main(int argc, char **argv)
 	if (argc > 3 ||
 	    (argc > 1 && bench_parse_long(argv[1], 1, 1000000, &procs)) ||
 	    (argc > 2 && bench_parse_long(argv[2], 1, 1000, &rounds))) {
-		fprintf(stderr, "usage: %s [PROCS [ROUNDS]]   (default %d %d)\n",
+		fprintf(stderr,
+			"usage: %s [PROCS [ROUNDS]]   (default %d %d)\n",
 			argv[0], BENCH_TIMEOUTS_PROCS, BENCH_TIMEOUTS_ROUNDS);
 		return 2;
 	}
-	rc = bench_timeouts(procs, rounds, 50000000, 150000000, 2000000000,
-			    &r);
+	rc = bench_timeouts(procs, rounds, 50000000, 150000000, 2000000000, &r);
 	if (rc) {
 		fprintf(stderr, "timeouts: %s\n", bench_strerror(rc));
 		return 1;

@@ -33,14 +33,14 @@
 
 #include "echo_server.h"
 
-#define CONN_BUF 8192        /* a connection's buffer, on its stack */
-#define OPEN_MAX (1 << 20)   /* most descriptors tracked in open[] */
+#define CONN_BUF 8192	   /* a connection's buffer, on its stack */
+#define OPEN_MAX (1 << 20) /* most descriptors tracked in open[] */
 
 /* Messages to the main process; the payload is an int where there is one. */
 enum {
-	TAG_STOP = 1,  /* echo_server_stop(): no payload */
-	TAG_SIGNAL,    /* the watcher read a signal: its number */
-	TAG_FAILED,    /* the acceptor or watcher gave up: a -errno */
+	TAG_STOP = 1, /* echo_server_stop(): no payload */
+	TAG_SIGNAL,   /* the watcher read a signal: its number */
+	TAG_FAILED,   /* the acceptor or watcher gave up: a -errno */
 };
 
 /* Warnings said once per server (bits of warned). */
@@ -56,11 +56,11 @@ struct echo_server {
 	int listen_fd;
 	int workers;
 	unsigned flags;
-	int nopen;                  /* entries of open[] */
+	int nopen;		     /* entries of open[] */
 	_Atomic unsigned char *open; /* open[fd]: a connection owns fd */
 
 	/* Written by echo_server_serve() before act_main(): read-only then. */
-	int sigfd;                  /* -1 without ECHO_SERVER_SIGNALS */
+	int sigfd; /* -1 without ECHO_SERVER_SIGNALS */
 
 	/*
 	 * Between the main process and echo_server_stop() callers: stop
@@ -167,7 +167,7 @@ static void conn_proc(void *arg)
 		warn_once(s, WARN_IO, what, (int)n, "closing the connection");
 	}
 	track(s, fd, false);
-	act_io_close(fd);  /* fd is released even when close reports EIO */
+	act_io_close(fd); /* fd is released even when close reports EIO */
 	count(&s->closed);
 }
 
@@ -358,7 +358,7 @@ static void main_wait(struct echo_server *s)
 		else if (m->tag == TAG_FAILED)
 			s->err = msg_int(m);
 		else if (m->tag != TAG_STOP)
-			done = false;  /* not ours: ignore it */
+			done = false; /* not ours: ignore it */
 		act_msg_free(m);
 	}
 }
@@ -391,8 +391,7 @@ static void main_proc(void *arg)
 /* Names host:port for messages, with brackets around an IPv6 address. */
 static void addr_name(char *buf, size_t len, const char *host, int port)
 {
-	snprintf(buf, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host,
-		 port);
+	snprintf(buf, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
 }
 
 static int listen_one(const struct addrinfo *ai, const char *name)
@@ -489,8 +488,7 @@ static int open_size(void)
 	return (int)rl.rlim_cur;
 }
 
-struct echo_server *echo_server_new(int listen_fd, int workers,
-				    unsigned flags)
+struct echo_server *echo_server_new(int listen_fd, int workers, unsigned flags)
 {
 	struct echo_server *s = calloc(1, sizeof(*s));
 
@@ -542,7 +540,7 @@ int echo_server_serve(struct echo_server *s)
 	cfg.schedulers = s->workers;
 	rc = act_main(&cfg, main_proc, s);
 	if (rc > 0)
-		rc = -EPROTO;  /* main_proc never exits abnormally */
+		rc = -EPROTO; /* main_proc never exits abnormally */
 	if (rc == 0)
 		rc = s->err;
 	close_left(s);
@@ -694,7 +692,7 @@ int main(int argc, char **argv)
 		else if (c == 'w')
 			bad = parse_int(optarg, 1, 1024, &o.workers);
 		else
-			return usage(stderr, 2);  /* getopt said why */
+			return usage(stderr, 2); /* getopt said why */
 		if (bad) {
 			fprintf(stderr, "echo_server: bad value '%s'\n",
 				optarg);

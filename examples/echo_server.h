@@ -26,13 +26,13 @@
 
 /* Flags of echo_server_new(). */
 #define ECHO_SERVER_SIGNALS 0x1u /* stop on SIGINT or SIGTERM */
-#define ECHO_SERVER_QUIET 0x2u   /* no warnings on stderr */
+#define ECHO_SERVER_QUIET 0x2u	 /* no warnings on stderr */
 
 /* What the program's main() takes from its command line. */
 struct echo_server_opts {
 	const char *host; /* address to bind; NULL: ECHO_SERVER_HOST */
-	int port;         /* 0: an ephemeral port */
-	int workers;      /* act_config.schedulers; 0: the runtime's choice */
+	int port;	  /* 0: an ephemeral port */
+	int workers;	  /* act_config.schedulers; 0: the runtime's choice */
 };
 
 /* Figures of a run, complete once echo_server_serve() has returned. */
@@ -43,7 +43,7 @@ struct echo_server_stats {
 	uint64_t io_errors;   /* recv/send failures other than resets */
 	uint64_t backoffs;    /* accept back-offs on EMFILE, ENFILE, ENOMEM */
 	uint64_t spawn_fails; /* connections dropped: no process for them */
-	int signal;           /* the signal that stopped the server, or 0 */
+	int signal;	      /* the signal that stopped the server, or 0 */
 };
 
 struct echo_server;
@@ -63,8 +63,7 @@ int echo_server_listen(const char *host, int port, int *bound_port);
  * workers worker threads (0: the runtime's choice) and the ECHO_SERVER_*
  * flags. NULL when out of memory. Any thread.
  */
-struct echo_server *echo_server_new(int listen_fd, int workers,
-				    unsigned flags);
+struct echo_server *echo_server_new(int listen_fd, int workers, unsigned flags);
 
 /*
  * echo_server_serve - run s until it is stopped: starts a runtime with

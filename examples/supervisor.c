@@ -48,26 +48,26 @@
 
 #define WORKERS_MAX 64
 #define INTENSITY_MAX 100
-#define PERIOD_MIN_MS 50       /* shorter: too short to crash R + 1 times */
+#define PERIOD_MIN_MS 50 /* shorter: too short to crash R + 1 times */
 #define PERIOD_MAX_MS 60000
 #define WINDOW_TEST_MAX_MS 2000 /* longest period the demo waits out */
 #define NAME_LEN 32
 
 #define MS 1000000LL
-#define START_NS (500 * MS)     /* a child's TAG_INIT / TAG_STARTED */
-#define SHUTDOWN_NS (500 * MS)  /* a child's EXIT after a kill */
-#define CLIENT_NS (2000 * MS)   /* each of the client's waits */
-#define IDLE_NS (10000 * MS)    /* a server with nothing to do stops */
+#define START_NS (500 * MS)    /* a child's TAG_INIT / TAG_STARTED */
+#define SHUTDOWN_NS (500 * MS) /* a child's EXIT after a kill */
+#define CLIENT_NS (2000 * MS)  /* each of the client's waits */
+#define IDLE_NS (10000 * MS)   /* a server with nothing to do stops */
 
 /* Exit reasons of our own: positive, so act_main() can return them. */
 enum {
 	WORKER_EXIT_DIVZERO = 10, /* asked to divide by zero */
-	WORKER_EXIT_BADREQ,       /* a request of the wrong size */
-	WORKER_EXIT_INIT,         /* no TAG_INIT from the supervisor */
-	WORKER_EXIT_REGISTER,     /* its name could not be registered */
+	WORKER_EXIT_BADREQ,	  /* a request of the wrong size */
+	WORKER_EXIT_INIT,	  /* no TAG_INIT from the supervisor */
+	WORKER_EXIT_REGISTER,	  /* its name could not be registered */
 	SUP_EXIT_INTENSITY = 100, /* more than R restarts within T ms */
-	SUP_EXIT_START,           /* a child did not start at first */
-	SUP_EXIT_IDLE,            /* no message in IDLE_NS */
+	SUP_EXIT_START,		  /* a child did not start at first */
+	SUP_EXIT_IDLE,		  /* no message in IDLE_NS */
 };
 
 /* Message tags. */
@@ -93,18 +93,18 @@ struct div_reply {
 
 /* What the supervisor did about a child's exit (TAG_SUP_EVENT). */
 struct sup_event {
-	act_pid old;      /* the child that exited */
-	act_pid new;      /* its replacement; ACT_PID_NONE: not restarted */
-	intptr_t reason;  /* old's exit reason */
-	int child;        /* its index */
-	int in_window;    /* restarts within the period, this one included */
+	act_pid old;	 /* the child that exited */
+	act_pid new;	 /* its replacement; ACT_PID_NONE: not restarted */
+	intptr_t reason; /* old's exit reason */
+	int child;	 /* its index */
+	int in_window;	 /* restarts within the period, this one included */
 };
 
 /* The supervisor's argument; copied at its start. */
 struct sup_spec {
 	int workers;
-	int intensity;    /* R: restarts allowed within the period */
-	int period_ms;    /* T */
+	int intensity;	  /* R: restarts allowed within the period */
+	int period_ms;	  /* T */
 	act_pid observer; /* gets TAG_SUP_*; ACT_PID_NONE: nobody */
 };
 
@@ -208,12 +208,12 @@ static void divide(act_pid from, const struct div_req *req)
 	int rc;
 
 	if (req->b == 0 || (req->a == LONG_MIN && req->b == -1))
-		act_exit(WORKER_EXIT_DIVZERO);  /* let it crash */
+		act_exit(WORKER_EXIT_DIVZERO); /* let it crash */
 	rep.quotient = req->a / req->b;
 	rc = act_send(from, TAG_RESULT, &rep, sizeof(rep));
-	if (rc < 0 && rc != -ESRCH)  /* -ESRCH: the client left */
-		fprintf(stderr, "worker: reply to %s: %s\n",
-			pid_text(from).s, strerror(-rc));
+	if (rc < 0 && rc != -ESRCH) /* -ESRCH: the client left */
+		fprintf(stderr, "worker: reply to %s: %s\n", pid_text(from).s,
+			strerror(-rc));
 }
 
 static void serve(const char *name)
@@ -266,8 +266,7 @@ static void worker(void *arg)
 	act_msg_free(m);
 	rc = act_register(name, act_self());
 	if (rc < 0) {
-		fprintf(stderr, "%s: act_register: %s\n", name,
-			strerror(-rc));
+		fprintf(stderr, "%s: act_register: %s\n", name, strerror(-rc));
 		act_exit(WORKER_EXIT_REGISTER);
 	}
 	rc = act_send(sup, TAG_STARTED, NULL, 0);
@@ -283,20 +282,19 @@ static void worker(void *arg)
 
 struct sup {
 	struct sup_spec spec;
-	act_pid child[WORKERS_MAX];        /* ACT_PID_NONE: not running */
-	int64_t restarts[INTENSITY_MAX];   /* ring of restart times, ns */
-	int first, nrestarts;              /* its oldest entry, its count */
+	act_pid child[WORKERS_MAX];	 /* ACT_PID_NONE: not running */
+	int64_t restarts[INTENSITY_MAX]; /* ring of restart times, ns */
+	int first, nrestarts;		 /* its oldest entry, its count */
 };
 
-static void report(struct sup *s, uint32_t tag, const void *data,
-		   size_t len)
+static void report(struct sup *s, uint32_t tag, const void *data, size_t len)
 {
 	int rc;
 
 	if (act_pid_eq(s->spec.observer, ACT_PID_NONE))
 		return;
 	rc = act_send(s->spec.observer, tag, data, len);
-	if (rc < 0 && rc != -ESRCH)  /* -ESRCH: the observer left */
+	if (rc < 0 && rc != -ESRCH) /* -ESRCH: the observer left */
 		fprintf(stderr, "supervisor: report to %s: %s\n",
 			pid_text(s->spec.observer).s, strerror(-rc));
 }
@@ -313,22 +311,25 @@ static bool is_start_reply(const struct act_msg *m, void *ctx)
 static intptr_t await_exit(act_pid pid)
 {
 	struct act_exit_info info;
-	struct act_msg *m = act_receive_match(is_exit_from, &pid,
-					      SHUTDOWN_NS);
+	struct act_msg *m = act_receive_match(is_exit_from, &pid, SHUTDOWN_NS);
 
 	if (m == NULL) {
-		fprintf(stderr, "supervisor: no EXIT from %s in %lld ms; "
-			"killing it\n", pid_text(pid).s, SHUTDOWN_NS / MS);
+		fprintf(stderr,
+			"supervisor: no EXIT from %s in %lld ms; "
+			"killing it\n",
+			pid_text(pid).s, SHUTDOWN_NS / MS);
 		if (act_kill(pid, ACT_EXIT_KILL) < 0)
 			return ACT_EXIT_NOPROC;
 		m = act_receive_match(is_exit_from, &pid, SHUTDOWN_NS);
 		if (m == NULL) {
-			fprintf(stderr, "supervisor: %s survives "
-				"ACT_EXIT_KILL\n", pid_text(pid).s);
+			fprintf(stderr,
+				"supervisor: %s survives "
+				"ACT_EXIT_KILL\n",
+				pid_text(pid).s);
 			return ACT_EXIT_KILL;
 		}
 	}
-	(void)exit_info(m, &info);  /* is_exit_from() checked it */
+	(void)exit_info(m, &info); /* is_exit_from() checked it */
 	act_msg_free(m);
 	return info.reason;
 }
@@ -348,21 +349,24 @@ static int start_child(struct sup *s, int i)
 		return -ENOMEM;
 	}
 	rc = act_send(pid, TAG_INIT, NULL, 0);
-	if (rc < 0 && rc != -ESRCH)  /* -ESRCH: it died; its EXIT comes */
+	if (rc < 0 && rc != -ESRCH) /* -ESRCH: it died; its EXIT comes */
 		fprintf(stderr, "supervisor: TAG_INIT to %s: %s\n",
 			pid_text(pid).s, strerror(-rc));
 	m = act_receive_match(is_start_reply, &pid, START_NS);
 	if (m == NULL) {
-		fprintf(stderr, "supervisor: worker.%d %s did not start in "
-			"%lld ms\n", i, pid_text(pid).s, START_NS / MS);
-		(void)act_kill(pid, ACT_EXIT_KILL);  /* -ESRCH: exited */
+		fprintf(stderr,
+			"supervisor: worker.%d %s did not start in "
+			"%lld ms\n",
+			i, pid_text(pid).s, START_NS / MS);
+		(void)act_kill(pid, ACT_EXIT_KILL); /* -ESRCH: exited */
 		(void)await_exit(pid);
 		return -ETIMEDOUT;
 	}
 	if (exit_info(m, &info)) {
-		fprintf(stderr, "supervisor: worker.%d %s exited while "
-			"starting: %s\n", i, pid_text(pid).s,
-			reason_text(info.reason).s);
+		fprintf(stderr,
+			"supervisor: worker.%d %s exited while "
+			"starting: %s\n",
+			i, pid_text(pid).s, reason_text(info.reason).s);
 		act_msg_free(m);
 		return -ECHILD;
 	}
@@ -383,7 +387,7 @@ static void shutdown_children(struct sup *s)
 		if (act_pid_eq(pid, ACT_PID_NONE))
 			continue;
 		rc = act_kill(pid, ACT_EXIT_SHUTDOWN);
-		if (rc < 0 && rc != -ESRCH)  /* -ESRCH: its EXIT is here */
+		if (rc < 0 && rc != -ESRCH) /* -ESRCH: its EXIT is here */
 			fprintf(stderr, "supervisor: act_kill %s: %s\n",
 				pid_text(pid).s, strerror(-rc));
 		reason = await_exit(pid);
@@ -393,8 +397,7 @@ static void shutdown_children(struct sup *s)
 	}
 }
 
-static void give_up(struct sup *s, intptr_t reason)
-	__attribute__((noreturn));
+static void give_up(struct sup *s, intptr_t reason) __attribute__((noreturn));
 
 static void give_up(struct sup *s, intptr_t reason)
 {
@@ -438,14 +441,15 @@ static int child_index(const struct sup *s, act_pid pid)
 
 static void child_exited(struct sup *s, int i, intptr_t reason)
 {
-	struct sup_event ev = { .old = s->child[i], .reason = reason,
+	struct sup_event ev = { .old = s->child[i],
+				.reason = reason,
 				.child = i };
 
 	s->child[i] = ACT_PID_NONE;
 	if (reason == ACT_EXIT_NORMAL || reason == ACT_EXIT_SHUTDOWN) {
 		printf("supervisor: worker.%d %s exited: %s; not restarted "
-		       "(transient)\n", i, pid_text(ev.old).s,
-		       reason_text(reason).s);
+		       "(transient)\n",
+		       i, pid_text(ev.old).s, reason_text(reason).s);
 		report(s, TAG_SUP_EVENT, &ev, sizeof(ev));
 		return;
 	}
@@ -453,17 +457,18 @@ static void child_exited(struct sup *s, int i, intptr_t reason)
 		if (!add_restart(s, &ev.in_window)) {
 			printf("supervisor: worker.%d %s exited: %s; that "
 			       "makes %d restarts within %d ms, more than "
-			       "%d: giving up\n", i, pid_text(ev.old).s,
-			       reason_text(reason).s, ev.in_window,
-			       s->spec.period_ms, s->spec.intensity);
+			       "%d: giving up\n",
+			       i, pid_text(ev.old).s, reason_text(reason).s,
+			       ev.in_window, s->spec.period_ms,
+			       s->spec.intensity);
 			give_up(s, SUP_EXIT_INTENSITY);
 		}
-	} while (start_child(s, i) < 0);  /* a failed start counts too */
+	} while (start_child(s, i) < 0); /* a failed start counts too */
 	ev.new = s->child[i];
 	printf("supervisor: worker.%d %s exited: %s; restarted as %s "
-	       "(%d of %d restarts within %d ms)\n", i, pid_text(ev.old).s,
-	       reason_text(reason).s, pid_text(ev.new).s, ev.in_window,
-	       s->spec.intensity, s->spec.period_ms);
+	       "(%d of %d restarts within %d ms)\n",
+	       i, pid_text(ev.old).s, reason_text(reason).s, pid_text(ev.new).s,
+	       ev.in_window, s->spec.intensity, s->spec.period_ms);
 	report(s, TAG_SUP_EVENT, &ev, sizeof(ev));
 }
 
@@ -495,7 +500,7 @@ static void supervisor(void *arg)
 	bool ok;
 	int i;
 
-	(void)act_trap_exit(true);  /* the previous setting: off at spawn */
+	(void)act_trap_exit(true); /* the previous setting: off at spawn */
 	for (i = 0; i < s.spec.workers; i++) {
 		if (start_child(&s, i) < 0) {
 			printf("supervisor: worker.%d did not start\n", i);
@@ -513,18 +518,21 @@ static void supervisor(void *arg)
 			give_up(&s, SUP_EXIT_IDLE);
 		}
 		if (m->tag != ACT_TAG_EXIT) {
-			if (m->tag != TAG_STARTED)  /* late: start timed out */
-				fprintf(stderr, "supervisor: ignoring tag %u "
-					"from %s\n", m->tag,
-					pid_text(m->from).s);
+			if (m->tag != TAG_STARTED) /* late: start timed out */
+				fprintf(stderr,
+					"supervisor: ignoring tag %u "
+					"from %s\n",
+					m->tag, pid_text(m->from).s);
 			act_msg_free(m);
 			continue;
 		}
 		/* give_up() does not return: copy the payload, free m */
 		ok = exit_info(m, &info) && act_pid_eq(m->from, info.who);
 		if (!ok)
-			fprintf(stderr, "supervisor: malformed EXIT (len %zu, "
-				"from %s)\n", m->len, pid_text(m->from).s);
+			fprintf(stderr,
+				"supervisor: malformed EXIT (len %zu, "
+				"from %s)\n",
+				m->len, pid_text(m->from).s);
 		act_msg_free(m);
 		if (ok)
 			on_exit_msg(&s, &info);
@@ -538,9 +546,9 @@ static void supervisor(void *arg)
 struct client {
 	struct sup_spec spec;
 	act_pid sup;
-	uint64_t sup_ref;      /* our monitor of the supervisor */
-	uint64_t next_id;      /* of requests */
-	int checks;            /* checks that held */
+	uint64_t sup_ref; /* our monitor of the supervisor */
+	uint64_t next_id; /* of requests */
+	int checks;	  /* checks that held */
 	/*
 	 * Each restart the supervisor made happened at some time in
 	 * [start, end] of the client's clock: start, before the request
@@ -585,11 +593,10 @@ static intptr_t await_down(uint64_t ref, act_pid pid, const char *what)
 	if (m == NULL)
 		fail("no DOWN for %s %s in %lld ms", what, pid_text(pid).s,
 		     CLIENT_NS / MS);
-	(void)exit_info(m, &info);  /* is_down() checked it */
+	(void)exit_info(m, &info); /* is_down() checked it */
 	if (!act_pid_eq(info.who, pid) || !act_pid_eq(m->from, pid))
-		fail("DOWN for %s %s names %s (from %s)", what,
-		     pid_text(pid).s, pid_text(info.who).s,
-		     pid_text(m->from).s);
+		fail("DOWN for %s %s names %s (from %s)", what, pid_text(pid).s,
+		     pid_text(info.who).s, pid_text(m->from).s);
 	act_msg_free(m);
 	return info.reason;
 }
@@ -686,7 +693,8 @@ static bool await_news(struct client *c, int i, struct sup_event *ev,
 	}
 	if (m->tag != TAG_SUP_EVENT || m->len != sizeof(*ev))
 		fail("tag %u of %zu bytes from the supervisor, not a "
-		     "TAG_SUP_EVENT", m->tag, m->len);
+		     "TAG_SUP_EVENT",
+		     m->tag, m->len);
 	memcpy(ev, m->data, sizeof(*ev));
 	act_msg_free(m);
 	if (ev->child != i)
@@ -704,8 +712,8 @@ static bool await_news(struct client *c, int i, struct sup_event *ev,
  * one does not, and may do either in between; what it counted must lie
  * between the two.
  */
-static void check_window(struct client *c, int i, int64_t start,
-			 int64_t end, const struct sup_event *ev)
+static void check_window(struct client *c, int i, int64_t start, int64_t end,
+			 const struct sup_event *ev)
 {
 	int64_t t = (int64_t)c->spec.period_ms * MS;
 	int k, sure = 0, maybe = 0, r = c->spec.intensity;
@@ -716,16 +724,16 @@ static void check_window(struct client *c, int i, int64_t start,
 	}
 	if (ev && sure + 1 > r)
 		fail("worker.%d was restarted although %d restarts fell "
-		     "within the last %d ms before it (intensity %d)", i,
-		     sure, c->spec.period_ms, r);
+		     "within the last %d ms before it (intensity %d)",
+		     i, sure, c->spec.period_ms, r);
 	if (!ev && maybe + 1 <= r)
 		fail("the supervisor gave up on worker.%d although at most "
 		     "%d restarts fell within the last %d ms (intensity %d)",
 		     i, maybe, c->spec.period_ms, r);
 	if (ev && (ev->in_window < sure + 1 || ev->in_window > maybe + 1))
 		fail("the supervisor counted %d restarts within %d ms; the "
-		     "client saw %d to %d", ev->in_window, c->spec.period_ms,
-		     sure + 1, maybe + 1);
+		     "client saw %d to %d",
+		     ev->in_window, c->spec.period_ms, sure + 1, maybe + 1);
 	c->checks++;
 }
 
@@ -740,12 +748,13 @@ static void check_restart(struct client *c, int i, act_pid old,
 		     pid_text(ev->old).s, reason_text(ev->reason).s,
 		     pid_text(old).s, reason_text(WORKER_EXIT_DIVZERO).s);
 	if (act_pid_eq(ev->new, ACT_PID_NONE) || act_pid_eq(ev->new, old))
-		fail("worker.%d %s was not restarted as a new process (%s)",
-		     i, pid_text(old).s, pid_text(ev->new).s);
+		fail("worker.%d %s was not restarted as a new process (%s)", i,
+		     pid_text(old).s, pid_text(ev->new).s);
 	now = whereis(i);
 	if (!act_pid_eq(now, ev->new))
 		fail("act_whereis(\"worker.%d\") gives %s, not the restarted "
-		     "%s", i, pid_text(now).s, pid_text(ev->new).s);
+		     "%s",
+		     i, pid_text(now).s, pid_text(ev->new).s);
 	ask(c, i, now, 84, 4);
 	c->checks++;
 }
@@ -785,8 +794,8 @@ static bool crash(struct client *c, int i, intptr_t *reason)
 		fail("more than %d restarts: the demo's own limit", SPANS_MAX);
 	c->spans[c->nspans++] = (struct span){ start, end };
 	printf("client: worker.%d %s crashed: %s; worker.%d is now %s, "
-	       "which answers 84 / 4 = 21\n", i, pid_text(old).s,
-	       reason_text(why).s, i, pid_text(ev.new).s);
+	       "which answers 84 / 4 = 21\n",
+	       i, pid_text(old).s, reason_text(why).s, i, pid_text(ev.new).s);
 	return true;
 }
 
@@ -796,7 +805,8 @@ static void must_restart(struct client *c, int i)
 
 	if (!crash(c, i, &reason))
 		fail("the supervisor exited (%s) instead of restarting "
-		     "worker.%d", reason_text(reason).s, i);
+		     "worker.%d",
+		     reason_text(reason).s, i);
 }
 
 /* Ends worker i with TAG_STOP (normal) or act_kill (shutdown). */
@@ -809,29 +819,29 @@ static void check_transient(struct client *c, int i, bool by_kill)
 	struct sup_event ev;
 	int rc;
 
-	rc = by_kill ? act_kill(old, ACT_EXIT_SHUTDOWN)
-		     : act_send(old, TAG_STOP, NULL, 0);
+	rc = by_kill ? act_kill(old, ACT_EXIT_SHUTDOWN) :
+		       act_send(old, TAG_STOP, NULL, 0);
 	if (rc < 0)
 		fail("%s worker.%d %s: %s", by_kill ? "act_kill" : "act_send",
 		     i, pid_text(old).s, strerror(-rc));
 	why = await_down(ref, old, "a worker");
 	if (why != want)
 		fail("worker.%d %s went down with %s, not %s", i,
-		     pid_text(old).s, reason_text(why).s,
-		     reason_text(want).s);
+		     pid_text(old).s, reason_text(why).s, reason_text(want).s);
 	if (!await_news(c, i, &ev, &why))
 		fail("the supervisor exited (%s) after worker.%d's %s exit",
 		     reason_text(why).s, i, reason_name(want));
 	if (!act_pid_eq(ev.new, ACT_PID_NONE) || ev.reason != want)
-		fail("worker.%d %s, %s: the supervisor restarted it as %s",
-		     i, pid_text(old).s, reason_text(ev.reason).s,
+		fail("worker.%d %s, %s: the supervisor restarted it as %s", i,
+		     pid_text(old).s, reason_text(ev.reason).s,
 		     pid_text(ev.new).s);
 	child_name(name, sizeof(name), i);
 	if (!act_pid_eq(act_whereis(name), ACT_PID_NONE))
 		fail("\"%s\" still names %s after a %s exit", name,
 		     pid_text(act_whereis(name)).s, reason_name(want));
 	printf("client: worker.%d %s exited: %s; not restarted, as it "
-	       "should\n", i, pid_text(old).s, reason_text(why).s);
+	       "should\n",
+	       i, pid_text(old).s, reason_text(why).s);
 	c->checks++;
 }
 
@@ -856,8 +866,9 @@ static void start_supervisor(struct client *c)
 	}
 	act_msg_free(m);
 	printf("client: supervisor %s started %d workers (intensity %d "
-	       "restarts in %d ms)\n", pid_text(c->sup).s, c->spec.workers,
-	       c->spec.intensity, c->spec.period_ms);
+	       "restarts in %d ms)\n",
+	       pid_text(c->sup).s, c->spec.workers, c->spec.intensity,
+	       c->spec.period_ms);
 }
 
 /* Fills the window with R restarts, lets it slide, crashes once more. */
@@ -869,7 +880,8 @@ static void check_slide(struct client *c)
 		must_restart(c, 0);
 	until = c->spans[c->nspans - 1].end + (c->spec.period_ms + 20) * MS;
 	printf("client: %d restarts made; waiting %d ms for the window to "
-	       "slide past them\n", c->nspans, c->spec.period_ms);
+	       "slide past them\n",
+	       c->nspans, c->spec.period_ms);
 	while ((left = until - now_ns()) > 0)
 		if (act_sleep(left) < 0)
 			fail("act_sleep(%lld ns) failed", (long long)left);
@@ -898,15 +910,15 @@ static void check_give_up(struct client *c)
 		if (++n >= most)
 			fail("the supervisor did not give up after %d crashes "
 			     "in %lld ms; more than %d within %d ms never "
-			     "happened: try a longer --period", n,
-			     (long long)((now_ns() - start) / MS),
+			     "happened: try a longer --period",
+			     n, (long long)((now_ns() - start) / MS),
 			     c->spec.intensity, c->spec.period_ms);
 	if (reason != SUP_EXIT_INTENSITY)
 		fail("the supervisor exited with %s, not %s",
-		     reason_text(reason).s,
-		     reason_text(SUP_EXIT_INTENSITY).s);
+		     reason_text(reason).s, reason_text(SUP_EXIT_INTENSITY).s);
 	printf("client: the supervisor gave up on crash %d of this round: "
-	       "DOWN %s\n", n + 1, reason_text(reason).s);
+	       "DOWN %s\n",
+	       n + 1, reason_text(reason).s);
 	for (i = 1; i < c->spec.workers; i++) {
 		if (refs[i] == 0)
 			continue;
@@ -1010,10 +1022,9 @@ int main(int argc, char **argv)
 			bad = parse_int(optarg, PERIOD_MIN_MS, PERIOD_MAX_MS,
 					&spec.period_ms);
 		else
-			return usage(stderr, 2);  /* getopt said why */
+			return usage(stderr, 2); /* getopt said why */
 		if (bad) {
-			fprintf(stderr, "supervisor: bad value '%s'\n",
-				optarg);
+			fprintf(stderr, "supervisor: bad value '%s'\n", optarg);
 			return usage(stderr, 2);
 		}
 	}

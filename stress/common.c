@@ -62,8 +62,10 @@ static int bad_arg(const struct st_args *a, const char *name, const char *v)
 		fprintf(stderr, "%s: bad value '%s' for --%s\n", a->prog, v,
 			name);
 	else
-		fprintf(stderr, "%s: %s: unknown option, or no value "
-			"(--help lists them)\n", a->prog, name);
+		fprintf(stderr,
+			"%s: %s: unknown option, or no value "
+			"(--help lists them)\n",
+			a->prog, name);
 	return ST_EXIT_USAGE;
 }
 
@@ -112,8 +114,7 @@ static long *common_flag(struct st_args *a, const char *name, long *max)
 	return NULL;
 }
 
-static const struct st_flag *own_flag(const struct st_args *a,
-				      const char *name)
+static const struct st_flag *own_flag(const struct st_args *a, const char *name)
 {
 	const struct st_flag *fl;
 
@@ -146,9 +147,9 @@ static int parse_one(struct st_args *a, const char *arg, const char *next,
 		return parse_seed(val, &a->seed) ? bad_arg(a, name, val) : 0;
 	if (p)
 		return parse_long(val, 1, max, p) ? bad_arg(a, name, val) : 0;
-	return parse_long(val, fl->min, fl->max, fl->val)
-		       ? bad_arg(a, name, val)
-		       : 0;
+	return parse_long(val, fl->min, fl->max, fl->val) ?
+		       bad_arg(a, name, val) :
+		       0;
 }
 
 static uint64_t clock_seed(void)
@@ -158,7 +159,8 @@ static uint64_t clock_seed(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	/* A short number is easier to paste: 9 decimal digits. */
 	return st_mix((uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec,
-		      (uint64_t)getpid()) % 1000000000u;
+		      (uint64_t)getpid()) %
+	       1000000000u;
 }
 
 static void describe(struct st_args *a, const char *iters_name)
@@ -259,7 +261,7 @@ static struct {
 	pthread_t thread;
 	bool started, stopped;
 	const struct st_watch *w;
-	double t0, t_end;          /* t_end: act_main returned; 0 before */
+	double t0, t_end; /* t_end: act_main returned; 0 before */
 	uint64_t last_progress;
 	double last_change;
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
@@ -271,8 +273,8 @@ void st_result(const struct st_watch *w, const char *verdict)
 	w->figures(figs, sizeof(figs));
 	printf("%s: %s: %s, %.2f s%s%s; rerun with --seed %" PRIu64 "\n",
 	       w->args->prog, w->args->sizes, figs,
-	       (wd.t_end ? wd.t_end : st_now()) - wd.t0,
-	       verdict ? ": " : "", verdict ? verdict : "", w->args->seed);
+	       (wd.t_end ? wd.t_end : st_now()) - wd.t0, verdict ? ": " : "",
+	       verdict ? verdict : "", w->args->seed);
 	fflush(stdout);
 }
 
@@ -310,9 +312,10 @@ static void tick(double now)
 	if (wd.w->check && wd.w->check(now))
 		give_up("FAIL", ST_EXIT_FAIL);
 	if (stalled(now)) {
-		fprintf(stderr, "%s: no progress for %ld s: a lost wakeup, "
-			"message or process\n", wd.w->args->prog,
-			wd.w->args->stall);
+		fprintf(stderr,
+			"%s: no progress for %ld s: a lost wakeup, "
+			"message or process\n",
+			wd.w->args->prog, wd.w->args->stall);
 		snprintf(why, sizeof(why), "FAIL (stalled %ld s)",
 			 wd.w->args->stall);
 		give_up(why, ST_EXIT_FAIL);

@@ -47,15 +47,15 @@ struct st_flag {
 
 struct st_args {
 	const char *prog;
-	const char *iters_name;  /* what --iters counts, in the result line */
-	const char *iters_help;  /* the same, for --help */
-	long workers;            /* --workers/--threads: default 4 */
-	long iters;              /* --iters: the program's default */
-	long timeout;            /* --timeout seconds: default 60 */
-	long stall;              /* --stall seconds: default 10 */
-	uint64_t seed;           /* --seed: default from the clock */
+	const char *iters_name; /* what --iters counts, in the result line */
+	const char *iters_help; /* the same, for --help */
+	long workers;		/* --workers/--threads: default 4 */
+	long iters;		/* --iters: the program's default */
+	long timeout;		/* --timeout seconds: default 60 */
+	long stall;		/* --stall seconds: default 10 */
+	uint64_t seed;		/* --seed: default from the clock */
 	const struct st_flag *flags; /* the program's own, NULL-named end */
-	char sizes[160];         /* "workers 4 pairs 64 rounds 100000" */
+	char sizes[160];	     /* "workers 4 pairs 64 rounds 100000" */
 };
 
 /* ST_RUN: go on; else the exit status (ST_EXIT_OK after --help,
@@ -87,8 +87,7 @@ static inline uint64_t st_xorshift(uint64_t x)
 	return x;
 }
 
-static inline void st_rng_init(struct st_rng *r, uint64_t seed,
-			       uint64_t index)
+static inline void st_rng_init(struct st_rng *r, uint64_t seed, uint64_t index)
 {
 	r->s = st_mix(seed, index);
 	if (!r->s)
@@ -175,7 +174,7 @@ struct act_worker_stats;
 uint64_t st_stats_sum(const struct act_worker_stats *ws, int n,
 		      size_t field_offset);
 
-#define ST_STATS_SUM(ws, n, field)                                           \
+#define ST_STATS_SUM(ws, n, field) \
 	st_stats_sum(ws, n, offsetof(struct act_worker_stats, field))
 
 #endif /* STRESS_COMMON_H */

@@ -50,12 +50,21 @@ enum kind {
 	K_KINDS,
 };
 
-#define RECENT 1024        /* pids the snipers draw from */
-#define EXTRA_SHOTS 2      /* sends at recent pids per SHOOT */
-#define LIVE_MAX 4096      /* spawners wait while more children live */
-#define DEPTH_MAX 2        /* spawner's children are depth 1 */
+#define RECENT 1024   /* pids the snipers draw from */
+#define EXTRA_SHOTS 2 /* sends at recent pids per SHOOT */
+#define LIVE_MAX 4096 /* spawners wait while more children live */
+#define DEPTH_MAX 2   /* spawner's children are depth 1 */
 
 static long n_spawners = 4, n_snipers = 4, max_slots;
+
+static const struct st_flag flags[] = {
+	{ "spawners", &n_spawners, 1, 100000, "spawners" },
+	{ "snipers", &n_snipers, 0, 100000,
+	  "processes that send to dying pids" },
+	{ "max-slots", &max_slots, 0, 1L << 32,
+	  "fail if act_stats' procs_peak exceeds it (0: no limit)" },
+	{ .name = NULL },
+};
 
 static struct st_args args = {
 	.prog = "exit_churn",
@@ -65,23 +74,16 @@ static struct st_args args = {
 	.iters = 100000,
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "spawners", &n_spawners, 1, 100000, "spawners" },
-		{ "snipers", &n_snipers, 0, 100000,
-		  "processes that send to dying pids" },
-		{ "max-slots", &max_slots, 0, 1L << 32,
-		  "fail if act_stats' procs_peak exceeds it (0: no limit)" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 static struct {
 	act_pid main;
-	act_pid *snipers;                 /* written before any spawner */
+	act_pid *snipers; /* written before any spawner */
 	_Atomic uint64_t spawned, exited, sent, esrch, received;
 	_Atomic uint64_t send_errors, misdelivered, errors;
-	_Atomic uint64_t next_index;      /* PRNG index of each child */
-	_Atomic uint64_t recent[RECENT];  /* pid ids; 0 empty */
+	_Atomic uint64_t next_index;	 /* PRNG index of each child */
+	_Atomic uint64_t recent[RECENT]; /* pid ids; 0 empty */
 	_Atomic uint64_t n_recent;
 	_Atomic uint64_t stats_spawns, alive, peak; /* main, at the end */
 } ec;
@@ -102,8 +104,10 @@ static struct plan unpack(void *arg)
 {
 	uintptr_t v = (uintptr_t)arg;
 
-	return (struct plan){ .kind = v & 15, .count = (v >> 4) & 255,
-			      .depth = (v >> 12) & 15, .index = v >> 16 };
+	return (struct plan){ .kind = v & 15,
+			      .count = (v >> 4) & 255,
+			      .depth = (v >> 12) & 15,
+			      .index = v >> 16 };
 }
 
 /* ---- messages ------------------------------------------------------------ */
@@ -118,8 +122,8 @@ static void send_to(act_pid to)
 	else if (rc == -ESRCH)
 		st_add(&ec.esrch, 1);
 	else
-		st_report(&ec.send_errors, "act_send to %" PRIx64 ": %s",
-			  to.id, strerror(-rc));
+		st_report(&ec.send_errors, "act_send to %" PRIx64 ": %s", to.id,
+			  strerror(-rc));
 }
 
 /* Checks a received message names this process; frees it. */
@@ -137,9 +141,9 @@ static void take(struct act_msg *m)
 	} else {
 		memcpy(&meant, m->data, sizeof(meant));
 		if (!act_pid_eq(meant, act_self()))
-			st_report(&ec.misdelivered, "a message for %" PRIx64
-				  " reached %" PRIx64, meant.id,
-				  act_self().id);
+			st_report(&ec.misdelivered,
+				  "a message for %" PRIx64 " reached %" PRIx64,
+				  meant.id, act_self().id);
 	}
 	act_msg_free(m);
 }
@@ -392,17 +396,21 @@ static void check_counts(void)
 	uint64_t want = spawned + (uint64_t)(n_spawners + n_snipers) + 1;
 
 	if (st_get(&ec.exited) != spawned)
-		st_report(&ec.errors, "%" PRIu64 " spawned, %" PRIu64
-			  " exited", spawned, st_get(&ec.exited));
+		st_report(&ec.errors, "%" PRIu64 " spawned, %" PRIu64 " exited",
+			  spawned, st_get(&ec.exited));
 	if (st_get(&ec.stats_spawns) != want)
-		st_report(&ec.errors, "act_stats counts %" PRIu64 " spawns, "
-			  "want %" PRIu64, st_get(&ec.stats_spawns), want);
+		st_report(&ec.errors,
+			  "act_stats counts %" PRIu64 " spawns, "
+			  "want %" PRIu64,
+			  st_get(&ec.stats_spawns), want);
 	if (st_get(&ec.alive) != 1)
 		st_report(&ec.errors, "%" PRIu64 " processes alive at the end",
 			  st_get(&ec.alive));
 	if (max_slots && st_get(&ec.peak) > (uint64_t)max_slots)
-		st_report(&ec.errors, "%" PRIu64 " slots used, over --max-"
-			  "slots %ld", st_get(&ec.peak), max_slots);
+		st_report(&ec.errors,
+			  "%" PRIu64 " slots used, over --max-"
+			  "slots %ld",
+			  st_get(&ec.peak), max_slots);
 	if (st_get(&ec.received) > st_get(&ec.sent))
 		st_report(&ec.errors, "received %" PRIu64 " > sent %" PRIu64,
 			  st_get(&ec.received), st_get(&ec.sent));
@@ -446,9 +454,9 @@ int main(int argc, char **argv)
 	rc = st_run(&w, ec_main, NULL);
 	if (!rc)
 		check_counts();
-	rc = st_finish(&w, rc, st_get(&ec.misdelivered) +
-				       st_get(&ec.send_errors) +
-				       st_get(&ec.errors));
+	rc = st_finish(&w, rc,
+		       st_get(&ec.misdelivered) + st_get(&ec.send_errors) +
+			       st_get(&ec.errors));
 	free(ec.snipers);
 	return rc;
 }

@@ -53,8 +53,16 @@ enum {
 	ES_STOP,      /* main -> watcher */
 };
 
-static long n_chains = 1000, chain_len = 10, n_monitors = 200,
-	    n_watchers = 100;
+static long n_chains = 1000, chain_len = 10, n_monitors = 200, n_watchers = 100;
+
+static const struct st_flag flags[] = {
+	{ "chains", &n_chains, 1, 1000000, "link chains" },
+	{ "length", &chain_len, 1, 100000, "victims per chain" },
+	{ "monitors", &n_monitors, 1, 100000, "monitors on each victim" },
+	{ "watchers", &n_watchers, 1, 100000,
+	  "processes that hold the monitors" },
+	{ .name = NULL },
+};
 
 static struct st_args args = {
 	.prog = "exit_storm",
@@ -64,34 +72,26 @@ static struct st_args args = {
 	.iters = 100000000,
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "chains", &n_chains, 1, 1000000, "link chains" },
-		{ "length", &chain_len, 1, 100000, "victims per chain" },
-		{ "monitors", &n_monitors, 1, 100000,
-		  "monitors on each victim" },
-		{ "watchers", &n_watchers, 1, 100000,
-		  "processes that hold the monitors" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 static struct {
 	act_pid main;
-	uint64_t victims, monitors;        /* chains x length, x monitors */
-	act_pid *pids;                     /* [victim], by itself */
-	intptr_t *reason;                  /* [chain] */
-	uint32_t *order;                   /* chains, in the order killed */
-	uint64_t *refs;                    /* [victim * monitors + m] */
-	uint8_t *seen;                     /* the same, by the watcher */
-	_Atomic uint32_t *downs;           /* [victim] DOWNs received */
-	_Atomic uint32_t *handlers;        /* [victim] exit handler runs */
-	uint64_t *hkeys;                   /* pid id -> victim: keys */
+	uint64_t victims, monitors; /* chains x length, x monitors */
+	act_pid *pids;		    /* [victim], by itself */
+	intptr_t *reason;	    /* [chain] */
+	uint32_t *order;	    /* chains, in the order killed */
+	uint64_t *refs;		    /* [victim * monitors + m] */
+	uint8_t *seen;		    /* the same, by the watcher */
+	_Atomic uint32_t *downs;    /* [victim] DOWNs received */
+	_Atomic uint32_t *handlers; /* [victim] exit handler runs */
+	uint64_t *hkeys;	    /* pid id -> victim: keys */
 	uint32_t *hvals;
 	uint64_t hmask;
 	_Atomic uint64_t ready, set, received, handler_runs;
 	_Atomic uint64_t stray, bad_down, dup, bad_reason, unexpected;
 	_Atomic uint64_t errors;
-	double t_kill, t_storm;            /* main: kill -> last DONE */
+	double t_kill, t_storm; /* main: kill -> last DONE */
 	long rss_victims_kb, rss_before_kb, rss_monitors_kb;
 	uint64_t alive_end;
 } es;
@@ -142,8 +142,8 @@ static void victim(void *arg)
 
 	rc = act_on_exit(on_exit_handler, arg);
 	if (rc)
-		st_report(&es.errors, "victim %" PRIu64 ": act_on_exit: %s",
-			  v, strerror(-rc));
+		st_report(&es.errors, "victim %" PRIu64 ": act_on_exit: %s", v,
+			  strerror(-rc));
 	es.pids[v] = act_self();
 	if (k + 1 < (uint64_t)chain_len) {
 		if (c % 2 == 0) {
@@ -153,12 +153,13 @@ static void victim(void *arg)
 			next = act_spawn(victim, (void *)(uintptr_t)(v + 1));
 			rc = next.id ? act_link(next) : 0;
 			if (rc)
-				st_report(&es.errors, "victim %" PRIu64
-					  ": act_link: %s", v, strerror(-rc));
+				st_report(&es.errors,
+					  "victim %" PRIu64 ": act_link: %s", v,
+					  strerror(-rc));
 		}
 		if (!next.id)
-			st_report(&es.errors, "victim %" PRIu64
-				  ": spawn failed", v);
+			st_report(&es.errors,
+				  "victim %" PRIu64 ": spawn failed", v);
 	}
 	/* pids[v] is written before this send: main reads it after */
 	rc = act_send(es.main, ES_READY, &v, sizeof(v));
@@ -166,9 +167,10 @@ static void victim(void *arg)
 		st_report(&es.errors, "victim READY: %s", strerror(-rc));
 	for (;;) { /* until its chain's kill */
 		m = act_receive(ACT_FOREVER);
-		st_report(&es.unexpected, "victim %" PRIu64 " received %s "
-			  "tag %#x", v, m ? "a message," : "NULL,",
-			  m ? m->tag : 0);
+		st_report(&es.unexpected,
+			  "victim %" PRIu64 " received %s "
+			  "tag %#x",
+			  v, m ? "a message," : "NULL,", m ? m->tag : 0);
 		act_msg_free(m);
 	}
 }
@@ -190,16 +192,19 @@ static void take_down(uint64_t w, const struct act_msg *m)
 	int64_t v;
 
 	if (m->tag != ACT_TAG_DOWN || m->len != sizeof(info)) {
-		st_report(&es.unexpected, "watcher %" PRIu64 ": tag %#x, "
-			  "%zu bytes", w, m->tag, m->len);
+		st_report(&es.unexpected,
+			  "watcher %" PRIu64 ": tag %#x, "
+			  "%zu bytes",
+			  w, m->tag, m->len);
 		return;
 	}
 	memcpy(&info, m->data, sizeof(info));
 	v = table_get(info.who);
 	if (v < 0) {
-		st_report(&es.stray, "watcher %" PRIu64 ": DOWN for %" PRIx64
-			  ", not a victim (reason %" PRIdPTR ")", w,
-			  info.who.id, info.reason);
+		st_report(&es.stray,
+			  "watcher %" PRIu64 ": DOWN for %" PRIx64
+			  ", not a victim (reason %" PRIdPTR ")",
+			  w, info.who.id, info.reason);
 		return;
 	}
 	for (mi = first_m(w, (uint64_t)v); mi < es.monitors;
@@ -209,26 +214,32 @@ static void take_down(uint64_t w, const struct act_msg *m)
 			break;
 	}
 	if (mi >= es.monitors) {
-		st_report(&es.bad_down, "watcher %" PRIu64 ": DOWN of victim %"
-			  PRId64 " with ref %" PRIu64 ", not one of its",
+		st_report(&es.bad_down,
+			  "watcher %" PRIu64 ": DOWN of victim %" PRId64
+			  " with ref %" PRIu64 ", not one of its",
 			  w, v, info.ref);
 		return;
 	}
 	if (es.seen[idx]++) {
-		st_report(&es.dup, "watcher %" PRIu64 ": a second DOWN of "
-			  "victim %" PRId64 " ref %" PRIu64, w, v, info.ref);
+		st_report(&es.dup,
+			  "watcher %" PRIu64 ": a second DOWN of "
+			  "victim %" PRId64 " ref %" PRIu64,
+			  w, v, info.ref);
 		return;
 	}
 	atomic_fetch_add_explicit(&es.downs[v], 1, memory_order_relaxed);
 	st_add(&es.received, 1);
 	if (info.reason != es.reason[(uint64_t)v / (uint64_t)chain_len])
-		st_report(&es.bad_reason, "victim %" PRId64 " DOWN with reason "
-			  "%" PRIdPTR ", want %" PRIdPTR, v, info.reason,
+		st_report(&es.bad_reason,
+			  "victim %" PRId64 " DOWN with reason "
+			  "%" PRIdPTR ", want %" PRIdPTR,
+			  v, info.reason,
 			  es.reason[(uint64_t)v / (uint64_t)chain_len]);
 	if (!act_pid_eq(m->from, info.who))
-		st_report(&es.bad_down, "DOWN of victim %" PRId64 ": from %"
-			  PRIx64 ", who %" PRIx64, v, m->from.id,
-			  info.who.id);
+		st_report(&es.bad_down,
+			  "DOWN of victim %" PRId64 ": from %" PRIx64
+			  ", who %" PRIx64,
+			  v, m->from.id, info.who.id);
 }
 
 static void watcher(void *arg)
@@ -243,8 +254,10 @@ static void watcher(void *arg)
 			idx = v * es.monitors + mi;
 			es.refs[idx] = act_monitor(es.pids[v]);
 			if (!es.refs[idx])
-				st_report(&es.errors, "act_monitor of victim %"
-					  PRIu64 " failed", v);
+				st_report(&es.errors,
+					  "act_monitor of victim %" PRIu64
+					  " failed",
+					  v);
 			want++;
 			st_add(&es.set, 1);
 		}
@@ -269,9 +282,10 @@ static void watcher(void *arg)
 		if (!stop && m && m->tag == ACT_TAG_DOWN)
 			take_down(w, m); /* it says what was wrong */
 		else if (!stop)
-			st_report(&es.unexpected, "watcher %" PRIu64
-				  ": tag %#x after its DOWNs", w,
-				  m ? m->tag : 0);
+			st_report(&es.unexpected,
+				  "watcher %" PRIu64
+				  ": tag %#x after its DOWNs",
+				  w, m ? m->tag : 0);
 		act_msg_free(m);
 	}
 	while ((m = act_receive(0)) != NULL) {
@@ -325,8 +339,8 @@ static void es_main(void *arg)
 	}
 	for (c = 0; c < (uint64_t)n_chains; c++)
 		if (!act_spawn(victim, (void *)(uintptr_t)(c * chain_len)).id)
-			st_report(&es.errors, "spawn of chain %" PRIu64
-				  " failed", c);
+			st_report(&es.errors,
+				  "spawn of chain %" PRIu64 " failed", c);
 	for (i = 0; i < es.victims; i++) {
 		m = act_receive(ACT_FOREVER);
 		if (!m || m->tag != ES_READY || m->len != sizeof(v)) {
@@ -352,8 +366,9 @@ static void es_main(void *arg)
 		c = es.order[i];
 		rc = act_kill(es.pids[c * chain_len], es.reason[c]);
 		if (rc)
-			st_report(&es.errors, "act_kill of chain %" PRIu64
-				  "'s head: %s", c, strerror(-rc));
+			st_report(&es.errors,
+				  "act_kill of chain %" PRIu64 "'s head: %s", c,
+				  strerror(-rc));
 	}
 	wait_for(ES_DONE, (uint64_t)n_watchers);
 	es.t_storm = st_now() - es.t_kill;
@@ -364,18 +379,22 @@ static void es_main(void *arg)
 	act_sleep(10000000);
 	for (i = 0; i < (uint64_t)n_watchers; i++)
 		if (act_send(w[i], ES_STOP, NULL, 0))
-			st_report(&es.errors, "STOP: watcher %" PRIu64
-				  " gone", i);
+			st_report(&es.errors, "STOP: watcher %" PRIu64 " gone",
+				  i);
 	for (i = 0; i < (uint64_t)n_watchers; i++) {
 		m = act_receive(ACT_FOREVER);
 		if (!m || m->tag != ACT_TAG_DOWN || m->len != sizeof(info)) {
-			st_report(&es.errors, "main: tag %#x, not a watcher's "
-				  "DOWN", m ? m->tag : 0);
+			st_report(&es.errors,
+				  "main: tag %#x, not a watcher's "
+				  "DOWN",
+				  m ? m->tag : 0);
 		} else {
 			memcpy(&info, m->data, sizeof(info));
 			if (info.reason != ACT_EXIT_NORMAL)
-				st_report(&es.errors, "a watcher exited with "
-					  "%" PRIdPTR, info.reason);
+				st_report(&es.errors,
+					  "a watcher exited with "
+					  "%" PRIdPTR,
+					  info.reason);
 		}
 		act_msg_free(m);
 	}
@@ -402,7 +421,8 @@ static void check_counts(void)
 		uint32_t h = atomic_load(&es.handlers[v]);
 
 		if (d != (uint32_t)n_monitors || h != 1)
-			st_report(&es.errors, "victim %" PRIu64 ": %u DOWNs "
+			st_report(&es.errors,
+				  "victim %" PRIu64 ": %u DOWNs "
 				  "(want %ld), exit handler ran %u times",
 				  v, d, n_monitors, h);
 	}
@@ -421,8 +441,10 @@ static void check_counts(void)
 		bad += !sorted[i] || (i && sorted[i] == sorted[i - 1]);
 	free(sorted);
 	if (bad)
-		st_report(&es.errors, "%" PRIu64 " monitor refs 0 or equal to "
-			  "another", bad);
+		st_report(&es.errors,
+			  "%" PRIu64 " monitor refs 0 or equal to "
+			  "another",
+			  bad);
 	if (es.alive_end != 1)
 		st_report(&es.errors, "%" PRIu64 " processes alive at the end",
 			  es.alive_end);
@@ -444,11 +466,12 @@ static void es_figures(char *buf, size_t n)
 		 "victims %" PRIu64 ", monitors %" PRIu64 " (+%ld MiB RSS, "
 		 "%.0f B each with the watchers' stacks), DOWNs %" PRIu64
 		 ", exit handlers %" PRIu64 ", stray %" PRIu64 ", bad %" PRIu64
-		 ", dup %" PRIu64 ", bad reason %" PRIu64 ", unexpected %"
-		 PRIu64 ", errors %" PRIu64 ", storm %.2f s, peak RSS %ld MiB",
+		 ", dup %" PRIu64 ", bad reason %" PRIu64
+		 ", unexpected %" PRIu64 ", errors %" PRIu64
+		 ", storm %.2f s, peak RSS %ld MiB",
 		 st_get(&es.ready), st_get(&es.set), mon_kb / 1024,
-		 st_get(&es.set) ? mon_kb * 1024.0 / (double)st_get(&es.set)
-				 : 0.0,
+		 st_get(&es.set) ? mon_kb * 1024.0 / (double)st_get(&es.set) :
+				   0.0,
 		 st_get(&es.received), st_get(&es.handler_runs),
 		 st_get(&es.stray), st_get(&es.bad_down), st_get(&es.dup),
 		 st_get(&es.bad_reason), st_get(&es.unexpected),
@@ -517,9 +540,8 @@ int main(int argc, char **argv)
 	rc = st_run(&wt, es_main, NULL);
 	if (!rc)
 		check_counts();
-	return st_finish(&wt, rc, st_get(&es.stray) + st_get(&es.bad_down) +
-					  st_get(&es.dup) +
-					  st_get(&es.bad_reason) +
-					  st_get(&es.unexpected) +
-					  st_get(&es.errors));
+	return st_finish(&wt, rc,
+			 st_get(&es.stray) + st_get(&es.bad_down) +
+				 st_get(&es.dup) + st_get(&es.bad_reason) +
+				 st_get(&es.unexpected) + st_get(&es.errors));
 }

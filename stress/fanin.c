@@ -35,7 +35,7 @@ enum {
 struct payload {
 	uint32_t sender;
 	uint32_t rsvd;
-	uint64_t seq;          /* DATA: its number; END: how many were sent */
+	uint64_t seq; /* DATA: its number; END: how many were sent */
 	uint8_t fill[FILL_MAX];
 };
 
@@ -43,12 +43,19 @@ struct payload {
 
 /* The receiver's view of one sender. */
 struct from {
-	act_pid pid;        /* who sent seq 0 */
-	uint64_t next;      /* seq expected next */
+	act_pid pid;   /* who sent seq 0 */
+	uint64_t next; /* seq expected next */
 	bool ended;
 };
 
 static long n_senders = 8, window = 1024;
+
+static const struct st_flag flags[] = {
+	{ "senders", &n_senders, 1, 100000, "senders" },
+	{ "window", &window, 0, 1L << 30,
+	  "messages a sender may run ahead per ACK (0: no limit)" },
+	{ .name = NULL },
+};
 
 static struct st_args args = {
 	.prog = "fanin",
@@ -58,17 +65,12 @@ static struct st_args args = {
 	.iters = 250000,
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "senders", &n_senders, 1, 100000, "senders" },
-		{ "window", &window, 0, 1L << 30,
-		  "messages a sender may run ahead per ACK (0: no limit)" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 static struct {
 	act_pid main, receiver;
-	struct from *from;                  /* receiver only */
+	struct from *from; /* receiver only */
 	_Atomic uint64_t sent, received;
 	_Atomic uint64_t lost, dups, order, corrupt, errors;
 } fi;
@@ -80,8 +82,7 @@ static uint8_t fill_byte(uint32_t sender, uint64_t seq, unsigned i)
 
 /* ---- senders ------------------------------------------------------------- */
 
-static void send_or_count(act_pid to, uint32_t tag, const void *p,
-			  size_t len)
+static void send_or_count(act_pid to, uint32_t tag, const void *p, size_t len)
 {
 	int rc = act_send(to, tag, p, len);
 
@@ -171,13 +172,16 @@ static void take_data(const struct act_msg *m, struct from *f,
 		st_report(&fi.corrupt, "sender %u seq %" PRIu64 ": bad fill",
 			  p->sender, p->seq);
 	if (p->seq < f->next) {
-		st_report(&fi.dups, "sender %u: seq %" PRIu64 " again (next %"
-			  PRIu64 ")", p->sender, p->seq, f->next);
+		st_report(&fi.dups,
+			  "sender %u: seq %" PRIu64 " again (next %" PRIu64 ")",
+			  p->sender, p->seq, f->next);
 		return;
 	}
 	if (p->seq > f->next)
-		st_report(&fi.order, "sender %u: seq %" PRIu64 " while %"
-			  PRIu64 " was due", p->sender, p->seq, f->next);
+		st_report(&fi.order,
+			  "sender %u: seq %" PRIu64 " while %" PRIu64
+			  " was due",
+			  p->sender, p->seq, f->next);
 	f->next = p->seq + 1;
 	if (window && f->next % window == 0)
 		send_or_count(m->from, FI_ACK, NULL, 0);
@@ -189,8 +193,10 @@ static void take_end(struct from *f, const struct payload *p)
 		st_report(&fi.dups, "sender %u: END again", p->sender);
 	f->ended = true;
 	if (f->next != p->seq)
-		st_report(&fi.lost, "sender %u: END after %" PRIu64 " of %"
-			  PRIu64 " messages", p->sender, f->next, p->seq);
+		st_report(&fi.lost,
+			  "sender %u: END after %" PRIu64 " of %" PRIu64
+			  " messages",
+			  p->sender, f->next, p->seq);
 	if (p->seq > f->next) /* the first counted one, plus the rest */
 		st_add(&fi.lost, p->seq - f->next - 1);
 }
@@ -202,8 +208,10 @@ static bool take(const struct act_msg *m)
 	struct from *f = from_of(m, &p);
 
 	if (!f || (m->tag != FI_DATA && m->tag != FI_END)) {
-		st_report(&fi.corrupt, "a message with tag %u, %zu bytes, "
-			  "from a stranger or of a bad shape", m->tag, m->len);
+		st_report(&fi.corrupt,
+			  "a message with tag %u, %zu bytes, "
+			  "from a stranger or of a bad shape",
+			  m->tag, m->len);
 		return false;
 	}
 	if (m->tag == FI_END) {
@@ -278,9 +286,10 @@ static uint64_t violations(void)
 	uint64_t want = (uint64_t)n_senders * (uint64_t)args.iters;
 
 	if (st_get(&fi.sent) != want || st_get(&fi.received) != want)
-		st_report(&fi.errors, "sent %" PRIu64 ", received %" PRIu64
-			  ", want %" PRIu64 " each", st_get(&fi.sent),
-			  st_get(&fi.received), want);
+		st_report(&fi.errors,
+			  "sent %" PRIu64 ", received %" PRIu64
+			  ", want %" PRIu64 " each",
+			  st_get(&fi.sent), st_get(&fi.received), want);
 	return st_get(&fi.lost) + st_get(&fi.dups) + st_get(&fi.order) +
 	       st_get(&fi.corrupt) + st_get(&fi.errors);
 }

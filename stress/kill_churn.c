@@ -45,28 +45,38 @@
 enum {
 	KC_MSG = 1, /* driver -> victim; payload: the pid it is meant for */
 	KC_PING,    /* driver -> victim; payload: the same; answer ACK */
-	KC_ACK,     /* victim -> driver; payload: its pid */
-	KC_BYE,     /* victim's exit handler -> driver; payload: its pid */
+	KC_ACK,	    /* victim -> driver; payload: its pid */
+	KC_BYE,	    /* victim's exit handler -> driver; payload: its pid */
 	KC_DONE,    /* driver -> main */
 };
 
 enum mode { /* how a victim waits */
-	M_FOREVER,
-	M_TIMEOUT,
-	M_POLL,
-	M_MODES,
+	    M_FOREVER,
+	    M_TIMEOUT,
+	    M_POLL,
+	    M_MODES,
 };
 
 enum moment { /* when its driver kills it */
-	AT_ONCE,
-	AFTER_YIELDS,
-	AFTER_PING,
-	MOMENTS,
+	      AT_ONCE,
+	      AFTER_YIELDS,
+	      AFTER_PING,
+	      MOMENTS,
 };
 
 #define SLOT_CACHE 1536 /* ACT_SLOT_CACHE_MAX + ACT_SLOT_BATCH */
 
 static long n_drivers = 2, max_slots;
+
+static const struct st_flag flags[] = {
+	{ "drivers", &n_drivers, 1, 10000,
+	  "processes that spawn and "
+	  "kill" },
+	{ "max-slots", &max_slots, 0, 1L << 32,
+	  "fail if act_stats' "
+	  "procs_peak exceeds it (0: live + 1,536 per worker)" },
+	{ .name = NULL },
+};
 
 static struct st_args args = {
 	.prog = "kill_churn",
@@ -76,24 +86,18 @@ static struct st_args args = {
 	.iters = 100000,
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "drivers", &n_drivers, 1, 10000, "processes that spawn and "
-		  "kill" },
-		{ "max-slots", &max_slots, 0, 1L << 32, "fail if act_stats' "
-		  "procs_peak exceeds it (0: live + 1,536 per worker)" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 /* One victim, as its driver and itself see it. */
 struct victim {
-	act_pid pid;        /* driver */
-	act_pid driver;     /* set before the spawn */
-	uint64_t ref;       /* driver */
-	intptr_t reason;    /* driver */
-	unsigned mode;      /* set before the spawn */
-	bool downed;        /* driver: its DOWN is in */
-	bool bye;           /* driver: its BYE is in */
+	act_pid pid;				  /* driver */
+	act_pid driver;				  /* set before the spawn */
+	uint64_t ref;				  /* driver */
+	intptr_t reason;			  /* driver */
+	unsigned mode;				  /* set before the spawn */
+	bool downed;				  /* driver: its DOWN is in */
+	bool bye;				  /* driver: its BYE is in */
 	_Atomic int started, armed, handler_runs; /* the victim */
 	_Atomic uint64_t handler_pid;
 };
@@ -136,8 +140,9 @@ static void take(struct victim *r, struct act_msg *m)
 	}
 	memcpy(&meant, m->data, sizeof(meant));
 	if (!act_pid_eq(meant, act_self())) {
-		st_report(&kc.misdelivered, "a message for %" PRIx64
-			  " reached %" PRIx64, meant.id, act_self().id);
+		st_report(&kc.misdelivered,
+			  "a message for %" PRIx64 " reached %" PRIx64,
+			  meant.id, act_self().id);
 		return;
 	}
 	if (m->tag == KC_PING &&
@@ -163,7 +168,7 @@ static void victim(void *arg)
 			m = act_receive(ACT_FOREVER);
 			if (!m)
 				st_report(&kc.errors, "act_receive(FOREVER) "
-					  "gave NULL");
+						      "gave NULL");
 			break;
 		case M_TIMEOUT:
 			m = act_receive(50000);
@@ -192,8 +197,9 @@ static void send_counted(act_pid to, uint32_t tag, bool stale, bool gone)
 		st_add(&kc.stale_esrch, 1);
 	} else {
 		st_report(&kc.send_errors, "send to %s %" PRIx64 ": %s",
-			  stale ? (gone ? "a DOWNed victim" : "a killed victim")
-				: "a live victim",
+			  stale ? (gone ? "a DOWNed victim" :
+					  "a killed victim") :
+				  "a live victim",
 			  to.id, rc ? strerror(-rc) : "0 (accepted)");
 	}
 }
@@ -235,8 +241,8 @@ static void await_end(struct victim *r)
 		}
 		if (m->tag == KC_BYE) {
 			if (r->bye)
-				st_report(&kc.bad_handler, "two BYEs from %"
-					  PRIx64, r->pid.id);
+				st_report(&kc.bad_handler,
+					  "two BYEs from %" PRIx64, r->pid.id);
 			r->bye = true;
 			st_add(&kc.byes, 1);
 			act_msg_free(m);
@@ -247,22 +253,25 @@ static void await_end(struct victim *r)
 		st_add(&kc.downs, 1);
 		if (!act_pid_eq(info.who, r->pid) ||
 		    !act_pid_eq(m->from, r->pid) || info.reason != r->reason)
-			st_report(&kc.bad_down, "DOWN of %" PRIx64 ": who %"
-				  PRIx64 ", from %" PRIx64 ", reason %"
-				  PRIdPTR " (want %" PRIdPTR ")", r->pid.id,
-				  info.who.id, m->from.id, info.reason,
-				  r->reason);
+			st_report(&kc.bad_down,
+				  "DOWN of %" PRIx64 ": who %" PRIx64
+				  ", from %" PRIx64 ", reason %" PRIdPTR
+				  " (want %" PRIdPTR ")",
+				  r->pid.id, info.who.id, m->from.id,
+				  info.reason, r->reason);
 		act_msg_free(m);
 	}
 	runs = atomic_load_explicit(&r->handler_runs, memory_order_relaxed);
 	if (runs > 1 ||
 	    (atomic_load_explicit(&r->armed, memory_order_relaxed) &&
-	     runs != 1) || r->bye != (runs == 1) ||
+	     runs != 1) ||
+	    r->bye != (runs == 1) ||
 	    (runs && atomic_load_explicit(&r->handler_pid,
 					  memory_order_relaxed) != r->pid.id))
-		st_report(&kc.bad_handler, "victim %" PRIx64 ": at its DOWN, "
-			  "handler ran %d times (armed %d), BYE %s", r->pid.id,
-			  runs, atomic_load(&r->armed),
+		st_report(&kc.bad_handler,
+			  "victim %" PRIx64 ": at its DOWN, "
+			  "handler ran %d times (armed %d), BYE %s",
+			  r->pid.id, runs, atomic_load(&r->armed),
 			  r->bye ? "in" : "not in");
 	if (atomic_load_explicit(&r->started, memory_order_relaxed))
 		st_add(&kc.mid_receive, 1);
@@ -351,8 +360,10 @@ static void driver(void *arg)
 		struct act_msg *m;
 
 		while ((m = act_receive(0)) != NULL) {
-			st_report(&kc.leftover, "driver: tag %#x left over "
-				  "from %" PRIx64, m->tag, m->from.id);
+			st_report(&kc.leftover,
+				  "driver: tag %#x left over "
+				  "from %" PRIx64,
+				  m->tag, m->from.id);
 			act_msg_free(m);
 		}
 	}
@@ -411,33 +422,39 @@ static void kc_main(void *arg)
 static void check_counts(void)
 {
 	uint64_t spawned = st_get(&kc.spawned);
-	uint64_t bound = max_slots ? (uint64_t)max_slots
-				   : 1 + (uint64_t)n_drivers * 3 +
+	uint64_t bound = max_slots ? (uint64_t)max_slots :
+				     1 + (uint64_t)n_drivers * 3 +
 					     kc.workers * SLOT_CACHE;
 
 	if (spawned != (uint64_t)args.iters || st_get(&kc.killed) != spawned ||
 	    st_get(&kc.downs) != spawned)
-		st_report(&kc.errors, "%" PRIu64 " spawned, %" PRIu64
-			  " killed, %" PRIu64 " DOWNs, want %ld each",
+		st_report(&kc.errors,
+			  "%" PRIu64 " spawned, %" PRIu64 " killed, %" PRIu64
+			  " DOWNs, want %ld each",
 			  spawned, st_get(&kc.killed), st_get(&kc.downs),
 			  args.iters);
 	if (st_get(&kc.byes) != st_get(&kc.handlers))
-		st_report(&kc.errors, "%" PRIu64 " handler runs, %" PRIu64
-			  " BYEs", st_get(&kc.handlers), st_get(&kc.byes));
+		st_report(&kc.errors,
+			  "%" PRIu64 " handler runs, %" PRIu64 " BYEs",
+			  st_get(&kc.handlers), st_get(&kc.byes));
 	if (kc.stats_spawns != spawned + (uint64_t)n_drivers + 1)
-		st_report(&kc.errors, "act_stats counts %" PRIu64 " spawns, "
-			  "want %" PRIu64, kc.stats_spawns,
-			  spawned + (uint64_t)n_drivers + 1);
+		st_report(&kc.errors,
+			  "act_stats counts %" PRIu64 " spawns, "
+			  "want %" PRIu64,
+			  kc.stats_spawns, spawned + (uint64_t)n_drivers + 1);
 	if (kc.alive != 1)
 		st_report(&kc.errors, "%" PRIu64 " processes alive at the end",
 			  kc.alive);
 	if (kc.peak > bound)
-		st_report(&kc.errors, "act_stats' procs_peak %" PRIu64 " over "
-			  "%" PRIu64 ": slots not reused", kc.peak, bound);
+		st_report(&kc.errors,
+			  "act_stats' procs_peak %" PRIu64 " over "
+			  "%" PRIu64 ": slots not reused",
+			  kc.peak, bound);
 	if (st_get(&kc.received) > st_get(&kc.sent))
-		st_report(&kc.errors, "received %" PRIu64 " > sent %" PRIu64
-			  " to live victims", st_get(&kc.received),
-			  st_get(&kc.sent));
+		st_report(&kc.errors,
+			  "received %" PRIu64 " > sent %" PRIu64
+			  " to live victims",
+			  st_get(&kc.received), st_get(&kc.sent));
 }
 
 static uint64_t kc_progress(void)
@@ -480,10 +497,9 @@ int main(int argc, char **argv)
 	rc = st_run(&w, kc_main, NULL);
 	if (!rc)
 		check_counts();
-	return st_finish(&w, rc, st_get(&kc.misdelivered) +
-				       st_get(&kc.bad_down) +
-				       st_get(&kc.bad_handler) +
-				       st_get(&kc.send_errors) +
-				       st_get(&kc.leftover) +
-				       st_get(&kc.errors));
+	return st_finish(&w, rc,
+			 st_get(&kc.misdelivered) + st_get(&kc.bad_down) +
+				 st_get(&kc.bad_handler) +
+				 st_get(&kc.send_errors) +
+				 st_get(&kc.leftover) + st_get(&kc.errors));
 }

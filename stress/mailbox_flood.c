@@ -85,12 +85,27 @@ enum {
 	MF_READY,  /* receiver -> main: its exit handler is in */
 };
 
-#define ENV_HDR 64                 /* lib/mem/slab.h: ACT_ENV_HDR */
-#define RFREE_HELD (16 * 32)       /* ACT_RFREE_SLOTS x ACT_RFREE_BATCH */
+#define ENV_HDR 64	     /* lib/mem/slab.h: ACT_ENV_HDR */
+#define RFREE_HELD (16 * 32) /* ACT_RFREE_SLOTS x ACT_RFREE_BATCH */
 #define FIXED_SLACK_KB 1024
 
 static long n_senders = 4, n_rounds = 20, payload = 960, rss_check = 1,
 	    yield_refused = 1;
+
+static const struct st_flag flags[] = {
+	{ "senders", &n_senders, 1, 10000, "senders" },
+	{ "rounds", &n_rounds, 1, 1000000,
+	  "receivers flooded, one "
+	  "after the other" },
+	{ "payload", &payload, 8, 16384 - ENV_HDR, "bytes per message" },
+	{ "rss-check", &rss_check, 0, 1,
+	  "check the peak RSS (1) or "
+	  "only print it (0); off under a sanitizer" },
+	{ "yield", &yield_refused, 0, 1,
+	  "a sender yields after each "
+	  "-ENOBUFS (1), or retries at once (0)" },
+	{ .name = NULL },
+};
 
 static struct st_args args = {
 	.prog = "mailbox_flood",
@@ -100,18 +115,7 @@ static struct st_args args = {
 	.iters = 10000,
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "senders", &n_senders, 1, 10000, "senders" },
-		{ "rounds", &n_rounds, 1, 1000000, "receivers flooded, one "
-		  "after the other" },
-		{ "payload", &payload, 8, 16384 - ENV_HDR,
-		  "bytes per message" },
-		{ "rss-check", &rss_check, 0, 1, "check the peak RSS (1) or "
-		  "only print it (0); off under a sanitizer" },
-		{ "yield", &yield_refused, 0, 1, "a sender yields after each "
-		  "-ENOBUFS (1), or retries at once (0)" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 struct report {
@@ -207,7 +211,8 @@ static void flood(act_pid r, unsigned char *buf, struct report *rep)
 			if (atomic_fetch_add_explicit(&mf.round_accepted, 1,
 						      memory_order_relaxed) >=
 			    (uint64_t)args.iters) {
-				st_report(&mf.over_limit, "more than %ld sends "
+				st_report(&mf.over_limit,
+					  "more than %ld sends "
 					  "accepted: the limit does not hold",
 					  args.iters);
 				return;
@@ -314,9 +319,11 @@ static void one_round(const act_pid *senders, long round)
 			accepted += rep.accepted;
 			nobufs += rep.nobufs;
 			if (!rep.order_ok || !rep.esrch)
-				st_report(&mf.bad_order, "round %ld: a sender "
+				st_report(&mf.bad_order,
+					  "round %ld: a sender "
 					  "saw 0 after -ENOBUFS, or no -ESRCH, "
-					  "or an error", round);
+					  "or an error",
+					  round);
 		} else if (m && m->tag == ACT_TAG_DOWN &&
 			   m->len == sizeof(info)) {
 			memcpy(&info, m->data, sizeof(info));
@@ -325,25 +332,27 @@ static void one_round(const act_pid *senders, long round)
 			if (info.ref != ref || !act_pid_eq(info.who, r) ||
 			    (info.reason != ACT_EXIT_MAILBOX &&
 			     !(killed && info.reason == ACT_EXIT_KILLED)))
-				st_report(&mf.bad_down, "round %ld: DOWN ref %"
-					  PRIu64 " (want %" PRIu64 "), who %"
-					  PRIx64 " (want %" PRIx64 "), reason "
-					  "%" PRIdPTR " (want ACT_EXIT_MAILBOX)",
+				st_report(&mf.bad_down,
+					  "round %ld: DOWN ref %" PRIu64
+					  " (want %" PRIu64 "), who %" PRIx64
+					  " (want %" PRIx64 "), reason "
+					  "%" PRIdPTR
+					  " (want ACT_EXIT_MAILBOX)",
 					  round, info.ref, ref, info.who.id,
 					  r.id, info.reason);
 		} else {
-			st_report(&mf.errors, "main: tag %#x",
-				  m ? m->tag : 0);
+			st_report(&mf.errors, "main: tag %#x", m ? m->tag : 0);
 		}
 		act_msg_free(m);
 	}
 	if (accepted != (uint64_t)args.iters || !nobufs)
-		st_report(&mf.bad_count, "round %ld: %" PRIu64 " sends "
+		st_report(&mf.bad_count,
+			  "round %ld: %" PRIu64 " sends "
 			  "accepted (want the limit, %ld), %" PRIu64
 			  " -ENOBUFS (want 1 or more); receiver %" PRIx64
-			  " (slot %u, generation %u)", round, accepted,
-			  args.iters, nobufs, r.id, (uint32_t)r.id,
-			  (uint32_t)(r.id >> 32));
+			  " (slot %u, generation %u)",
+			  round, accepted, args.iters, nobufs, r.id,
+			  (uint32_t)r.id, (uint32_t)(r.id >> 32));
 	st_add(&mf.rounds, 1);
 }
 
@@ -362,8 +371,7 @@ static void wait_reaped(void)
 	do
 		act_sleep(100000);
 	while (act_stats(&st, NULL, 0) > 0 &&
-	       st.procs_alive > 1 + (uint64_t)n_senders &&
-	       !st_get(&mf.errors));
+	       st.procs_alive > 1 + (uint64_t)n_senders && !st_get(&mf.errors));
 	act_sleep(2000000);
 }
 
@@ -424,21 +432,25 @@ static void check_counts(void)
 	/* past the limit, the rounds stopped: that was said already */
 	if (!st_get(&mf.over_limit) &&
 	    (st_get(&mf.rounds) != (uint64_t)n_rounds ||
-	    st_get(&mf.downs) != (uint64_t)n_rounds ||
+	     st_get(&mf.downs) != (uint64_t)n_rounds ||
 	     st_get(&mf.handlers) != (uint64_t)n_rounds))
-		st_report(&mf.errors, "%" PRIu64 " rounds, %" PRIu64 " DOWNs, "
+		st_report(&mf.errors,
+			  "%" PRIu64 " rounds, %" PRIu64 " DOWNs, "
 			  "%" PRIu64 " exit handler runs, want %ld each",
 			  st_get(&mf.rounds), st_get(&mf.downs),
 			  st_get(&mf.handlers), n_rounds);
 	if (mf.mutes)
-		st_report(&mf.errors, "%" PRIu64 " senders muted: backpressure "
-			  "took part", mf.mutes);
+		st_report(&mf.errors,
+			  "%" PRIu64 " senders muted: backpressure "
+			  "took part",
+			  mf.mutes);
 	if (checking_rss() && (mf.hwm_base_kb < 0 || mf.hwm_peak_kb < 0))
 		st_report(&mf.errors, "no VmHWM in /proc/self/status");
 	if (checking_rss() && mf.round1_hwm_kb > bound1_kb())
-		st_report(&mf.errors, "peak RSS after the first round %ld KiB, "
-			  "over its bound %ld KiB", mf.round1_hwm_kb,
-			  bound1_kb());
+		st_report(&mf.errors,
+			  "peak RSS after the first round %ld KiB, "
+			  "over its bound %ld KiB",
+			  mf.round1_hwm_kb, bound1_kb());
 	if (checking_rss() && mf.hwm_peak_kb > bound_kb())
 		st_report(&mf.errors, "peak RSS %ld KiB over the bound %ld KiB",
 			  mf.hwm_peak_kb, bound_kb());
@@ -459,8 +471,9 @@ static void mf_figures(char *buf, size_t n)
 		 "rounds %" PRIu64 ", accepted %" PRIu64 ", ENOBUFS %" PRIu64
 		 ", ESRCH %" PRIu64 ", DOWNs %" PRIu64 ", handlers %" PRIu64
 		 ", over limit %" PRIu64 ", bad count %" PRIu64
-		 ", bad order %" PRIu64 ", bad DOWN %" PRIu64 ", errors %"
-		 PRIu64 ", mutes %" PRIu64 "; envelope %zu B, limit x envelope "
+		 ", bad order %" PRIu64 ", bad DOWN %" PRIu64
+		 ", errors %" PRIu64 ", mutes %" PRIu64
+		 "; envelope %zu B, limit x envelope "
 		 "x 1.1 = %.1f MiB; peak RSS before the flood %.1f MiB, after "
 		 "round 1 %.1f (bound %.1f = before + limit + %d KiB), at the "
 		 "end %.1f (bound %.1f = before + %ld x limit + %.1f)%s, "
@@ -471,12 +484,14 @@ static void mf_figures(char *buf, size_t n)
 		 st_get(&mf.bad_order), st_get(&mf.bad_down),
 		 st_get(&mf.errors), mf.mutes, mf.env, limit_kb() / 1024.0,
 		 mf.hwm_base_kb / 1024.0, mf.round1_hwm_kb / 1024.0,
-		 bound1_kb() / 1024.0, FIXED_SLACK_KB,
-		 mf.hwm_peak_kb / 1024.0, bound_kb() / 1024.0, args.workers,
+		 bound1_kb() / 1024.0, FIXED_SLACK_KB, mf.hwm_peak_kb / 1024.0,
+		 bound_kb() / 1024.0, args.workers,
 		 (bound_kb() - mf.hwm_base_kb - args.workers * limit_kb()) /
 			 1024.0,
-		 checking_rss() ? "" : MF_SANITIZER ? " (not checked: "
-			"sanitizer)" : " (not checked)",
+		 checking_rss() ? "" :
+		 MF_SANITIZER	? " (not checked: "
+				  "sanitizer)" :
+				  " (not checked)",
 		 mf.rss_end_kb / 1024.0, ru.ru_maxrss / 1024.0);
 }
 
@@ -493,16 +508,16 @@ int main(int argc, char **argv)
 		return rc;
 	if (args.iters > INT32_MAX) {
 		fputs("mailbox_flood: --iters (the limit) is at most "
-		      "2147483647\n", stderr);
+		      "2147483647\n",
+		      stderr);
 		return ST_EXIT_USAGE;
 	}
 	mf.env = env_size((size_t)payload);
 	rc = st_run(&w, mf_main, NULL);
 	if (!rc)
 		check_counts();
-	return st_finish(&w, rc, st_get(&mf.over_limit) +
-				       st_get(&mf.bad_count) +
-				       st_get(&mf.bad_order) +
-				       st_get(&mf.bad_down) +
-				       st_get(&mf.errors));
+	return st_finish(&w, rc,
+			 st_get(&mf.over_limit) + st_get(&mf.bad_count) +
+				 st_get(&mf.bad_order) + st_get(&mf.bad_down) +
+				 st_get(&mf.errors));
 }

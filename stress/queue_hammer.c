@@ -43,6 +43,12 @@
 
 static long n_procs = 1000, n_remote = 1;
 
+static const struct st_flag flags[] = {
+	{ "procs", &n_procs, 1, 1L << 20, "fake processes" },
+	{ "remote", &n_remote, 0, MAX_REMOTE, "remote waker threads" },
+	{ .name = NULL },
+};
+
 static struct st_args args = {
 	.prog = "queue_hammer",
 	.iters_name = "runs",
@@ -51,12 +57,7 @@ static struct st_args args = {
 	.iters = 1000000,
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "procs", &n_procs, 1, 1L << 20, "fake processes" },
-		{ "remote", &n_remote, 0, MAX_REMOTE,
-		  "remote waker threads" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 /* Per process, beside its slot. */
@@ -69,7 +70,7 @@ struct book {
 /* Per worker thread. */
 struct hw {
 	struct act__runq rq;
-	struct act__worker *w;  /* only its address: the owner field */
+	struct act__worker *w; /* only its address: the owner field */
 	struct st_rng rng;
 	int id;
 	_Atomic uint64_t runs, steals, stolen, published, remote;
@@ -80,9 +81,9 @@ static struct {
 	struct act__proc *procs;
 	struct book *book;
 	struct hw *hw;
-	struct act__worker *fake;  /* nworkers fake workers */
+	struct act__worker *fake; /* nworkers fake workers */
 	int nworkers;
-	uint32_t per_proc;       /* runs of each process */
+	uint32_t per_proc;	   /* runs of each process */
 	_Atomic uint64_t finished; /* processes that ran per_proc times */
 	_Atomic uint64_t double_run, bad_pop, bad_owner, still_queued,
 		bad_state;
@@ -154,8 +155,9 @@ static bool take(struct hw *t, struct act__proc *p)
 	}
 	pops = atomic_fetch_add_explicit(&b->pops, 1, memory_order_relaxed) + 1;
 	if (pops != st_get(&b->pushes))
-		st_report(&h.bad_pop, "proc %u: pop %" PRIu64 " after %" PRIu64
-			  " pushes", pidx(p), pops, st_get(&b->pushes));
+		st_report(&h.bad_pop,
+			  "proc %u: pop %" PRIu64 " after %" PRIu64 " pushes",
+			  pidx(p), pops, st_get(&b->pushes));
 	if (atomic_load_explicit(&p->queued, memory_order_relaxed))
 		st_report(&h.still_queued, "proc %u: queued after its pop",
 			  pidx(p));
@@ -164,8 +166,8 @@ static bool take(struct hw *t, struct act__proc *p)
 		st_report(&h.bad_state, "proc %u: popped in state %u", pidx(p),
 			  act__ps(atomic_load(&p->state)));
 	/* a thief runs only what it owns: steals move ownership first */
-	if (t->id && atomic_load_explicit(&p->owner, memory_order_relaxed) !=
-			     t->w)
+	if (t->id &&
+	    atomic_load_explicit(&p->owner, memory_order_relaxed) != t->w)
 		st_report(&h.bad_owner, "proc %u: thief %d runs another's",
 			  pidx(p), t->id);
 	return true;
@@ -189,17 +191,17 @@ static void run(struct hw *t, struct act__proc *p)
 		return;
 	}
 	r = st_rng_below(&t->rng, 8);
-	if (r < 3) {                  /* woken by a process here */
+	if (r < 3) { /* woken by a process here */
 		before_push(p);
 		act__runq_push_lifo(&t->rq, p);
-	} else if (r < 5) {           /* yielded */
+	} else if (r < 5) { /* yielded */
 		before_push(p);
 		act__runq_push_fifo(&t->rq, p);
-	} else if (r < 6 && t->id) {  /* woken onto the owner's worker */
+	} else if (r < 6 && t->id) { /* woken onto the owner's worker */
 		before_push(p);
 		act__runq_push_remote(&h.hw[0].rq, p);
 		st_add(&t->remote, 1);
-	} else if (n_remote) {        /* waits for a remote wake */
+	} else if (n_remote) { /* waits for a remote wake */
 		park(p);
 	} else {
 		before_push(p);
@@ -423,7 +425,7 @@ static void check_end(void)
 		st_report(&h.bad_pop, "%u processes still parked", h.nparked);
 	if (h.nworkers > 1 && n_procs > 1 && !SUM(steals))
 		st_report(&h.bad_pop, "no steal took anything: nothing was "
-			  "hammered");
+				      "hammered");
 }
 
 int main(int argc, char **argv)
@@ -450,8 +452,7 @@ int main(int argc, char **argv)
 		rc = -pthread_create(&h.remote[k], NULL, remote_main,
 				     (void *)(uintptr_t)k);
 	if (rc) {
-		fprintf(stderr, "queue_hammer: no thread: %s\n",
-			strerror(-rc));
+		fprintf(stderr, "queue_hammer: no thread: %s\n", strerror(-rc));
 		atomic_store(&h.finished, (uint64_t)n_procs); /* stop all */
 	}
 	for (k = 0; k < started; k++)

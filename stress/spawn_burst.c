@@ -45,10 +45,22 @@ struct result {
 	uint64_t value;
 };
 
-#define LIST_MAX 8 /* workers listed one by one in the result line */
+#define LIST_MAX 8	  /* workers listed one by one in the result line */
 #define BALANCE_MIN 10000 /* children: smaller bursts skip --max-ratio */
 
 static long work = 50000, yields = 4, max_ratio = 0, min_steals = 1;
+
+static const struct st_flag flags[] = {
+	{ "work", &work, 1, 1L << 40, "xorshift steps per child" },
+	{ "yields", &yields, 0, 1000000, "yields per child" },
+	{ "max-ratio", &max_ratio, 0, 1000000,
+	  "child turns per worker, busiest / least, at most this "
+	  "percent (0, the default: not checked; bursts of 10000 "
+	  "or more)" },
+	{ "min-steals", &min_steals, 0, 1L << 40,
+	  "steals at least (0: no check)" },
+	{ .name = NULL },
+};
 
 static struct st_args args = {
 	.prog = "spawn_burst",
@@ -58,30 +70,20 @@ static struct st_args args = {
 	.iters = 10000,
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "work", &work, 1, 1L << 40, "xorshift steps per child" },
-		{ "yields", &yields, 0, 1000000, "yields per child" },
-		{ "max-ratio", &max_ratio, 0, 1000000,
-		  "child turns per worker, busiest / least, at most this "
-		  "percent (0, the default: not checked; bursts of 10000 "
-		  "or more)" },
-		{ "min-steals", &min_steals, 0, 1L << 40,
-		  "steals at least (0: no check)" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 static struct {
 	act_pid main;
-	uint64_t *value;       /* by child; main process writes */
-	uint8_t *seen;         /* by child; main process writes */
-	uint64_t expect;       /* results due: children spawned */
+	uint64_t *value; /* by child; main process writes */
+	uint8_t *seen;	 /* by child; main process writes */
+	uint64_t expect; /* results due: children spawned */
 	_Atomic uint64_t results, dups, wrong, errors;
-	int nworkers;          /* main process, at the end: */
-	_Atomic uint64_t *runs;  /* runs per worker during the burst */
+	int nworkers;		 /* main process, at the end: */
+	_Atomic uint64_t *runs;	 /* runs per worker during the burst */
 	_Atomic uint64_t *turns; /* children's turns per worker (any) */
 	_Atomic uint64_t steals;
-	_Atomic uint64_t imbalance;  /* checks failed at the end */
+	_Atomic uint64_t imbalance; /* checks failed at the end */
 } sb;
 
 static uint64_t start_value(uint64_t i)
@@ -172,8 +174,7 @@ static void spawn_all(void)
 		if (act_spawn(child, (void *)(uintptr_t)i).id)
 			sb.expect++;
 		else
-			st_report(&sb.errors, "child %ld: act_spawn failed",
-				  i);
+			st_report(&sb.errors, "child %ld: act_spawn failed", i);
 	}
 }
 
@@ -225,8 +226,7 @@ static void check_balance(void)
 			  "child turns busiest/least %.2f, above %.2f",
 			  (double)r / 100, (double)max_ratio / 100);
 	if (st_get(&sb.steals) < (uint64_t)min_steals)
-		st_report(&sb.imbalance,
-			  "%" PRIu64 " steals, fewer than %ld",
+		st_report(&sb.imbalance, "%" PRIu64 " steals, fewer than %ld",
 			  st_get(&sb.steals), min_steals);
 }
 
@@ -251,8 +251,7 @@ static uint64_t sb_progress(void)
 }
 
 /* "runs 2510 2490 2501 2499 (busiest/least 1.01)" */
-static int spread(char *buf, size_t n, const char *what,
-		  _Atomic uint64_t *v)
+static int spread(char *buf, size_t n, const char *what, _Atomic uint64_t *v)
 {
 	uint64_t lo = UINT64_MAX, hi = 0, x;
 	int i, k = snprintf(buf, n, "%s", what);
@@ -280,8 +279,9 @@ static void sb_figures(char *buf, size_t n)
 	spread(kids, sizeof(kids), "child turns", sb.turns);
 	snprintf(buf, n,
 		 "results %" PRIu64 " of %ld, wrong %" PRIu64
-		 ", duplicate %" PRIu64 ", errors %" PRIu64 ", %s, %s, steals %"
-		 PRIu64, st_get(&sb.results), args.iters, st_get(&sb.wrong),
+		 ", duplicate %" PRIu64 ", errors %" PRIu64
+		 ", %s, %s, steals %" PRIu64,
+		 st_get(&sb.results), args.iters, st_get(&sb.wrong),
 		 st_get(&sb.dups), st_get(&sb.errors), runs, kids,
 		 st_get(&sb.steals));
 }
@@ -329,9 +329,9 @@ int main(int argc, char **argv)
 		check_values();
 		check_balance();
 	}
-	rc = st_finish(&w, rc, st_get(&sb.wrong) + st_get(&sb.dups) +
-				       st_get(&sb.errors) +
-				       st_get(&sb.imbalance));
+	rc = st_finish(&w, rc,
+		       st_get(&sb.wrong) + st_get(&sb.dups) +
+			       st_get(&sb.errors) + st_get(&sb.imbalance));
 	free_all();
 	return rc;
 }

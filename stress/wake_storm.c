@@ -38,21 +38,26 @@ enum {
 
 /* One process of a pair. */
 struct side {
-	_Atomic int on;  /* 1 between a receive's return and the next */
+	_Atomic int on;	  /* 1 between a receive's return and the next */
 	_Atomic int home; /* worker it first ran on; -1 before */
 };
 
 struct pair {
 	_Atomic uint64_t rounds; /* round trips done; written by ping */
-	_Atomic uint64_t done;   /* sides that finished */
+	_Atomic uint64_t done;	 /* sides that finished */
 	act_pid pong;
 	uint32_t index;
-	struct side side[2];     /* 0 ping, 1 pong */
-	uint64_t seen;           /* watchdog only: rounds + done */
-	double since;            /* watchdog only: when seen last moved */
+	struct side side[2]; /* 0 ping, 1 pong */
+	uint64_t seen;	     /* watchdog only: rounds + done */
+	double since;	     /* watchdog only: when seen last moved */
 } __attribute__((aligned(64)));
 
 static long n_pairs = 64;
+
+static const struct st_flag flags[] = {
+	{ "pairs", &n_pairs, 1, 1000000, "ping-pong pairs" },
+	{ .name = NULL },
+};
 
 static struct st_args args = {
 	.prog = "wake_storm",
@@ -62,17 +67,14 @@ static struct st_args args = {
 	.iters = 50000, /* 100,000 took 9-30 s on a busy 2-core VM */
 	.timeout = 60,
 	.stall = 10,
-	.flags = (const struct st_flag[]){
-		{ "pairs", &n_pairs, 1, 1000000, "ping-pong pairs" },
-		{ .name = NULL },
-	},
+	.flags = flags,
 };
 
 static struct {
 	struct pair *pair;
 	act_pid main;
-	uint64_t expect_done;       /* DONE messages main waits for */
-	_Atomic uint64_t finished;  /* DONE messages main received */
+	uint64_t expect_done;	   /* DONE messages main waits for */
+	_Atomic uint64_t finished; /* DONE messages main received */
 	_Atomic uint64_t lost, double_runs, moved, errors;
 	_Atomic uint64_t dup_enqueues, steals; /* main process, at the end */
 } ws;
@@ -87,11 +89,13 @@ static void resumed(struct pair *pr, int which)
 	int home = -1, here = act_worker();
 
 	if (atomic_exchange_explicit(&s->on, 1, memory_order_relaxed))
-		st_report(&ws.double_runs, "pair %u side %d: resumed while "
-			  "running", pr->index, which);
-	if (!atomic_compare_exchange_strong_explicit(
-		    &s->home, &home, here, memory_order_relaxed,
-		    memory_order_relaxed) &&
+		st_report(&ws.double_runs,
+			  "pair %u side %d: resumed while "
+			  "running",
+			  pr->index, which);
+	if (!atomic_compare_exchange_strong_explicit(&s->home, &home, here,
+						     memory_order_relaxed,
+						     memory_order_relaxed) &&
 	    home != here)
 		atomic_fetch_add_explicit(&ws.moved, 1, memory_order_relaxed);
 }
@@ -113,19 +117,17 @@ static void jitter(struct st_rng *r)
 		st_spin(st_rng_below(r, 512));
 }
 
-static void send_counter(struct pair *pr, act_pid to, uint32_t tag,
-			 uint64_t c)
+static void send_counter(struct pair *pr, act_pid to, uint32_t tag, uint64_t c)
 {
 	int rc = act_send(to, tag, &c, sizeof(c));
 
 	if (rc < 0)
-		st_report(&ws.errors, "pair %u: act_send tag %u: %s",
-			  pr->index, tag, strerror(-rc));
+		st_report(&ws.errors, "pair %u: act_send tag %u: %s", pr->index,
+			  tag, strerror(-rc));
 }
 
 /* Reads a counter message; UINT64_MAX if it is not one from `from`. */
-static uint64_t counter_of(const struct act_msg *m, uint32_t tag,
-			   act_pid from)
+static uint64_t counter_of(const struct act_msg *m, uint32_t tag, act_pid from)
 {
 	uint64_t c;
 
@@ -146,8 +148,9 @@ static void expect_pong(struct pair *pr, uint64_t want)
 	resumed(pr, 0);
 	c = m ? counter_of(m, WS_PONG, pr->pong) : UINT64_MAX;
 	if (c != want)
-		st_report(&ws.double_runs, "pair %u: ping wanted %" PRIu64
-			  ", got %" PRIu64, pr->index, want, c);
+		st_report(&ws.double_runs,
+			  "pair %u: ping wanted %" PRIu64 ", got %" PRIu64,
+			  pr->index, want, c);
 	act_msg_free(m);
 }
 
@@ -176,14 +179,15 @@ static void ping(void *arg)
 }
 
 /* One PING: checks it, answers it. */
-static void answer(struct pair *pr, struct st_rng *rng,
-		   const struct act_msg *m, uint64_t *want)
+static void answer(struct pair *pr, struct st_rng *rng, const struct act_msg *m,
+		   uint64_t *want)
 {
 	uint64_t c = counter_of(m, WS_PING, ACT_PID_NONE);
 
 	if (c != *want)
-		st_report(&ws.double_runs, "pair %u: pong wanted %" PRIu64
-			  ", got %" PRIu64, pr->index, *want, c);
+		st_report(&ws.double_runs,
+			  "pair %u: pong wanted %" PRIu64 ", got %" PRIu64,
+			  pr->index, *want, c);
 	*want = c + 2;
 	jitter(rng);
 	send_counter(pr, m->from, WS_PONG, c + 1);
@@ -282,11 +286,13 @@ static bool pair_stalled(struct pair *pr, double now, int *told)
 		return false;
 	if ((*told)++ >= 10)
 		return true;
-	fprintf(stderr, "wake_storm: pair %u: no progress for %ld s after %"
-		PRIu64 " rounds (ping on worker %d, pong on worker %d, %"
-		PRIu64 " sides done)\n", pr->index, args.stall,
-		st_get(&pr->rounds), atomic_load(&pr->side[0].home),
-		atomic_load(&pr->side[1].home), done);
+	fprintf(stderr,
+		"wake_storm: pair %u: no progress for %ld s after %" PRIu64
+		" rounds (ping on worker %d, pong on worker %d, %" PRIu64
+		" sides done)\n",
+		pr->index, args.stall, st_get(&pr->rounds),
+		atomic_load(&pr->side[0].home), atomic_load(&pr->side[1].home),
+		done);
 	return true;
 }
 
@@ -316,8 +322,8 @@ static uint64_t ws_progress(void)
 static void ws_figures(char *buf, size_t n)
 {
 	snprintf(buf, n,
-		 "lost %" PRIu64 ", double-run %" PRIu64 ", dup-enqueue %"
-		 PRIu64 ", moved %" PRIu64 ", steals %" PRIu64
+		 "lost %" PRIu64 ", double-run %" PRIu64
+		 ", dup-enqueue %" PRIu64 ", moved %" PRIu64 ", steals %" PRIu64
 		 ", errors %" PRIu64 ", %" PRIu64 " round trips",
 		 st_get(&ws.lost), st_get(&ws.double_runs),
 		 st_get(&ws.dup_enqueues), st_get(&ws.moved),

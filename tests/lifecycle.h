@@ -62,7 +62,7 @@ struct tu_seen {
 };
 
 struct tu_sig_want {
-	uint32_t tag;   /* 0: any tag */
+	uint32_t tag; /* 0: any tag */
 	act_pid from;
 	bool any_from;
 	bool by_ref;
@@ -103,8 +103,9 @@ static inline struct tu_seen tu_take_w(struct tu_sig_want *w, int64_t tmo)
 static inline struct tu_seen tu_take(uint32_t tag, act_pid from, bool by_ref,
 				     uint64_t ref, int64_t tmo)
 {
-	struct tu_sig_want w = { .tag = tag, .from = from, .by_ref = by_ref,
-				  .ref = ref };
+	struct tu_sig_want w = {
+		.tag = tag, .from = from, .by_ref = by_ref, .ref = ref
+	};
 
 	return tu_take_w(&w, tmo);
 }
@@ -131,8 +132,9 @@ static inline struct tu_seen tu_take_from(act_pid from, int64_t tmo)
 /* Take every message of that kind in the mailbox now; how many. */
 static inline int tu_drain_now(uint32_t tag, act_pid from, bool any_from)
 {
-	struct tu_sig_want w = { .tag = tag, .from = from,
-				  .any_from = any_from };
+	struct tu_sig_want w = { .tag = tag,
+				 .from = from,
+				 .any_from = any_from };
 	int n = 0;
 
 	while (tu_take_w(&w, 0).n)
@@ -167,8 +169,8 @@ static inline bool tu_match_never(const struct act_msg *m, void *ctx)
 	do {                                                                   \
 		const struct tu_seen s_ = (s);                                 \
 		ck_assert_msg(s_.n == 1, "%s: no message came", (what));       \
-		ck_assert_msg(s_.tag == (tg), "%s: tag %#x, want %#x",         \
-			      (what), s_.tag, (unsigned)(tg));                 \
+		ck_assert_msg(s_.tag == (tg), "%s: tag %#x, want %#x", (what), \
+			      s_.tag, (unsigned)(tg));                         \
 		ck_assert_msg(act_pid_eq(s_.from, (pid)),                      \
 			      "%s: msg->from %#llx, want %#llx", (what),       \
 			      TU_PID(s_.from), TU_PID(pid));                   \
@@ -185,35 +187,35 @@ static inline bool tu_match_never(const struct act_msg *m, void *ctx)
 			      (unsigned long long)s_.info.ref,                 \
 			      (unsigned long long)(rf));                       \
 	} while (0)
-#define TU_ASSERT_EXIT(s, pid, why, what)                                      \
+#define TU_ASSERT_EXIT(s, pid, why, what) \
 	TU_ASSERT_SIG(s, ACT_TAG_EXIT, pid, why, 0, what)
-#define TU_ASSERT_DOWN(s, pid, why, rf, what)                                  \
+#define TU_ASSERT_DOWN(s, pid, why, rf, what) \
 	TU_ASSERT_SIG(s, ACT_TAG_DOWN, pid, why, rf, what)
-#define TU_ASSERT_NONE(s, what)                                                \
-	ck_assert_msg((s).n == 0, "%s: a message came (tag %#x, reason %ld)",  \
+#define TU_ASSERT_NONE(s, what)                                               \
+	ck_assert_msg((s).n == 0, "%s: a message came (tag %#x, reason %ld)", \
 		      (what), (s).tag, (long)(s).info.reason)
 
 /* ---- puppets: processes that carry out orders and answer --------------- */
 
 enum {
 	TU_OP_RETURN = 1, /* return (ACT_EXIT_NORMAL); no answer */
-	TU_OP_EXIT,       /* act_exit(arg); no answer */
-	TU_OP_TRAP,       /* v = act_trap_exit(arg) */
-	TU_OP_LINK,       /* v = act_link(pid) */
-	TU_OP_UNLINK,     /* v = act_unlink(pid) */
-	TU_OP_MONITOR,    /* ref = act_monitor(pid) */
+	TU_OP_EXIT,	  /* act_exit(arg); no answer */
+	TU_OP_TRAP,	  /* v = act_trap_exit(arg) */
+	TU_OP_LINK,	  /* v = act_link(pid) */
+	TU_OP_UNLINK,	  /* v = act_unlink(pid) */
+	TU_OP_MONITOR,	  /* ref = act_monitor(pid) */
 	TU_OP_DEMONITOR,  /* v = act_demonitor(ref) */
-	TU_OP_KILL,       /* v = act_kill(pid, arg) */
+	TU_OP_KILL,	  /* v = act_kill(pid, arg) */
 	TU_OP_KILL_SELF,  /* v = act_kill(act_self(), arg) */
 	TU_OP_TAKE_EXIT,  /* s = the next EXIT from pid, waiting up to tmo */
 	TU_OP_TAKE_DOWN,  /* s = the DOWN of (pid, ref), waiting up to tmo */
-	TU_OP_COUNT,      /* v = EXITs and DOWNs in the mailbox (taken) */
-	TU_OP_PING,       /* answers: alive */
-	TU_OP_SPAWN,      /* pid = act_spawn_opt(tu_exit_at_once, arg, flags) */
-	TU_OP_FLOOD,      /* arg messages to pid and to the boss, then exit
+	TU_OP_COUNT,	  /* v = EXITs and DOWNs in the mailbox (taken) */
+	TU_OP_PING,	  /* answers: alive */
+	TU_OP_SPAWN,	  /* pid = act_spawn_opt(tu_exit_at_once, arg, flags) */
+	TU_OP_FLOOD,	  /* arg messages to pid and to the boss, then exit
 			   * with ref as the reason */
-	TU_OP_DRAIN,      /* d = the messages from pid up to its EXIT */
-	TU_OP_TAKE_ANY,   /* s = the next message from pid (any tag), waiting
+	TU_OP_DRAIN,	  /* d = the messages from pid up to its EXIT */
+	TU_OP_TAKE_ANY,	  /* s = the next message from pid (any tag), waiting
 			   * up to tmo; pid = act_whereis("ordered") then */
 };
 
@@ -229,10 +231,10 @@ struct tu_cmd {
 /* FIFO of one sender's TU_TAG_DATA (numbered 0, 1, ...) up to its EXIT
  * or DOWN. */
 struct tu_drain {
-	int data;           /* TU_TAG_DATA before the end */
-	int bad;            /* out of order, or another tag */
+	int data;	    /* TU_TAG_DATA before the end */
+	int bad;	    /* out of order, or another tag */
 	struct tu_seen end; /* the EXIT or DOWN */
-	int after;          /* messages from it after the end */
+	int after;	    /* messages from it after the end */
 };
 
 struct tu_reply {
@@ -370,9 +372,11 @@ static inline void tu_puppet(void *arg)
 		case TU_OP_FLOOD:
 			for (i = 0; i < (int)c.arg; i++) {
 				ck_assert_int_eq(act_send(c.pid, TU_TAG_DATA,
-							  &i, sizeof(i)), 0);
-				ck_assert_int_eq(act_send(boss, TU_TAG_DATA,
-							  &i, sizeof(i)), 0);
+							  &i, sizeof(i)),
+						 0);
+				ck_assert_int_eq(act_send(boss, TU_TAG_DATA, &i,
+							  sizeof(i)),
+						 0);
 			}
 			act_exit((intptr_t)c.ref);
 		case TU_OP_DRAIN:
@@ -484,12 +488,11 @@ struct tu_race {
 	char why[256];
 };
 
-static inline void tu_race_bad(struct tu_race *r, int i, const char *fmt,
-			       ...) __attribute__((format(printf, 3, 4)));
+static inline void tu_race_bad(struct tu_race *r, int i, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Round i went wrong: counted, and the first one's story kept. */
-static inline void tu_race_bad(struct tu_race *r, int i, const char *fmt,
-			       ...)
+static inline void tu_race_bad(struct tu_race *r, int i, const char *fmt, ...)
 {
 	char what[160];
 	va_list ap;

@@ -22,9 +22,9 @@
 
 enum { T_FLOOD = 1, T_LATE, T_THROUGH };
 
-#define FLOOD 1000   /* messages queued before the receiver reads */
-#define FIRST 300    /* read in one turn: past ACT_BACKLOG_REDUCTIONS */
-#define LATE 10      /* messages of the late sender */
+#define FLOOD 1000 /* messages queued before the receiver reads */
+#define FIRST 300  /* read in one turn: past ACT_BACKLOG_REDUCTIONS */
+#define LATE 10	   /* messages of the late sender */
 
 _Static_assert(FIRST > ACT_BACKLOG_REDUCTIONS && FIRST < FLOOD,
 	       "the first read must leave a backlog");
@@ -157,7 +157,8 @@ END_TEST
 static void killed_muted_main(void *arg)
 {
 	uint32_t counts[4] = { 0 };
-	act_pid self = act_self(), late = backlog_then(late_sender, &self, true);
+	act_pid self = act_self(),
+		late = backlog_then(late_sender, &self, true);
 
 	(void)arg;
 	ck_assert(wait_muted(late));
@@ -254,8 +255,8 @@ static void stop_receiver(void *arg)
 	act_pid self = act_self(), late;
 
 	late = backlog_then(backlog_sender, &self, true);
-	ck_assert_int_eq(act_send(*(act_pid *)arg, T_THROUGH, &late,
-				  sizeof(late)), 0);
+	ck_assert_int_eq(
+		act_send(*(act_pid *)arg, T_THROUGH, &late, sizeof(late)), 0);
 	for (;;)
 		act_yield(); /* keeps its backlog: never reads again */
 }

@@ -29,24 +29,24 @@ static const struct {
 	const char *set;
 	int weight;
 } good[] = {
-	{"0", "0", 1},
-	{"3", "3", 1},
-	{"0-7,16-23", "0-7,16-23", 16},
-	{"0,2,4", "0,2,4", 3},
-	{"0-3,8", "0-3,8", 5},
-	{"0-3,8\n", "0-3,8", 5},
-	{"  1-2 \n", "1-2", 2},
-	{"\t0-1\t", "0-1", 2},
-	{"0, 2 ,4", "0,2,4", 3},
-	{"8,0-3", "0-3,8", 5},
-	{"5-5", "5", 1},
-	{"007", "7", 1},
-	{"0-15:2", "0,2,4,6,8,10,12,14", 8},
-	{"1-10:3", "1,4,7,10", 4},
-	{"0-3:8", "0", 1},
-	{"0-3:1", "0-3", 4},
-	{"65535", "65535", 1},
-	{"0-65535", "0-65535", 65536},
+	{ "0", "0", 1 },
+	{ "3", "3", 1 },
+	{ "0-7,16-23", "0-7,16-23", 16 },
+	{ "0,2,4", "0,2,4", 3 },
+	{ "0-3,8", "0-3,8", 5 },
+	{ "0-3,8\n", "0-3,8", 5 },
+	{ "  1-2 \n", "1-2", 2 },
+	{ "\t0-1\t", "0-1", 2 },
+	{ "0, 2 ,4", "0,2,4", 3 },
+	{ "8,0-3", "0-3,8", 5 },
+	{ "5-5", "5", 1 },
+	{ "007", "7", 1 },
+	{ "0-15:2", "0,2,4,6,8,10,12,14", 8 },
+	{ "1-10:3", "1,4,7,10", 4 },
+	{ "0-3:8", "0", 1 },
+	{ "0-3:1", "0-3", 4 },
+	{ "65535", "65535", 1 },
+	{ "0-65535", "0-65535", 65536 },
 };
 
 /* Bad lists and a word the reason must hold. */
@@ -54,36 +54,36 @@ static const struct {
 	const char *s;
 	const char *word;
 } bad[] = {
-	{"", "the list is empty"},
-	{" ", "the list is empty"},
-	{"\n", "the list is empty"},
-	{NULL, "the list is empty"},
-	{",", "element 1 is empty"},
-	{"1,,2", "element 2 is empty"},
-	{"1,", "element 2 is empty"},
-	{"a", "\"a\" is not a number"},
-	{"+1", "not a number"},
-	{"-1", "\"-1\" is negative"},
-	{"-", "\"-\" is not a number"},
-	{"3-1", "range 3-1 is reversed"},
-	{"1,1", "CPU 1 is named twice"},
-	{"0-3,2", "CPU 2 is named twice"},
-	{"0-3,2-5", "CPU 2 is named twice"},
-	{"1-", "range \"1-\" has no end"},
-	{"1-x", "not a number"},
-	{"1--2", "not a number"},
-	{"99999999", "above"},
-	{"65536", "above"},
-	{"0-65536", "above"},
-	{"99999999999999999999999", "above"},
-	{"0-3x", "junk \"x\" after \"0-3\""},
-	{"0x3", "junk"},
-	{"1 2", "junk"},
-	{"1-2-3", "junk"},
-	{"3:2", "junk"},
-	{"0-7:0", "stride"},
-	{"0-7:", "stride"},
-	{"0-7:x", "stride"},
+	{ "", "the list is empty" },
+	{ " ", "the list is empty" },
+	{ "\n", "the list is empty" },
+	{ NULL, "the list is empty" },
+	{ ",", "element 1 is empty" },
+	{ "1,,2", "element 2 is empty" },
+	{ "1,", "element 2 is empty" },
+	{ "a", "\"a\" is not a number" },
+	{ "+1", "not a number" },
+	{ "-1", "\"-1\" is negative" },
+	{ "-", "\"-\" is not a number" },
+	{ "3-1", "range 3-1 is reversed" },
+	{ "1,1", "CPU 1 is named twice" },
+	{ "0-3,2", "CPU 2 is named twice" },
+	{ "0-3,2-5", "CPU 2 is named twice" },
+	{ "1-", "range \"1-\" has no end" },
+	{ "1-x", "not a number" },
+	{ "1--2", "not a number" },
+	{ "99999999", "above" },
+	{ "65536", "above" },
+	{ "0-65536", "above" },
+	{ "99999999999999999999999", "above" },
+	{ "0-3x", "junk \"x\" after \"0-3\"" },
+	{ "0x3", "junk" },
+	{ "1 2", "junk" },
+	{ "1-2-3", "junk" },
+	{ "3:2", "junk" },
+	{ "0-7:0", "stride" },
+	{ "0-7:", "stride" },
+	{ "0-7:x", "stride" },
 };
 
 START_TEST(cpulist_good)
@@ -93,9 +93,9 @@ START_TEST(cpulist_good)
 
 	ck_assert_ptr_nonnull(set);
 	hwloc_bitmap_set(set, 100); /* the parser must empty it first */
-	ck_assert_msg(
-		act__env_parse_cpulist(good[_i].s, set, why, sizeof(why)) == 0,
-		"\"%s\" rejected: %s", good[_i].s, why);
+	ck_assert_msg(act__env_parse_cpulist(good[_i].s, set, why,
+					     sizeof(why)) == 0,
+		      "\"%s\" rejected: %s", good[_i].s, why);
 	ck_assert_int_ge(hwloc_bitmap_list_asprintf(&got, set), 0);
 	ck_assert_msg(!strcmp(got, good[_i].set),
 		      "\"%s\" -> {%s}, expected {%s}", good[_i].s, got,
@@ -119,8 +119,7 @@ START_TEST(cpulist_bad)
 	ck_assert_msg(strstr(why, bad[_i].word),
 		      "\"%s\": reason \"%s\" lacks \"%s\"", bad[_i].s, why,
 		      bad[_i].word);
-	ck_assert_msg(!strchr(why, '\n'), "reason \"%s\" breaks the line",
-		      why);
+	ck_assert_msg(!strchr(why, '\n'), "reason \"%s\" breaks the line", why);
 	/* a failed parse leaves nothing half-set */
 	ck_assert_msg(hwloc_bitmap_iszero(set), "\"%s\": set not empty",
 		      bad[_i].s);
@@ -223,29 +222,29 @@ static const struct {
 	const char *text;
 	double cpus;
 } cpu_max[] = {
-	{"max 100000", 0},
-	{"max 100000\n", 0},
-	{"250000 100000", 2.5},
-	{"50000 100000", 0.5},
-	{"200000 100000\n", 2.0},
-	{"100000 100000\n", 1.0},
-	{"150000 50000\n", 3.0},
-	{"1000 100000\n", 0.01},
-	{"abc", 0},
-	{"", 0},
-	{"\n", 0},
-	{"0 100000", 0},
-	{"100000 0", 0},
-	{"100000", 0},
-	{"100000\n", 0},
-	{"max", 0},
-	{"-5 100000", 0},
-	{"250000  100000", 0},
-	{"250000 100000 7", 0},
-	{"250000 100000x", 0},
-	{" 250000 100000", 0},
-	{"9999999999999999999999 100000", 0},
-	{"250000 99999999999999999999999", 0},
+	{ "max 100000", 0 },
+	{ "max 100000\n", 0 },
+	{ "250000 100000", 2.5 },
+	{ "50000 100000", 0.5 },
+	{ "200000 100000\n", 2.0 },
+	{ "100000 100000\n", 1.0 },
+	{ "150000 50000\n", 3.0 },
+	{ "1000 100000\n", 0.01 },
+	{ "abc", 0 },
+	{ "", 0 },
+	{ "\n", 0 },
+	{ "0 100000", 0 },
+	{ "100000 0", 0 },
+	{ "100000", 0 },
+	{ "100000\n", 0 },
+	{ "max", 0 },
+	{ "-5 100000", 0 },
+	{ "250000  100000", 0 },
+	{ "250000 100000 7", 0 },
+	{ "250000 100000x", 0 },
+	{ " 250000 100000", 0 },
+	{ "9999999999999999999999 100000", 0 },
+	{ "250000 99999999999999999999999", 0 },
 };
 
 START_TEST(quota_cpu_max)
@@ -511,11 +510,14 @@ END_TEST
 START_TEST(proc_broken)
 {
 	static const char *const cgroup[] = {
-		"", "\n", "garbage", "0:", "0::", "0::relative\n",
+		"",	  "\n",	      "garbage", "0:", "0::", "0::relative\n",
 		"::::\n", "4:cpu:\n",
 	};
 	static const char *const mountinfo[] = {
-		"", "garbage\n", "1 2 3\n", "1 2 3 4 5 6 -\n",
+		"",
+		"garbage\n",
+		"1 2 3\n",
+		"1 2 3 4 5 6 -\n",
 		"1 2 3 4 5 6 - cgroup2\n",
 	};
 	hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -557,14 +559,12 @@ START_TEST(proc_cpuset)
 	put("fs/cpuset.cpus.effective", "0-63\n");
 	put("fs/a/cpuset.cpus.effective", "0-1\n");
 	mkdirs("fs/a/b");
-	ck_assert_int_eq(act__cgroup_cpuset_at(at("cgroup"), at("mountinfo"),
-					       set),
-			 0);
+	ck_assert_int_eq(
+		act__cgroup_cpuset_at(at("cgroup"), at("mountinfo"), set), 0);
 	ck_assert_int_eq(hwloc_bitmap_weight(set), 2);
 	put("fs/a/b/cpuset.cpus.effective", "1\n");
-	ck_assert_int_eq(act__cgroup_cpuset_at(at("cgroup"), at("mountinfo"),
-					       set),
-			 0);
+	ck_assert_int_eq(
+		act__cgroup_cpuset_at(at("cgroup"), at("mountinfo"), set), 0);
 	ck_assert_int_eq(hwloc_bitmap_weight(set), 1);
 	ck_assert_int_eq(hwloc_bitmap_first(set), 1);
 
@@ -575,9 +575,8 @@ START_TEST(proc_cpuset)
 	put("mountinfo", line);
 	put("cs/c/cpuset.effective_cpus", "2-3\n");
 	put("cs/c/cpuset.cpus", "2-7\n");
-	ck_assert_int_eq(act__cgroup_cpuset_at(at("cgroup"), at("mountinfo"),
-					       set),
-			 0);
+	ck_assert_int_eq(
+		act__cgroup_cpuset_at(at("cgroup"), at("mountinfo"), set), 0);
 	ck_assert_int_eq(hwloc_bitmap_first(set), 2);
 	ck_assert_int_eq(hwloc_bitmap_weight(set), 2);
 	tmp_remove();

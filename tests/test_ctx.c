@@ -90,8 +90,8 @@ static inline void reg_switch(struct act__ctx *from, struct act__ctx *to,
 	tc_reg_switch(from, to, in, out);
 }
 
-static const char *const reg_name[6] = {"rbx", "rbp", "r12",
-					"r13", "r14", "r15"};
+static const char *const reg_name[6] = { "rbx", "rbp", "r12",
+					 "r13", "r14", "r15" };
 
 enum { REG_ROUNDS = 200 };
 
@@ -365,11 +365,11 @@ END_TEST
 enum { YIELDS = 1000 };
 
 struct rounder {
-	struct fp_state own;   /* what it set up (FPENV), or the defaults */
-	int mode;              /* its rounding mode; FE_TONEAREST: plain */
-	bool fpenv;            /* spawned with ACT_SPAWN_FPENV */
-	int bad;               /* yields after which the state was not own */
-	int interleaved;       /* yields during which another one ran */
+	struct fp_state own; /* what it set up (FPENV), or the defaults */
+	int mode;	     /* its rounding mode; FE_TONEAREST: plain */
+	bool fpenv;	     /* spawned with ACT_SPAWN_FPENV */
+	int bad;	     /* yields after which the state was not own */
+	int interleaved;     /* yields during which another one ran */
 	int done;
 	volatile int *other_progress;
 	volatile int progress;
@@ -420,10 +420,12 @@ static void rounding_main(void *arg)
 	int i;
 
 	(void)arg;
-	rd[0] = (struct rounder){ .mode = FE_DOWNWARD, .fpenv = true,
+	rd[0] = (struct rounder){ .mode = FE_DOWNWARD,
+				  .fpenv = true,
 				  .other_progress = &rd[1].progress,
 				  .parent = act_self() };
-	rd[1] = (struct rounder){ .mode = FE_UPWARD, .fpenv = true,
+	rd[1] = (struct rounder){ .mode = FE_UPWARD,
+				  .fpenv = true,
 				  .other_progress = &rd[2].progress,
 				  .parent = act_self() };
 	/* a plain process between them: it must see the defaults only */
@@ -456,8 +458,10 @@ START_TEST(rt_fpenv_per_process)
 	for (i = 0; i < 3; i++) {
 		ck_assert_int_eq(rd[i].done, 1);
 		ck_assert_int_eq(rd[i].progress, YIELDS);
-		ck_assert_msg(rd[i].bad == 0, "process %d: its state changed "
-			      "%d times across a yield", i, rd[i].bad);
+		ck_assert_msg(rd[i].bad == 0,
+			      "process %d: its state changed "
+			      "%d times across a yield",
+			      i, rd[i].bad);
 		/* they did take turns: a test of nothing otherwise */
 		ck_assert_int_ge(rd[i].interleaved, YIELDS / 2);
 	}

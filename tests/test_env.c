@@ -88,11 +88,11 @@ START_TEST(parse_size_accepts)
 		const char *s;
 		size_t v;
 	} ok[] = {
-		{"65536", 65536},	 {"64k", 64 << 10},
-		{"64K", 64 << 10},	 {"1m", 1 << 20},
-		{"1M", 1 << 20},	 {"1g", (size_t)1 << 30},
-		{"1G", (size_t)1 << 30}, {"0", 0},
-		{"16384", 16384},	 {"3k", 3072},
+		{ "65536", 65536 },	   { "64k", 64 << 10 },
+		{ "64K", 64 << 10 },	   { "1m", 1 << 20 },
+		{ "1M", 1 << 20 },	   { "1g", (size_t)1 << 30 },
+		{ "1G", (size_t)1 << 30 }, { "0", 0 },
+		{ "16384", 16384 },	   { "3k", 3072 },
 	};
 	unsigned i;
 
@@ -137,7 +137,7 @@ START_TEST(parse_size_rejects)
 		ck_assert_msg(v == 777, "\"%s\" rejected but wrote %zu", bad[i],
 			      v);
 	}
-	ck_assert_int_eq(act__env_parse_size(NULL, &(size_t){0}), -EINVAL);
+	ck_assert_int_eq(act__env_parse_size(NULL, &(size_t){ 0 }), -EINVAL);
 }
 END_TEST
 
@@ -157,9 +157,9 @@ START_TEST(parse_uint_bounds)
 	ck_assert_int_eq(act__env_parse_uint("-1", 0, UINT64_MAX, &v), -EINVAL);
 	ck_assert_int_eq(act__env_parse_uint("1x", 0, 100, &v), -EINVAL);
 	ck_assert_int_eq(act__env_parse_uint(" 1", 0, 100, &v), -EINVAL);
-	ck_assert_int_eq(
-		act__env_parse_uint("18446744073709551616", 0, UINT64_MAX, &v),
-		-EINVAL);
+	ck_assert_int_eq(act__env_parse_uint("18446744073709551616", 0,
+					     UINT64_MAX, &v),
+			 -EINVAL);
 	ck_assert_int_eq(act__env_parse_uint(NULL, 0, 100, &v), -EINVAL);
 	ck_assert_uint_eq(v, 99);
 }
@@ -207,7 +207,7 @@ static void child_env_main(void *arg)
 /* Returns what act_main returned (the caller asserts -EINVAL). */
 static int check_bad_env(const char *name, const char *value, const char *w3)
 {
-	struct env_case ec = {name, value, shared_map()};
+	struct env_case ec = { name, value, shared_map() };
 	struct tu_child c;
 	char quoted[64];
 	int rc;
@@ -318,8 +318,7 @@ static const struct bad_value bad_values[] = {
 	{ "ACTORS_BACKPRESSURE", "on", "mute or off" },
 };
 
-static void check_bad_value(const char *var, const char *value,
-			    const char *why)
+static void check_bad_value(const char *var, const char *value, const char *why)
 {
 	struct env_case ec = { var, value, shared_map() };
 	struct tu_child c;
@@ -500,7 +499,7 @@ static void child_cfg_main(void *arg)
 static int check_bad_cfg(const struct act_config *cfg, const char *field,
 			 const char *value)
 {
-	struct cfg_case cc = {*cfg, shared_map()};
+	struct cfg_case cc = { *cfg, shared_map() };
 	struct tu_child c;
 	int rc;
 

@@ -37,8 +37,8 @@ static struct hlog {
 	_Atomic int n;
 	_Atomic int seq[H_MAX];
 	_Atomic int calls[H_MAX];
-	_Atomic int reg_bad;  /* act_on_exit calls that did not return 0 */
-	_Atomic int after;    /* the victim ran past its blocking call */
+	_Atomic int reg_bad;	   /* act_on_exit calls that did not return 0 */
+	_Atomic int after;	   /* the victim ran past its blocking call */
 	_Atomic int blocked_after; /* a blocking call in a handler returned */
 	_Atomic int spawn_ok;
 	act_pid boss;
@@ -91,8 +91,7 @@ static void spawned_by_handler(void *arg)
 static void h_spawn(void *arg)
 {
 	h_note((int)(intptr_t)arg);
-	atomic_store(&hl.spawn_ok,
-		     act_spawn(spawned_by_handler, NULL).id != 0);
+	atomic_store(&hl.spawn_ok, act_spawn(spawned_by_handler, NULL).id != 0);
 }
 
 /* Waits: in a killed process too, a handler is ordinary code, and its
@@ -126,13 +125,20 @@ enum path {
 };
 
 static const char *const path_names[EP_N] = {
-	"return", "act_exit", "kill in act_receive", "kill in act_sleep",
-	"kill in act_yield", "KILL in act_receive", "a linked process's exit",
-	"mailbox limit", "kill, blocking handler", "kill in act_io_read",
+	"return",
+	"act_exit",
+	"kill in act_receive",
+	"kill in act_sleep",
+	"kill in act_yield",
+	"KILL in act_receive",
+	"a linked process's exit",
+	"mailbox limit",
+	"kill, blocking handler",
+	"kill in act_io_read",
 };
 
 static const intptr_t path_reason[EP_N] = {
-	ACT_EXIT_NORMAL, 61, 63, 63, 63, ACT_EXIT_KILLED, 62,
+	ACT_EXIT_NORMAL,  61, 63, 63, 63, ACT_EXIT_KILLED, 62,
 	ACT_EXIT_MAILBOX, 64, 63,
 };
 
@@ -269,8 +275,8 @@ static void exit_path_main(void *arg)
 	case EP_MAILBOX:
 		ck_assert(tu_wait_waiting(er.v));
 		for (i = 0; i < 6; i++)
-			er.send_rc[i] = act_send(er.v, TU_TAG_DATA, &i,
-						 sizeof(i));
+			er.send_rc[i] =
+				act_send(er.v, TU_TAG_DATA, &i, sizeof(i));
 		break;
 	default:
 		break;
@@ -329,13 +335,14 @@ static void check_exit_path(enum path path)
 		ck_assert_int_eq(er.seq_at_down[2], 1);
 		ck_assert_msg(er.blocked_after,
 			      "%s: a wait in a killed process's handler did "
-			      "not run to its timeout", n);
+			      "not run to its timeout",
+			      n);
 	} else {
 		/* the handler's message came before the DOWN */
 		ck_assert_msg(er.first.n == 1 && er.first.tag == T_HMSG,
 			      "%s: first message from the victim: n %d tag "
-			      "%#x, want the handler's", n, er.first.n,
-			      er.first.tag);
+			      "%#x, want the handler's",
+			      n, er.first.n, er.first.tag);
 		ck_assert_msg(er.n_at_down == 4,
 			      "%s: %d handler runs when the DOWN came", n,
 			      er.n_at_down);
@@ -350,14 +357,15 @@ static void check_exit_path(enum path path)
 	}
 	/* once each, and no more later */
 	for (i = 1; i <= (path == EP_BLOCKING_HANDLER ? 3 : 4); i++) {
-		ck_assert_msg(er.calls_at_down[i] == 1, "%s: handler %d ran %d "
-			      "times", n, i, er.calls_at_down[i]);
+		ck_assert_msg(er.calls_at_down[i] == 1,
+			      "%s: handler %d ran %d "
+			      "times",
+			      n, i, er.calls_at_down[i]);
 		ck_assert_int_eq(er.calls_final[i], 1);
 	}
 	ck_assert_int_eq(er.n_final, er.n_at_down);
 	if (path != EP_RETURN && path != EP_EXIT)
-		ck_assert_msg(!er.after, "%s: the victim ran past its wait",
-			      n);
+		ck_assert_msg(!er.after, "%s: the victim ran past its wait", n);
 }
 
 START_TEST(exit_handlers)
@@ -366,8 +374,8 @@ START_TEST(exit_handlers)
 	struct act_config cfg = tu_with_workers(TU_W12(_i % 2));
 
 	memset(&er, 0, sizeof(er));
-	ck_assert_int_eq(tu_run_main(&cfg, exit_path_main,
-				     (void *)(intptr_t)path), 0);
+	ck_assert_int_eq(
+		tu_run_main(&cfg, exit_path_main, (void *)(intptr_t)path), 0);
 	check_exit_path(path);
 }
 END_TEST
@@ -377,8 +385,8 @@ START_TEST(exit_handlers_io)
 	struct act_config cfg = tu_with_workers(TU_W12(_i));
 
 	memset(&er, 0, sizeof(er));
-	ck_assert_int_eq(tu_run_main(&cfg, exit_path_main,
-				     (void *)(intptr_t)EP_IO), 0);
+	ck_assert_int_eq(
+		tu_run_main(&cfg, exit_path_main, (void *)(intptr_t)EP_IO), 0);
 	check_exit_path(EP_IO);
 	ck_assert(er.no_inflight);
 	ck_assert_msg(er.unread_after == 1,

@@ -40,9 +40,9 @@ static void no_core(void)
 
 /* What a child did, on a shared page. */
 struct shared {
-	int stage;        /* how far the process got */
-	int handled;      /* faults the program's own handler took */
-	int rc;           /* act_main's */
+	int stage;   /* how far the process got */
+	int handled; /* faults the program's own handler took */
+	int rc;	     /* act_main's */
 };
 
 /* volatile: its stores must happen where they are written, before a
@@ -62,8 +62,8 @@ static void map_shared(void)
 /* ---- frames that jump past the end of the stack ------------------------ */
 
 enum jump {
-	JUMP_24K,         /* a 24 KiB array, its lowest byte written first */
-	JUMP_60K,         /* just inside the guard */
+	JUMP_24K,	  /* a 24 KiB array, its lowest byte written first */
+	JUMP_60K,	  /* just inside the guard */
 	JUMP_200K_PROBED, /* beyond the guard, with stack-clash probes */
 };
 
@@ -154,7 +154,8 @@ START_TEST(frame_past_the_end_is_reported)
 		      "case %d: status %#x, stage %d, stderr: %s", _i, c.status,
 		      sh->stage, c.err);
 	ck_assert_int_eq(sh->stage, 1);
-	ck_assert_ptr_nonnull(strstr(c.err, "actors: stack overflow in process"));
+	ck_assert_ptr_nonnull(
+		strstr(c.err, "actors: stack overflow in process"));
 	tu_drop_lines(c.err, TU_URING_OFF_LINE); /* a fallback run's */
 	ck_assert_int_eq(tu_str_lines(c.err), 1);
 }
@@ -229,7 +230,8 @@ START_TEST(io_buffer_past_the_end_is_reported)
 		      "status %#x, stage %d, stderr: %s", c.status, sh->stage,
 		      c.err);
 	ck_assert_int_eq(sh->stage, 1);
-	ck_assert_ptr_nonnull(strstr(c.err, "actors: stack overflow in process"));
+	ck_assert_ptr_nonnull(
+		strstr(c.err, "actors: stack overflow in process"));
 }
 END_TEST
 
@@ -260,8 +262,8 @@ static void install_own(void)
 {
 	struct sigaction sa;
 
-	own_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
-			-1, 0);
+	own_page =
+		mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ck_assert_ptr_ne(own_page, MAP_FAILED);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = own_handler;
@@ -279,10 +281,10 @@ static act__noinline int recurse(int n)
 }
 
 enum chain_case {
-	CHAIN_OWN_FAULTS,  /* own faults, twice, then an overflow */
-	CHAIN_OWN_RAISE,   /* raise() with the program's handler */
-	CHAIN_RAISE_DFL,   /* raise() with the default action: it kills */
-	CHAIN_RAISE_IGN,   /* raise() with SIGSEGV ignored: nothing */
+	CHAIN_OWN_FAULTS, /* own faults, twice, then an overflow */
+	CHAIN_OWN_RAISE,  /* raise() with the program's handler */
+	CHAIN_RAISE_DFL,  /* raise() with the default action: it kills */
+	CHAIN_RAISE_IGN,  /* raise() with SIGSEGV ignored: nothing */
 };
 
 static void chain_proc(void *arg)
@@ -354,10 +356,9 @@ START_TEST(segv_chained_to_what_was_there)
 		break;
 	case CHAIN_RAISE_DFL:
 		/* a sent SIGSEGV kills, as it would without the runtime */
-		ck_assert_msg(WIFSIGNALED(c.status) &&
-				      WTERMSIG(c.status) == SIGSEGV,
-			      "status %#x, stage %d: %s", c.status, sh->stage,
-			      c.err);
+		ck_assert_msg(
+			WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGSEGV,
+			"status %#x, stage %d: %s", c.status, sh->stage, c.err);
 		ck_assert_int_eq(sh->stage, 0);
 		tu_drop_lines(c.err, TU_URING_OFF_LINE);
 		ck_assert_str_eq(c.err, "");
@@ -515,13 +516,11 @@ START_TEST(mprotect_budget_shared_by_threads)
 	unsetenv("ACT_TEST_GUARD_BUDGET");
 	ck_assert_int_eq(pthread_barrier_init(&two_start, NULL, 2), 0);
 	for (i = 0; i < 2; i++)
-		ck_assert_int_eq(pthread_create(&t[i], NULL, take_stacks,
-						&c[i]),
-				 0);
+		ck_assert_int_eq(
+			pthread_create(&t[i], NULL, take_stacks, &c[i]), 0);
 	for (i = 0; i < 2; i++)
 		ck_assert_int_eq(pthread_join(t[i], NULL), 0);
-	ck_assert_int_eq(guards_in(c, 2) +
-				 act__stack_mprotect_budget(),
+	ck_assert_int_eq(guards_in(c, 2) + act__stack_mprotect_budget(),
 			 BUDGET);
 	ck_assert_int_eq(act__stack_mprotect_budget(), 0);
 	for (i = 0; i < 2; i++)
@@ -539,10 +538,9 @@ static Suite *guard_suite(void)
 	tcase_set_timeout(tc, 60);
 	if (!TU_UNDER_TSAN) { /* TSan's own SIGSEGV handler comes first */
 		/* the probed case needs GCC's per-function probes */
-		tcase_add_loop_test(tc, frame_past_the_end_is_reported,
-				    JUMP_24K,
-				    HAVE_PROBED ? JUMP_200K_PROBED + 1
-						: JUMP_200K_PROBED);
+		tcase_add_loop_test(
+			tc, frame_past_the_end_is_reported, JUMP_24K,
+			HAVE_PROBED ? JUMP_200K_PROBED + 1 : JUMP_200K_PROBED);
 		if (!HAVE_PROBED)
 			printf("SKIP: frame_past_the_end_is_reported:2 needs "
 			       "GCC's optimize(\"stack-clash-protection\")\n");

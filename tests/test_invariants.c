@@ -49,8 +49,7 @@ static int self_bad(void)
 {
 	struct act__proc *p = tu_self_proc();
 
-	return !p ||
-	       act__ps(atomic_load(&p->state)) != ACT_PS_RUNNING ||
+	return !p || act__ps(atomic_load(&p->state)) != ACT_PS_RUNNING ||
 	       atomic_load(&p->queued) != 0;
 }
 
@@ -60,9 +59,9 @@ static int self_bad(void)
 
 struct i1_run {
 	act_pid parent;
-	long bad;             /* a running process queued or not RUNNING */
-	long waiting_bad;     /* a waiting process found queued */
-	long woken_bad;       /* a just-woken process not RUNNABLE + queued */
+	long bad;	  /* a running process queued or not RUNNING */
+	long waiting_bad; /* a waiting process found queued */
+	long woken_bad;	  /* a just-woken process not RUNNABLE + queued */
 	atomic_int go;
 	atomic_int stop;
 	uint64_t dups_seen;
@@ -456,8 +455,8 @@ static void *i2_ls_sender(void *arg)
 	long i;
 
 	for (i = 0; i < I2_LS_PER_THREAD; i++) {
-		ls->failed[a->id] += act_send(ls->to, 1, &a->id,
-					      sizeof(a->id)) != 0;
+		ls->failed[a->id] +=
+			act_send(ls->to, 1, &a->id, sizeof(a->id)) != 0;
 		while (atomic_load(&ls->acked[a->id]) <= i)
 			sched_yield();
 	}
@@ -525,8 +524,7 @@ END_TEST
 
 START_TEST(test_I2_no_lost_wakeup_forever)
 {
-	ck_assert_int_eq(i2_check(I2_FOREVER),
-			 I2_THREADS * I2_PER_THREAD);
+	ck_assert_int_eq(i2_check(I2_FOREVER), I2_THREADS * I2_PER_THREAD);
 }
 END_TEST
 
@@ -539,8 +537,7 @@ END_TEST
 
 START_TEST(test_I2_no_lost_wakeup_timed)
 {
-	ck_assert_int_eq(i2_check(I2_TIMED),
-			 I2_THREADS * I2_PER_THREAD);
+	ck_assert_int_eq(i2_check(I2_TIMED), I2_THREADS * I2_PER_THREAD);
 }
 END_TEST
 
@@ -603,7 +600,7 @@ END_TEST
 
 struct i4_wait {
 	act_pid parent;
-	int returned;        /* the receive came back */
+	int returned; /* the receive came back */
 	uint32_t tag;
 	int was_null;
 };
@@ -1182,7 +1179,9 @@ static void i9_main(void *arg)
 	(void)arg;
 	for (i = 0; i < 300; i++) {
 		p = act_spawn(i % 3 == 0 ? i9_blocked :
-			      i % 3 == 1 ? i9_timed : i9_yielder, NULL);
+			      i % 3 == 1 ? i9_timed :
+					   i9_yielder,
+			      NULL);
 		ck_assert_uint_ne(p.id, 0);
 		/* never received: small (slab) and big (malloc) ones */
 		ck_assert_int_eq(act_send(p, 1, big, 16), 0);
@@ -1348,11 +1347,11 @@ static void i10_tracee(void)
 }
 
 struct trace_result {
-	int status;         /* the tracee's wait status at the end */
-	int markers;        /* marker syscalls seen */
-	long between;       /* other syscalls between the two markers */
-	long first_nr[8];   /* the first few of them */
-	int no_info;        /* PTRACE_GET_SYSCALL_INFO missing */
+	int status;	  /* the tracee's wait status at the end */
+	int markers;	  /* marker syscalls seen */
+	long between;	  /* other syscalls between the two markers */
+	long first_nr[8]; /* the first few of them */
+	int no_info;	  /* PTRACE_GET_SYSCALL_INFO missing */
 };
 
 /* Trace pid's main thread only (no PTRACE_O_TRACECLONE: the reactor
@@ -1383,8 +1382,8 @@ static void trace_syscalls(pid_t pid, struct trace_result *tr)
 			sig = WSTOPSIG(st); /* pass real signals on */
 			continue;
 		}
-		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid,
-			   (void *)sizeof(info), &info) <= 0) {
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, pid, (void *)sizeof(info),
+			   &info) <= 0) {
 			tr->no_info = 1;
 			continue;
 		}
@@ -1396,8 +1395,7 @@ static void trace_syscalls(pid_t pid, struct trace_result *tr)
 		}
 		if (tr->markers == 1) {
 			if (tr->between < 8)
-				tr->first_nr[tr->between] =
-					(long)info.entry.nr;
+				tr->first_nr[tr->between] = (long)info.entry.nr;
 			tr->between++;
 		}
 	}
@@ -1436,10 +1434,10 @@ static long check_no_syscalls(void (*tracee)(void), const char *what)
 
 START_TEST(test_I10_no_syscall_busy_fast_path)
 {
-	ck_assert_int_eq(check_no_syscalls(
-				 i10_tracee,
-				 "100,000 round trips and 10,100 spawns"),
-			 0);
+	ck_assert_int_eq(
+		check_no_syscalls(i10_tracee,
+				  "100,000 round trips and 10,100 spawns"),
+		0);
 }
 END_TEST
 
@@ -1527,10 +1525,10 @@ static void i10_foreign_tracee(void)
 
 START_TEST(test_I10_no_syscall_foreign_send)
 {
-	ck_assert_int_eq(check_no_syscalls(
-				 i10_foreign_tracee,
-				 "100,000 foreign sends to an awake worker"),
-			 0);
+	ck_assert_int_eq(
+		check_no_syscalls(i10_foreign_tracee,
+				  "100,000 foreign sends to an awake worker"),
+		0);
 }
 END_TEST
 

@@ -49,8 +49,8 @@ static void fill_up(int fd, bool sock)
 
 	ck_assert_int_eq(fcntl(fd, F_SETFL, fl | O_NONBLOCK), 0);
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		while ((sock ? send(fd, junk, sizes[i], MSG_DONTWAIT)
-			     : write(fd, junk, sizes[i])) > 0)
+		while ((sock ? send(fd, junk, sizes[i], MSG_DONTWAIT) :
+			       write(fd, junk, sizes[i])) > 0)
 			;
 	ck_assert_int_eq(errno, EAGAIN);
 	ck_assert_int_eq(fcntl(fd, F_SETFL, fl), 0);
@@ -92,17 +92,16 @@ static void socketpair_main(void *arg)
 	act_pid rd;
 
 	(void)arg;
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				    sc.sv), 0);
+	ck_assert_int_eq(
+		socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sc.sv), 0);
 	ck_assert_int_eq(act_io_send(sc.sv[0], "ping", 4, 0), 4);
 	/* MSG_PEEK leaves it, a plain recv takes it, MSG_DONTWAIT does
 	 * not wait */
-	ck_assert_int_eq(act_io_recv(sc.sv[1], buf, sizeof(buf), MSG_PEEK),
-			 4);
+	ck_assert_int_eq(act_io_recv(sc.sv[1], buf, sizeof(buf), MSG_PEEK), 4);
 	ck_assert_int_eq(act_io_recv(sc.sv[1], buf, sizeof(buf), 0), 4);
 	ck_assert(!memcmp(buf, "ping", 4));
-	ck_assert_int_eq(act_io_recv(sc.sv[1], buf, sizeof(buf),
-				     MSG_DONTWAIT), -EAGAIN);
+	ck_assert_int_eq(act_io_recv(sc.sv[1], buf, sizeof(buf), MSG_DONTWAIT),
+			 -EAGAIN);
 	/* MSG_WAITALL: the recv waits for all 8 bytes, sent in two parts
 	 * while it waits */
 	rd = tu_spawn(sp_waitall, &sc);
@@ -188,8 +187,9 @@ static void tcp_acceptor(void *arg)
 			fd = act_io_accept(tc->l, NULL, NULL, SOCK_CLOEXEC);
 		else
 			fd = act_io_accept(tc->l, TU_SA(&peer), &plen,
-					   i % 2 ? SOCK_CLOEXEC | SOCK_NONBLOCK
-						 : SOCK_CLOEXEC);
+					   i % 2 ? SOCK_CLOEXEC |
+							   SOCK_NONBLOCK :
+						   SOCK_CLOEXEC);
 		ck_assert_int_ge(fd, 0);
 		bad += !(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 		fl = fcntl(fd, F_GETFL);
@@ -419,8 +419,8 @@ static void poll_main(void *arg)
 	ck_assert(rev & POLLHUP);
 	tu_close_pair(pc.p);
 	/* a socket with data both ways ready; its peer gone: IN and HUP */
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				    sv), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
 	ck_assert_int_eq(act_io_poll(sv[0], POLLIN | POLLOUT), POLLOUT);
 	ck_assert_int_eq(send(sv[1], "d", 1, 0), 1);
 	ck_assert_int_eq(act_io_poll(sv[0], POLLIN | POLLOUT),
@@ -479,8 +479,8 @@ static void errors_main(void *arg)
 	ck_assert_int_eq(act_io_connect(s, TU_SA(&a), 3), -EINVAL);
 	close(s);
 	/* recv on a closed peer: end of file, on TCP as on a pair */
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				    sv), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
 	close(sv[1]);
 	ck_assert_int_eq(act_io_recv(sv[0], buf, sizeof(buf), 0), 0);
 	close(sv[0]);
@@ -557,8 +557,9 @@ static void drainer(void *arg)
 
 	act_sleep(10 * TU_MS);
 	while (tu_unread(dc->fd) > 0)
-		ck_assert_int_gt(dc->sock ? recv(dc->fd, junk, sizeof(junk), 0)
-					  : read(dc->fd, junk, sizeof(junk)),
+		ck_assert_int_gt(dc->sock ?
+					 recv(dc->fd, junk, sizeof(junk), 0) :
+					 read(dc->fd, junk, sizeof(junk)),
 				 0);
 	ck_assert_int_eq(act_send(dc->main, 19, NULL, 0), 0);
 }
@@ -593,7 +594,8 @@ static void timeouts_pipe(void)
 	memset(buf, 'Z', sizeof(buf));
 	t_begin();
 	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1,
-					     TU_TMO), -ETIMEDOUT);
+					     TU_TMO),
+			 -ETIMEDOUT);
 	t_check_not_early(TU_TMO);
 	ck_assert_uint_eq(tu_stats_now().io_inflight, 0);
 	ck_assert_int_eq(write(pc.p[1], "abcd", 4), 4);
@@ -609,11 +611,12 @@ static void timeouts_pipe(void)
 	/* ready in time; no limit */
 	tu_spawn(late_writer, &pc);
 	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1,
-					     10 * TU_SEC), 4);
+					     10 * TU_SEC),
+			 4);
 	ck_assert(!memcmp(buf, "late", 4));
 	tu_spawn(late_writer, &pc);
-	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1,
-					     -1), 4);
+	ck_assert_int_eq(act_io_read_timeout(pc.p[0], buf, sizeof(buf), -1, -1),
+			 4);
 	/* poll */
 	t_begin();
 	ck_assert_int_eq(act_io_poll_timeout(pc.p[0], POLLIN, TU_TMO),
@@ -652,26 +655,27 @@ static void timeouts_socket(void)
 	char buf[8];
 	int sv[2];
 
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				    sv), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
 	t_begin();
 	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0,
-					     TU_TMO), -ETIMEDOUT);
+					     TU_TMO),
+			 -ETIMEDOUT);
 	t_check_not_early(TU_TMO);
 	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0, 0),
 			 -ETIMEDOUT);
 	ck_assert_int_eq(send(sv[0], "data", 4, 0), 4);
-	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0, 0),
-			 4);
+	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0, 0), 4);
 	ck_assert_int_eq(act_io_send_timeout(sv[1], "back", 4, 0, 0), 4);
 	ck_assert_int_eq(act_io_recv_timeout(sv[0], buf, sizeof(buf), 0,
-					     10 * TU_SEC), 4);
+					     10 * TU_SEC),
+			 4);
 	ck_assert(!memcmp(buf, "back", 4));
 	/* a limit that comes after some bytes moved: the short count */
 	ck_assert_int_eq(send(sv[0], "half", 4, 0), 4);
 	t_begin();
-	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, 8, MSG_WAITALL,
-					     TU_TMO), 4);
+	ck_assert_int_eq(
+		act_io_recv_timeout(sv[1], buf, 8, MSG_WAITALL, TU_TMO), 4);
 	t_check_not_early(TU_TMO);
 	ck_assert(!memcmp(buf, "half", 4));
 	/* send: a full buffer */
@@ -715,7 +719,8 @@ static void timeouts_tcp(void)
 	/* connect: in time to a listener with room */
 	s = tu_tcp_socket();
 	ck_assert_int_eq(act_io_connect_timeout(s, TU_SA(&tc.a), sizeof(tc.a),
-						10 * TU_SEC), 0);
+						10 * TU_SEC),
+			 0);
 	close(s);
 	close(tc.l);
 	/* connect: a listener whose accept queue is full drops the SYN,
@@ -726,7 +731,8 @@ static void timeouts_tcp(void)
 	s2 = tu_tcp_socket();
 	t_begin();
 	ck_assert_int_eq(act_io_connect_timeout(s2, TU_SA(&full), sizeof(full),
-						TU_TMO), -ETIMEDOUT);
+						TU_TMO),
+			 -ETIMEDOUT);
 	t_check_not_early(TU_TMO);
 	close(s2);
 	close(s1);
@@ -791,8 +797,8 @@ static void busy_ping(void *arg)
 	int i, early = 0;
 
 	for (i = 0; i < PINGS; i++) {
-		ck_assert_int_eq(act_send(bc->pong, i + 1 == PINGS ? 2 : 1,
-					  NULL, 0), 0);
+		ck_assert_int_eq(
+			act_send(bc->pong, i + 1 == PINGS ? 2 : 1, NULL, 0), 0);
 		act_msg_free(act_receive(ACT_FOREVER));
 		early += atomic_load(&bc->read_done);
 	}
@@ -842,7 +848,7 @@ struct mw_case {
 	int p[2];
 	act_pid main;
 	bool timed;
-	int64_t tmo;       /* the timed read's limit */
+	int64_t tmo; /* the timed read's limit */
 	_Atomic int done;
 };
 
@@ -956,8 +962,8 @@ static unsigned enosys_calls(void)
 	char buf[4];
 
 	tu_mkpipe(p);
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				    sv), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
 	l = tu_tcp_bound(&a, 4);
 	bad += act_io_read(p[0], buf, 1, -1) != -ENOSYS;
 	bad += act_io_write(p[1], "x", 1, -1) != -ENOSYS;
@@ -1109,7 +1115,8 @@ static void lowest_free_is(int fd, int what, int *held, int *nheld)
 			close(t);
 			return;
 		}
-		ck_assert_int_lt(t, fd); /* fd is free: nothing above it first */
+		ck_assert_int_lt(t,
+				 fd); /* fd is free: nothing above it first */
 		held[(*nheld)++] = t;
 	}
 }
@@ -1127,14 +1134,15 @@ static void fixed_main(void *arg)
 	 * each descriptor the soft limit allows then: 64 here */
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	if (rl.rlim_cur < 128) { /* room for descriptor 100 below */
-		ck_assert_msg(rl.rlim_max >= 128, "RLIMIT_NOFILE's hard "
+		ck_assert_msg(rl.rlim_max >= 128,
+			      "RLIMIT_NOFILE's hard "
 			      "limit %llu: under 128",
 			      (unsigned long long)rl.rlim_max);
 		rl.rlim_cur = 128;
 		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	}
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				    sv), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
 	ck_assert_int_lt(sv[1], 64);
 	low = rl;
 	low.rlim_cur = 64;
@@ -1153,7 +1161,8 @@ static void fixed_main(void *arg)
 	ck_assert_int_eq(act_io_recv(sv[1], buf, sizeof(buf), 0), 4);
 	ck_assert(!memcmp(buf, "ping", 4));
 	ck_assert_int_eq(act_io_recv_timeout(sv[1], buf, sizeof(buf), 0,
-					     TU_TMO), -ETIMEDOUT);
+					     TU_TMO),
+			 -ETIMEDOUT);
 	ck_assert_int_eq(act_io_send(sv[1], "pong", 4, 0), 4);
 	ck_assert_int_eq(act_io_recv(sv[0], buf, sizeof(buf), 0), 4);
 	ck_assert(!memcmp(buf, "pong", 4));
@@ -1168,7 +1177,8 @@ static void fixed_main(void *arg)
 	ck_assert_int_eq(act_io_register(sv[1]), 0);
 	ck_assert_int_eq(act_io_close(sv[1]), 0);
 	ck_assert_int_eq(act_io_recv_timeout(sv[0], buf, sizeof(buf), 0,
-					     10 * TU_SEC), 0);
+					     10 * TU_SEC),
+			 0);
 	ck_assert_int_eq(act_io_close(sv[0]), 0);
 	/* bad descriptors */
 	ck_assert_int_eq(act_io_register(-1), -EBADF);
@@ -1194,8 +1204,8 @@ static void fixed_main(void *arg)
 	b = act_io_accept(l, NULL, NULL, SOCK_CLOEXEC);
 	ck_assert_int_eq(b, a);
 	ck_assert_int_eq(send(c2, "new", 3, 0), 3);
-	ck_assert_int_eq(act_io_recv_timeout(b, buf, sizeof(buf), 0,
-					     10 * TU_SEC), 3);
+	ck_assert_int_eq(
+		act_io_recv_timeout(b, buf, sizeof(buf), 0, 10 * TU_SEC), 3);
 	ck_assert(!memcmp(buf, "new", 3));
 	ck_assert_int_eq(act_io_send(b, "ok", 2, 0), 2);
 	ck_assert_int_eq(recv(c2, buf, sizeof(buf), 0), 2);
@@ -1223,7 +1233,7 @@ END_TEST
 
 struct late_thread {
 	int fd;
-	_Atomic uint32_t *sleeping;  /* the worker's doorbell */
+	_Atomic uint32_t *sleeping; /* the worker's doorbell */
 };
 
 /* Writes once the worker sleeps (it has nothing to run: the main process
@@ -1280,8 +1290,8 @@ static void stats_main(void *arg)
 		lt = (struct late_thread){
 			pc.p[1], &act__rt_current->workers[0].bell.sleeping
 		};
-		ck_assert_int_eq(pthread_create(&t, NULL, late_thread_write,
-						&lt), 0);
+		ck_assert_int_eq(
+			pthread_create(&t, NULL, late_thread_write, &lt), 0);
 		ck_assert_int_eq(act_io_read(pc.p[0], buf, 8, -1), 1);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
 		s1 = tu_stats_now();

@@ -44,9 +44,9 @@ static rlim_t want_fds(rlim_t n)
 
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	if (rl.rlim_cur < n) {
-		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > n
-				      ? n
-				      : rl.rlim_max;
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > n ?
+				      n :
+				      rl.rlim_max;
 		ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
 	}
 	return rl.rlim_cur;
@@ -140,8 +140,8 @@ static void *foreign_killer(void *arg)
 static void kill_basics_main(void *arg)
 {
 	static void (*const victims[])(void *) = {
-		tu_kb_receiver, kb_sleeper, kb_yielder, kb_reader,
-		kb_timed_recv, kb_acceptor, kb_poller,
+		tu_kb_receiver, kb_sleeper,  kb_yielder, kb_reader,
+		kb_timed_recv,	kb_acceptor, kb_poller,
 	};
 	static struct tu_kill_basic kb;
 	struct foreign_kill fk;
@@ -155,12 +155,12 @@ static void kill_basics_main(void *arg)
 	atomic_store(&kb.self_stage, 0);
 	tu_mkpipe(kb.p);
 	kb.l = tu_tcp_bound(&a, 4);
-	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0,
-				    kb.sv), 0);
+	ck_assert_int_eq(
+		socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, kb.sv), 0);
 	for (i = 0; i < n; i++)
 		v[i] = tu_spawn(victims[i], &kb);
 	ck_assert(tu_wait_inflight(4)); /* read, recv, accept, poll */
-	act_sleep(5 * TU_MS);           /* the others in their waits */
+	act_sleep(5 * TU_MS);		/* the others in their waits */
 	for (i = 0; i < n; i++)
 		ck_assert_int_eq(act_kill(v[i], 1000 + (intptr_t)i), 0);
 	ck_assert_uint_eq(tu_wait_all_gone(v, n), 0);
@@ -300,15 +300,15 @@ END_TEST
 
 #define KILL_N (TU_UNDER_TSAN ? 200 : 1000)
 #define KBUF 256
-#define KDEPTH 4096   /* the reader's buffer lies this deep in its stack */
-#define PAD 16384     /* a painter's painted stack, which covers that */
+#define KDEPTH 4096 /* the reader's buffer lies this deep in its stack */
+#define PAD 16384   /* a painter's painted stack, which covers that */
 #define PAINT 0x5a
 
 struct kill_slot {
 	int p[2];
 	act_pid pid;
-	uintptr_t buf;          /* where its buffer was */
-	_Atomic int returned;   /* its act_io_read returned: must not */
+	uintptr_t buf;	      /* where its buffer was */
+	_Atomic int returned; /* its act_io_read returned: must not */
 };
 
 struct painter {
@@ -477,13 +477,16 @@ static void kill_mid_read_main(void *arg)
 
 	(void)arg;
 	for (round = 1; !kill_mid_read_round(); round++) {
-		ck_assert_msg(round < 20, "in %d rounds no painter was given a "
-			      "dead reader's stack", round);
+		ck_assert_msg(round < 20,
+			      "in %d rounds no painter was given a "
+			      "dead reader's stack",
+			      round);
 		readers_close(kill_n);
 	}
 	if (round > 1)
 		printf("kill_mid_read: the paint covered a dead reader's "
-		       "buffer in round %d\n", round);
+		       "buffer in round %d\n",
+		       round);
 }
 
 START_TEST(kill_mid_read)
@@ -727,7 +730,8 @@ static void emfile_main(void *arg)
 	ck_assert_int_eq(act_io_accept(ec.l, NULL, NULL, SOCK_CLOEXEC),
 			 -EMFILE);
 	ck_assert_int_eq(act_io_accept_timeout(ec.l, NULL, NULL, 0,
-					       10 * TU_SEC), -EMFILE);
+					       10 * TU_SEC),
+			 -EMFILE);
 	close(fillers[--n]);
 	close(fillers[--n]);
 	/* the connection waited in the queue: accepted now */

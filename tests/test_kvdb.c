@@ -14,8 +14,7 @@
 
 #include "../examples/kv/cmd.h"
 
-static struct kv_entry *add_key(struct kv_db *db, const char *k,
-				const char *v)
+static struct kv_entry *add_key(struct kv_db *db, const char *k, const char *v)
 {
 	uint32_t h = (uint32_t)kv_hash(k, strlen(k));
 	struct kv_entry *e = db_add(db, k, strlen(k), h, KV_STRING, 0);
@@ -137,7 +136,8 @@ START_TEST(list_ring_wraps)
 		ck_assert_uint_eq(l.n, (size_t)(hi - lo));
 	}
 	for (k = 0; k < hi - lo; k++)
-		ck_assert_int_eq(atoi(list_at(&l, (size_t)k)->p), model[lo + k]);
+		ck_assert_int_eq(atoi(list_at(&l, (size_t)k)->p),
+				 model[lo + k]);
 	while ((s = list_pop(&l, true)))
 		free(s);
 	free(l.a);
@@ -201,7 +201,8 @@ static void run(struct kv_db *db, const char *line, const char *want)
 	int n = 0;
 
 	snprintf(copy, sizeof(copy), "%s", line);
-	for (t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+	for (t = strtok_r(copy, " ", &save); t;
+	     t = strtok_r(NULL, " ", &save)) {
 		a[n].p = t;
 		a[n++].len = strlen(t);
 	}
@@ -232,7 +233,7 @@ START_TEST(command_lookup)
 		ck_assert_ptr_eq(kv_cmd_find(t[i].name, len), &t[i]);
 		for (k = 0; k < len; k++) /* upper, and mixed */
 			up[k] = (char)(k % 2 ? t[i].name[k] :
-					      t[i].name[k] - ('a' - 'A'));
+					       t[i].name[k] - ('a' - 'A'));
 		ck_assert_ptr_eq(kv_cmd_find(up, len), &t[i]);
 		/* a NUL after it, or in place of its last byte */
 		memcpy(up, t[i].name, len);
@@ -253,8 +254,20 @@ END_TEST
 START_TEST(decimal_as_printf)
 {
 	static const long long v[] = {
-		0, 1, -1, 9, 10, -10, 99, 100, 123456789, -987654321,
-		LLONG_MAX, LLONG_MIN, LLONG_MIN + 1, 1000000000000000000ll,
+		0,
+		1,
+		-1,
+		9,
+		10,
+		-10,
+		99,
+		100,
+		123456789,
+		-987654321,
+		LLONG_MAX,
+		LLONG_MIN,
+		LLONG_MIN + 1,
+		1000000000000000000ll,
 	};
 	char got[24], want[24];
 	size_t i, n;
@@ -317,10 +330,10 @@ START_TEST(replies_as_redis)
 	run(&db, "SET k v NX XX", "-ERR syntax error\r\n");
 	run(&db, "SET k v GET", "$-1\r\n");
 	run(&db, "SET k v2 XX GET", "$1\r\nv\r\n");
-	run(&db, "INCR k",
-	    "-ERR value is not an integer or out of range\r\n");
-	run(&db, "LPUSH k a", "-WRONGTYPE Operation against a key holding "
-			      "the wrong kind of value\r\n");
+	run(&db, "INCR k", "-ERR value is not an integer or out of range\r\n");
+	run(&db, "LPUSH k a",
+	    "-WRONGTYPE Operation against a key holding "
+	    "the wrong kind of value\r\n");
 	run(&db, "SET n 9223372036854775807", "+OK\r\n");
 	run(&db, "INCR n", "-ERR increment or decrement would overflow\r\n");
 	run(&db, "DECRBY n -9223372036854775808",
@@ -328,15 +341,18 @@ START_TEST(replies_as_redis)
 	run(&db, "HSET h a 1 b 2", ":2\r\n");
 	run(&db, "HSET h s abc", ":1\r\n");
 	run(&db, "HINCRBY h s 1", "-ERR hash value is not an integer\r\n");
-	run(&db, "HGETALL h", "*6\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n"
-			      "2\r\n$1\r\ns\r\n$3\r\nabc\r\n");
+	run(&db, "HGETALL h",
+	    "*6\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n"
+	    "2\r\n$1\r\ns\r\n$3\r\nabc\r\n");
 	run(&db, "RPUSH l a b c", ":3\r\n");
 	run(&db, "LPOP l 0", "*0\r\n");
-	run(&db, "LPOP l -1", "-ERR value is out of range, must be "
-			      "positive\r\n");
+	run(&db, "LPOP l -1",
+	    "-ERR value is out of range, must be "
+	    "positive\r\n");
 	run(&db, "LRANGE l -2 -1", "*2\r\n$1\r\nb\r\n$1\r\nc\r\n");
-	run(&db, "EXPIRE k 10 GT LT", "-ERR GT and LT options at the same "
-				      "time are not compatible\r\n");
+	run(&db, "EXPIRE k 10 GT LT",
+	    "-ERR GT and LT options at the same "
+	    "time are not compatible\r\n");
 	run(&db, "EXPIRE k 100000 NX", ":1\r\n");
 	/* the deadline set, give or take a minute of a stalled machine */
 	e = find_key(&db, "k");
@@ -346,8 +362,9 @@ START_TEST(replies_as_redis)
 	run(&db, "EXPIRE k 5 GT", ":0\r\n");
 	run(&db, "EXPIRE k -1", ":1\r\n");
 	run(&db, "TTL k", ":-2\r\n");
-	run(&db, "MSET a 1 b", "-ERR wrong number of arguments for 'mset' "
-			       "command\r\n");
+	run(&db, "MSET a 1 b",
+	    "-ERR wrong number of arguments for 'mset' "
+	    "command\r\n");
 	run(&db, "MGET a l nokey", "*3\r\n$-1\r\n$-1\r\n$-1\r\n");
 	run(&db, "SELECT 1", "-ERR DB index is out of range\r\n");
 	run(&db, "CONFIG GET save", "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");

@@ -32,13 +32,13 @@ enum how { BY_RETURN, BY_EXIT, BY_KILL_P, BY_KILL_L };
 
 struct row {
 	const char *name;
-	bool trap;        /* L traps exits */
-	enum how how;     /* what ends P (or L) */
-	intptr_t reason;  /* act_exit's or act_kill's */
-	intptr_t p_down;  /* P's DOWN reason */
-	bool l_lives;     /* L is alive after the signal */
-	bool l_exit;      /* L has an EXIT from P: reason p_down */
-	intptr_t l_down;  /* L's DOWN reason */
+	bool trap;	 /* L traps exits */
+	enum how how;	 /* what ends P (or L) */
+	intptr_t reason; /* act_exit's or act_kill's */
+	intptr_t p_down; /* P's DOWN reason */
+	bool l_lives;	 /* L is alive after the signal */
+	bool l_exit;	 /* L has an EXIT from P: reason p_down */
+	intptr_t l_down; /* L's DOWN reason */
 };
 
 static const struct row rows[] = {
@@ -54,17 +54,15 @@ static const struct row rows[] = {
 	  ACT_EXIT_NORMAL },
 	{ "trap, P act_exit(KILL): exits KILLED, trappable", true, BY_EXIT,
 	  ACT_EXIT_KILL, ACT_EXIT_KILLED, true, true, ACT_EXIT_NORMAL },
-	{ "trap, P killed with KILL: KILLED spreads trappable", true,
-	  BY_KILL_P, ACT_EXIT_KILL, ACT_EXIT_KILLED, true, true,
-	  ACT_EXIT_NORMAL },
+	{ "trap, P killed with KILL: KILLED spreads trappable", true, BY_KILL_P,
+	  ACT_EXIT_KILL, ACT_EXIT_KILLED, true, true, ACT_EXIT_NORMAL },
 	{ "trap, L killed with KILL: untrappable", true, BY_KILL_L,
 	  ACT_EXIT_KILL, ACT_EXIT_KILLED, false, false, ACT_EXIT_KILLED },
 	{ "no trap, P returns", false, BY_RETURN, 0, ACT_EXIT_NORMAL, true,
 	  false, ACT_EXIT_NORMAL },
 	{ "no trap, P act_exit(NORMAL)", false, BY_EXIT, ACT_EXIT_NORMAL,
 	  ACT_EXIT_NORMAL, true, false, ACT_EXIT_NORMAL },
-	{ "no trap, P act_exit(42)", false, BY_EXIT, 42, 42, false, false,
-	  42 },
+	{ "no trap, P act_exit(42)", false, BY_EXIT, 42, 42, false, false, 42 },
 	{ "no trap, P act_exit(SHUTDOWN)", false, BY_EXIT, ACT_EXIT_SHUTDOWN,
 	  ACT_EXIT_SHUTDOWN, false, false, ACT_EXIT_SHUTDOWN },
 	{ "no trap, P killed with 43", false, BY_KILL_P, 43, 43, false, false,
@@ -102,8 +100,8 @@ static void table_main(void *arg)
 				 0);
 		break;
 	case BY_EXIT:
-		ck_assert_int_eq(tu_cast(tr.p, TU_OP_EXIT, ACT_PID_NONE,
-					 rw->reason), 0);
+		ck_assert_int_eq(
+			tu_cast(tr.p, TU_OP_EXIT, ACT_PID_NONE, rw->reason), 0);
 		break;
 	case BY_KILL_P:
 		tr.kill_rc = act_kill(tr.p, rw->reason);
@@ -588,7 +586,8 @@ START_TEST(links)
 	ck_assert_int_eq(lr.a_none_rc, -ESRCH);
 	ck_assert_msg(lr.a_count == 0,
 		      "a non-trapping caller got %lld EXIT(s) from a link to "
-		      "a dead pid", (long long)lr.a_count);
+		      "a dead pid",
+		      (long long)lr.a_count);
 	ck_assert_int_eq(lr.b_dead_rc, -ESRCH);
 	TU_ASSERT_EXIT(lr.b_noproc, lr.d, ACT_EXIT_NOPROC,
 		       "trapping link to a dead pid");
@@ -661,9 +660,9 @@ static int cmp_u64(const void *a, const void *b)
 
 static bool exit_is(struct tu_seen s, act_pid p, intptr_t why, uint64_t ref)
 {
-	return s.n == 1 && act_pid_eq(s.from, p) &&
-	       act_pid_eq(s.info.who, p) && s.info.reason == why &&
-	       s.info.ref == ref && s.len == sizeof(struct act_exit_info);
+	return s.n == 1 && act_pid_eq(s.from, p) && act_pid_eq(s.info.who, p) &&
+	       s.info.reason == why && s.info.ref == ref &&
+	       s.len == sizeof(struct act_exit_info);
 }
 
 static void note_bad(const char *what, int i, struct tu_seen s)
@@ -705,8 +704,9 @@ static void spawn_flags_main(void *arg)
 	act_trap_exit(false);
 	/* LINK, parent does not trap: it dies with the child's reason */
 	for (i = 0; i < SPAWN_N / 4; i++) {
-		struct tu_cmd cm = { .op = TU_OP_SPAWN, .flags = ACT_SPAWN_LINK,
-				  .arg = 46 };
+		struct tu_cmd cm = { .op = TU_OP_SPAWN,
+				     .flags = ACT_SPAWN_LINK,
+				     .arg = 46 };
 
 		p = tu_new_puppet();
 		mp = act_monitor(p);
@@ -900,7 +900,8 @@ static void stale_unlink_main(void *arg)
 	m = act_receive(TU_WAIT);
 	if (m) {
 		su.exit_tag = m->tag == ACT_TAG_EXIT;
-		su.exit_reason = ((const struct act_exit_info *)m->data)->reason;
+		su.exit_reason =
+			((const struct act_exit_info *)m->data)->reason;
 		act_msg_free(m);
 	}
 }
@@ -1187,8 +1188,9 @@ static void race_link_notrap_main(void *arg)
 		ml = act_monitor(l);
 		tu_go_both(i, nl.t, l);
 		end = act__clock_now() + TU_WAIT;
-		for (k = 0; atomic_load(&nl.rc) == INT32_MIN &&
-			    act__clock_now() < end; k++)
+		for (k = 0;
+		     atomic_load(&nl.rc) == INT32_MIN && act__clock_now() < end;
+		     k++)
 			if (k < 1000)
 				act_yield();
 			else

@@ -275,7 +275,6 @@ START_TEST(test_forever_blocks_until_message)
 }
 END_TEST
 
-
 /*
  * The last message of a queue: from this worker it stays linked as the
  * queue's tail, kept (no exchange); from anywhere else (another worker,
@@ -346,8 +345,8 @@ END_TEST
  */
 struct direct_probe {
 	act_pid parent;
-	bool waiting;      /* the parent was WAITING at the child's start */
-	uint64_t direct;   /* the worker's n_direct then */
+	bool waiting;	 /* the parent was WAITING at the child's start */
+	uint64_t direct; /* the worker's n_direct then */
 };
 
 static void direct_child(void *arg)
@@ -360,7 +359,7 @@ static void direct_child(void *arg)
 	b->direct = atomic_load(&act__tls_worker_self()->n_direct);
 	/* here, not in the parent: unsettled, the parent never wakes */
 	ck_assert_msg(b->waiting, "the child ran before the parent was "
-		      "parked (the switch to it was not settled)");
+				  "parked (the switch to it was not settled)");
 	ck_assert_int_eq(act_send(b->parent, 3, &v, sizeof(v)), 0);
 }
 
@@ -532,8 +531,8 @@ END_TEST
 
 static void payload_copy_main(void *arg)
 {
-	static const size_t sizes[] = { 1, 7, 8, 9, 16, 63, 64, 65, 100,
-					1000, 4096, 16384, 20000 };
+	static const size_t sizes[] = { 1,  7,	 8,    9,    16,    63,	  64,
+					65, 100, 1000, 4096, 16384, 20000 };
 	unsigned char buf[20000], want[20000];
 	struct act_msg *m;
 	unsigned i;
@@ -624,8 +623,7 @@ static void big_msg_main(void *arg)
 	/* too big: refused before the payload is read */
 	ck_assert_int_eq(act_send(act_self(), 3, small, ACT_MSG_MAX + 1),
 			 -EMSGSIZE);
-	ck_assert_int_eq(act_send(act_self(), 3, small, SIZE_MAX),
-			 -EMSGSIZE);
+	ck_assert_int_eq(act_send(act_self(), 3, small, SIZE_MAX), -EMSGSIZE);
 	ck_assert_ptr_null(act_receive(0));
 }
 
@@ -647,8 +645,7 @@ static void reserved_tag_main(void *arg)
 	ck_assert_int_eq(act_send(act_self(), UINT32_MAX, NULL, 0), -EINVAL);
 	ck_assert_ptr_null(act_receive(0));
 	/* the last user tag works */
-	ck_assert_int_eq(act_send(act_self(), ACT_TAG_RESERVED - 1, &v, 4),
-			 0);
+	ck_assert_int_eq(act_send(act_self(), ACT_TAG_RESERVED - 1, &v, 4), 0);
 	act_msg_free(act_receive(0));
 }
 
@@ -747,19 +744,17 @@ static void df_main(void *arg)
 	if (how == DF_RECEIVER) {
 		act_msg_free(m);
 	} else {
-		ck_assert_int_eq(pthread_create(&t, NULL, df_free_from_thread,
-						m),
-				 0);
+		ck_assert_int_eq(
+			pthread_create(&t, NULL, df_free_from_thread, m), 0);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
 	}
 	if (how == DF_THREAD_TWICE) { /* the second free, another thread's */
-		ck_assert_int_eq(pthread_create(&t, NULL, df_free_from_thread,
-						m),
-				 0);
+		ck_assert_int_eq(
+			pthread_create(&t, NULL, df_free_from_thread, m), 0);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
 	}
 	act_msg_free(m); /* the second (or third) free */
-	_exit(0); /* not reached */
+	_exit(0);	 /* not reached */
 }
 
 static void df_child(void *arg)

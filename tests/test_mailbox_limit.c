@@ -141,8 +141,9 @@ static void sig_victim(void *arg)
 	memset(&o, 0, sizeof(o));
 	o.flags = ACT_SPAWN_LINK | ACT_SPAWN_MONITOR;
 	for (i = 0; i < SIG_KIDS; i++)
-		ck_assert(act_spawn_opt(tu_exit_at_once, (void *)(intptr_t)5,
-					&o).id);
+		ck_assert(
+			act_spawn_opt(tu_exit_at_once, (void *)(intptr_t)5, &o)
+				.id);
 	/* 2 * SIG_KIDS signals against a limit of 2: none taken out */
 	for (round = 0; round < 20000; round++) {
 		n = 0;
@@ -379,7 +380,7 @@ static void env_probe_main(void *arg)
 
 START_TEST(mailbox_env)
 {
-	static const char *const bad[] = { "",    "0",   "-1", "2147483648",
+	static const char *const bad[] = { "",	  "0",	 "-1", "2147483648",
 					   "abc", "10k", " 5" };
 	struct act_config cfg = tu_with_workers(2);
 
@@ -412,7 +413,8 @@ START_TEST(mailbox_env)
 	unsetenv("ACTORS_MAILBOX_LIMIT");
 	/* bad values, in the environment and in the field */
 	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_MAILBOX_LIMIT", bad,
-						TU_N_BAD), TU_N_BAD);
+						TU_N_BAD),
+			  TU_N_BAD);
 	cfg.mailbox_limit = 0x80000000u;
 	ck_assert_int_eq(act_main(&cfg, tu_env_nop, NULL), -EINVAL);
 	cfg.mailbox_limit = 0x7fffffffu;
@@ -489,10 +491,9 @@ static void mb_sender(void *arg)
 		act_msg_free(m);
 	for (i = 0;; i++) {
 		struct act__proc *q = tu_lookup(s->v);
-		bool gone_before = !q ||
-				   (atomic_load(&q->flags) & ACT_PF_KILLED) ||
-				   act__ps(atomic_load(&q->state)) ==
-					   ACT_PS_EXITING;
+		bool gone_before =
+			!q || (atomic_load(&q->flags) & ACT_PF_KILLED) ||
+			act__ps(atomic_load(&q->state)) == ACT_PS_EXITING;
 
 		rc = act_send(s->v, TU_TAG_DATA, &i, sizeof(i));
 		if (rc)
@@ -565,12 +566,12 @@ START_TEST(race_mailbox_senders)
 		ck_assert_msg(mbrr.accepted[r] == 100,
 			      "round %d: %d sends accepted against a limit of "
 			      "100 (%d of them begun after the target was "
-			      "killed)", r, mbrr.accepted[r],
-			      mbrr.after_kill[r]);
+			      "killed)",
+			      r, mbrr.accepted[r], mbrr.after_kill[r]);
 		ck_assert_msg(mbrr.after_kill[r] == 0,
 			      "round %d: %d send(s) returned 0 to a process "
-			      "already killed for its limit", r,
-			      mbrr.after_kill[r]);
+			      "already killed for its limit",
+			      r, mbrr.after_kill[r]);
 		ck_assert_int_ge(mbrr.enobufs[r], 1);
 		ck_assert_int_eq(mbrr.other_err[r], 0);
 		TU_ASSERT_DOWN(mbrr.down[r], mbrr.v[r], ACT_EXIT_MAILBOX,

@@ -57,11 +57,11 @@
 
 enum {
 	T_WHERE = 1, /* poker to main: I run */
-	T_POKE,      /* bouncer to poker */
-	T_BACK,      /* poker to bouncer, from the poker's worker */
-	T_QUIT,      /* main to poker */
-	T_BYE,       /* poker to main, as it exits */
-	T_DONE,      /* bouncer to main */
+	T_POKE,	     /* bouncer to poker */
+	T_BACK,	     /* poker to bouncer, from the poker's worker */
+	T_QUIT,	     /* main to poker */
+	T_BYE,	     /* poker to main, as it exits */
+	T_DONE,	     /* bouncer to main */
 };
 
 /* What a check can find wrong. */
@@ -146,7 +146,7 @@ static void fp_print(struct fp_print *f)
 {
 	volatile double one = 1.0, three = 3.0, ten = 10.0;
 
-	f->a = one / three; /* up apart; nearest rounds it down */
+	f->a = one / three;  /* up apart; nearest rounds it down */
 	f->b = -one / three; /* down apart */
 	f->c = one / ten;    /* nearest rounds it up, zero down */
 }
@@ -177,7 +177,7 @@ struct probe {
 	act_pid pid;
 	int where; /* thread_worker() at the last check */
 	int role;
-	int mode;  /* this process's rounding mode */
+	int mode;	    /* this process's rounding mode */
 	struct fp_print fp; /* taken under it, before any switch */
 	uint64_t seed;
 	long at;    /* switch points passed */
@@ -258,40 +258,42 @@ static void probe_done(struct probe *p)
  */
 #define PIN_K(i) (0x0101010101010101ull * (0x11u * (i) + 0x3u))
 #if defined(__x86_64__)
-#define PIN_DECL(s)                                                        \
-	register uint64_t pin0 __asm__("rbx") = (s) ^ PIN_K(0);           \
-	register uint64_t pin1 __asm__("r12") = (s) ^ PIN_K(1);           \
-	register uint64_t pin2 __asm__("r13") = (s) ^ PIN_K(2);           \
-	register uint64_t pin3 __asm__("r14") = (s) ^ PIN_K(3);           \
+#define PIN_DECL(s)                                             \
+	register uint64_t pin0 __asm__("rbx") = (s) ^ PIN_K(0); \
+	register uint64_t pin1 __asm__("r12") = (s) ^ PIN_K(1); \
+	register uint64_t pin2 __asm__("r13") = (s) ^ PIN_K(2); \
+	register uint64_t pin3 __asm__("r14") = (s) ^ PIN_K(3); \
 	register uint64_t pin4 __asm__("r15") = (s) ^ PIN_K(4)
 #define PIN_HOLD()                                                         \
-	__asm__ volatile("" : "+r"(pin0), "+r"(pin1), "+r"(pin2),         \
-			 "+r"(pin3), "+r"(pin4))
-#define PIN_BAD(s)                                                         \
-	(pin0 != ((s) ^ PIN_K(0)) || pin1 != ((s) ^ PIN_K(1)) ||          \
-	 pin2 != ((s) ^ PIN_K(2)) || pin3 != ((s) ^ PIN_K(3)) ||          \
+	__asm__ volatile(""                                                \
+			 : "+r"(pin0), "+r"(pin1), "+r"(pin2), "+r"(pin3), \
+			   "+r"(pin4))
+#define PIN_BAD(s)                                               \
+	(pin0 != ((s) ^ PIN_K(0)) || pin1 != ((s) ^ PIN_K(1)) || \
+	 pin2 != ((s) ^ PIN_K(2)) || pin3 != ((s) ^ PIN_K(3)) || \
 	 pin4 != ((s) ^ PIN_K(4)))
 #elif defined(__aarch64__)
-#define PIN_DECL(s)                                                        \
-	register uint64_t pin0 __asm__("x19") = (s) ^ PIN_K(0);           \
-	register uint64_t pin1 __asm__("x20") = (s) ^ PIN_K(1);           \
-	register uint64_t pin2 __asm__("x21") = (s) ^ PIN_K(2);           \
-	register uint64_t pin3 __asm__("x22") = (s) ^ PIN_K(3);           \
-	register uint64_t pin4 __asm__("x23") = (s) ^ PIN_K(4);           \
-	register uint64_t pin5 __asm__("x24") = (s) ^ PIN_K(5);           \
-	register double pinf0 __asm__("d8") = (double)((s) >> 12);        \
-	register double pinf1 __asm__("d9") = (double)((s) >> 13);        \
-	register double pinf2 __asm__("d14") = (double)((s) >> 14);       \
+#define PIN_DECL(s)                                                 \
+	register uint64_t pin0 __asm__("x19") = (s) ^ PIN_K(0);     \
+	register uint64_t pin1 __asm__("x20") = (s) ^ PIN_K(1);     \
+	register uint64_t pin2 __asm__("x21") = (s) ^ PIN_K(2);     \
+	register uint64_t pin3 __asm__("x22") = (s) ^ PIN_K(3);     \
+	register uint64_t pin4 __asm__("x23") = (s) ^ PIN_K(4);     \
+	register uint64_t pin5 __asm__("x24") = (s) ^ PIN_K(5);     \
+	register double pinf0 __asm__("d8") = (double)((s) >> 12);  \
+	register double pinf1 __asm__("d9") = (double)((s) >> 13);  \
+	register double pinf2 __asm__("d14") = (double)((s) >> 14); \
 	register double pinf3 __asm__("d15") = (double)((s) >> 15)
-#define PIN_HOLD()                                                         \
-	__asm__ volatile("" : "+r"(pin0), "+r"(pin1), "+r"(pin2),         \
-			 "+r"(pin3), "+r"(pin4), "+r"(pin5), "+w"(pinf0),  \
-			 "+w"(pinf1), "+w"(pinf2), "+w"(pinf3))
-#define PIN_BAD(s)                                                         \
-	(pin0 != ((s) ^ PIN_K(0)) || pin1 != ((s) ^ PIN_K(1)) ||          \
-	 pin2 != ((s) ^ PIN_K(2)) || pin3 != ((s) ^ PIN_K(3)) ||          \
-	 pin4 != ((s) ^ PIN_K(4)) || pin5 != ((s) ^ PIN_K(5)) ||          \
-	 pinf0 != (double)((s) >> 12) || pinf1 != (double)((s) >> 13) ||  \
+#define PIN_HOLD()                                                           \
+	__asm__ volatile(""                                                  \
+			 : "+r"(pin0), "+r"(pin1), "+r"(pin2), "+r"(pin3),   \
+			   "+r"(pin4), "+r"(pin5), "+w"(pinf0), "+w"(pinf1), \
+			   "+w"(pinf2), "+w"(pinf3))
+#define PIN_BAD(s)                                                       \
+	(pin0 != ((s) ^ PIN_K(0)) || pin1 != ((s) ^ PIN_K(1)) ||         \
+	 pin2 != ((s) ^ PIN_K(2)) || pin3 != ((s) ^ PIN_K(3)) ||         \
+	 pin4 != ((s) ^ PIN_K(4)) || pin5 != ((s) ^ PIN_K(5)) ||         \
+	 pinf0 != (double)((s) >> 12) || pinf1 != (double)((s) >> 13) || \
 	 pinf2 != (double)((s) >> 14) || pinf3 != (double)((s) >> 15))
 #else
 #define PIN_DECL(s) uint64_t pin_unused = (s)
@@ -305,29 +307,29 @@ static void probe_done(struct probe *p)
  * callee-saved registers, so some live on the stack) and a volatile local
  * held across it; then check them all and the probe.
  */
-#define SWITCH_POINT(p, stmt)                                              \
-	do {                                                               \
-		uint64_t s_ = (p)->seed = mix((p)->seed);                  \
-		volatile uint64_t vol_ = s_ ^ 0x5bd1e9955bd1e995ull;       \
-		uint64_t l0_ = mix(s_), l1_ = mix(l0_), l2_ = mix(l1_),    \
-			 l3_ = mix(l2_), l4_ = mix(l3_), l5_ = mix(l4_),   \
-			 l6_ = mix(l5_), l7_ = mix(l6_);                   \
-		PIN_DECL(s_);                                              \
-                                                                           \
-		PIN_HOLD();                                                \
-		stmt;                                                      \
-		PIN_HOLD();                                                \
-		probe_note((p), C_REGS, PIN_BAD(s_), #stmt);               \
-		probe_note((p), C_LIVE,                                    \
-			   l0_ != mix(s_) || l1_ != mix(l0_) ||            \
-				   l2_ != mix(l1_) || l3_ != mix(l2_) ||   \
-				   l4_ != mix(l3_) || l5_ != mix(l4_) ||   \
-				   l6_ != mix(l5_) || l7_ != mix(l6_),     \
-			   #stmt);                                         \
-		probe_note((p), C_VOLATILE,                                \
-			   vol_ != (s_ ^ 0x5bd1e9955bd1e995ull), #stmt);   \
-		(p)->at++;                                                 \
-		probe_check((p), #stmt);                                   \
+#define SWITCH_POINT(p, stmt)                                            \
+	do {                                                             \
+		uint64_t s_ = (p)->seed = mix((p)->seed);                \
+		volatile uint64_t vol_ = s_ ^ 0x5bd1e9955bd1e995ull;     \
+		uint64_t l0_ = mix(s_), l1_ = mix(l0_), l2_ = mix(l1_),  \
+			 l3_ = mix(l2_), l4_ = mix(l3_), l5_ = mix(l4_), \
+			 l6_ = mix(l5_), l7_ = mix(l6_);                 \
+		PIN_DECL(s_);                                            \
+                                                                         \
+		PIN_HOLD();                                              \
+		stmt;                                                    \
+		PIN_HOLD();                                              \
+		probe_note((p), C_REGS, PIN_BAD(s_), #stmt);             \
+		probe_note((p), C_LIVE,                                  \
+			   l0_ != mix(s_) || l1_ != mix(l0_) ||          \
+				   l2_ != mix(l1_) || l3_ != mix(l2_) || \
+				   l4_ != mix(l3_) || l5_ != mix(l4_) || \
+				   l6_ != mix(l5_) || l7_ != mix(l6_),   \
+			   #stmt);                                       \
+		probe_note((p), C_VOLATILE,                              \
+			   vol_ != (s_ ^ 0x5bd1e9955bd1e995ull), #stmt); \
+		(p)->at++;                                               \
+		probe_check((p), #stmt);                                 \
 	} while (0)
 
 /* ---- the processes -------------------------------------------------------
@@ -417,7 +419,8 @@ static void bouncer(void *arg)
 		probe_note(&p, C_MSG, rc != 0, "poke");
 		SWITCH_POINT(&p, m = act_receive(ACT_FOREVER));
 		probe_note(&p, C_MSG,
-			   !m || m->tag != T_BACK || m->from.id != to.id, "back");
+			   !m || m->tag != T_BACK || m->from.id != to.id,
+			   "back");
 		act_msg_free(m);
 		sum += one / (double)(i + 1); /* carried across switches */
 		SWITCH_POINT(&p, act_yield());
@@ -460,9 +463,8 @@ static void mig_coord(void *arg)
 	for (k = 0; k < run.npokers; k++)
 		main_receive(&p, T_WHERE); /* every poker runs */
 	for (k = 0; k < nbouncers && run.npokers; k++) {
-		SWITCH_POINT(&p, kid = act_spawn_opt(bouncer,
-						     (void *)(intptr_t)k,
-						     &fpenv));
+		SWITCH_POINT(&p, kid = act_spawn_opt(
+					 bouncer, (void *)(intptr_t)k, &fpenv));
 		probe_note(&p, C_MSG, !kid.id, "bouncer spawn");
 		run.nbouncers += kid.id != 0;
 	}
@@ -533,14 +535,14 @@ static long migrate_once(int i)
 	printf("test_migrate: %d workers, reductions %d: %ld migrations "
 	       "(bouncers %ld, pokers %ld, main %ld), pokers seen on workers "
 	       "%#x, %ld checks, %ld failed\n",
-	       run.nworkers, cfg.reductions, moves,
-	       (long)run.moves[R_BOUNCER], (long)run.moves[R_POKER],
-	       (long)run.moves[R_MAIN], run.poker_workers, (long)run.checks,
-	       bad);
+	       run.nworkers, cfg.reductions, moves, (long)run.moves[R_BOUNCER],
+	       (long)run.moves[R_POKER], (long)run.moves[R_MAIN],
+	       run.poker_workers, (long)run.checks, bad);
 	fflush(stdout);
 	ck_assert_int_eq(run.seen_workers, run.nworkers);
 	for (k = 0; k < C_NCHECK; k++)
-		ck_assert_msg(run.bad[k] == 0, "%ld %s checks failed; first: %s",
+		ck_assert_msg(run.bad[k] == 0,
+			      "%ld %s checks failed; first: %s",
 			      (long)run.bad[k], check_name[k], run.why);
 	ck_assert_int_eq(run.npokers, POKERS_PER_WORKER * run.nworkers);
 	ck_assert_int_eq(run.nbouncers, BOUNCERS_PER_WORKER * run.nworkers);

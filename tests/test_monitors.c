@@ -51,8 +51,7 @@ static bool peek_down(const struct act_msg *m, void *ctx)
 	struct peek *pk = ctx;
 	const struct act_exit_info *i = m->data;
 
-	if (m->tag == ACT_TAG_DOWN && m->len == sizeof(*i) &&
-	    i->ref == pk->ref)
+	if (m->tag == ACT_TAG_DOWN && m->len == sizeof(*i) && i->ref == pk->ref)
 		pk->seen = true;
 	return false;
 }

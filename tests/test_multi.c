@@ -82,8 +82,7 @@ static void spread_main(void *arg)
 	for (spread_rounds = 0; spread_rounds < 50 && !spread_everywhere();
 	     spread_rounds++) {
 		for (i = 0; i < SPREAD_KIDS; i++)
-			ck_assert_uint_ne(act_spawn(spread_child, &self).id,
-					  0);
+			ck_assert_uint_ne(act_spawn(spread_child, &self).id, 0);
 		for (i = 0; i < SPREAD_KIDS; i++) {
 			m = act_receive(ACT_FOREVER);
 			ck_assert_ptr_nonnull(m);
@@ -126,7 +125,7 @@ END_TEST
  * another worker, and the steals account for each. */
 
 #define BUSY_WORKERS 4
-#define BUSY_MIN 8             /* sleepers parked on each worker, at least */
+#define BUSY_MIN 8 /* sleepers parked on each worker, at least */
 #define BUSY_BATCH 16
 /* sleepers spawned until each worker has BUSY_MIN: a worker whose thread
  * gets no CPU for a while (a loaded machine) takes more rounds */
@@ -139,14 +138,14 @@ struct busy_run {
 	act_pid main;
 	act_pid pid[BUSY_MAX_SLEEPERS];
 	int32_t parked_on[BUSY_MAX_SLEEPERS];
-	int n;                     /* sleepers */
-	int spinner;               /* S: its index */
-	atomic_int spin_worker;    /* Z, once S spins; -1 before */
-	atomic_int target;         /* sleepers woken on Z; INT_MAX before */
-	atomic_int done;           /* of those, how many ran */
+	int n;			/* sleepers */
+	int spinner;		/* S: its index */
+	atomic_int spin_worker; /* Z, once S spins; -1 before */
+	atomic_int target;	/* sleepers woken on Z; INT_MAX before */
+	atomic_int done;	/* of those, how many ran */
 	atomic_int driver_failed;
-	int32_t spun[3];           /* S: same worker, all done, spun at all */
-	int ran, ran_on_z;         /* BT_RAN reports */
+	int32_t spun[3];   /* S: same worker, all done, spun at all */
+	int ran, ran_on_z; /* BT_RAN reports */
 	uint64_t stolen_before, stolen_after, steals_after;
 };
 
@@ -307,8 +306,9 @@ START_TEST(steals_from_busy_worker)
 	ck_assert_int_eq(tu_run_main(&cfg, busy_main, &r), 0);
 	ck_assert_int_eq(atomic_load(&r.driver_failed), 0);
 	ck_assert_int_eq(r.spun[2], 1);
-	ck_assert_int_eq(r.spun[0], 1);  /* S never left Z */
-	ck_assert_msg(r.spun[1], "%d of %d sleepers woken on busy worker %d "
+	ck_assert_int_eq(r.spun[0], 1); /* S never left Z */
+	ck_assert_msg(r.spun[1],
+		      "%d of %d sleepers woken on busy worker %d "
 		      "ran in %lld s: no steal took the rest",
 		      atomic_load(&r.done), atomic_load(&r.target),
 		      atomic_load(&r.spin_worker),
@@ -318,8 +318,7 @@ START_TEST(steals_from_busy_worker)
 	ck_assert_int_eq(r.ran_on_z, 0); /* all ran elsewhere */
 	ck_assert_uint_gt(r.steals_after, 0);
 	/* each left Z's queue in a steal */
-	ck_assert_uint_ge(r.stolen_after - r.stolen_before,
-			  (uint64_t)r.ran);
+	ck_assert_uint_ge(r.stolen_after - r.stolen_before, (uint64_t)r.ran);
 }
 END_TEST
 
@@ -457,8 +456,8 @@ static void *fan_thread(void *arg)
 }
 
 /* last[] holds sender id and the last sequence number seen from it. */
-static void fan_check(uint32_t id, uint32_t seq, uint32_t ids[],
-		      int64_t last[], int *n)
+static void fan_check(uint32_t id, uint32_t seq, uint32_t ids[], int64_t last[],
+		      int *n)
 {
 	int k;
 
@@ -521,7 +520,7 @@ static void tmo_proc(void *arg)
 	act_pid parent = *(act_pid *)arg;
 	int64_t t0 = act__clock_now();
 	struct act_msg *m = act_receive(5 * 1000000);
-	int32_t res[2] = {m == NULL, act__clock_now() - t0 >= 5 * 1000000};
+	int32_t res[2] = { m == NULL, act__clock_now() - t0 >= 5 * 1000000 };
 
 	act_send(parent, 1, res, sizeof(res));
 }
@@ -580,7 +579,7 @@ START_TEST(stop_with_parked_workers)
 		ck_assert_int_eq(tu_run_main(&cfg, stop_main, &n), 0);
 	}
 	ck_assert_int_eq(tu_count_tasks(), tasks); /* no thread left */
-	ck_assert_int_eq(count_fds(), fds);     /* no fd left */
+	ck_assert_int_eq(count_fds(), fds);	   /* no fd left */
 }
 END_TEST
 
@@ -855,11 +854,11 @@ static int spin_run(int spin_us, const char *env)
 
 START_TEST(spin_none)
 {
-	ck_assert_int_eq(spin_run(-1, NULL), 0);    /* no spinning */
+	ck_assert_int_eq(spin_run(-1, NULL), 0); /* no spinning */
 	ck_assert_int_eq(spin_seen_ns, 0);
-	ck_assert_int_eq(spin_run(0, "0"), 0);      /* the same, by env */
+	ck_assert_int_eq(spin_run(0, "0"), 0); /* the same, by env */
 	ck_assert_int_eq(spin_seen_ns, 0);
-	ck_assert_int_eq(spin_run(-1, "50"), 0);    /* the field wins */
+	ck_assert_int_eq(spin_run(-1, "50"), 0); /* the field wins */
 	ck_assert_int_eq(spin_seen_ns, 0);
 	unsetenv("ACTORS_SPIN_US");
 }
@@ -867,11 +866,11 @@ END_TEST
 
 START_TEST(spin_values)
 {
-	ck_assert_int_eq(spin_run(0, NULL), 0);     /* the default: 20 us */
+	ck_assert_int_eq(spin_run(0, NULL), 0); /* the default: 20 us */
 	ck_assert_int_eq(spin_seen_ns, 20000);
 	ck_assert_int_eq(spin_run(0, "50"), 0);
 	ck_assert_int_eq(spin_seen_ns, 50000);
-	ck_assert_int_eq(spin_run(30, "0"), 0);     /* the field wins */
+	ck_assert_int_eq(spin_run(30, "0"), 0); /* the field wins */
 	ck_assert_int_eq(spin_seen_ns, 30000);
 	ck_assert_int_eq(spin_run(0, "1000000"), 0); /* the most */
 	ck_assert_int_eq(spin_seen_ns, 1000000000);
@@ -883,7 +882,7 @@ END_TEST
 START_TEST(spin_bad_env)
 {
 	static const char *const bad[] = { "abc", "2000000", "1000001", "-1",
-					   "", "20us", " 20" };
+					   "",	  "20us",    " 20" };
 	struct act_config cfg = tu_with_workers(2);
 
 	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_SPIN_US", bad,
@@ -960,8 +959,9 @@ static void restricted_child(void *arg)
 	}
 	rc = act_main(NULL, workers_main, &got);
 	if (rc || got != expect) {
-		fprintf(stderr, "%d CPUs on as many cores: act_main %d, %d "
-				"workers, expected %d\n",
+		fprintf(stderr,
+			"%d CPUs on as many cores: act_main %d, %d "
+			"workers, expected %d\n",
 			want, rc, got, expect);
 		_exit(1);
 	}

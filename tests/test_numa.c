@@ -24,13 +24,12 @@
 
 #define MASK_BITS 1024
 
-
 enum {
 	T_DATA = 1, /* main to a process: a payload to check */
-	T_GO,       /* the mover to x: wake up (and move) */
-	T_DONE,     /* a process to main */
-	T_PING,     /* bulk: a to b */
-	T_PONG,     /* bulk: b to a */
+	T_GO,	    /* the mover to x: wake up (and move) */
+	T_DONE,	    /* a process to main */
+	T_PING,	    /* bulk: a to b */
+	T_PONG,	    /* bulk: b to a */
 };
 
 /* Memory policy of the page at addr: the mode, and in *node the lowest
@@ -41,8 +40,8 @@ static int policy_at(const void *addr, int *node)
 	int mode = -1, i;
 
 	memset(mask, 0, sizeof(mask));
-	ck_assert_int_eq(get_mempolicy(&mode, mask, MASK_BITS + 1,
-				       (void *)addr, MPOL_F_ADDR),
+	ck_assert_int_eq(get_mempolicy(&mode, mask, MASK_BITS + 1, (void *)addr,
+				       MPOL_F_ADDR),
 			 0);
 	*node = -1;
 	for (i = 0; i < MASK_BITS; i++)
@@ -64,12 +63,12 @@ static uint32_t env_home(const struct act_msg *m)
 /* ---- where memory is bound ---------------------------------------------- */
 
 struct bind_run {
-	bool bind;                /* expected: MPOL_PREFERRED, else DEFAULT */
-	int node;                 /* the node expected when bound */
-	const char *why;          /* expected why_plain, or NULL: any */
-	_Atomic unsigned seen;    /* bit i: checked on worker i */
+	bool bind;	       /* expected: MPOL_PREFERRED, else DEFAULT */
+	int node;	       /* the node expected when bound */
+	const char *why;       /* expected why_plain, or NULL: any */
+	_Atomic unsigned seen; /* bit i: checked on worker i */
 	_Atomic int checks, bad;
-	char what[160];           /* the first bad check */
+	char what[160]; /* the first bad check */
 };
 
 static struct bind_run br;
@@ -77,14 +76,14 @@ static struct bind_run br;
 static void expect_policy(const void *addr, const char *what)
 {
 	int node, mode = policy_at(addr, &node);
-	bool ok = br.bind ? mode == MPOL_PREFERRED && node == br.node
-			  : mode == MPOL_DEFAULT;
+	bool ok = br.bind ? mode == MPOL_PREFERRED && node == br.node :
+			    mode == MPOL_DEFAULT;
 
 	atomic_fetch_add(&br.checks, 1);
 	if (!ok && atomic_fetch_add(&br.bad, 1) == 0)
 		snprintf(br.what, sizeof(br.what),
-			 "%s at %p: mode %d node %d, expected %s node %d",
-			 what, addr, mode, node,
+			 "%s at %p: mode %d node %d, expected %s node %d", what,
+			 addr, mode, node,
 			 br.bind ? "MPOL_PREFERRED" : "MPOL_DEFAULT", br.node);
 }
 
@@ -105,8 +104,7 @@ static void check_here(void)
 	expect_policy(&t->slots[t->cap - 1], "slot never used");
 	/* sent and received on one worker: the envelope is from its slab */
 	w = act_worker();
-	ck_assert_int_eq(act_send(act_self(), T_DATA, payload,
-				  sizeof(payload)),
+	ck_assert_int_eq(act_send(act_self(), T_DATA, payload, sizeof(payload)),
 			 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_ptr_nonnull(m);
@@ -252,8 +250,7 @@ static void node_child(void *arg)
 
 	(void)arg;
 	mode = policy_at(m->data, &node);
-	if (get_mempolicy(&here, NULL, 0, m->data,
-			  MPOL_F_NODE | MPOL_F_ADDR) ||
+	if (get_mempolicy(&here, NULL, 0, m->data, MPOL_F_NODE | MPOL_F_ADDR) ||
 	    here != rt->numa.os[h])
 		node_bad("envelope's page on node", here, rt->numa.os[h]);
 	else if (mode != MPOL_PREFERRED)
@@ -303,8 +300,9 @@ static void node_main(void *arg)
 		      rt->numa.why_plain ? rt->numa.why_plain : "?");
 	ck_assert_int_ge(rt->numa.nnodes, 2);
 	memset(payload, 'n', sizeof(payload));
-	for (n = 0; (atomic_load(&nr.got[0]) < 5 ||
-		     atomic_load(&nr.got[1]) < 5) && !atomic_load(&nr.bad);
+	for (n = 0;
+	     (atomic_load(&nr.got[0]) < 5 || atomic_load(&nr.got[1]) < 5) &&
+	     !atomic_load(&nr.bad);
 	     n++) {
 		ck_assert_uint_ne(act_spawn(node_spawner, NULL).id, 0);
 		pending += 2; /* its T_DATA, its child's T_DONE */
@@ -365,8 +363,7 @@ static bool cpus_on_two_nodes(void)
 {
 	int nodes;
 
-	return numa_available() >= 0 && usable_cpus(&nodes) >= 2 &&
-	       nodes >= 2;
+	return numa_available() >= 0 && usable_cpus(&nodes) >= 2 && nodes >= 2;
 }
 
 /* ---- fake homes: the layout --------------------------------------------- */
@@ -437,9 +434,9 @@ static void layout_main(void *arg)
 	 * table */
 	ck_assert_uint_eq(t->nhomes, k);
 	for (i = 0; i < k; i++) {
-		ck_assert_uint_eq(t->homes[i].base,
-				  i * t->per_home < t->cap ? i * t->per_home
-							   : t->cap);
+		ck_assert_uint_eq(t->homes[i].base, i * t->per_home < t->cap ?
+							    i * t->per_home :
+							    t->cap);
 		ck_assert_uint_eq((uintptr_t)&t->slots[t->homes[i].base] % 4096,
 				  0);
 	}
@@ -479,8 +476,7 @@ END_TEST
 
 /* Free slots on home r's shared list, and in *strangers how many of them
  * are of another home. */
-static uint32_t slot_shared(uint32_t r, uint32_t *strangers,
-			    uint32_t *head)
+static uint32_t slot_shared(uint32_t r, uint32_t *strangers, uint32_t *head)
 {
 	struct act__ptable *t = &act__rt_current->procs;
 	struct act__ptable_home *h = &t->homes[r];
@@ -525,22 +521,23 @@ static bool stack_on_home_list(int r, const void *lo)
 
 static uint32_t stack_shared(int r)
 {
-	uint32_t strangers, n = act__stack_shared_n(
-		r, act__rt_current->cfg.stack_size, &strangers);
+	uint32_t strangers,
+		n = act__stack_shared_n(r, act__rt_current->cfg.stack_size,
+					&strangers);
 
 	ck_assert_uint_eq(strangers, 0);
 	return n;
 }
 
 struct move_run {
-	_Atomic uint64_t xpid;       /* x, for the mover */
-	_Atomic int quit;            /* the mover gives up */
-	_Atomic int mover_at;        /* the mover's worker, +1 */
+	_Atomic uint64_t xpid;	     /* x, for the mover */
+	_Atomic int quit;	     /* the mover gives up */
+	_Atomic int mover_at;	     /* the mover's worker, +1 */
 	_Atomic int x_first, x_last; /* x's first and last worker, +1 */
-	_Atomic int mover_last;      /* the mover's last worker, +1 */
+	_Atomic int mover_last;	     /* the mover's last worker, +1 */
 	_Atomic int data_ok;
-	void *x_lo, *mover_lo;       /* their stacks */
-	uint32_t x_idx, mover_idx;   /* their slots */
+	void *x_lo, *mover_lo;	   /* their stacks */
+	uint32_t x_idx, mover_idx; /* their slots */
 };
 
 static struct move_run mv;
@@ -648,9 +645,8 @@ static int move_once(struct move_counts *before, struct move_counts *after)
 	/* b is busy with the mover: x stays here, on a */
 	x = act_spawn(x_proc, NULL);
 	ck_assert_uint_ne(x.id, 0);
-	ck_assert_int_eq(act_send(x, T_DATA, data_payload,
-				  sizeof(data_payload)),
-			 0);
+	ck_assert_int_eq(
+		act_send(x, T_DATA, data_payload, sizeof(data_payload)), 0);
 	atomic_store(&mv.xpid, x.id);
 	ck_assert(tu_wait_gone(x));
 	ck_assert(tu_wait_gone(m));
@@ -662,12 +658,11 @@ static int move_once(struct move_counts *before, struct move_counts *after)
 	/* both were spawned on a, home a, and exited on b, home b: their
 	 * slots and stacks go back to home a's lists, and the envelope main
 	 * sent x to a's slab, once b goes idle and flushes */
-	ck_assert_uint_eq(
-		act__proc_slot_home(&act__rt_current->procs, mv.x_idx),
-		(uint32_t)a);
-	ck_assert_int_eq(act__stack_home(mv.x_lo,
-					 act__rt_current->cfg.stack_size),
-			 a);
+	ck_assert_uint_eq(act__proc_slot_home(&act__rt_current->procs,
+					      mv.x_idx),
+			  (uint32_t)a);
+	ck_assert_int_eq(
+		act__stack_home(mv.x_lo, act__rt_current->cfg.stack_size), a);
 	deadline = 0;
 	for (i = 0;; i++) {
 		bool xs, ms;
@@ -920,8 +915,9 @@ static void run_bulk(int workers)
 		if (bk.crossed >= 20)
 			break;
 	}
-	ck_assert_msg(bk.crossed >= 20, "only %ld processes exited on "
-					"another home, in each of 10 runs",
+	ck_assert_msg(bk.crossed >= 20,
+		      "only %ld processes exited on "
+		      "another home, in each of 10 runs",
 		      bk.crossed);
 }
 
@@ -999,16 +995,14 @@ static void table_main(void *arg)
 		tb.fill[round] = n;
 		/* home 0's region is used up: home 1 lent the rest */
 		ck_assert_uint_eq(atomic_load(&t->homes[0].used), 4096);
-		ck_assert_uint_ge(atomic_load(&t->homes[1].used),
-				  TABLE - 4096);
+		ck_assert_uint_ge(atomic_load(&t->homes[1].used), TABLE - 4096);
 		ck_assert_uint_eq(act_spawn(table_child, NULL).id, 0);
 		for (i = 0; i < n; i++) {
 			char data[100] = { 0 };
 
 			data[99] = (char)act__proc_pid_home(t, tb.kids[i]);
-			ck_assert_int_eq(act_send(tb.kids[i], 1, data,
-						  sizeof(data)),
-					 0);
+			ck_assert_int_eq(
+				act_send(tb.kids[i], 1, data, sizeof(data)), 0);
 		}
 		for (i = 0; i < n; i++)
 			ck_assert(tu_wait_gone(tb.kids[i]));
@@ -1077,7 +1071,7 @@ END_TEST
 START_TEST(bad_test_numa_refused)
 {
 	static const char *const bad[] = {
-		"",	  "on",	     "OFF",	"force ", "fake",   "fake:",
+		"",	  "on",	    "OFF",     "force ",  "fake",     "fake:",
 		"fake:0", "fake:9", "fake:-1", "fake:2x", "fake:1:2",
 	};
 

@@ -30,8 +30,8 @@
 #define MAXT 32
 
 struct pin_out {
-	int rc;       /* act_main's */
-	int ran;      /* the main process got to its end */
+	int rc;	 /* act_main's */
+	int ran; /* the main process got to its end */
 	int nworkers, bind, reactor_cpu;
 	int plan_bound[MAXW];
 	cpu_set_t plan_set[MAXW];
@@ -45,7 +45,7 @@ struct pin_out {
 	char task_comm[MAXT][20];
 	cpu_set_t task_mask[MAXT];
 	cpu_set_t before, after; /* the calling thread's, around act_main */
-	pid_t caller;            /* its thread id: worker 0's */
+	pid_t caller;		 /* its thread id: worker 0's */
 };
 
 static struct pin_out *out;   /* shared with the child */
@@ -147,7 +147,7 @@ static void pin_main(void *arg)
 		if (rt->plan.w[i].set)
 			hwloc_bitmap_foreach_begin(cpu, rt->plan.w[i].set)
 				CPU_SET(cpu, &out->plan_set[i]);
-			hwloc_bitmap_foreach_end();
+		hwloc_bitmap_foreach_end();
 	}
 	for (i = 0; i < 4 * out->nworkers; i++)
 		ck_assert_uint_ne(act_spawn(probe, NULL).id, 0);
@@ -160,11 +160,11 @@ static void pin_main(void *arg)
 /* ---- the child ---------------------------------------------------------- */
 
 struct pin_case {
-	int bind;          /* act_config.bind */
-	int workers;       /* act_config.schedulers */
+	int bind;	       /* act_config.bind */
+	int workers;	       /* act_config.schedulers */
 	const char *env[3][2]; /* variables to set */
-	int mask_cpus;     /* >0: bind the caller to this many first CPUs */
-	bool unbound;      /* binding fails (ACT_TEST_PIN=fail) */
+	int mask_cpus;	       /* >0: bind the caller to this many first CPUs */
+	bool unbound;	       /* binding fails (ACT_TEST_PIN=fail) */
 };
 
 static void pin_child(void *arg)
@@ -202,13 +202,15 @@ static void mask_str(const cpu_set_t *m, char *buf, size_t len)
 					       at ? "," : "", c);
 }
 
-#define assert_mask(what, got, want)                                          \
-	do {                                                                  \
-		char g_[256], w_[256];                                        \
-		mask_str(got, g_, sizeof(g_));                                \
-		mask_str(want, w_, sizeof(w_));                               \
-		ck_assert_msg(CPU_EQUAL(got, want), "%s: mask {%s}, expected " \
-			      "{%s}", what, g_, w_);                          \
+#define assert_mask(what, got, want)                     \
+	do {                                             \
+		char g_[256], w_[256];                   \
+		mask_str(got, g_, sizeof(g_));           \
+		mask_str(want, w_, sizeof(w_));          \
+		ck_assert_msg(CPU_EQUAL(got, want),      \
+			      "%s: mask {%s}, expected " \
+			      "{%s}",                    \
+			      what, g_, w_);             \
 	} while (0)
 
 /* Run one case; stderr (less the io_uring line) into c. */
@@ -225,8 +227,8 @@ static void run_case(const struct pin_case *pc, struct tu_child *c)
 	tu_run_child(pin_child, (void *)pc, c);
 	ck_assert_msg(WIFEXITED(c->status) && WEXITSTATUS(c->status) == 0,
 		      "child status %#x, stderr: %s", c->status, c->err);
-	ck_assert_msg(out->rc == 0, "act_main returned %d; stderr: %s",
-		      out->rc, c->err);
+	ck_assert_msg(out->rc == 0, "act_main returned %d; stderr: %s", out->rc,
+		      c->err);
 	ck_assert_int_eq(out->ran, 1);
 	ck_assert_int_eq(out->nworkers, pc->workers);
 	ck_assert_msg(all_seen(), "not every worker ran a probe");
@@ -300,7 +302,8 @@ START_TEST(pin_reactor)
 {
 	struct pin_case pc = { .bind = ACT_BIND_CORE, .workers = 1 };
 	struct pin_case named = {
-		.bind = ACT_BIND_CORE, .workers = 2,
+		.bind = ACT_BIND_CORE,
+		.workers = 2,
 		.env = { { "ACTORS_REACTOR_CPU", cpu_name(0) } },
 	};
 	struct tu_child c;
@@ -358,7 +361,8 @@ START_TEST(pin_cpus)
 {
 	struct pin_case one = { .workers = 1,
 				.env = { { "ACTORS_CPUS", cpu_name(1) } } };
-	struct pin_case two = { .bind = ACT_BIND_CORE, .workers = 2,
+	struct pin_case two = { .bind = ACT_BIND_CORE,
+				.workers = 2,
 				.env = { { "ACTORS_CPUS", cpu_name(1) } } };
 	cpu_set_t want;
 	struct tu_child c;
@@ -387,10 +391,12 @@ END_TEST
  * after act_main bound it as worker 0. */
 START_TEST(pin_restore)
 {
-	struct pin_case pc = { .bind = ACT_BIND_CORE, .workers = 1,
+	struct pin_case pc = { .bind = ACT_BIND_CORE,
+			       .workers = 1,
 			       .env = { { "ACTORS_CPUS", cpu_name(1) } },
 			       .mask_cpus = 2 };
-	struct pin_case pu = { .bind = ACT_BIND_PU, .workers = 2,
+	struct pin_case pu = { .bind = ACT_BIND_PU,
+			       .workers = 2,
 			       .mask_cpus = 2 };
 	cpu_set_t want;
 	struct tu_child c;
@@ -430,7 +436,8 @@ END_TEST
 /* A bind that fails: one line, and everything runs unbound. */
 START_TEST(pin_fail)
 {
-	struct pin_case pc = { .bind = ACT_BIND_CORE, .workers = 2,
+	struct pin_case pc = { .bind = ACT_BIND_CORE,
+			       .workers = 2,
 			       .env = { { "ACT_TEST_PIN", "fail" },
 					{ "ACTORS_REACTOR_CPU", cpu_name(0) } },
 			       .unbound = true };
@@ -454,7 +461,8 @@ END_TEST
 /* none with ACTORS_CPUS: not bound to a CPU, but kept within the set. */
 START_TEST(pin_none_cpus)
 {
-	struct pin_case pc = { .bind = ACT_BIND_NONE, .workers = 2,
+	struct pin_case pc = { .bind = ACT_BIND_NONE,
+			       .workers = 2,
 			       .env = { { "ACTORS_CPUS", cpu_name(1) } } };
 	struct tu_child c;
 	cpu_set_t want;
@@ -479,7 +487,8 @@ END_TEST
  * count plans the workers, one line says so, and nothing is bound. */
 START_TEST(pin_hwloc_fails)
 {
-	struct pin_case pc = { .bind = ACT_BIND_CORE, .workers = 2,
+	struct pin_case pc = { .bind = ACT_BIND_CORE,
+			       .workers = 2,
 			       .env = { { "ACT_TEST_HWLOC", "fail" } },
 			       .unbound = true };
 	struct tu_child c;

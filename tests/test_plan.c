@@ -96,13 +96,13 @@ static void topo_ok(struct act__topo *t, const char *synth, const char *xml,
 	int rc = act__topology_load(t, &src, cpus, NULL, why, sizeof(why));
 
 	ck_assert_msg(rc == 0, "load %s%s cgroup %s cpus %s: %d (%s)",
-		      synth ? synth : "", xml ? xml : "",
-		      cgroup ? cgroup : "-", cpus ? cpus : "-", rc, why);
+		      synth ? synth : "", xml ? xml : "", cgroup ? cgroup : "-",
+		      cpus ? cpus : "-", rc, why);
 	ck_assert(!t->thissystem);
 }
 
-static void plan_ok(struct act__plan *pl, const struct act__topo *t,
-		    int bind, int schedulers, int reactor)
+static void plan_ok(struct act__plan *pl, const struct act__topo *t, int bind,
+		    int schedulers, int reactor)
 {
 	struct act__plan_in in = { schedulers, bind, reactor };
 	char why[512] = "";
@@ -341,7 +341,6 @@ static void rm_tree(const char *dir)
 	ck_assert_int_eq(nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS), 0);
 }
 
-
 /* The synthetic machine synth written as hwloc XML into a temporary
  * file; allowed (a cpulist, NULL: all) marks the rest disallowed, as a
  * cgroup cpuset does; restrict_to removes all other PUs instead. */
@@ -464,8 +463,7 @@ START_TEST(server_core_smt)
 	golden(SERVER, &g_server, ACT_BIND_CORE, 64, 64, core_cpu, 1);
 	golden(SERVER, &g_server, ACT_BIND_CORE, 65, 65, core_cpu, 3);
 	golden(SERVER, &g_server, ACT_BIND_CORE, 127, 127, core_cpu, 127);
-	golden(SERVER_L3, &g_server_l3, ACT_BIND_CORE, 128, 128, core_cpu,
-	       -1);
+	golden(SERVER_L3, &g_server_l3, ACT_BIND_CORE, 128, 128, core_cpu, -1);
 
 	topo_ok(&t, SERVER_L3, NULL, NULL, NULL);
 	plan_ok(&pl, &t, ACT_BIND_CORE, 128, ACT_REACTOR_AUTO);
@@ -562,8 +560,7 @@ START_TEST(server_compact)
 	       64);
 	golden(SERVER, &g_server, ACT_BIND_COMPACT, 100, 100, compact_cpu,
 	       65 + 2 * 4);
-	golden(SERVER, &g_server, ACT_BIND_COMPACT, 128, 128, compact_cpu,
-	       -1);
+	golden(SERVER, &g_server, ACT_BIND_COMPACT, 128, 128, compact_cpu, -1);
 
 	topo_ok(&t, SERVER, NULL, NULL, NULL);
 	plan_ok(&pl, &t, ACT_BIND_COMPACT, 0, ACT_REACTOR_AUTO);
@@ -744,8 +741,8 @@ START_TEST(container_cpuset)
 	ck_assert_int_eq(t.nusable_cores, 4);
 	ck_assert_int_eq(t.nusable_pus, 8);
 	for (i = 0; i < 128; i++)
-		ck_assert(t.pus[i].usable == ((i >= 4 && i <= 7) ||
-					      (i >= 68 && i <= 71)));
+		ck_assert(t.pus[i].usable ==
+			  ((i >= 4 && i <= 7) || (i >= 68 && i <= 71)));
 	/* usable cores less one */
 	plan_ok(&pl, &t, ACT_BIND_CORE, 0, ACT_REACTOR_AUTO);
 	ck_assert_int_eq(pl.default_workers, 3);
@@ -770,12 +767,11 @@ START_TEST(container_cpuset)
 	ck_assert_int_eq(pl.reactor_cpu, 5);
 	act__plan_free(&pl);
 	why[0] = '\0';
-	ck_assert_int_eq(act__plan_make(&pl, &t,
-					&(struct act__plan_in){ 0,
-								ACT_BIND_CORE,
-								0 },
-					why, sizeof(why)),
-			 -EINVAL);
+	ck_assert_int_eq(
+		act__plan_make(&pl, &t,
+			       &(struct act__plan_in){ 0, ACT_BIND_CORE, 0 },
+			       why, sizeof(why)),
+		-EINVAL);
 	ck_assert_msg(strstr(why, "CPU 0"), "why: %s", why);
 	act__topology_free(&t);
 
@@ -795,10 +791,11 @@ START_TEST(container_cpuset)
 
 	/* but not outside the cgroup's set */
 	why[0] = '\0';
-	ck_assert_int_eq(act__topology_load(
-				 &t, &(struct act__topo_src){SERVER, NULL, dir},
-				 "0-7", NULL, why, sizeof(why)),
-			 -EINVAL);
+	ck_assert_int_eq(
+		act__topology_load(&t,
+				   &(struct act__topo_src){ SERVER, NULL, dir },
+				   "0-7", NULL, why, sizeof(why)),
+		-EINVAL);
 	ck_assert_msg(strstr(why, "ACTORS_CPUS=\"0-7\"") &&
 			      strstr(why, "CPU 0"),
 		      "why: %s", why);
@@ -846,7 +843,8 @@ static struct resolve_out resolve_in_child(const char *dir,
 {
 	struct resolve_out *out = mmap(NULL, sizeof(*out),
 				       PROT_READ | PROT_WRITE,
-				       MAP_SHARED | MAP_ANONYMOUS, -1, 0), r;
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0),
+			   r;
 	struct resolve_case rc = { dir, env_cpus, cfg_cpus, out };
 
 	ck_assert_ptr_ne(out, MAP_FAILED);
@@ -1001,8 +999,8 @@ static void assert_same_plan(const struct act__plan *a,
 					 tb->pus[b->w[i].pu].os);
 		ck_assert_int_eq(!a->w[i].set, !b->w[i].set);
 		if (a->w[i].set)
-			ck_assert(hwloc_bitmap_isequal(a->w[i].set,
-						       b->w[i].set));
+			ck_assert(
+				hwloc_bitmap_isequal(a->w[i].set, b->w[i].set));
 		ck_assert_mem_eq(a->w[i].level_end, b->w[i].level_end,
 				 sizeof(a->w[i].level_end));
 		ck_assert_mem_eq(a->w[i].victims, b->w[i].victims,
@@ -1094,26 +1092,26 @@ START_TEST(bad_sources)
 	char why[512] = "";
 
 	ck_assert_int_eq(
-		act__topology_load(
-			&t,
-			&(struct act__topo_src){"pack:2 bogus:3", NULL, NULL},
-			NULL, NULL, why, sizeof(why)),
+		act__topology_load(&t,
+				   &(struct act__topo_src){ "pack:2 bogus:3",
+							    NULL, NULL },
+				   NULL, NULL, why, sizeof(why)),
 		-EINVAL);
 	ck_assert_msg(strstr(why, "bogus"), "why: %s", why);
 	why[0] = '\0';
 	ck_assert_int_eq(
 		act__topology_load(&t,
 				   &(struct act__topo_src){
-					   NULL, "/nonexistent/act.xml", NULL},
+					   NULL, "/nonexistent/act.xml", NULL },
 				   NULL, NULL, why, sizeof(why)),
 		-EINVAL);
 	ck_assert_msg(strstr(why, "/nonexistent/act.xml"), "why: %s", why);
 	why[0] = '\0';
-	ck_assert_int_eq(
-		act__topology_load(&t,
-				   &(struct act__topo_src){LAPTOP, NULL, NULL},
-				   "3-1", "ACTORS_CPUS", why, sizeof(why)),
-		-EINVAL);
+	ck_assert_int_eq(act__topology_load(
+				 &t,
+				 &(struct act__topo_src){ LAPTOP, NULL, NULL },
+				 "3-1", "ACTORS_CPUS", why, sizeof(why)),
+			 -EINVAL);
 	ck_assert_msg(strstr(why, "ACTORS_CPUS=\"3-1\""), "why: %s", why);
 }
 END_TEST
@@ -1156,11 +1154,11 @@ START_TEST(reactor)
 	ck_assert_int_eq(pl.reactor_cpu, -1);
 	act__plan_free(&pl);
 	/* a CPU the machine does not have */
-	ck_assert_int_eq(act__plan_make(&pl, &t,
-					&(struct act__plan_in){
-						0, ACT_BIND_CORE, 128 },
-					why, sizeof(why)),
-			 -EINVAL);
+	ck_assert_int_eq(
+		act__plan_make(&pl, &t,
+			       &(struct act__plan_in){ 0, ACT_BIND_CORE, 128 },
+			       why, sizeof(why)),
+		-EINVAL);
 	ck_assert_msg(strstr(why, "CPU 128"), "why: %s", why);
 	act__topology_free(&t);
 
@@ -1183,8 +1181,8 @@ END_TEST
 
 START_TEST(names)
 {
-	static const char *const n[] = { "none", "core", "pu", "spread",
-					 "compact", "numa" };
+	static const char *const n[] = { "none",   "core",    "pu",
+					 "spread", "compact", "numa" };
 	int b;
 
 	for (b = ACT_BIND_NONE; b <= ACT_BIND_NUMA; b++) {
@@ -1223,8 +1221,8 @@ static int machine_level(const struct act__rt *rt, int a, int b)
 	pa = &rt->topo.pus[pl->w[a].pu];
 	pb = &rt->topo.pus[pl->w[b].pu];
 	if (pl->bind == ACT_BIND_NUMA)
-		return pa->node >= 0 && pa->node == pb->node ?
-			       ACT_STEAL_NODE : ACT_STEAL_REMOTE;
+		return pa->node >= 0 && pa->node == pb->node ? ACT_STEAL_NODE :
+							       ACT_STEAL_REMOTE;
 	if (pa->core == pb->core)
 		return ACT_STEAL_SMT;
 	if (pa->cache >= 0 && pa->cache == pb->cache)

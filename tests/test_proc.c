@@ -105,10 +105,10 @@ END_TEST
 /* --- slot reuse ----------------------------------------------------------- */
 
 struct receiver {
-	uint32_t first_tag;   /* tag of the first message it received */
+	uint32_t first_tag; /* tag of the first message it received */
 	int first_len;
-	int poll_after;       /* 1: a poll after it returned a message */
-	int got;              /* messages received */
+	int poll_after; /* 1: a poll after it returned a message */
+	int got;	/* messages received */
 };
 
 /* Waits for one message, records it, then polls once and exits. */
@@ -345,8 +345,8 @@ static void stale_while_waiting_main(void *arg)
 	/* let b run: it must drop the envelope and wait again; dropped, it
 	 * stays as its mailbox's kept envelope, released, until the next
 	 * message moves the queue past it (mailbox.h) */
-	for (i = 0; i < 100 && act__ps(atomic_load(&pb->state)) !=
-				       ACT_PS_WAITING; i++)
+	for (i = 0;
+	     i < 100 && act__ps(atomic_load(&pb->state)) != ACT_PS_WAITING; i++)
 		act_yield();
 	ck_assert(tu_wait_waiting(b));
 	ck_assert_int_eq(r.got, 0);
@@ -417,17 +417,16 @@ static void bad_pids_main(void *arg)
 	ck_assert_uint_eq(act__rt_current->procs.max_alive, 64);
 	ck_assert_int_eq(act_send(ACT_PID_NONE, 1, &v, sizeof(v)), -ESRCH);
 	/* the largest index a pid can name, beyond every slot used */
-	ck_assert_int_eq(act_send(make_pid(1, (uint32_t)act__rt_current->procs
-							     .idx_mask),
-				  1, &v, sizeof(v)),
-			 -ESRCH);
+	ck_assert_int_eq(
+		act_send(make_pid(1, (uint32_t)act__rt_current->procs.idx_mask),
+			 1, &v, sizeof(v)),
+		-ESRCH);
 	ck_assert_int_eq(act_send(make_pid(1, cap - 1), 1, &v, 4), -ESRCH);
 	/* all ones */
 	ck_assert_int_eq(act_send((act_pid){ UINT64_MAX }, 1, &v, 4), -ESRCH);
 	/* inside the table, never handed out */
 	ck_assert_uint_lt(hwm + 10, cap);
-	ck_assert_int_eq(act_send(make_pid(1, hwm + 10), 1, &v, 4),
-			 -ESRCH);
+	ck_assert_int_eq(act_send(make_pid(1, hwm + 10), 1, &v, 4), -ESRCH);
 	ck_assert_ptr_null(tu_lookup(make_pid(1, hwm + 10)));
 	/* a live slot, the wrong generation */
 	ck_assert_int_eq(act_send(make_pid(pid_gen(self) + 1, pid_index(self)),
@@ -544,13 +543,13 @@ END_TEST
 #define LIMIT 100
 
 struct reach {
-	_Atomic int anchor_worker;  /* -1 until the anchor runs */
-	_Atomic int release;        /* the anchor wakes the children */
+	_Atomic int anchor_worker; /* -1 until the anchor runs */
+	_Atomic int release;	   /* the anchor wakes the children */
 	_Atomic int released;
 	act_pid kids[LIMIT];
 	int nkids;
-	int spawned_after;          /* spawns that succeeded afterwards */
-	int over_limit;             /* the spawn past the limit: its pid */
+	int spawned_after; /* spawns that succeeded afterwards */
+	int over_limit;	   /* the spawn past the limit: its pid */
 	int rounds;
 };
 

@@ -206,8 +206,10 @@ START_TEST(names)
 	ck_assert(nr.w_before_is_s);
 	TU_ASSERT_DOWN(nr.ds, nr.s, 71, nr.ms, "named process exits");
 	ck_assert_msg(nr.w_s_none, "name still there after the DOWN");
-	ck_assert_msg(nr.r_s2 == 0, "the name of a dead process could not be "
-				    "taken again: %d", nr.r_s2);
+	ck_assert_msg(nr.r_s2 == 0,
+		      "the name of a dead process could not be "
+		      "taken again: %d",
+		      nr.r_s2);
 	ck_assert(nr.w_s2_is_s2);
 	TU_ASSERT_DOWN(nr.ds2, nr.s2, ACT_EXIT_KILLED, nr.ms2, "named, killed");
 	ck_assert(nr.w_s2_none);
@@ -239,7 +241,7 @@ static struct tu_race rr;
 #define NAME_RACE_N (TU_UNDER_TSAN ? 100 : 500)
 
 struct registrar {
-	act_pid who; /* register this pid (ACT_PID_NONE: itself) */
+	act_pid who;	/* register this pid (ACT_PID_NONE: itself) */
 	_Atomic int rc; /* INT32_MIN: not yet */
 };
 
@@ -324,8 +326,8 @@ static void race_names_main(void *arg)
 			mw = act_monitor(winner);
 			act_send(winner, TU_TAG_STOP, NULL, 0);
 			d = tu_take_down(winner, mw, TU_WAIT);
-			if (!d.n || !act_pid_eq(act_whereis("race"),
-						ACT_PID_NONE))
+			if (!d.n ||
+			    !act_pid_eq(act_whereis("race"), ACT_PID_NONE))
 				tu_race_bad(&rr, i, "name not freed at exit");
 		}
 		for (j = 0; j < REGISTRARS; j++)
@@ -361,7 +363,8 @@ static void race_names_main(void *arg)
 		if (!act_pid_eq(act_whereis("race"), ACT_PID_NONE))
 			tu_race_bad(&rr, i,
 				    "act_register %d: the dead pid's name "
-				    "stayed", rc);
+				    "stayed",
+				    rc);
 		else if (rc == 0)
 			rr.linked++;
 		else
@@ -379,8 +382,8 @@ START_TEST(race_names)
 	ck_assert_msg(rr.bad == 0, "%s", rr.why);
 	ck_assert_int_eq(rr.iters, 2 * NAME_RACE_N);
 	ck_assert_int_eq(rr.linked + rr.noproc, NAME_RACE_N);
-	printf("race_names/%d: registered before the exit %d, -ESRCH %d\n",
-	       _i, rr.linked, rr.noproc);
+	printf("race_names/%d: registered before the exit %d, -ESRCH %d\n", _i,
+	       rr.linked, rr.noproc);
 }
 END_TEST
 

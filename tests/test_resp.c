@@ -49,8 +49,7 @@ static void put(struct script *s, const char *p, size_t len)
  * pointer the parser kept into an old one would be caught by ASan and by
  * the arguments' contents.
  */
-static void feed(const char *in, const size_t *cut, int ncut,
-		 struct script *s)
+static void feed(const char *in, const size_t *cut, int ncut, struct script *s)
 {
 	struct resp_parser ps;
 	char *buf = NULL, *nbuf;
@@ -123,8 +122,8 @@ static void same_every_way(const char *in, size_t n, const char *want)
 		cut[0] = k;
 		cut[1] = n;
 		feed(in, cut, 2, &b);
-		ck_assert_msg(!strcmp(a.text, b.text), "split at %zu: %s, not %s",
-			      k, b.text, a.text);
+		ck_assert_msg(!strcmp(a.text, b.text),
+			      "split at %zu: %s, not %s", k, b.text, a.text);
 	}
 	bytes = malloc(n * sizeof(*bytes));
 	ck_assert_ptr_nonnull(bytes);
@@ -179,7 +178,10 @@ static const struct {
 	size_t n;
 	const char *want;
 } bad[] = {
-#define BAD(lit, want) { lit, sizeof(lit) - 1, want }
+#define BAD(lit, want)                     \
+	{                                  \
+		lit, sizeof(lit) - 1, want \
+	}
 	BAD("*x\r\n", "!Protocol error: invalid multibulk length"),
 	BAD("*01\r\n", "!Protocol error: invalid multibulk length"),
 	BAD("*2147483648\r\n", "!Protocol error: invalid multibulk length"),
@@ -198,7 +200,8 @@ static const struct {
 	    "!Protocol error: unbalanced quotes in request"),
 	BAD("ECHO 'a\\'\n", "!Protocol error: unbalanced quotes in request"),
 	/* what came before the bad frame was parsed and answered */
-	BAD("PING\r\n*1\r\n$x\r\n", "[PING]!Protocol error: invalid bulk length"),
+	BAD("PING\r\n*1\r\n$x\r\n",
+	    "[PING]!Protocol error: invalid bulk length"),
 #undef BAD
 };
 

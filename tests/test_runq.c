@@ -203,7 +203,7 @@ START_TEST(test_lifo_before_fifo)
 	setup();
 	act__runq_push_fifo(&q, &procs[0]); /* yielded */
 	act__runq_push_fifo(&q, &procs[1]);
-	for (i = 2; i < 6; i++)             /* spawned after */
+	for (i = 2; i < 6; i++) /* spawned after */
 		act__runq_push_lifo(&q, &procs[i]);
 	for (i = 5; i >= 2; i--)
 		ck_assert_int_eq(idx(act__runq_pop(&q)), i);
@@ -347,8 +347,8 @@ static void *producer_fn(void *arg)
  */
 struct stack_model {
 	int item[PER_PRODUCER];
-	int lo, hi;   /* the model holds item[lo..hi) */
-	int next;     /* first not pushed yet */
+	int lo, hi; /* the model holds item[lo..hi) */
+	int next;   /* first not pushed yet */
 };
 
 static void model_pop(struct stack_model *m, int first, int i, bool bottom)
@@ -493,11 +493,11 @@ START_TEST(test_publish_skips_sticky)
 	act__runq_push_fifo(&q, &procs[11]);
 	procs[10].turn_msgs = ACT_CHATTY_MSGS; /* fifo head: sticky */
 	procs[10].peer_worker = 3;
-	procs[0].turn_msgs = ACT_CHATTY_MSGS;  /* lifo bottom: sticky */
+	procs[0].turn_msgs = ACT_CHATTY_MSGS; /* lifo bottom: sticky */
 	procs[0].peer_worker = 3;
 	procs[1].turn_msgs = ACT_CHATTY_MSGS - 1; /* not chatty enough */
 	procs[1].peer_worker = 3;
-	procs[2].turn_msgs = UINT8_MAX;        /* chatty, peer elsewhere */
+	procs[2].turn_msgs = UINT8_MAX; /* chatty, peer elsewhere */
 	procs[2].peer_worker = 1;
 	ck_assert(act__proc_sticky(&procs[10], 3));
 	ck_assert(!act__proc_sticky(&procs[10], 1));
@@ -589,7 +589,7 @@ START_TEST(test_pop_schedule_exact)
 	for (i = 40; i < 120; i++)
 		push_lifo(&q, i);
 	ck_assert_uint_eq(act__runq_publish(&q), ACT_STEAL_MAX); /* 40..71 */
-	ck_assert_uint_eq(act__runq_publish(&q), 24);            /* 72..95 */
+	ck_assert_uint_eq(act__runq_publish(&q), 24);		 /* 72..95 */
 	ck_assert_uint_eq(n_out(&q), 56);
 	pops_are(&q, 119, 96); /* pops 1..24: the private rest */
 	ck_assert_uint_eq(q.nlifo + q.nfifo, 0);
@@ -780,8 +780,7 @@ START_TEST(test_steal_cap)
 	while (avail) {
 		want = (avail + 1) / 2;
 		want = want < ACT_STEAL_MAX ? want : ACT_STEAL_MAX;
-		ck_assert_uint_eq(act__runq_steal(&q, &tq[0], &thief[0]),
-				  want);
+		ck_assert_uint_eq(act__runq_steal(&q, &tq[0], &thief[0]), want);
 		thief_pops(0, first, (int)want);
 		first += (int)want;
 		avail -= want;
@@ -895,11 +894,11 @@ START_TEST(test_steal_keeps_queued)
 	pops_are(&tq[0], 1, 0);
 	for (i = 0; i < 2; i++) {
 		ck_assert_uint_eq(atomic_load(&procs[i].queued), 0);
-		push_fifo(&tq[0], i);    /* it yields on the thief */
+		push_fifo(&tq[0], i); /* it yields on the thief */
 		ck_assert_uint_eq(atomic_load(&procs[i].queued), 1);
 	}
 	pops_are(&tq[0], 0, 1);
-	push_remote(&q, 0);              /* woken back on the victim */
+	push_remote(&q, 0); /* woken back on the victim */
 	pop_is(&q, 0);
 	pops_are(&q, 3, 2);
 	ck_assert_uint_eq(atomic_load(&q.dup_enqueues), 0);
@@ -1027,9 +1026,8 @@ START_TEST(test_steal_concurrent)
 	ck_assert_uint_eq(atomic_load(&seen_twice), 0);
 	ck_assert_uint_eq(atomic_load(&bad_owner), 0);
 	ck_assert_uint_eq(atomic_load(&still_queued), 0);
-	ck_assert_uint_gt(atomic_load(&stolen_by[0]) +
-				  atomic_load(&stolen_by[1]),
-			  0);
+	ck_assert_uint_gt(
+		atomic_load(&stolen_by[0]) + atomic_load(&stolen_by[1]), 0);
 	ck_assert_ptr_null(act__runq_pop(&q));
 	ck_assert(!act__runq_maybe_nonempty(&q));
 	for (k = 0; k < 2; k++) {
@@ -1059,8 +1057,7 @@ static void push_lifo_fn(struct act__runq *rq, struct act__proc *p)
 	act__runq_push_lifo(rq, p);
 }
 
-static const push_fn pushes[3] = { push_lifo_fn, push_fifo_fn,
-				   push_remote_fn };
+static const push_fn pushes[3] = { push_lifo_fn, push_fifo_fn, push_remote_fn };
 
 #ifndef ACT_DEBUG
 /* Release build: the second push of a queued process is counted and
@@ -1077,8 +1074,7 @@ START_TEST(test_I1_duplicate_counted_and_refused)
 
 			pushes[a](&q, p);
 			pushes[b](&q, p);
-			ck_assert_uint_eq(atomic_load(&q.dup_enqueues),
-					  ++dups);
+			ck_assert_uint_eq(atomic_load(&q.dup_enqueues), ++dups);
 			ck_assert_ptr_eq(act__runq_pop(&q), p);
 			ck_assert_ptr_null(act__runq_pop(&q));
 			ck_assert_uint_eq((q.nlifo + q.nfifo), 0);
@@ -1160,10 +1156,9 @@ START_TEST(test_I1_duplicate_of_stolen_aborts)
 
 	for (b = 0; b < 3; b++) {
 		tu_run_child(dup_stolen_child, &b, &c);
-		ck_assert_msg(WIFSIGNALED(c.status) &&
-				      WTERMSIG(c.status) == SIGABRT,
-			      "push %d of a stolen process: status %#x", b,
-			      c.status);
+		ck_assert_msg(
+			WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT,
+			"push %d of a stolen process: status %#x", b, c.status);
 		ck_assert_ptr_nonnull(strstr(c.err, "I1"));
 	}
 }
@@ -1282,8 +1277,8 @@ struct reduc {
 	int reductions;
 	atomic_int done;
 	atomic_int other_runs;
-	int yields;          /* forced yields seen */
-	int misplaced;       /* yields not at k * R - 1 */
+	int yields;    /* forced yields seen */
+	int misplaced; /* yields not at k * R - 1 */
 	act_pid busy;
 };
 
@@ -1394,29 +1389,25 @@ static int check_reductions(enum red_kind kind, int reductions)
 
 START_TEST(test_reductions_default_send)
 {
-	ck_assert_int_eq(check_reductions(RED_SEND, 0),
-			 RED_N / 2000);
+	ck_assert_int_eq(check_reductions(RED_SEND, 0), RED_N / 2000);
 }
 END_TEST
 
 START_TEST(test_reductions_send)
 {
-	ck_assert_int_eq(check_reductions(RED_SEND, 100),
-			 RED_N / 100);
+	ck_assert_int_eq(check_reductions(RED_SEND, 100), RED_N / 100);
 }
 END_TEST
 
 START_TEST(test_reductions_spawn)
 {
-	ck_assert_int_eq(check_reductions(RED_SPAWN, 100),
-			 RED_N / 100);
+	ck_assert_int_eq(check_reductions(RED_SPAWN, 100), RED_N / 100);
 }
 END_TEST
 
 START_TEST(test_reductions_receive)
 {
-	ck_assert_int_eq(check_reductions(RED_RECEIVE, 100),
-			 RED_N / 100);
+	ck_assert_int_eq(check_reductions(RED_RECEIVE, 100), RED_N / 100);
 }
 END_TEST
 
@@ -1428,16 +1419,16 @@ END_TEST
 
 /* --- nobody starves behind a ping-pong pair ------------------------------ */
 
-#define PP_LIMIT 100000  /* round trips allowed once the victim is runnable */
+#define PP_LIMIT 100000 /* round trips allowed once the victim is runnable */
 
 struct starve {
 	act_pid parent, partner;
 	atomic_int victim_ran;
-	atomic_int armed;     /* the victim is runnable from now on */
+	atomic_int armed; /* the victim is runnable from now on */
 	atomic_int started;
 	atomic_int stop;
-	long rounds_after;    /* ping-pong rounds while the victim waited */
-	int yields;           /* the yielder's turns */
+	long rounds_after; /* ping-pong rounds while the victim waited */
+	int yields;	   /* the yielder's turns */
 };
 
 static void pp_partner(void *arg)
@@ -1569,7 +1560,8 @@ START_TEST(test_inbox_not_starved_by_pingpong_and_yielder)
 	ck_assert_int_eq(atomic_load(&s.armed), 1);
 	ck_assert_msg(s.rounds_after <= PP_LIMIT,
 		      "a process woken through `in` did not run during "
-		      "%ld ping-pong round trips", s.rounds_after);
+		      "%ld ping-pong round trips",
+		      s.rounds_after);
 }
 END_TEST
 

@@ -56,8 +56,8 @@ static void deny(const long *nrs, int n)
 	f[k++] = (struct sock_filter)BPF_STMT(
 		BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	for (i = 0; i < n; i++) {
-		f[k++] = (struct sock_filter)BPF_JUMP(
-			BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)nrs[i], 0, 1);
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (uint32_t)nrs[i], 0, 1);
 		f[k++] = (struct sock_filter)BPF_STMT(
 			BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EPERM & 0xffff));
 	}
@@ -77,7 +77,7 @@ struct seen {
 	int ring_mode;
 	int guard_mode;
 	int io_rc;
-	uint64_t sleeps;    /* every worker's, over an idle spell */
+	uint64_t sleeps; /* every worker's, over an idle spell */
 	int64_t leaks[3];
 };
 
@@ -292,14 +292,18 @@ static const struct {
 	int n;
 	const char *want[2];
 } said[] = {
-	{ { SYS_futex_waitv }, 1,
+	{ { SYS_futex_waitv },
+	  1,
 	  { "park FUTEX_WAIT (futex_waitv: Operation not permitted)", NULL } },
-	{ { SYS_io_uring_setup }, 1,
+	{ { SYS_io_uring_setup },
+	  1,
 	  { "doorbell FUTEX_WAIT (no ring)",
 	    "ring none (io_uring is unavailable (Operation not permitted))" } },
-	{ { SYS_io_uring_register }, 1,
+	{ { SYS_io_uring_register },
+	  1,
 	  { "doorbell eventfd read in the ring", NULL } },
-	{ { SYS_process_madvise, SYS_pidfd_open }, 2,
+	{ { SYS_process_madvise, SYS_pidfd_open },
+	  2,
 	  { "guard mprotect, 64 KiB", NULL } },
 };
 
@@ -326,8 +330,8 @@ START_TEST(stats_name_the_paths)
 	ck_assert_msg(line != NULL, "no paths line: %s", c.err);
 	for (k = 0; k < 2 && said[_i].want[k]; k++)
 		ck_assert_msg(strstr(line, said[_i].want[k]) != NULL,
-			      "case %d: \"%s\" not in %s", _i,
-			      said[_i].want[k], line);
+			      "case %d: \"%s\" not in %s", _i, said[_i].want[k],
+			      line);
 }
 END_TEST
 

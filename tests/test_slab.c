@@ -96,19 +96,19 @@ START_TEST(class_selection)
 		size_t payload;
 		unsigned cls;
 	} cases[] = {
-		{0, 0},
-		{1, 0},
-		{64, 0},
-		{65, 1},
-		{192, 1},
-		{193, 2},
-		{960, 3},
-		{961, 4},
-		{8128, 6},
-		{8129, 7},
-		{16320, 7},
-		{16321, ACT_SLAB_FOREIGN},
-		{100000, ACT_SLAB_FOREIGN},
+		{ 0, 0 },
+		{ 1, 0 },
+		{ 64, 0 },
+		{ 65, 1 },
+		{ 192, 1 },
+		{ 193, 2 },
+		{ 960, 3 },
+		{ 961, 4 },
+		{ 8128, 6 },
+		{ 8129, 7 },
+		{ 16320, 7 },
+		{ 16321, ACT_SLAB_FOREIGN },
+		{ 100000, ACT_SLAB_FOREIGN },
 	};
 	struct act__slab s;
 	int64_t f0 = act__slab_foreign_outstanding();
@@ -169,9 +169,9 @@ END_TEST
 
 START_TEST(payload_aligned)
 {
-	static const size_t sizes[] = {0,    1,	   15,	  16,	 17,
-				       63,   64,   65,	  200,	 1000,
-				       4000, 8128, 16320, 16321, 70000};
+	static const size_t sizes[] = { 0,    1,    15,	   16,	  17,
+					63,   64,   65,	   200,	  1000,
+					4000, 8128, 16320, 16321, 70000 };
 	struct act__slab s;
 	struct act__envelope *e[sizeof(sizes) / sizeof(sizes[0])][3];
 	unsigned i, j;
@@ -383,9 +383,9 @@ END_TEST
 struct free_job {
 	struct act__envelope **e;
 	size_t n;
-	struct act__slab *self; /* the freeing thread's slab, or NULL */
+	struct act__slab *self;	 /* the freeing thread's slab, or NULL */
 	struct act__slab *owner; /* the envelopes' slab */
-	size_t held;            /* outstanding before the flush */
+	size_t held;		 /* outstanding before the flush */
 };
 
 static void *free_all(void *arg)
@@ -412,9 +412,9 @@ static uint64_t remote_free_case(bool from_other_worker)
 	struct act__slab *s = &rt->workers[0].slab;
 	struct act__envelope *e[N];
 	void *sorted[N];
-	struct free_job job = {e, N,
-			       from_other_worker ? &rt->workers[1].slab : NULL,
-			       s, 0};
+	struct free_job job = { e, N,
+				from_other_worker ? &rt->workers[1].slab : NULL,
+				s, 0 };
 	pthread_t t;
 	unsigned chunks, i;
 	uint64_t remote;
@@ -526,7 +526,7 @@ START_TEST(remote_free_concurrent)
 	struct conc_job jobs[T];
 	pthread_t th[T];
 	_Atomic int start = 0, done = 0;
-	struct churn ch = {s, &done, 0};
+	struct churn ch = { s, &done, 0 };
 	unsigned chunks;
 	size_t i;
 
@@ -537,7 +537,8 @@ START_TEST(remote_free_concurrent)
 	}
 	for (i = 0; i < T; i++) {
 		jobs[i] = (struct conc_job){
-			{e + i * PER, PER, NULL, NULL, 0}, &start, &done};
+			{ e + i * PER, PER, NULL, NULL, 0 }, &start, &done
+		};
 		ck_assert_int_eq(
 			pthread_create(&th[i], NULL, conc_free, &jobs[i]), 0);
 	}
@@ -570,13 +571,13 @@ START_TEST(foreign_counted)
 	struct act__slab *s = &rt->workers[0].slab;
 	int64_t f0 = act__slab_foreign_outstanding();
 	struct act__envelope *e[N];
-	struct free_job job = {e, N, NULL, NULL, 0};
+	struct free_job job = { e, N, NULL, NULL, 0 };
 	pthread_t t;
 	int i;
 
 	for (i = 0; i < N; i++) {
-		e[i] = i % 2 ? act__slab_alloc(s, 20000)
-			     : act__slab_alloc(NULL, 16);
+		e[i] = i % 2 ? act__slab_alloc(s, 20000) :
+			       act__slab_alloc(NULL, 16);
 		ck_assert_uint_eq(e[i]->cls, ACT_SLAB_FOREIGN);
 		ck_assert_int_eq(act__slab_foreign_outstanding(), f0 + i + 1);
 	}
@@ -595,9 +596,9 @@ END_TEST
 
 /* ---- through a runtime -------------------------------------------------- */
 
-static const size_t rt_sizes[] = {0,	1,    7,     8,	    9,	   15,
-				  16,	17,   63,    64,    65,	   100,
-				  1000, 8192, 16320, 16321, 100000};
+static const size_t rt_sizes[] = { 0,	 1,    7,     8,     9,	    15,
+				   16,	 17,   63,    64,    65,    100,
+				   1000, 8192, 16320, 16321, 100000 };
 
 static void align_main(void *arg)
 {
@@ -659,7 +660,7 @@ static void remote_main(void *arg)
 {
 	struct act_msg *m[RT_N];
 	void *env[RT_N];
-	struct msg_job job = {m, RT_N};
+	struct msg_job job = { m, RT_N };
 	struct act__slab *slab = &act__tls_worker_self()->slab;
 	act_pid me = act_self();
 	pthread_t t;
@@ -789,7 +790,7 @@ static void unread_child(void *arg)
 static void unread_main(void *arg)
 {
 	act_pid me = act_self();
-	char big[20000] = {0};
+	char big[20000] = { 0 };
 	int i;
 
 	(void)arg;

@@ -103,7 +103,7 @@ struct tree_log {
 struct node {
 	struct tree_log *log;
 	char name;
-	int kids;       /* spawn this many children named name+1, name+2 */
+	int kids; /* spawn this many children named name+1, name+2 */
 };
 
 static void node_fn(void *arg)
@@ -200,8 +200,7 @@ static void stack_sizes_main(void *arg)
 
 	(void)arg;
 	ck_assert_uint_eq(child_stack(probe_stack, 16 << 10, &sp), 16 << 10);
-	ck_assert_uint_eq(child_stack(probe_big_stack, 1 << 20, &sp),
-			  1 << 20);
+	ck_assert_uint_eq(child_stack(probe_big_stack, 1 << 20, &sp), 1 << 20);
 	ck_assert_int_eq(sp.used, 1);
 	/* rounded up to the page size */
 	ck_assert_uint_eq(child_stack(probe_stack, (16 << 10) + 1, &sp),
@@ -233,9 +232,13 @@ END_TEST
 
 static void bad_opts_main(void *arg)
 {
-	static const size_t bad[] = { 1, 100, 4096, (16 << 10) - 1,
+	static const size_t bad[] = { 1,
+				      100,
+				      4096,
+				      (16 << 10) - 1,
 				      ((size_t)1 << 30) + 1,
-				      (size_t)2 << 30, SIZE_MAX };
+				      (size_t)2 << 30,
+				      SIZE_MAX };
 	/* no switch in here: this worker's count throughout */
 	uint64_t out = act__tls_worker_self()->stacks.n_out;
 	struct act_spawn_opts o;
@@ -251,8 +254,7 @@ static void bad_opts_main(void *arg)
 	for (i = 0; i < sizeof(o.reserved) / sizeof(o.reserved[0]); i++) {
 		o = (struct act_spawn_opts){ .stack_size = 0 };
 		o.reserved[i] = 1;
-		ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id,
-				  0);
+		ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);
 	}
 	/* an unknown flag; a mailbox limit past 2^31 - 1 */
 	o = (struct act_spawn_opts){ .flags = 1u << 3 };
@@ -260,7 +262,7 @@ static void bad_opts_main(void *arg)
 	o = (struct act_spawn_opts){ .mailbox_limit = 1u << 31 };
 	ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);
 	o = (struct act_spawn_opts){ .mailbox_limit =
-					      ACT_MAILBOX_UNLIMITED - 1 };
+					     ACT_MAILBOX_UNLIMITED - 1 };
 	ck_assert_uint_eq(act_spawn_opt(block_forever, NULL, &o).id, 0);
 	ck_assert_uint_eq(act_spawn(NULL, NULL).id, 0);
 	/* nothing taken for the failures */
@@ -290,8 +292,7 @@ static void foreign_spawn_main(void *arg)
 	pthread_t t;
 
 	(void)arg;
-	ck_assert_int_eq(pthread_create(&t, NULL, spawn_from_thread, &got),
-			 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, spawn_from_thread, &got), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_uint_eq(got.id, 0);
 	ck_assert_uint_eq(atomic_load(&act__rt_current->procs.hwm), 1);
@@ -394,13 +395,13 @@ END_TEST
 
 /* Filled in by the forked child; a MAP_SHARED page. */
 struct oom_report {
-	int stage;          /* how far the child got */
+	int stage; /* how far the child got */
 	int rlimit_rc;
-	long spawned;       /* before the first ACT_PID_NONE */
+	long spawned; /* before the first ACT_PID_NONE */
 	int big_send_rc;
 	int small_send_rc;
 	int respawn_ok;
-	long stopped;       /* children sent their message and gone */
+	long stopped; /* children sent their message and gone */
 	int main_rc;
 	int64_t leaks[3];
 };

@@ -38,7 +38,7 @@ static struct shared *shared_map(void)
 
 static void no_core(void)
 {
-	struct rlimit rl = {0, 0};
+	struct rlimit rl = { 0, 0 };
 
 	setrlimit(RLIMIT_CORE, &rl);
 }
@@ -124,7 +124,7 @@ static void ovf_proc(void *arg)
 static void ovf_main(void *arg)
 {
 	struct ovf_case *oc = arg;
-	struct act_spawn_opts o = {.stack_size = oc->spawn_size};
+	struct act_spawn_opts o = { .stack_size = oc->spawn_size };
 
 	if (oc->in_main) {
 		overflow_now(oc);
@@ -182,7 +182,7 @@ static bool check_overflow(struct ovf_case oc, uint64_t want_size)
 
 START_TEST(overflow_madvise)
 {
-	struct ovf_case oc = {.guard = ACT_GUARD_MADVISE};
+	struct ovf_case oc = { .guard = ACT_GUARD_MADVISE };
 
 	if (check_overflow(oc, 65536)) { /* false: kernel without guards */
 		oc.in_main = true;
@@ -193,7 +193,7 @@ END_TEST
 
 START_TEST(overflow_mprotect)
 {
-	struct ovf_case oc = {.guard = ACT_GUARD_MPROTECT};
+	struct ovf_case oc = { .guard = ACT_GUARD_MPROTECT };
 
 	ck_assert(check_overflow(oc, 65536));
 	oc.in_main = true;
@@ -203,7 +203,7 @@ END_TEST
 
 START_TEST(overflow_auto)
 {
-	struct ovf_case oc = {.guard = ACT_GUARD_AUTO};
+	struct ovf_case oc = { .guard = ACT_GUARD_AUTO };
 
 	ck_assert(check_overflow(oc, 65536));
 }
@@ -211,8 +211,8 @@ END_TEST
 
 START_TEST(overflow_canary_smashed)
 {
-	struct ovf_case oc = {.guard = ACT_GUARD_CANARY,
-			      .how = OVF_SMASH_CANARY};
+	struct ovf_case oc = { .guard = ACT_GUARD_CANARY,
+			       .how = OVF_SMASH_CANARY };
 
 	ck_assert(check_overflow(oc, 65536));
 	oc.in_main = true;
@@ -222,8 +222,8 @@ END_TEST
 
 START_TEST(overflow_canary_recursion)
 {
-	struct ovf_case oc = {.guard = ACT_GUARD_CANARY,
-			      .how = OVF_RECURSE_BELOW};
+	struct ovf_case oc = { .guard = ACT_GUARD_CANARY,
+			       .how = OVF_RECURSE_BELOW };
 
 	ck_assert(check_overflow(oc, 65536));
 }
@@ -231,7 +231,7 @@ END_TEST
 
 START_TEST(overflow_env_16k)
 {
-	struct ovf_case oc = {.guard = ACT_GUARD_AUTO, .env_size = "16k"};
+	struct ovf_case oc = { .guard = ACT_GUARD_AUTO, .env_size = "16k" };
 
 	ck_assert(check_overflow(oc, 16384));
 	oc.guard = ACT_GUARD_MPROTECT;
@@ -244,7 +244,7 @@ END_TEST
 
 START_TEST(overflow_spawn_opt_size)
 {
-	struct ovf_case oc = {.guard = ACT_GUARD_AUTO, .spawn_size = 20000};
+	struct ovf_case oc = { .guard = ACT_GUARD_AUTO, .spawn_size = 20000 };
 
 	ck_assert(check_overflow(oc, 20480)); /* rounded to pages */
 	oc.spawn_size = 1 << 20;
@@ -289,12 +289,12 @@ static void null_child(void *arg)
 
 START_TEST(null_write_crashes)
 {
-	static const int modes[] = {ACT_GUARD_AUTO, ACT_GUARD_MPROTECT,
-				    ACT_GUARD_CANARY};
+	static const int modes[] = { ACT_GUARD_AUTO, ACT_GUARD_MPROTECT,
+				     ACT_GUARD_CANARY };
 	unsigned i;
 
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
-		struct null_case nc = {modes[i], shared_map()};
+		struct null_case nc = { modes[i], shared_map() };
 		struct tu_child c;
 
 		tu_run_child(null_child, &nc, &c);
@@ -364,15 +364,15 @@ START_TEST(own_handler_chained)
 		bool siginfo, after;
 		int want;
 	} cases[] = {
-		{false, false, 42},
-		{true, false, 43},
-		{false, true, 42},
+		{ false, false, 42 },
+		{ true, false, 43 },
+		{ false, true, 42 },
 	};
 	unsigned i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct chain_case cc = {cases[i].siginfo, cases[i].after,
-					shared_map()};
+		struct chain_case cc = { cases[i].siginfo, cases[i].after,
+					 shared_map() };
 		struct tu_child c;
 
 		tu_run_child(chain_child, &cc, &c);
@@ -412,7 +412,7 @@ static void small_child(void *arg)
 static void small_main(void *arg)
 {
 	struct small_case *sc = arg;
-	struct act_spawn_opts o = {.stack_size = sc->child_size};
+	struct act_spawn_opts o = { .stack_size = sc->child_size };
 	act_pid me = act_self();
 	int i;
 
@@ -445,10 +445,10 @@ START_TEST(spawn_from_16k_stack)
 		size_t child_size;
 		int n;
 	} cases[] = {
-		{ACT_GUARD_AUTO, 32768, 1}, /* a new pool at once */
-		{ACT_GUARD_MPROTECT, 32768, 1},
-		{ACT_GUARD_CANARY, 32768, 1},
-		{ACT_GUARD_AUTO, 0, 1000}, /* the 16 KiB pool grows */
+		{ ACT_GUARD_AUTO, 32768, 1 }, /* a new pool at once */
+		{ ACT_GUARD_MPROTECT, 32768, 1 },
+		{ ACT_GUARD_CANARY, 32768, 1 },
+		{ ACT_GUARD_AUTO, 0, 1000 }, /* the 16 KiB pool grows */
 	};
 	char why[4096] = "";
 	size_t at = 0;
@@ -456,8 +456,8 @@ START_TEST(spawn_from_16k_stack)
 
 	/* run every case, then report all that failed */
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct small_case sc = {cases[i].guard, cases[i].child_size,
-					cases[i].n, shared_map()};
+		struct small_case sc = { cases[i].guard, cases[i].child_size,
+					 cases[i].n, shared_map() };
 		struct tu_child c;
 
 		sc.sh->returned = 0;
@@ -495,7 +495,7 @@ static void report_lo(void *arg)
 
 static struct lo_report spawn_and_report(act_pid *me, size_t size)
 {
-	struct act_spawn_opts o = {.stack_size = size};
+	struct act_spawn_opts o = { .stack_size = size };
 	struct lo_report r;
 	struct act_msg *m;
 
@@ -573,7 +573,7 @@ static void live_main(void *arg)
 {
 	act_pid *pids = malloc(LIVE * sizeof(*pids));
 	size_t size = (size_t)(uintptr_t)arg;
-	struct act_spawn_opts o = {.stack_size = size};
+	struct act_spawn_opts o = { .stack_size = size };
 	intptr_t i;
 
 	for (i = 0; i < LIVE; i++) {
@@ -639,7 +639,7 @@ static void many_proc(void *arg)
 
 static void many_main(void *arg)
 {
-	struct act_spawn_opts o = {.stack_size = mn.stack_size};
+	struct act_spawn_opts o = { .stack_size = mn.stack_size };
 	act_pid *pids = malloc((size_t)mn.n * sizeof(*pids));
 	struct act_msg *m;
 	uint32_t i, bad = 0;
@@ -792,8 +792,7 @@ static void famine_child(void *arg)
 	if (act__stack_get(&a, FAM_SIZE, &from_a[na++], &canary) ||
 	    act__stack_get(&b, FAM_SIZE, &from_b[nb++], &canary))
 		_exit(4);
-	rl.rlim_cur = rl.rlim_max =
-		(rlim_t)tu_vm_size_kib() * 1024 + (4 << 20);
+	rl.rlim_cur = rl.rlim_max = (rlim_t)tu_vm_size_kib() * 1024 + (4 << 20);
 	if (setrlimit(RLIMIT_AS, &rl))
 		_exit(5);
 	rep->stage = 1;

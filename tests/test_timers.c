@@ -136,8 +136,7 @@ static void sleeper(void *arg)
 	int rc = act_sleep(s->ns);
 	int early = act__clock_now() - t0 < s->ns;
 
-	ck_assert_int_eq(act_send(s->main, rc ? 2 : early ? 1 : 0, NULL, 0),
-			 0);
+	ck_assert_int_eq(act_send(s->main, rc ? 2 : early ? 1 : 0, NULL, 0), 0);
 }
 
 static void sleepers_main(void *arg)
@@ -154,8 +153,7 @@ static void sleepers_main(void *arg)
 		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
 		s[i] = (struct sleeper){ act_self(),
 					 1 + (int64_t)(x % (20 * TU_MS)) };
-		ck_assert(!act_pid_eq(act_spawn(sleeper, &s[i]),
-				      ACT_PID_NONE));
+		ck_assert(!act_pid_eq(act_spawn(sleeper, &s[i]), ACT_PID_NONE));
 	}
 	for (i = 0; i < SLEEPERS; i++) {
 		struct act_msg *m = act_receive(ACT_FOREVER);
@@ -246,8 +244,8 @@ static void after_main(void *arg)
 	act_timer ref = 0, ref2;
 
 	(void)arg;
-	ck_assert_int_eq(act_send_after(20 * TU_MS, self, 7, &v, sizeof(v),
-					&ref), 0);
+	ck_assert_int_eq(
+		act_send_after(20 * TU_MS, self, 7, &v, sizeof(v), &ref), 0);
 	ck_assert_uint_ne(ref, 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_int_ge(act__clock_now() - t0, 20 * TU_MS); /* never early */
@@ -345,8 +343,8 @@ static void dead_main(void *arg)
 	ck_assert_int_eq(act_send_interval(2 * TU_MS, c, 1, NULL, 0, &ref), 0);
 	for (n = 0; n < 1000 && act_timer_cancel(ref) == 0; n++) {
 		/* cancelled while still pending: set it up again */
-		ck_assert_int_eq(act_send_interval(2 * TU_MS, c, 1, NULL, 0,
-						   &ref), 0);
+		ck_assert_int_eq(
+			act_send_interval(2 * TU_MS, c, 1, NULL, 0, &ref), 0);
 		act_sleep(10 * TU_MS);
 	}
 	ck_assert_int_lt(n, 1000); /* reclaimed before a cancel found it */
@@ -368,12 +366,12 @@ static void bad_timer_main(void *arg)
 
 	(void)arg;
 	ck_assert_int_eq(act_send_after(-1, self, 1, NULL, 0, &ref), -EINVAL);
-	ck_assert_int_eq(act_send_interval(0, self, 1, NULL, 0, &ref),
-			 -EINVAL);
+	ck_assert_int_eq(act_send_interval(0, self, 1, NULL, 0, &ref), -EINVAL);
 	ck_assert_int_eq(act_send_interval(-5, self, 1, NULL, 0, &ref),
 			 -EINVAL);
 	ck_assert_int_eq(act_send_after(TU_MS, self, ACT_TAG_RESERVED, NULL, 0,
-					&ref), -EINVAL);
+					&ref),
+			 -EINVAL);
 	ck_assert_int_eq(act_send_after(TU_MS, self, 1, NULL, 4, &ref),
 			 -EINVAL);
 	ck_assert_int_eq(act_send_after(TU_MS, self, 1, &x,
@@ -513,8 +511,8 @@ static uint32_t many_timers_round(int64_t head)
 		/* its deadline is now + ns as act_send_after reads the
 		 * clock: between these two */
 		lo[i] = act__clock_now() + ns;
-		ck_assert_int_eq(act_send_after(ns, self, 1, &i, sizeof(i),
-						NULL), 0);
+		ck_assert_int_eq(
+			act_send_after(ns, self, 1, &i, sizeof(i), NULL), 0);
 		hi[i] = act__clock_now() + ns;
 	}
 	set_all = act__clock_now();
@@ -687,8 +685,8 @@ END_TEST
 
 START_TEST(ring_entries_bad_env)
 {
-	static const char *const bad[] = { "", "0", "-1", "32769", "abc",
-					   "64k", " 64" };
+	static const char *const bad[] = { "",	  "0",	 "-1", "32769",
+					   "abc", "64k", " 64" };
 
 	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_RING_ENTRIES", bad,
 						TU_N_BAD),
@@ -831,7 +829,7 @@ START_TEST(one_wake_per_worker_per_loop)
 {
 	struct act_config cfg = tu_with_workers(2 + _i % 2);
 
-	cfg.spin_us = -1; /* an idle worker sleeps at once */
+	cfg.spin_us = -1;     /* an idle worker sleeps at once */
 	cfg.timer_us = 10000; /* 10 ms ticks: they fire in few loops */
 	ck_assert_int_eq(tu_run_main(&cfg, same_tick_main, NULL), 0);
 }
@@ -870,8 +868,8 @@ END_TEST
 
 START_TEST(timer_us_bad_env)
 {
-	static const char *const bad[] = { "", "0", "9", "-250", "100001",
-					   "1ms", "abc" };
+	static const char *const bad[] = { "",	     "0",   "9",  "-250",
+					   "100001", "1ms", "abc" };
 
 	ck_assert_uint_eq(tu_assert_env_refused("ACTORS_TIMER_US", bad,
 						TU_N_BAD),
@@ -905,7 +903,8 @@ static act_timer ref_with_gen(act_timer ref, uint64_t g)
  */
 static void ref_gens_main(void *arg)
 {
-	const uint64_t g = ((uint64_t)1 << 32) + 5, gmax = ((uint64_t)1 << 41) - 1;
+	const uint64_t g = ((uint64_t)1 << 32) + 5,
+		       gmax = ((uint64_t)1 << 41) - 1;
 	act_pid self = act_self();
 	struct act__utimer *u;
 	act_timer a, b, c;
@@ -977,9 +976,8 @@ static void publish_main(void *arg)
 	 * delay */
 	act__test_timer_published = cancel_at_once;
 	for (i = 0; i < 2000; i++)
-		ck_assert_int_eq(act_send_after(SEC_LONG, self, 5, NULL, 0,
-						&ref),
-				 0);
+		ck_assert_int_eq(
+			act_send_after(SEC_LONG, self, 5, NULL, 0, &ref), 0);
 	act__test_timer_published = NULL;
 	ck_assert_int_eq(atomic_load(&hook_cancels), 2000);
 	/* none fires; the slots work on: one more, delivered once */

@@ -144,9 +144,9 @@ static void meet(struct game *g, int w)
 			    memory_order_acquire)) {
 			until = now_ns() + spin;
 			while (now_ns() < until)
-				if (atomic_load_explicit(&g->meeting,
-							 memory_order_acquire) ==
-				    3)
+				if (atomic_load_explicit(
+					    &g->meeting,
+					    memory_order_acquire) == 3)
 					return;
 			v = mine; /* withdraw, unless met meanwhile */
 			if (!atomic_compare_exchange_strong_explicit(
@@ -181,7 +181,8 @@ static void player(void *arg)
 			    &g->claimed[w], &zero, 1, memory_order_relaxed,
 			    memory_order_relaxed))
 			break;
-		if (atomic_load_explicit(&g->claimed[0], memory_order_relaxed) &&
+		if (atomic_load_explicit(&g->claimed[0],
+					 memory_order_relaxed) &&
 		    atomic_load_explicit(&g->claimed[1], memory_order_relaxed))
 			return;
 		act_yield(); /* still queued: the other worker may take it */
@@ -316,8 +317,8 @@ START_TEST(procs_race_reported)
 	assert_race(&v, "procs-race");
 	/* the stacks are the processes' own fibers, not the worker's
 	 * scheduler loop: the player is in both of them */
-	ck_assert_msg(strstr(v.err, "player"),
-		      "no player in the stacks:\n%s", v.err);
+	ck_assert_msg(strstr(v.err, "player"), "no player in the stacks:\n%s",
+		      v.err);
 }
 END_TEST
 

@@ -18,18 +18,18 @@
 #define TICK 1000 /* ns */
 
 struct rec {
-	struct act__tnode node;    /* first: the node is the record */
+	struct act__tnode node; /* first: the node is the record */
 	uint32_t id;
-	uint64_t seq;              /* order added */
-	uint64_t due;              /* tick it fires at: its expires, or the
-				    * wheel's next tick if that one is past */
-	int64_t fired_at;          /* the advance's now_ns; -1 if not */
+	uint64_t seq;	  /* order added */
+	uint64_t due;	  /* tick it fires at: its expires, or the
+			   * wheel's next tick if that one is past */
+	int64_t fired_at; /* the advance's now_ns; -1 if not */
 };
 
 struct log {
 	struct rec **order;
 	uint32_t n, cap;
-	int64_t now;               /* the advance in progress */
+	int64_t now; /* the advance in progress */
 };
 
 static void on_fire(struct act__tnode *t, void *ctx)
@@ -64,8 +64,8 @@ static void rec_add(struct act__wheel *w, struct rec *r, uint32_t id,
 
 START_TEST(fires_at_its_tick)
 {
-	static const int64_t dl[] = { 1, 999, 1000, 1001, 63999, 64000,
-				      64001, 5000000, 262144000 };
+	static const int64_t dl[] = { 1,     999,   1000,    1001,     63999,
+				      64000, 64001, 5000000, 262144000 };
 	enum { N = sizeof(dl) / sizeof(dl[0]) };
 	struct act__wheel w;
 	struct rec r[N], *order[N];
@@ -309,9 +309,10 @@ START_TEST(random_against_reference)
 				break;
 			{
 				static const uint64_t scale[] = {
-					10 * TICK, 5000 * TICK, 400000ull * TICK,
-					30000000ull * TICK,
-					(ACT_WHEEL_SPAN + 99) * TICK };
+					10 * TICK, 5000 * TICK,
+					400000ull * TICK, 30000000ull * TICK,
+					(ACT_WHEEL_SPAN + 99) * TICK
+				};
 				int64_t d = now - 3 * TICK +
 					    (int64_t)((x >> 24) %
 						      scale[(x >> 8) % 5]);

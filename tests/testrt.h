@@ -235,8 +235,8 @@ static inline void tu_assert_no_leaks(void)
 }
 
 /* act_main, then the leak check; returns act_main's result. */
-static inline int tu_run_main(const struct act_config *cfg,
-			      void (*fn)(void *), void *arg)
+static inline int tu_run_main(const struct act_config *cfg, void (*fn)(void *),
+			      void *arg)
 {
 	int rc = act_main(cfg, fn, arg);
 
@@ -270,9 +270,9 @@ static inline void tu_ringless_child(void *arg)
 	struct act_config cfg = tu_with_workers(2);
 
 	setenv("ACT_TEST_RING", "none", 1);
-	_exit(act_main(&cfg, ((struct tu_ringless_run *)arg)->fn, NULL) == 0
-		      ? 0
-		      : 1);
+	_exit(act_main(&cfg, ((struct tu_ringless_run *)arg)->fn, NULL) == 0 ?
+		      0 :
+		      1);
 }
 
 static inline void tu_run_ringless(void (*fn)(void *), struct tu_child *c)
@@ -311,8 +311,7 @@ static inline void tu_env_child(void *arg)
  * return -EINVAL, with one line on stderr that names var="value".
  */
 static inline unsigned tu_assert_env_refused(const char *var,
-					     const char *const *bad,
-					     unsigned n)
+					     const char *const *bad, unsigned n)
 {
 	struct tu_env_case ec = { var, NULL };
 	struct tu_child c;
@@ -412,7 +411,8 @@ static inline int tu_count_tasks(void)
 	pthread_t t;
 
 	if (tsan_own < 0) {
-		ck_assert_int_eq(pthread_create(&t, NULL, tu_tsan_nop, NULL), 0);
+		ck_assert_int_eq(pthread_create(&t, NULL, tu_tsan_nop, NULL),
+				 0);
 		ck_assert_int_eq(pthread_join(t, NULL), 0);
 		tsan_own = tu_tasks_settled(0) - 1;
 	}
@@ -427,14 +427,14 @@ static inline int tu_count_tasks(void)
  * the suite, and a line "SKIP: <case> (<why>)" in the test's log says so
  * (scripts/summary.sh lists them). Use in place of tcase_add_test.
  */
-#define tu_add_test_unless(cond, why, tc, fn)                              \
-	do {                                                              \
-		if (cond) {                                               \
-			printf("SKIP: %s (%s)\n", #fn, why);              \
-			fflush(stdout); /* before Check forks */          \
-		} else {                                                  \
-			tcase_add_test(tc, fn);                           \
-		}                                                         \
+#define tu_add_test_unless(cond, why, tc, fn)                    \
+	do {                                                     \
+		if (cond) {                                      \
+			printf("SKIP: %s (%s)\n", #fn, why);     \
+			fflush(stdout); /* before Check forks */ \
+		} else {                                         \
+			tcase_add_test(tc, fn);                  \
+		}                                                \
 	} while (0)
 
 #endif /* ACT_TESTRT_H */

@@ -35,7 +35,7 @@
 
 /* Result of running fn(arg) in a child process with stderr captured. */
 struct tu_child {
-	int status;      /* as from waitpid */
+	int status;	 /* as from waitpid */
 	char err[65536]; /* what the child wrote on stderr, NUL-terminated
 			  * (a TSan report runs to kilobytes) */
 };
@@ -177,8 +177,8 @@ static inline long tu_count_lines(const char *path)
 static inline int tu_run_suite(Suite *s)
 {
 	static const char *const vars[] = {
-		"ACTORS_SCHEDULERS", "ACTORS_STACK_SIZE", "ACTORS_STATS",
-		"ACTORS_WAKE",       "ACTORS_PLACE",      "ACTORS_SPIN_US",
+		"ACTORS_SCHEDULERS",   "ACTORS_STACK_SIZE",  "ACTORS_STATS",
+		"ACTORS_WAKE",	       "ACTORS_PLACE",	     "ACTORS_SPIN_US",
 		"ACTORS_BACKPRESSURE", "ACTORS_RING_ENTRIES"
 	};
 	SRunner *sr = srunner_create(s);

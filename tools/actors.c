@@ -58,12 +58,12 @@ static void usage(FILE *f);
 
 struct echo_plan {
 	int conns;
-	double seconds;  /* measured */
-	double warmup;   /* before them */
+	double seconds; /* measured */
+	double warmup;	/* before them */
 };
 
 struct echo_outcome {
-	int rc;  /* 0, or a negative errno: echo_server_strerror() */
+	int rc; /* 0, or a negative errno: echo_server_strerror() */
 	struct echoload_result load;
 	struct echo_server_stats server;
 };
@@ -126,15 +126,14 @@ static int echo_inproc(const struct echo_plan *p, struct echo_outcome *out)
 /* The run served every request right, and some. */
 static bool echo_ok(const struct echo_outcome *out)
 {
-	return out->rc == 0 && out->load.errors == 0 &&
-	       out->load.requests > 0;
+	return out->rc == 0 && out->load.errors == 0 && out->load.requests > 0;
 }
 
 /* ---- actors demo ---------------------------------------------------- */
 
 #define DEMO_CHILDREN 100
-#define DEMO_STEP 200   /* child i counts the primes below 200 * (i + 1) */
-#define DEMO_REPLY 1    /* child -> parent: struct demo_reply */
+#define DEMO_STEP 200 /* child i counts the primes below 200 * (i + 1) */
+#define DEMO_REPLY 1  /* child -> parent: struct demo_reply */
 #define DEMO_ECHO_CONNS 50
 #define DEMO_ECHO_SECONDS 2.0
 #define DEMO_ECHO_WARMUP 0.25
@@ -158,12 +157,12 @@ struct demo_reply {
 
 /* act_main()'s arg; act_main() returning orders the main's writes. */
 struct demo_run {
-	int err;           /* 0, or the first failure */
-	int workers;       /* act_workers() */
-	long *per_worker;  /* children per worker; the caller frees it */
-	int replies;       /* good replies */
-	uint64_t sum;      /* sum of their results */
-	double seconds;    /* first spawn to last reply */
+	int err;	  /* 0, or the first failure */
+	int workers;	  /* act_workers() */
+	long *per_worker; /* children per worker; the caller frees it */
+	int replies;	  /* good replies */
+	uint64_t sum;	  /* sum of their results */
+	double seconds;	  /* first spawn to last reply */
 };
 
 static bool is_prime(uint64_t n)
@@ -215,8 +214,7 @@ static int demo_spawn(struct demo_job *jobs)
 }
 
 /* Counts one reply; a malformed or repeated one is an error. */
-static void demo_take(struct demo_run *run, const struct act_msg *m,
-		      bool *seen)
+static void demo_take(struct demo_run *run, const struct act_msg *m, bool *seen)
 {
 	struct demo_reply r;
 
@@ -291,7 +289,7 @@ static int demo_expect(uint64_t *sum)
 				composite[m] = 1;
 		}
 		if ((n + 1) % DEMO_STEP == 0)
-			*sum += count;  /* primes below n + 1 */
+			*sum += count; /* primes below n + 1 */
 	}
 	free(composite);
 	return 0;
@@ -306,7 +304,8 @@ static void demo_print(const struct demo_run *run, uint64_t expect)
 	for (w = 0; w < run->workers; w++)
 		printf("  worker %d: %ld children\n", w, run->per_worker[w]);
 	printf("children %d, sum of results %" PRIu64 " (expected %" PRIu64
-	       ": %s), elapsed %.3f ms\n", run->replies, run->sum, expect,
+	       ": %s), elapsed %.3f ms\n",
+	       run->replies, run->sum, expect,
 	       run->sum == expect ? "OK" : "FAIL", run->seconds * 1e3);
 }
 
@@ -319,7 +318,8 @@ static bool demo_echo(void)
 	const struct echoload_result *r = &out.load;
 
 	printf("\necho server: one process per connection, %d connections "
-	       "from a loopback client\n", plan.conns);
+	       "from a loopback client\n",
+	       plan.conns);
 	fflush(stdout);
 	if (echo_inproc(&plan, &out)) {
 		fprintf(stderr, "actors demo: echo: %s\n",
@@ -327,13 +327,15 @@ static bool demo_echo(void)
 		return false;
 	}
 	printf("  %" PRIu64 " requests of %d bytes in %.2f s: %.0f "
-	       "requests/s\n", r->requests, ECHOLOAD_SIZE, r->seconds,
-	       r->rps);
+	       "requests/s\n",
+	       r->requests, ECHOLOAD_SIZE, r->seconds, r->rps);
 	printf("  latency p50 %.1f us, p99 %.1f us, p999 %.1f us, "
-	       "max %.1f us\n", r->p50_us, r->p99_us, r->p999_us, r->max_us);
+	       "max %.1f us\n",
+	       r->p50_us, r->p99_us, r->p999_us, r->max_us);
 	printf("  %" PRIu64 " connections accepted, wrong responses %" PRIu64
-	       ", connections lost %" PRIu64 ": %s\n", out.server.accepted,
-	       r->mismatches, r->lost, echo_ok(&out) ? "OK" : "FAIL");
+	       ", connections lost %" PRIu64 ": %s\n",
+	       out.server.accepted, r->mismatches, r->lost,
+	       echo_ok(&out) ? "OK" : "FAIL");
 	return echo_ok(&out);
 }
 
@@ -370,14 +372,14 @@ enum {
 	WL_RING,
 	WL_SKYNET,
 	WL_FANIN,
-	WL_SPAWN_FEW,   /* spawnburst, BENCH_SPAWNBURST_FEW children */
-	WL_SPAWN_MANY,  /* spawnburst, BENCH_SPAWNBURST_MANY children */
+	WL_SPAWN_FEW,  /* spawnburst, BENCH_SPAWNBURST_FEW children */
+	WL_SPAWN_MANY, /* spawnburst, BENCH_SPAWNBURST_MANY children */
 	WL_COUNT
 };
 
 static const char *const wl_name[WL_COUNT] = {
-	"pingpong", "ring", "skynet", "fanin", "spawnburst100",
-	"spawnburst10000",
+	"pingpong", "ring",	     "skynet",
+	"fanin",    "spawnburst100", "spawnburst10000",
 };
 static const char *const wl_unit[WL_COUNT] = {
 	"msg", "hop", "proc", "msg", "step", "step",
@@ -385,15 +387,14 @@ static const char *const wl_unit[WL_COUNT] = {
 
 struct bench_opts {
 	long rounds, procs, hops, leaves, window;
-	long senders, msgs, credit;  /* fanin */
-	long total;                  /* spawnburst */
+	long senders, msgs, credit; /* fanin */
+	long total;		    /* spawnburst */
 };
 
 /* The number of children of a spawnburst workload. */
 static long wl_children(int w)
 {
-	return w == WL_SPAWN_FEW ? BENCH_SPAWNBURST_FEW
-				 : BENCH_SPAWNBURST_MANY;
+	return w == WL_SPAWN_FEW ? BENCH_SPAWNBURST_FEW : BENCH_SPAWNBURST_MANY;
 }
 
 /* What the forked child sends back through the pipe. */
@@ -405,12 +406,12 @@ struct outcome {
 
 /* One line of the table. */
 struct row {
-	long count;        /* rounds, hops, leaves, messages or children */
-	uint64_t expect;   /* the right checksum */
-	double ops;        /* what ns/op divides by: wl_unit[] */
-	bool reported;     /* the child wrote an outcome */
+	long count;	 /* rounds, hops, leaves, messages or children */
+	uint64_t expect; /* the right checksum */
+	double ops;	 /* what ns/op divides by: wl_unit[] */
+	bool reported;	 /* the child wrote an outcome */
 	struct outcome out;
-	double rss_mib;    /* the child's peak RSS */
+	double rss_mib; /* the child's peak RSS */
 };
 
 static int wl_run(int w, const struct bench_opts *o, double *seconds,
@@ -425,8 +426,8 @@ static int wl_run(int w, const struct bench_opts *o, double *seconds,
 		return bench_skynet(o->leaves, (int)o->window, seconds,
 				    checksum);
 	case WL_FANIN:
-		return bench_fanin((int)o->senders, o->msgs, o->credit,
-				   seconds, checksum);
+		return bench_fanin((int)o->senders, o->msgs, o->credit, seconds,
+				   checksum);
 	default:
 		return bench_spawnburst(wl_children(w), o->total, seconds,
 					checksum);
@@ -447,7 +448,7 @@ static void wl_plan_more(int w, const struct bench_opts *o, struct row *r)
 	n = wl_children(w);
 	r->count = n;
 	r->expect = bench_spawnburst_expect(n, o->total);
-	r->ops = (double)(o->total / n) * (double)n;  /* steps run */
+	r->ops = (double)(o->total / n) * (double)n; /* steps run */
 }
 
 /* Fills the parts of a row known before the run. */
@@ -513,7 +514,7 @@ static int reap(const char *name, pid_t pid, bool reported, double *rss_mib)
 	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			return -errno;
-	*rss_mib = (double)ru.ru_maxrss / 1024.0;  /* ru_maxrss: KiB */
+	*rss_mib = (double)ru.ru_maxrss / 1024.0; /* ru_maxrss: KiB */
 	if (WIFSIGNALED(status))
 		fprintf(stderr, "actors bench %s: killed by signal %d (%s)\n",
 			name, WTERMSIG(status), strsignal(WTERMSIG(status)));
@@ -538,7 +539,7 @@ static int run_child(const char *name, void (*fill)(const void *, void *),
 
 	if (pipe(fd))
 		return -errno;
-	fflush(NULL);  /* or the child would flush our buffers again */
+	fflush(NULL); /* or the child would flush our buffers again */
 	pid = fork();
 	if (pid == 0) {
 		close(fd[0]);
@@ -579,9 +580,8 @@ static int run_forked(int w, const struct bench_opts *o, struct row *r)
 
 static void print_header(void)
 {
-	printf("%-15s %10s %20s %10s %8s %-4s %8s  %s\n", "workload",
-	       "count", "checksum", "seconds", "ns/op", "per", "RSS MiB",
-	       "check");
+	printf("%-15s %10s %20s %10s %8s %-4s %8s  %s\n", "workload", "count",
+	       "checksum", "seconds", "ns/op", "per", "RSS MiB", "check");
 }
 
 static void print_row(int w, const struct row *r, bool ok)
@@ -689,8 +689,8 @@ static void echo_print(const struct echo_plan *p,
 		       r->rps, r->p50_us, r->p99_us, r->p999_us);
 	else
 		printf("%10s %11s %8s %8s %8s ", "-", "-", "-", "-", "-");
-	printf("%8.1f  %s\n", rss_mib, reported && echo_ok(out) ? "OK" :
-	       "FAIL");
+	printf("%8.1f  %s\n", rss_mib,
+	       reported && echo_ok(out) ? "OK" : "FAIL");
 	fflush(stdout);
 }
 
@@ -781,14 +781,14 @@ static const struct option timeouts_longopts[] = {
 
 /* ok: it ran, and no wait ended before its deadline. */
 static void timeouts_print(const struct timeouts_plan *p,
-			   const struct timeouts_outcome *t, bool ran,
-			   bool ok, double rss_mib)
+			   const struct timeouts_outcome *t, bool ran, bool ok,
+			   double rss_mib)
 {
 	const struct bench_timeouts_result *r = &t->res;
 
-	printf("%-8s %6s %7s %9s %9s %9s %7s %8s  %s\n", "workload",
-	       "procs", "waits", "p50 us", "p99 us", "max us", "idle %",
-	       "RSS MiB", "check");
+	printf("%-8s %6s %7s %9s %9s %9s %7s %8s  %s\n", "workload", "procs",
+	       "waits", "p50 us", "p99 us", "max us", "idle %", "RSS MiB",
+	       "check");
 	printf("%-8s %6ld ", "timeouts", p->procs);
 	if (ran)
 		printf("%7ld %9.0f %9.0f %9.0f %7.2f ", r->samples, r->p50_us,
@@ -821,8 +821,8 @@ static int cmd_bench_timeouts(int argc, char **argv)
 	}
 	if (optind < argc)
 		return timeouts_usage("unexpected operand");
-	rc = run_child("timeouts", timeouts_fill, &p, &t, sizeof(t),
-		       &reported, &rss_mib);
+	rc = run_child("timeouts", timeouts_fill, &p, &t, sizeof(t), &reported,
+		       &rss_mib);
 	if (rc)
 		fprintf(stderr, "actors bench timeouts: %s\n", strerror(-rc));
 	else if (reported && t.rc)
@@ -868,9 +868,8 @@ static int bench_opt(int c, const char *arg, struct bench_opts *o)
 		return bench_parse_long(arg, 1, BENCH_FANIN_MAX_SENDERS,
 					&o->senders);
 	case 'm':
-		return bench_parse_long(arg, 1,
-					(1L << BENCH_FANIN_SEQ_BITS) - 1,
-					&o->msgs);
+		return bench_parse_long(
+			arg, 1, (1L << BENCH_FANIN_SEQ_BITS) - 1, &o->msgs);
 	case 'c':
 		return bench_parse_long(arg, 0, 1L << 30, &o->credit);
 	case 't':
@@ -930,9 +929,9 @@ static int bench_usage(const char *why)
 static int cmd_bench(int argc, char **argv)
 {
 	struct bench_opts o = { BENCH_PINGPONG_ROUNDS, BENCH_RING_PROCS,
-				BENCH_RING_HOPS, BENCH_SKYNET_LEAVES,
-				BENCH_SKYNET_WINDOW, BENCH_FANIN_SENDERS,
-				BENCH_FANIN_MSGS, BENCH_FANIN_WINDOW,
+				BENCH_RING_HOPS,       BENCH_SKYNET_LEAVES,
+				BENCH_SKYNET_WINDOW,   BENCH_FANIN_SENDERS,
+				BENCH_FANIN_MSGS,      BENCH_FANIN_WINDOW,
 				BENCH_SPAWNBURST_TOTAL };
 	unsigned mask = 0;
 	int c, w, failed = 0;
@@ -1031,8 +1030,8 @@ static const struct option topo_longopts[] = {
 struct topo_opts {
 	struct act_config cfg;
 	struct act__topo_src src;
-	bool other;      /* --synthetic, --xml or --cgroup: src applies */
-	unsigned flags;  /* ACT_REPORT_* */
+	bool other;	/* --synthetic, --xml or --cgroup: src applies */
+	unsigned flags; /* ACT_REPORT_* */
 };
 
 /* One option into o; NULL, or why it is wrong (in buf). */
@@ -1054,8 +1053,7 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 		/* a missing file in it reads as "no limit" (cgroup.h), but
 		 * a missing directory is surely a typo */
 		if (stat(arg, &st) || !S_ISDIR(st.st_mode)) {
-			snprintf(buf, len, "--cgroup %s: not a directory",
-				 arg);
+			snprintf(buf, len, "--cgroup %s: not a directory", arg);
 			return buf;
 		}
 		o->src.cgroup = arg;
@@ -1074,8 +1072,10 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 	case 'b':
 		b = act__plan_bind_parse(arg);
 		if (b < 0) {
-			snprintf(buf, len, "--bind %s: expected none, core, "
-				 "pu, spread, compact or numa", arg);
+			snprintf(buf, len,
+				 "--bind %s: expected none, core, "
+				 "pu, spread, compact or numa",
+				 arg);
 			return buf;
 		}
 		o->cfg.bind = b;
@@ -1092,9 +1092,10 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 		} else if (!act__env_parse_uint(arg, 0, ACT_CPU_MAX, &n)) {
 			o->cfg.reactor_cpu = ACT_REACTOR_CPU((int)n);
 		} else {
-			snprintf(buf, len, "--reactor-cpu %s: expected auto, "
-				 "none or a CPU number from 0 to %d", arg,
-				 ACT_CPU_MAX);
+			snprintf(buf, len,
+				 "--reactor-cpu %s: expected auto, "
+				 "none or a CPU number from 0 to %d",
+				 arg, ACT_CPU_MAX);
 			return buf;
 		}
 		return NULL;
@@ -1131,13 +1132,13 @@ static int cmd_topo(int argc, char **argv)
 
 	act_config_init(&o.cfg);
 	optind = 1;
-	opterr = 0;  /* topo_opt says what is wrong, in one line */
-	while ((c = getopt_long(argc, argv, ":h", topo_longopts, NULL)) !=
-	       -1) {
+	opterr = 0; /* topo_opt says what is wrong, in one line */
+	while ((c = getopt_long(argc, argv, ":h", topo_longopts, NULL)) != -1) {
 		if (c == 'h')
 			return topo_usage(NULL);
-		why = topo_opt(c, c == ':' || c == '?' ? argv[optind - 1] :
-				  optarg, &o, buf, sizeof(buf));
+		why = topo_opt(c,
+			       c == ':' || c == '?' ? argv[optind - 1] : optarg,
+			       &o, buf, sizeof(buf));
 		if (why)
 			return topo_usage(why);
 	}
@@ -1158,12 +1159,11 @@ static int cmd_topo(int argc, char **argv)
 	o.cfg = set.cfg;
 	rc = act__plan_resolve(&o.cfg, o.other ? &o.src : NULL, &t, &pl);
 	if (rc)
-		return rc == -EINVAL ? 2 : 1;  /* the library said why */
+		return rc == -EINVAL ? 2 : 1; /* the library said why */
 	/* this machine: the kernel paths a runtime would take here */
 	nkv = 0;
-	if (!o.other && !act__paths_probe(&pl, t.simulated,
-					  o.cfg.ring_entries,
-					  &paths)) {
+	if (!o.other &&
+	    !act__paths_probe(&pl, t.simulated, o.cfg.ring_entries, &paths)) {
 		for (nkv = 0; nkv < ACT_PATHS; nkv++) {
 			kv[nkv].key = act__paths_name(nkv);
 			kv[nkv].value = paths.v[nkv];
@@ -1175,8 +1175,8 @@ static int cmd_topo(int argc, char **argv)
 	} else if (pl.nworkers > ACT_MAX_WORKERS) {
 		/* a default count on a machine this big: act_main refuses
 		 * it in the same words */
-		fprintf(stderr, "actors: %d workers: at most %d\n",
-			pl.nworkers, ACT_MAX_WORKERS);
+		fprintf(stderr, "actors: %d workers: at most %d\n", pl.nworkers,
+			ACT_MAX_WORKERS);
 		rc = -EINVAL;
 	}
 	act__plan_free(&pl);
@@ -1239,8 +1239,8 @@ static int cmd_vars(int argc, char **argv)
 		return vars_usage("one option at most");
 	if (argc == 2 && !strcmp(argv[1], "--man"))
 		man = true;
-	else if (argc == 2 && (!strcmp(argv[1], "-h") ||
-			       !strcmp(argv[1], "--help")))
+	else if (argc == 2 &&
+		 (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
 		return vars_usage(NULL);
 	else if (argc == 2)
 		return vars_usage("unknown option");
@@ -1252,9 +1252,8 @@ static int cmd_vars(int argc, char **argv)
 		if (man)
 			vars_man(v, def, expect);
 		else
-			printf("%s\t%s\t%s\t%s\t%s\n", v->name,
-			       def ? def : "-", v->field ? v->field : "-",
-			       expect, v->doc);
+			printf("%s\t%s\t%s\t%s\t%s\n", v->name, def ? def : "-",
+			       v->field ? v->field : "-", expect, v->doc);
 	}
 	if (fflush(stdout) || ferror(stdout)) {
 		fprintf(stderr, "actors vars: writing failed\n");
@@ -1284,7 +1283,7 @@ static int cmd_version(int argc, char **argv)
 
 struct command {
 	const char *name;
-	int (*run)(int argc, char **argv);  /* argv[0] is the name */
+	int (*run)(int argc, char **argv); /* argv[0] is the name */
 	const char *args;
 	const char *summary;
 };

@@ -113,9 +113,10 @@ static double run_cas(void)
 	atomic_store(&word, 0);
 	for (i = 0; i < n_ops; i++) {
 		v = (uint64_t)i;
-		atomic_compare_exchange_strong_explicit(
-			&word, &v, (uint64_t)i + 1, memory_order_acq_rel,
-			memory_order_relaxed);
+		atomic_compare_exchange_strong_explicit(&word, &v,
+							(uint64_t)i + 1,
+							memory_order_acq_rel,
+							memory_order_relaxed);
 	}
 	return (now_s() - t0) / (double)n_ops;
 }
@@ -268,10 +269,14 @@ static const struct step {
 	const char *name;
 	double (*run)(void);
 } steps[] = {
-	{ "switch", run_switch }, { "xchg", run_xchg },
-	{ "cas", run_cas },       { "mpsc", run_mpsc },
-	{ "slab", run_slab },     { "runq", run_runq },
-	{ "send_self", run_send_self }, { "pingpong", run_pingpong },
+	{ "switch", run_switch },
+	{ "xchg", run_xchg },
+	{ "cas", run_cas },
+	{ "mpsc", run_mpsc },
+	{ "slab", run_slab },
+	{ "runq", run_runq },
+	{ "send_self", run_send_self },
+	{ "pingpong", run_pingpong },
 };
 #define NSTEPS (sizeof(steps) / sizeof(steps[0]))
 

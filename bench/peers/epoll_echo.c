@@ -36,14 +36,14 @@
 
 struct conn {
 	int fd;
-	size_t len, off;  /* bytes in buf, of them sent */
+	size_t len, off; /* bytes in buf, of them sent */
 	char buf[BUF_SIZE];
 };
 
 struct server {
 	int ep, lfd, sfd;
-	bool paused;       /* lfd out of the set after EMFILE */
-	long long resume;  /* when to put it back: ms, CLOCK_MONOTONIC */
+	bool paused;	  /* lfd out of the set after EMFILE */
+	long long resume; /* when to put it back: ms, CLOCK_MONOTONIC */
 	bool said_backoff;
 	unsigned long accepted;
 	int signal;
@@ -68,8 +68,7 @@ static int fail(const char *what)
 	return -err;
 }
 
-static int watch(struct server *s, int op, int fd, uint32_t events,
-		 void *ptr)
+static int watch(struct server *s, int op, int fd, uint32_t events, void *ptr)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = ptr };
 
@@ -99,8 +98,7 @@ static void conn_flush(struct server *s, struct conn *c, bool was_out)
 	ssize_t n;
 
 	while (c->off < c->len) {
-		n = send(c->fd, c->buf + c->off, c->len - c->off,
-			 MSG_NOSIGNAL);
+		n = send(c->fd, c->buf + c->off, c->len - c->off, MSG_NOSIGNAL);
 		if (n >= 0) {
 			c->off += (size_t)n;
 			continue;
@@ -124,7 +122,7 @@ static void conn_event(struct server *s, struct conn *c, uint32_t events)
 {
 	ssize_t n;
 
-	if (c->len > 0) {  /* waiting for EPOLLOUT */
+	if (c->len > 0) { /* waiting for EPOLLOUT */
 		conn_flush(s, c, true);
 		return;
 	}
@@ -168,9 +166,10 @@ static void pause_accept(struct server *s)
 {
 	if (!s->said_backoff) {
 		s->said_backoff = true;
-		fprintf(stderr, "epoll_echo: accept: %s; pausing accepts %d ms "
-			"at a time (said once)\n", strerror(errno),
-			BACKOFF_MS);
+		fprintf(stderr,
+			"epoll_echo: accept: %s; pausing accepts %d ms "
+			"at a time (said once)\n",
+			strerror(errno), BACKOFF_MS);
 	}
 	if (watch(s, EPOLL_CTL_DEL, s->lfd, 0, NULL) == 0) {
 		s->paused = true;
@@ -183,7 +182,7 @@ static void resume_accept(struct server *s)
 	if (watch(s, EPOLL_CTL_ADD, s->lfd, EPOLLIN, &tag_listen) == 0)
 		s->paused = false;
 	else
-		s->resume = now_ms() + BACKOFF_MS;  /* try again later */
+		s->resume = now_ms() + BACKOFF_MS; /* try again later */
 }
 
 static void on_listen(struct server *s)
@@ -293,8 +292,8 @@ static int listen_on(const char *host, int port, int *bound)
 		return -1;
 	}
 	*bound = ntohs(ss.ss_family == AF_INET6 ?
-		       ((struct sockaddr_in6 *)&ss)->sin6_port :
-		       ((struct sockaddr_in *)&ss)->sin_port);
+			       ((struct sockaddr_in6 *)&ss)->sin6_port :
+			       ((struct sockaddr_in *)&ss)->sin_port);
 	return fd;
 }
 
@@ -334,26 +333,29 @@ static int serve(const char *host, int port)
 	    watch(&s, EPOLL_CTL_ADD, s.sfd, EPOLLIN, &tag_signal))
 		goto out;
 	printf(strchr(host, ':') ? "epoll_echo: listening on [%s]:%d\n" :
-	       "epoll_echo: listening on %s:%d\n", host, port);
+				   "epoll_echo: listening on %s:%d\n",
+	       host, port);
 	fflush(stdout);
 	rc = loop(&s);
 	if (rc == 0)
-		fprintf(stderr, "epoll_echo: stopped by %s: %lu connections "
-			"accepted\n", strsignal(s.signal), s.accepted);
+		fprintf(stderr,
+			"epoll_echo: stopped by %s: %lu connections "
+			"accepted\n",
+			strsignal(s.signal), s.accepted);
 out:
 	if (s.ep >= 0)
 		close(s.ep);
 	if (s.sfd >= 0)
 		close(s.sfd);
 	close(s.lfd);
-	return rc ? 1 : 0;  /* the connections close with the process */
+	return rc ? 1 : 0; /* the connections close with the process */
 }
 
 static int usage(FILE *f, int status)
 {
 	fprintf(f, "usage: epoll_echo [--host H] [--port P]\n"
-		"  --host H  address to listen on (default 127.0.0.1)\n"
-		"  --port P  TCP port, 0: an ephemeral one (default 0)\n");
+		   "  --host H  address to listen on (default 127.0.0.1)\n"
+		   "  --port P  TCP port, 0: an ephemeral one (default 0)\n");
 	return status;
 }
 

@@ -73,8 +73,7 @@ static void arity_error(struct out *o, const char *name)
 }
 
 /* A string key set to v, its expiry cleared unless keep_ttl. */
-static struct kv_entry *set_string(struct kv_db *db,
-				   const struct resp_arg *k,
+static struct kv_entry *set_string(struct kv_db *db, const struct resp_arg *k,
 				   const struct resp_arg *v, bool keep_ttl)
 {
 	uint32_t h = hash_of(k);
@@ -268,8 +267,8 @@ static void c_dbsize(struct kv_db *db, int argc, const struct resp_arg *v,
 static void c_flushall(struct kv_db *db, int argc, const struct resp_arg *v,
 		       struct out *o)
 {
-	if (argc > 2 || (argc == 2 && !is(&v[1], "sync") &&
-			 !is(&v[1], "async"))) {
+	if (argc > 2 ||
+	    (argc == 2 && !is(&v[1], "sync") && !is(&v[1], "async"))) {
 		out_error(o, KV_ERR_SYNTAX);
 		return;
 	}
@@ -308,9 +307,8 @@ static void c_exists(struct kv_db *db, int argc, const struct resp_arg *v,
 }
 
 /* EXPIRE and PEXPIRE; unit 1000 or 1 ms. */
-static void expire_generic(struct kv_db *db, int argc,
-			   const struct resp_arg *v, struct out *o,
-			   long long unit)
+static void expire_generic(struct kv_db *db, int argc, const struct resp_arg *v,
+			   struct out *o, long long unit)
 {
 	bool nx = false, xx = false, gt = false, lt = false;
 	long long when, now = kv_now_ms(), cur;
@@ -347,7 +345,8 @@ static void expire_generic(struct kv_db *db, int argc,
 		out_error(o, KV_ERR_NOTINT);
 		return;
 	}
-	if (unit == 1000 && (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000)) {
+	if (unit == 1000 &&
+	    (when > LLONG_MAX / 1000 || when < LLONG_MIN / 1000)) {
 		out_errorf(o, "ERR invalid expire time in '%s' command",
 			   unit == 1000 ? "expire" : "pexpire");
 		return;
@@ -616,8 +615,8 @@ static void c_append(struct kv_db *db, int argc, const struct resp_arg *v,
 	if (!e) {
 		e = set_string(db, &v[1], &v[2], false);
 	} else {
-		unsigned long long total = (unsigned long long)e->vlen +
-					   v[2].len;
+		unsigned long long total =
+			(unsigned long long)e->vlen + v[2].len;
 
 		if (total > (unsigned long long)kv_settings.proto_max_bulk_len ||
 		    total > UINT32_MAX) {
@@ -643,8 +642,8 @@ static void c_strlen(struct kv_db *db, int argc, const struct resp_arg *v,
 		out_int(o, e ? e->vlen : 0);
 }
 
-static void incr_by(struct kv_db *db, const struct resp_arg *k,
-		    long long incr, struct out *o)
+static void incr_by(struct kv_db *db, const struct resp_arg *k, long long incr,
+		    struct out *o)
 {
 	struct kv_entry *e = lookup(db, k);
 	long long val = 0;
@@ -960,8 +959,7 @@ static void c_hlen(struct kv_db *db, int argc, const struct resp_arg *v,
 		out_int(o, e ? (long long)hash_len(db_hash(e)) : 0);
 }
 
-static void pair(const char *f, size_t fn, const char *v, size_t vn,
-		 void *ctx)
+static void pair(const char *f, size_t fn, const char *v, size_t vn, void *ctx)
 {
 	out_bulk(ctx, f, fn);
 	out_bulk(ctx, v, vn);
@@ -1081,7 +1079,7 @@ const struct kv_cmd *kv_cmd_table(size_t *n)
  */
 #define NSLOTS 64
 
-static uint8_t slots[NSLOTS];     /* table index + 1; 0: empty */
+static uint8_t slots[NSLOTS];	  /* table index + 1; 0: empty */
 static uint64_t slot_key[NSLOTS]; /* its name's key */
 static uint8_t slot_len[NSLOTS];  /* and length */
 static pthread_once_t slots_once = PTHREAD_ONCE_INIT;
@@ -1152,13 +1150,14 @@ void kv_reply_unknown(struct out *o, int argc, const struct resp_arg *argv)
 		n += (size_t)snprintf(args + n, sizeof(args) - n, "'%.*s' ", w,
 				      argv[i].p);
 	}
-	out_errorf(o, "ERR unknown command '%.*s', with args beginning with: %s",
+	out_errorf(o,
+		   "ERR unknown command '%.*s', with args beginning with: %s",
 		   (int)(argv[0].len > 128 ? 128 : argv[0].len), argv[0].p,
 		   args);
 }
 
-bool kv_cmd_check(const struct kv_cmd *c, int argc,
-		  const struct resp_arg *argv, struct out *o)
+bool kv_cmd_check(const struct kv_cmd *c, int argc, const struct resp_arg *argv,
+		  struct out *o)
 {
 	(void)argv;
 	/* MSET's pairs: redis checks them before it splits anything */

@@ -31,16 +31,16 @@ enum {
 /* How the parts of a split command's replies come together. */
 enum kv_merge {
 	KV_MERGE_NONE = 0,
-	KV_MERGE_SUM,   /* integers added: DEL, EXISTS, DBSIZE */
-	KV_MERGE_OK,    /* +OK once: MSET, FLUSHALL */
+	KV_MERGE_SUM,	/* integers added: DEL, EXISTS, DBSIZE */
+	KV_MERGE_OK,	/* +OK once: MSET, FLUSHALL */
 	KV_MERGE_ARRAY, /* elements back in key order: MGET */
 };
 
 struct kv_cmd {
 	const char *name; /* lower case, as redis names it in errors */
-	int arity;        /* redis's: n exactly, -n at least n */
-	int first_key;    /* 0: none */
-	int key_step;     /* keys at first_key, +step, ... to the end */
+	int arity;	  /* redis's: n exactly, -n at least n */
+	int first_key;	  /* 0: none */
+	int key_step;	  /* keys at first_key, +step, ... to the end */
 	unsigned flags;
 	enum kv_merge merge;
 	void (*run)(struct kv_db *db, int argc, const struct resp_arg *argv,
@@ -63,8 +63,8 @@ const struct kv_cmd *kv_cmd_table(size_t *n);
 /* Replies for a command that cannot run: unknown, or a wrong arity (false
  * from kv_cmd_check). */
 void kv_reply_unknown(struct out *o, int argc, const struct resp_arg *argv);
-bool kv_cmd_check(const struct kv_cmd *c, int argc,
-		  const struct resp_arg *argv, struct out *o);
+bool kv_cmd_check(const struct kv_cmd *c, int argc, const struct resp_arg *argv,
+		  struct out *o);
 
 /* Runs c whole on db (a KV_CONN command ignores db). */
 void kv_cmd_run(const struct kv_cmd *c, struct kv_db *db, int argc,

@@ -106,14 +106,12 @@ static void list_free(struct kv_list *l)
 }
 
 /* A large hash's fields: entries keyed by the field, the value inline. */
-static struct kv_entry *field_find(struct kv_hash *h, const char *f,
-				   size_t fn)
+static struct kv_entry *field_find(struct kv_hash *h, const char *f, size_t fn)
 {
 	return dict_find(&h->d, f, fn, (uint32_t)kv_hash(f, fn));
 }
 
-static bool small_find(struct kv_hash *h, const char *f, size_t fn,
-		       size_t *at)
+static bool small_find(struct kv_hash *h, const char *f, size_t fn, size_t *at)
 {
 	size_t i;
 
@@ -149,8 +147,8 @@ bool hash_get(struct kv_hash *h, const char *f, size_t fn, const char **v,
 	return true;
 }
 
-static int large_set(struct kv_hash *h, const char *f, size_t fn,
-		     const char *v, size_t vn)
+static int large_set(struct kv_hash *h, const char *f, size_t fn, const char *v,
+		     size_t vn)
 {
 	uint32_t hv = (uint32_t)kv_hash(f, fn);
 	struct kv_entry *e = dict_find(&h->d, f, fn, hv), *ne;
@@ -390,8 +388,7 @@ struct kv_entry *db_add(struct kv_db *db, const char *k, size_t klen,
 }
 
 /* e copied into an entry of vcap value bytes, which takes its place. */
-static struct kv_entry *move(struct kv_db *db, struct kv_entry *e,
-			     size_t vcap)
+static struct kv_entry *move(struct kv_db *db, struct kv_entry *e, size_t vcap)
 {
 	struct kv_entry *ne = kv_entry_new(kv_key(e), e->klen, e->hash, vcap);
 
@@ -421,8 +418,8 @@ struct kv_entry *db_set_value(struct kv_db *db, struct kv_entry *e,
 	return e;
 }
 
-struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e,
-			   const void *v, size_t n)
+struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e, const void *v,
+			   size_t n)
 {
 	size_t want = (size_t)e->vlen + n, cap;
 

@@ -36,16 +36,16 @@ struct kv_list {
 
 struct kv_hash {
 	bool large;
-	size_t n, cap;        /* small: pairs */
-	struct kv_str **fv;   /* small: field, value, field, value... */
-	struct kv_dict d;     /* large: field -> value entries */
+	size_t n, cap;	    /* small: pairs */
+	struct kv_str **fv; /* small: field, value, field, value... */
+	struct kv_dict d;   /* large: field -> value entries */
 };
 
 struct kv_db {
 	struct kv_dict keys;
-	size_t expires;      /* keys with an expiry */
+	size_t expires; /* keys with an expiry */
 	size_t sweep_cursor;
-	uint64_t expired;    /* keys removed by expiry, lazily or swept */
+	uint64_t expired; /* keys removed by expiry, lazily or swept */
 };
 
 /* unix time in ms */
@@ -68,8 +68,8 @@ struct kv_entry *db_add(struct kv_db *db, const char *k, size_t klen,
 struct kv_entry *db_set_value(struct kv_db *db, struct kv_entry *e,
 			      const void *v, size_t vlen);
 /* e's string value with n bytes appended (may move, NULL on no memory). */
-struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e,
-			   const void *v, size_t n);
+struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e, const void *v,
+			   size_t n);
 void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms);
 
 /* Removes expired keys among up to `buckets` buckets; returns them. */

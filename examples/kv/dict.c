@@ -157,7 +157,7 @@ bool dict_add(struct kv_dict *d, struct kv_entry *e)
 	else if (d->used[0] + 1 > d->size[0] && d->size[0] < SIZE_MAX / 4)
 		ok = resize(d, d->size[0] * 2);
 	if (!d->t[0])
-		return false; /* not even a first table */
+		return false;	  /* not even a first table */
 	w = rehashing(d) ? 1 : 0; /* new entries go to the new table */
 	h = &d->t[w][e->hash & (d->size[w] - 1)];
 	e->next = *h;

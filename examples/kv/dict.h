@@ -26,19 +26,19 @@ enum kv_type {
 struct kv_entry {
 	struct kv_entry *next; /* the bucket's chain */
 	int64_t expire_ms;     /* unix time in ms; 0: never (keys only) */
-	uint32_t hash;         /* the key's hash, low half */
+	uint32_t hash;	       /* the key's hash, low half */
 	uint32_t klen;
-	uint32_t vlen;         /* strings: the value's bytes */
-	uint32_t vcap;         /* bytes allocated after the key */
-	uint8_t type;          /* enum kv_type */
-	char data[];           /* key, then value (or its object's pointer) */
+	uint32_t vlen; /* strings: the value's bytes */
+	uint32_t vcap; /* bytes allocated after the key */
+	uint8_t type;  /* enum kv_type */
+	char data[];   /* key, then value (or its object's pointer) */
 };
 
 struct kv_dict {
 	struct kv_entry **t[2]; /* t[1] is the new table while rehashing */
-	size_t size[2];         /* buckets, a power of two (or 0) */
+	size_t size[2];		/* buckets, a power of two (or 0) */
 	size_t used[2];
-	size_t rehash;          /* next bucket of t[0] to move, when t[1] */
+	size_t rehash; /* next bucket of t[0] to move, when t[1] */
 };
 
 /* The seeded hash of the kv example; the shard of a key is from its high

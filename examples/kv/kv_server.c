@@ -52,25 +52,25 @@
 #include "../echo_server.h" /* echo_server_listen: the socket */
 #include "cmd.h"
 
-#define BATCH_MAX 256                 /* commands read before they run */
-#define IN_START 16384                /* a connection's first buffer */
-#define IN_KEEP ((size_t)1 << 20)     /* more is given back when idle */
-#define INLINE_MAX ((size_t)256 << 10) /* bigger messages go by pointer */
+#define BATCH_MAX 256			  /* commands read before they run */
+#define IN_START 16384			  /* a connection's first buffer */
+#define IN_KEEP ((size_t)1 << 20)	  /* more is given back when idle */
+#define INLINE_MAX ((size_t)256 << 10)	  /* bigger messages go by pointer */
 #define SEND_STALL_NS (30 * 1000000000LL) /* no progress: closed */
-#define TICK_NS (100 * 1000000LL)     /* a shard's expiry sweep */
+#define TICK_NS (100 * 1000000LL)	  /* a shard's expiry sweep */
 #define SWEEP_BUCKETS 256
-#define REPLY_SOFT ((size_t)1 << 20)  /* a shard's replies to one batch */
-#define OUT_FLUSH ((size_t)1 << 20)   /* replies written as they pass it */
+#define REPLY_SOFT ((size_t)1 << 20) /* a shard's replies to one batch */
+#define OUT_FLUSH ((size_t)1 << 20)  /* replies written as they pass it */
 #define MS 1000000LL
 
 enum {
-	T_REQ = 1,  /* a batch of commands, its bytes in the message */
-	T_REQ_PTR,  /* the same, a malloc'd buffer handed over */
-	T_REP,      /* the replies */
+	T_REQ = 1, /* a batch of commands, its bytes in the message */
+	T_REQ_PTR, /* the same, a malloc'd buffer handed over */
+	T_REP,	   /* the replies */
 	T_REP_PTR,
-	T_TICK,     /* a shard's sweep */
-	T_SIGNAL,   /* to main: the signal's number */
-	T_FAILED,   /* to main: a -errno */
+	T_TICK,	  /* a shard's sweep */
+	T_SIGNAL, /* to main: the signal's number */
+	T_FAILED, /* to main: a -errno */
 };
 
 /* A pointer message's payload: the receiver frees p. */
@@ -149,8 +149,7 @@ static int send_copy(act_pid to, uint32_t tag, const void *p, size_t len)
 }
 
 /* A request or reply's bytes: in the message, or handed over. */
-static const char *payload(const struct act_msg *m, size_t *len,
-			   void **owned)
+static const char *payload(const struct act_msg *m, size_t *len, void **owned)
 {
 	struct handoff h;
 
@@ -296,12 +295,12 @@ enum { P_LOCAL, P_SHARD, P_SPLIT };
 /* Where each command of a batch gets its reply. */
 struct plan {
 	uint8_t kind;
-	uint8_t merge;      /* P_SPLIT: enum kv_merge */
-	uint32_t shard;     /* P_SHARD: the next reply of this shard */
-	size_t off, len;    /* P_LOCAL: the reply in c->local */
-	uint32_t part0;     /* P_SPLIT: c->parts[part0 .. part0 + nparts) */
+	uint8_t merge;	 /* P_SPLIT: enum kv_merge */
+	uint32_t shard;	 /* P_SHARD: the next reply of this shard */
+	size_t off, len; /* P_LOCAL: the reply in c->local */
+	uint32_t part0;	 /* P_SPLIT: c->parts[part0 .. part0 + nparts) */
 	uint32_t nparts;
-	uint32_t key0;      /* P_SPLIT by key: c->keypart[key0 .. + nkeys) */
+	uint32_t key0; /* P_SPLIT by key: c->keypart[key0 .. + nkeys) */
 	uint32_t nkeys;
 };
 
@@ -315,19 +314,19 @@ struct conn {
 	char *in;
 	size_t have, cap;
 	struct resp_parser ps;
-	struct out out;       /* replies to write */
-	struct out local;     /* replies made here, this batch */
-	struct out *req;      /* by shard: the batch's request */
-	uint32_t *nreq;       /* by shard: its commands */
-	struct offs *offs;    /* by shard: where each command starts */
-	uint32_t *got;        /* by shard: replies had of this batch */
-	uint32_t *touched;    /* the shards this batch asks, in order */
+	struct out out;	   /* replies to write */
+	struct out local;  /* replies made here, this batch */
+	struct out *req;   /* by shard: the batch's request */
+	uint32_t *nreq;	   /* by shard: its commands */
+	struct offs *offs; /* by shard: where each command starts */
+	uint32_t *got;	   /* by shard: replies had of this batch */
+	uint32_t *touched; /* the shards this batch asks, in order */
 	uint32_t ntouched;
 	uint32_t seq;
 	struct plan plan[BATCH_MAX];
 	int nplan;
-	uint32_t *parts;      /* P_SPLIT: the shard of each part */
-	uint32_t *keypart;    /* the part of each key of a split MGET */
+	uint32_t *parts;   /* P_SPLIT: the shard of each part */
+	uint32_t *keypart; /* the part of each key of a split MGET */
 	size_t nparts, capparts, nkeys, capkeys;
 	struct resp_arg *sub; /* a part's arguments */
 	size_t capsub;
@@ -365,8 +364,8 @@ static bool grow(void **p, size_t *cap, size_t want, size_t size)
 }
 
 /* One command into shard s's request of this batch. */
-static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd,
-		 int argc, const struct resp_arg *argv)
+static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd, int argc,
+		 const struct resp_arg *argv)
 {
 	size_t ntable;
 	struct out *o = &c->req[s];
@@ -436,8 +435,7 @@ static bool split(struct conn *c, struct plan *pl, const struct kv_cmd *cmd,
 	}
 	if (!grow((void **)&c->keypart, &c->capkeys, c->nkeys + nk,
 		  sizeof(*c->keypart)) ||
-	    !grow((void **)&c->sub, &c->capsub, (size_t)argc,
-		  sizeof(*c->sub)))
+	    !grow((void **)&c->sub, &c->capsub, (size_t)argc, sizeof(*c->sub)))
 		return false;
 	pl->key0 = (uint32_t)c->nkeys;
 	pl->nkeys = nk;
@@ -615,8 +613,8 @@ out:
 static bool flush_out(struct conn *c);
 
 /* m, this batch's reply from shard s, as the replies in hand for s. */
-static void take(struct conn *c, uint32_t s, struct act_msg *m,
-		 const char *p, size_t len, void *owned)
+static void take(struct conn *c, uint32_t s, struct act_msg *m, const char *p,
+		 size_t len, void *owned)
 {
 	uint32_t k = get32(p + 8);
 
@@ -684,8 +682,7 @@ static bool ask(struct conn *c, uint32_t s, uint32_t from)
 	out_raw(&tail, o->p, 8);
 	put32(&tail, n);
 	out_raw(&tail, o->p + at, o->len - at);
-	ok = !tail.failed &&
-	     !send_copy(srv.shards[s], T_REQ, tail.p, tail.len);
+	ok = !tail.failed && !send_copy(srv.shards[s], T_REQ, tail.p, tail.len);
 	out_free(&tail);
 	return ok;
 }
@@ -841,8 +838,7 @@ static struct conn *conn_new(int fd)
 static bool conn_ok(const struct conn *c)
 {
 	return c->in && c->req && c->nreq && c->offs && c->got && c->touched &&
-	       c->rep &&
-	       c->owned && c->rp && c->rlen && c->rat;
+	       c->rep && c->owned && c->rp && c->rlen && c->rat;
 }
 
 static void conn_free(struct conn *c)
@@ -1188,8 +1184,9 @@ static int signals_block(sigset_t *old)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { "127.0.0.1", 6379, 0, 0, 10000,
-			  RESP_MAX_BULK_DEFAULT };
+	struct opts o = {
+		"127.0.0.1", 6379, 0, 0, 10000, RESP_MAX_BULK_DEFAULT
+	};
 	struct act_config cfg;
 	uint64_t seed;
 	sigset_t old;

@@ -26,16 +26,17 @@ char *out_room(struct out *o, size_t n);
 void out_raw(struct out *o, const void *p, size_t n);
 void out_drop_front(struct out *o, size_t n);
 
-void out_status(struct out *o, const char *s);        /* +s */
-void out_error(struct out *o, const char *s);         /* -s (s has its class) */
-void out_errorf(struct out *o, const char *fmt, ...)  /* -..., line ends blanked */
+void out_status(struct out *o, const char *s); /* +s */
+void out_error(struct out *o, const char *s);  /* -s (s has its class) */
+void out_errorf(struct out *o, const char *fmt,
+		...) /* -..., line ends blanked */
 	__attribute__((format(printf, 2, 3)));
-void out_int(struct out *o, long long v);              /* :v */
+void out_int(struct out *o, long long v);	       /* :v */
 void out_bulk(struct out *o, const void *p, size_t n); /* $n p */
-void out_null(struct out *o);                          /* $-1 */
-void out_null_array(struct out *o);                    /* *-1 */
-void out_array(struct out *o, long long n);            /* *n */
-void out_bulk_ll(struct out *o, long long v);          /* v as a bulk */
+void out_null(struct out *o);			       /* $-1 */
+void out_null_array(struct out *o);		       /* *-1 */
+void out_array(struct out *o, long long n);	       /* *n */
+void out_bulk_ll(struct out *o, long long v);	       /* v as a bulk */
 
 /* The decimal v in d (room for 20 characters, no NUL); its length.
  * snprintf's "%lld" without the format machinery: every reply's lengths

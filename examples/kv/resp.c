@@ -63,9 +63,8 @@ int resp_string2ll(const char *s, size_t len, long long *out)
 	if (neg) {
 		if (v > (unsigned long long)LLONG_MAX + 1)
 			return 0;
-		*out = v == (unsigned long long)LLONG_MAX + 1 ?
-			       LLONG_MIN :
-			       -(long long)v;
+		*out = v == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN :
+								-(long long)v;
 	} else {
 		if (v > LLONG_MAX)
 			return 0;
@@ -148,8 +147,8 @@ static enum resp_status multibulk(struct resp_parser *ps, const char *buf,
 		}
 		if ((size_t)cr + 2 > len)
 			return RESP_MORE; /* the "\n" after it */
-		if (!resp_string2ll(buf + ps->pos + 1,
-				    (size_t)cr - ps->pos - 1, &n) ||
+		if (!resp_string2ll(buf + ps->pos + 1, (size_t)cr - ps->pos - 1,
+				    &n) ||
 		    n > INT_MAX)
 			return fail(ps, "invalid multibulk length");
 		line_done(ps, (size_t)cr + 2);
@@ -160,8 +159,9 @@ static enum resp_status multibulk(struct resp_parser *ps, const char *buf,
 			cr = find(ps, buf, len, '\r');
 			if (cr < 0) {
 				if (len - ps->pos > RESP_INLINE_MAX)
-					return fail(ps,
-						    "too big bulk count string");
+					return fail(
+						ps,
+						"too big bulk count string");
 				return RESP_MORE;
 			}
 			if ((size_t)cr + 2 > len)
@@ -172,9 +172,10 @@ static enum resp_status multibulk(struct resp_parser *ps, const char *buf,
 				/* redis turns line ends in errors to blanks */
 				if (c == '\r' || c == '\n')
 					c = ' ';
-				snprintf(ps->error, sizeof(ps->error),
-					 "Protocol error: expected '$', got '%c'",
-					 c);
+				snprintf(
+					ps->error, sizeof(ps->error),
+					"Protocol error: expected '$', got '%c'",
+					c);
 				return RESP_ERROR;
 			}
 			if (!resp_string2ll(buf + ps->pos + 1,
@@ -212,8 +213,8 @@ static int hexval(char c)
  * sdssplitargs over buf[start..end), decoded in place: each argument is
  * written at or before where it was read. False on unbalanced quotes.
  */
-static bool split(struct resp_parser *ps, char *buf, size_t start,
-		  size_t end, bool *nomem)
+static bool split(struct resp_parser *ps, char *buf, size_t start, size_t end,
+		  bool *nomem)
 {
 	size_t r = start, w = start, tok;
 	bool inq, insq, done;
@@ -233,18 +234,31 @@ static bool split(struct resp_parser *ps, char *buf, size_t start,
 				if (c == '\\' && AT(r + 1) == 'x' &&
 				    hexval(AT(r + 2)) >= 0 &&
 				    hexval(AT(r + 3)) >= 0) {
-					buf[w++] = (char)(hexval(AT(r + 2)) * 16 +
-							  hexval(AT(r + 3)));
+					buf[w++] =
+						(char)(hexval(AT(r + 2)) * 16 +
+						       hexval(AT(r + 3)));
 					r += 3;
 				} else if (c == '\\' && AT(r + 1)) {
 					r++;
 					switch (buf[r]) {
-					case 'n': c = '\n'; break;
-					case 'r': c = '\r'; break;
-					case 't': c = '\t'; break;
-					case 'b': c = '\b'; break;
-					case 'a': c = '\a'; break;
-					default: c = buf[r]; break;
+					case 'n':
+						c = '\n';
+						break;
+					case 'r':
+						c = '\r';
+						break;
+					case 't':
+						c = '\t';
+						break;
+					case 'b':
+						c = '\b';
+						break;
+					case 'a':
+						c = '\a';
+						break;
+					default:
+						c = buf[r];
+						break;
 					}
 					buf[w++] = c;
 				} else if (c == '"') {
@@ -303,8 +317,7 @@ static bool split(struct resp_parser *ps, char *buf, size_t start,
 #undef AT
 }
 
-static enum resp_status inlined(struct resp_parser *ps, char *buf,
-				size_t len)
+static enum resp_status inlined(struct resp_parser *ps, char *buf, size_t len)
 {
 	long long nl = find(ps, buf, len, '\n');
 	size_t end;

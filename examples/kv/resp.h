@@ -59,11 +59,11 @@ struct resp_parser {
 	long long max_bulk;
 
 	/* the command being read */
-	int form;          /* 0 until its first byte, then '*' or 'i' */
-	size_t pos;        /* bytes of buf consumed by its parts so far */
-	size_t scanned;    /* bytes from pos known to hold no line end */
-	long long left;    /* multibulk: arguments still to read */
-	long long bulk;    /* multibulk: this argument's length, or -1 */
+	int form;	/* 0 until its first byte, then '*' or 'i' */
+	size_t pos;	/* bytes of buf consumed by its parts so far */
+	size_t scanned; /* bytes from pos known to hold no line end */
+	long long left; /* multibulk: arguments still to read */
+	long long bulk; /* multibulk: this argument's length, or -1 */
 
 	/* its arguments: offsets into buf until RESP_CMD, then pointers */
 	int argc;
@@ -71,9 +71,9 @@ struct resp_parser {
 	struct resp_arg *argv;
 
 	/* results */
-	size_t used;       /* RESP_CMD: bytes of buf the command took */
-	size_t need;       /* RESP_MORE: bytes buf must hold (0: any more) */
-	char error[64];    /* RESP_ERROR: the message, without "ERR " */
+	size_t used;	/* RESP_CMD: bytes of buf the command took */
+	size_t need;	/* RESP_MORE: bytes buf must hold (0: any more) */
+	char error[64]; /* RESP_ERROR: the message, without "ERR " */
 };
 
 void resp_init(struct resp_parser *ps, long long max_bulk);

@@ -47,8 +47,8 @@ bool act__links_proc_live(const struct act__ptable *t, struct act__proc *p,
 {
 	/* acquire: pairs with the release stores of gen (slot_free) and of
 	 * RUNNABLE (act__spawn) */
-	unsigned st = act__ps(atomic_load_explicit(&p->state,
-						   memory_order_acquire));
+	unsigned st =
+		act__ps(atomic_load_explicit(&p->state, memory_order_acquire));
 
 	/* acquire: the same pairs, for the generation */
 	return st != ACT_PS_FREE && st != ACT_PS_EXITING &&
@@ -70,8 +70,8 @@ static struct act__proc *slot_at(struct act__rt *rt, act_pid pid)
 }
 
 /* The list of x that relation r is on at `side` (0 or 1). */
-static struct act__rel **list_of(struct act__proc *x,
-				 const struct act__rel *r, int side)
+static struct act__rel **list_of(struct act__proc *x, const struct act__rel *r,
+				 int side)
 {
 	if (!r->ref)
 		return &x->links;
@@ -174,8 +174,8 @@ static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
 			"actors: out of memory: the %s message of process "
 			"%#llx to %#llx (reason %lld) is lost\n",
 			tag == ACT_TAG_EXIT ? "EXIT" : "DOWN",
-			(unsigned long long)who.id,
-			(unsigned long long)to.id, (long long)reason);
+			(unsigned long long)who.id, (unsigned long long)to.id,
+			(long long)reason);
 	return rc == -ENOMEM ? rc : 0;
 }
 
@@ -185,9 +185,8 @@ static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
  * it was not (or got an EXIT message), -ENOMEM when that message could
  * not be made.
  */
-static int signal_locked(struct act__rt *rt, struct act__proc *p,
-			 act_pid pid, act_pid who, intptr_t reason,
-			 bool untrappable)
+static int signal_locked(struct act__rt *rt, struct act__proc *p, act_pid pid,
+			 act_pid who, intptr_t reason, bool untrappable)
 {
 	if (!act__links_proc_live(&rt->procs, p, pid) || p->exiting ||
 	    (atomic_load_explicit(&p->flags, memory_order_relaxed) &
@@ -200,7 +199,8 @@ static int signal_locked(struct act__rt *rt, struct act__proc *p,
 	p->exit_reason = reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason;
 	/* seq_cst: the store half of the Dekker pair with the killed loads
 	 * in park_proc and park_io (act__proc_killed) */
-	atomic_fetch_or_explicit(&p->flags, ACT_PF_KILLED, memory_order_seq_cst);
+	atomic_fetch_or_explicit(&p->flags, ACT_PF_KILLED,
+				 memory_order_seq_cst);
 	return 1;
 }
 
@@ -229,17 +229,16 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
 	 * (act__links_exit). Not written here, so a spawn does not touch
 	 * it: a million processes that never exit never fault it in, and
 	 * a stale pid's act_unlink may look at it under the lock. */
-	if (ACT_DEBUG_ON && (p->links || p->monitors || p->watchers ||
-			     p->on_exit || p->name || p->n_links ||
-			     p->trap_exit || p->exiting))
+	if (ACT_DEBUG_ON &&
+	    (p->links || p->monitors || p->watchers || p->on_exit || p->name ||
+	     p->n_links || p->trap_exit || p->exiting))
 		act__fatal("slot %u reused with its relations", p->index);
 	if (mailbox_limit) {
-		atomic_store_explicit(
-			&p->mbox_count,
-			(uint64_t)(uint32_t)atomic_load_explicit(
-				&p->gen, memory_order_relaxed)
-				<< 32,
-			memory_order_relaxed);
+		atomic_store_explicit(&p->mbox_count,
+				      (uint64_t)(uint32_t)atomic_load_explicit(
+					      &p->gen, memory_order_relaxed)
+					      << 32,
+				      memory_order_relaxed);
 		atomic_store_explicit(&p->mbox_limit, mailbox_limit,
 				      memory_order_relaxed);
 	}
@@ -261,8 +260,8 @@ int act__links_mbox_in(const struct act__ptable *t, struct act__proc *p,
 	/* relaxed: a count, ordered by nothing else; the CAS keeps the
 	 * generation and the count one */
 	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
-	uint32_t limit = atomic_load_explicit(&p->mbox_limit,
-					      memory_order_relaxed);
+	uint32_t limit =
+		atomic_load_explicit(&p->mbox_limit, memory_order_relaxed);
 
 	do {
 		if ((uint32_t)(w >> 32) != mbox_gen(t, pid))
@@ -281,8 +280,7 @@ void act__links_mbox_out(const struct act__ptable *t, struct act__proc *p,
 	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
 
 	do {
-		if ((uint32_t)(w >> 32) != mbox_gen(t, to) ||
-		    (uint32_t)w == 0)
+		if ((uint32_t)(w >> 32) != mbox_gen(t, to) || (uint32_t)w == 0)
 			return; /* counted for another occupant */
 	} while (!atomic_compare_exchange_weak_explicit(
 		&p->mbox_count, &w, w - 1, memory_order_relaxed,
@@ -321,14 +319,15 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 	bool die;
 	int s;
 
-	head = which == 0 ? &p->links : which == 1 ? &p->monitors
-						  : &p->watchers;
+	head = which == 0 ? &p->links :
+	       which == 1 ? &p->monitors :
+			    &p->watchers;
 	for (;;) {
 		act__proc_lock(p);
 		r = *head;
 		if (r) {
-			s = which == 2 || (which == 0 &&
-					   r->end[0].id != p->pid.id);
+			s = which == 2 ||
+			    (which == 0 && r->end[0].id != p->pid.id);
 			other = r->end[s ^ 1];
 		}
 		act__proc_unlock(p);
@@ -341,8 +340,8 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 		act__links_lock2(p, q);
 		r = *head;
 		if (r) {
-			s = which == 2 || (which == 0 &&
-					   r->end[0].id != p->pid.id);
+			s = which == 2 ||
+			    (which == 0 && r->end[0].id != p->pid.id);
 			if (r->end[s ^ 1].id != other.id) {
 				r = NULL; /* changed meanwhile: look again */
 			} else {
@@ -358,9 +357,8 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 								other)) {
 					/* under q's lock: act_demonitor
 					 * that finds no node finds this */
-					send_signal_msg(rt, other,
-							ACT_TAG_DOWN, p->pid,
-							p->exit_reason,
+					send_signal_msg(rt, other, ACT_TAG_DOWN,
+							p->pid, p->exit_reason,
 							r->ref);
 				}
 			}
@@ -494,8 +492,8 @@ static int link_noproc(struct act__rt *rt, struct act__proc *p, act_pid pid)
 	act__proc_lock(p);
 	trap = p->trap_exit;
 	act__proc_unlock(p);
-	if (trap && send_signal_msg(rt, p->pid, ACT_TAG_EXIT, pid,
-				    ACT_EXIT_NOPROC, 0))
+	if (trap &&
+	    send_signal_msg(rt, p->pid, ACT_TAG_EXIT, pid, ACT_EXIT_NOPROC, 0))
 		return -ENOMEM;
 	return -ESRCH;
 }
@@ -521,8 +519,8 @@ int act_link(act_pid pid)
 	live = act__links_proc_live(&w->rt->procs, q, pid);
 	/* one link at most between two processes: look on the shorter
 	 * list (a supervisor has many, its new child none) */
-	if (live && !(p->n_links <= q->n_links ? link_find(p, pid)
-						: link_find(q, p->pid))) {
+	if (live && !(p->n_links <= q->n_links ? link_find(p, pid) :
+						 link_find(q, p->pid))) {
 		r->end[0] = p->pid;
 		r->end[1] = pid;
 		rel_add(p, r, 0);
@@ -592,9 +590,9 @@ uint64_t act_monitor(act_pid pid)
 		return ref;
 	free(r);
 	return send_signal_msg(w->rt, p->pid, ACT_TAG_DOWN, pid,
-			       ACT_EXIT_NOPROC, ref)
-		       ? 0
-		       : ref;
+			       ACT_EXIT_NOPROC, ref) ?
+		       0 :
+		       ref;
 }
 
 static bool match_down(const struct act_msg *m, void *ctx)

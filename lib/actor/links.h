@@ -53,10 +53,10 @@ void act__links_mbox_out(const struct act__ptable *t, struct act__proc *p,
 
 struct act__rel {
 	struct act__rel *next[2], *prev[2]; /* on end[0]'s and end[1]'s list */
-	act_pid end[2];   /* a link: its two ends; a monitor: the watcher,
-			   * then the target */
-	uint64_t ref;     /* a monitor's reference; 0 for a link */
-	int visits;       /* at stop: ends that let go of it (reclaim) */
+	act_pid end[2]; /* a link: its two ends; a monitor: the watcher,
+			 * then the target */
+	uint64_t ref;	/* a monitor's reference; 0 for a link */
+	int visits;	/* at stop: ends that let go of it (reclaim) */
 };
 
 struct act__exit_fn {

@@ -63,9 +63,8 @@ static int count_in(struct act__rt *rt, struct act__worker *w,
 
 /* The worker's slab that carves envelopes for `to`: for its home
  * (slab.h); with one home, no guests, the worker's own. */
-static act__always_inline struct act__slab *send_slab(struct act__rt *rt,
-						      struct act__worker *w,
-						      act_pid to)
+static act__always_inline struct act__slab *
+send_slab(struct act__rt *rt, struct act__worker *w, act_pid to)
 {
 	struct act__slab *s = &w->slab;
 
@@ -95,8 +94,8 @@ static act__always_inline int send_env(struct act__rt *rt,
 	if (st == ACT_PS_FREE || st == ACT_PS_EXITING)
 		return -ESRCH;
 	self = w && !sys ? w->current : NULL;
-	if (act__unlikely(atomic_load_explicit(&p->limited,
-					       memory_order_relaxed)) &&
+	if (act__unlikely(
+		    atomic_load_explicit(&p->limited, memory_order_relaxed)) &&
 	    !sys) {
 		int rc = count_in(rt, w, p, to);
 
@@ -104,8 +103,8 @@ static act__always_inline int send_env(struct act__rt *rt,
 			return rc;
 		counted = rc == 0;
 	}
-	e = w ? act__slab_alloc(send_slab(rt, w, to), len)
-	      : foreign_alloc(rt, len);
+	e = w ? act__slab_alloc(send_slab(rt, w, to), len) :
+		foreign_alloc(rt, len);
 	if (!e) {
 		if (counted)
 			act__links_mbox_out(&rt->procs, p, to);
@@ -133,12 +132,13 @@ static act__always_inline int send_env(struct act__rt *rt,
 			atomic_load_explicit(&p->owner, memory_order_relaxed);
 
 		act__proc_note_peer(self,
-				    o ? (uint16_t)act__rt_worker_index(w, o)
-				      : UINT16_MAX);
+				    o ? (uint16_t)act__rt_worker_index(w, o) :
+					UINT16_MAX);
 		/* backpressure: the receiver has a backlog, so the sender
 		 * waits until it has read it (backpressure.h) */
-		if (act__unlikely(atomic_load_explicit(
-			    &p->mutes, memory_order_relaxed)) && p != self) {
+		if (act__unlikely(atomic_load_explicit(&p->mutes,
+						       memory_order_relaxed)) &&
+		    p != self) {
 			act__backpressure_mute(w, self, p);
 			return 0;
 		}
@@ -169,7 +169,7 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 	 * one is used after it, never the old worker) */
 	struct act__worker *w = act__tls_worker_self();
 	struct act__rt *rt = w ? w->rt : act__rt_enter(); /* pairs with the
-							  * leave below */
+							   * leave below */
 	int rc;
 
 	if (!rt)
@@ -199,7 +199,8 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 	struct act__worker *w = *wp;
 	struct act__rt *rt = w->rt;
 	uint64_t t = act__ps_ticket(atomic_load_explicit(
-			     &p->state, memory_order_relaxed)) + 1;
+			     &p->state, memory_order_relaxed)) +
+		     1;
 	struct act__timeout *armed = NULL;
 	struct act__envelope *e;
 
@@ -207,10 +208,10 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 	if (timeout_ns > 0) {
 		int64_t now = act__clock_now();
 
-		armed = act__reactor_arm_timeout(
-			rt->reactor, p, t,
-			timeout_ns < INT64_MAX - now ? now + timeout_ns
-						     : INT64_MAX);
+		armed = act__reactor_arm_timeout(rt->reactor, p, t,
+						 timeout_ns < INT64_MAX - now ?
+							 now + timeout_ns :
+							 INT64_MAX);
 		if (!armed)
 			return NULL; /* no memory for the timer: time out */
 		p->armed = armed;
@@ -239,8 +240,7 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 }
 
 static act__always_inline struct act_msg *receive(act__match_fn match,
-						   void *ctx,
-						   int64_t timeout_ns)
+						  void *ctx, int64_t timeout_ns)
 {
 	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
@@ -272,8 +272,7 @@ static act__always_inline struct act_msg *receive(act__match_fn match,
 	return &e->msg;
 }
 
-struct act_msg *act_receive_match(bool (*match)(const struct act_msg *,
-						void *),
+struct act_msg *act_receive_match(bool (*match)(const struct act_msg *, void *),
 				  void *ctx, int64_t timeout_ns)
 {
 	return receive(match, ctx, timeout_ns);

@@ -16,7 +16,7 @@
 #include "sched/rt.h"
 
 struct act__name {
-	struct act__name *next;  /* hash chain */
+	struct act__name *next; /* hash chain */
 	act_pid pid;
 	uint32_t hash;
 	char s[];

@@ -44,8 +44,8 @@ static struct act__worker *place(struct act__worker *w)
 			     act__worker_rng(w) % (w->rt->nworkers - 1)) %
 			    w->rt->nworkers];
 	/* relaxed: a hint; a stale one costs balance, not correctness */
-	return atomic_load_explicit(&t->wants_work, memory_order_relaxed) ? t
-									 : w;
+	return atomic_load_explicit(&t->wants_work, memory_order_relaxed) ? t :
+									    w;
 }
 
 static void proc_entry(void *arg)
@@ -55,9 +55,9 @@ static void proc_entry(void *arg)
 
 	/* a process may have handed the worker straight to this one */
 	act__worker_settle(w);
-	if (act__unlikely(atomic_load_explicit(&p->flags,
-					       memory_order_relaxed) &
-			  ACT_PF_FPENV)) {
+	if (act__unlikely(
+		    atomic_load_explicit(&p->flags, memory_order_relaxed) &
+		    ACT_PF_FPENV)) {
 		struct act__fpctl own;
 
 		act__fp_default(&own);
@@ -153,8 +153,8 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		for (i = 0; i < sizeof(opts->reserved) / 4; i++)
 			if (opts->reserved[i])
 				return ACT_PID_NONE;
-		if (opts->flags & ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR |
-				    ACT_SPAWN_FPENV))
+		if (opts->flags &
+		    ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR | ACT_SPAWN_FPENV))
 			return ACT_PID_NONE;
 		if (opts->mailbox_limit > ACT__MAILBOX_MAX &&
 		    opts->mailbox_limit != ACT_MAILBOX_UNLIMITED)
@@ -165,9 +165,9 @@ act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 				return ACT_PID_NONE;
 		}
 		if (opts->mailbox_limit)
-			limit = opts->mailbox_limit == ACT_MAILBOX_UNLIMITED
-					? 0
-					: opts->mailbox_limit;
+			limit = opts->mailbox_limit == ACT_MAILBOX_UNLIMITED ?
+					0 :
+					opts->mailbox_limit;
 		flags = opts->flags;
 	}
 	if ((flags & (ACT_SPAWN_LINK | ACT_SPAWN_MONITOR)) &&
@@ -224,8 +224,8 @@ void act__spawn_die_if_killed(struct act__proc *p)
  * act_monitor, act_register and act_kill look at it there), and reap on
  * the worker's stack sends its signals (act__links_exit).
  */
-static void __attribute__((noreturn)) exit_proc(struct act__proc *p,
-						 bool set, intptr_t reason)
+static void __attribute__((noreturn))
+exit_proc(struct act__proc *p, bool set, intptr_t reason)
 {
 	uint64_t s;
 
@@ -291,9 +291,9 @@ static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
 			act_exit(reason);
 		info = (struct act_exit_info){ pid, reason, 0 };
 		return act__message_send_sys(rt, pid, ACT_TAG_EXIT, &info,
-					     sizeof(info), pid) == -ENOMEM
-			       ? -ENOMEM
-			       : 0;
+					     sizeof(info), pid) == -ENOMEM ?
+			       -ENOMEM :
+			       0;
 	}
 	return act__links_exit_signal(rt, w, p, pid,
 				      self ? self->pid : ACT_PID_NONE, reason,

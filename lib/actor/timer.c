@@ -43,11 +43,11 @@ void (*act__test_timer_published)(act_timer ref);
 #define UT_IDX_BITS 23
 #define UT_IDX_MASK (((uint64_t)1 << UT_IDX_BITS) - 1)
 #define UT_GEN_MAX (((uint64_t)1 << (64 - UT_IDX_BITS)) - 1)
-_Static_assert((uint64_t)ACT_UT_CHUNK * ACT_UT_CHUNKS <= UT_IDX_MASK,
+_Static_assert(1ull * ACT_UT_CHUNK * ACT_UT_CHUNKS <= UT_IDX_MASK,
 	       "timer index bits");
 #define UT_WORD(gen, st) (((uint64_t)(gen) << 8) | (st))
 #define UT_GEN(word) ((word) >> 8)
-#define UT_STATE(word) ((uint32_t)(word) & 0xffu)
+#define UT_STATE(word) (0xffu & (uint32_t)(word))
 
 static struct act__utimer *ut_slot(struct act__utimers *t, uint32_t i)
 {
@@ -86,8 +86,8 @@ static struct act__utimer *ut_alloc(struct act__utimers *t, uint32_t *index)
 					/* release: pairs with the
 					 * acquire load in ut_slot */
 					atomic_store_explicit(
-						&t->chunks[i / ACT_UT_CHUNK],
-						c, memory_order_release);
+						&t->chunks[i / ACT_UT_CHUNK], c,
+						memory_order_release);
 				}
 			}
 			u = ut_slot(t, i);
@@ -126,8 +126,7 @@ void act__timer_destroy_all(struct act__utimers *t)
 	uint32_t i;
 
 	for (i = 0; i < ACT_UT_CHUNKS; i++) {
-		free(atomic_load_explicit(&t->chunks[i],
-					  memory_order_relaxed));
+		free(atomic_load_explicit(&t->chunks[i], memory_order_relaxed));
 		atomic_store_explicit(&t->chunks[i], NULL,
 				      memory_order_relaxed);
 	}
@@ -199,9 +198,8 @@ void act__timer_fire(struct act__reactor *r, struct act__utimer *u)
 }
 
 /* act_send_after and act_send_interval, the runtime entered. */
-static int start(struct act__rt *rt, int64_t ns, int64_t interval,
-		 act_pid to, uint32_t tag, const void *data, size_t len,
-		 act_timer *ref)
+static int start(struct act__rt *rt, int64_t ns, int64_t interval, act_pid to,
+		 uint32_t tag, const void *data, size_t len, act_timer *ref)
 {
 	struct act__worker *w = act__tls_worker_self();
 	struct act__reactor *r;
@@ -210,8 +208,7 @@ static int start(struct act__rt *rt, int64_t ns, int64_t interval,
 	uint64_t word;
 	int64_t now, deadline;
 
-	if (ns < 0 || interval < 0 || tag >= ACT_TAG_RESERVED ||
-	    (len && !data))
+	if (ns < 0 || interval < 0 || tag >= ACT_TAG_RESERVED || (len && !data))
 		return -EINVAL;
 	if (len > ACT_MSG_MAX)
 		return -EMSGSIZE;
@@ -256,8 +253,8 @@ static int start(struct act__rt *rt, int64_t ns, int64_t interval,
 	 * store of next_deadline, then its look at the command queue
 	 * (reactor.c head): the ARM pushed above is seen, or the reactor
 	 * is woken */
-	if (deadline < atomic_load_explicit(&r->next_deadline,
-					    memory_order_seq_cst))
+	if (deadline <
+	    atomic_load_explicit(&r->next_deadline, memory_order_seq_cst))
 		act__reactor_wake(r);
 	return 0;
 }
@@ -272,13 +269,13 @@ int act_send_after(int64_t ns, act_pid to, uint32_t tag, const void *data,
 	return rc;
 }
 
-int act_send_interval(int64_t ns, act_pid to, uint32_t tag,
-		      const void *data, size_t len, act_timer *ref)
+int act_send_interval(int64_t ns, act_pid to, uint32_t tag, const void *data,
+		      size_t len, act_timer *ref)
 {
 	struct act__rt *rt = act__rt_enter(); /* pairs with the leave below */
-	int rc = !rt	  ? -ESRCH
-		 : ns <= 0 ? -EINVAL
-			   : start(rt, ns, ns, to, tag, data, len, ref);
+	int rc = !rt	 ? -ESRCH :
+		 ns <= 0 ? -EINVAL :
+			   start(rt, ns, ns, to, tag, data, len, ref);
 
 	act__rt_leave(rt);
 	return rc;

@@ -198,8 +198,7 @@ static double cg_v1_quota(const char *dir)
  * or empty: the cpuset controller is not on there), -EINVAL (malformed or
  * over CG_FILE_MAX), -ENOMEM.
  */
-static int cg_cpuset_file(const char *dir, const char *name,
-			  hwloc_bitmap_t out)
+static int cg_cpuset_file(const char *dir, const char *name, hwloc_bitmap_t out)
 {
 	char path[PATH_MAX + 32];
 	char *text;
@@ -258,8 +257,8 @@ static void unescape(char *s)
 	char *o = s;
 
 	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' &&
+		    s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
 			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
 				      (s[3] - '0'));
 			s += 3;

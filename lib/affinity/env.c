@@ -87,8 +87,8 @@ cpulist_bad(char *why, size_t why_len, const char *fmt, ...)
 
 static int is_blank(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' ||
-	       c == '\v' || c == '\f';
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f';
 }
 
 /*
@@ -130,17 +130,19 @@ static int cpulist_elem(const char *e, const char *end, hwloc_bitmap_t out,
 	if (q < end && *q == '-') {
 		if (++q == end)
 			return cpulist_bad(why, why_len,
-					   "range \"%.*s\" has no end", len,
-					   e);
+					   "range \"%.*s\" has no end", len, e);
 		if (cpulist_num(&q, end, &b))
 			return cpulist_bad(why, why_len,
 					   "end of range \"%.*s\" is not a "
-					   "number", len, e);
+					   "number",
+					   len, e);
 		if (q < end && *q == ':') {
 			if (++q == end || cpulist_num(&q, end, &stride))
-				return cpulist_bad(why, why_len,
-						   "stride in \"%.*s\" is not a "
-						   "number", len, e);
+				return cpulist_bad(
+					why, why_len,
+					"stride in \"%.*s\" is not a "
+					"number",
+					len, e);
 			if (!stride)
 				return cpulist_bad(why, why_len,
 						   "stride in \"%.*s\" is 0",
@@ -158,11 +160,11 @@ static int cpulist_elem(const char *e, const char *end, hwloc_bitmap_t out,
 	}
 	if (a > ACT_CPU_MAX || b > ACT_CPU_MAX)
 		return cpulist_bad(why, why_len,
-				   "\"%.*s\" is above the largest CPU, %d",
-				   len, e, ACT_CPU_MAX);
+				   "\"%.*s\" is above the largest CPU, %d", len,
+				   e, ACT_CPU_MAX);
 	if (a > b)
-		return cpulist_bad(why, why_len, "range %lu-%lu is reversed",
-				   a, b);
+		return cpulist_bad(why, why_len, "range %lu-%lu is reversed", a,
+				   b);
 	for (cpu = a; cpu <= b; cpu += stride) {
 		/* Each CPU is set once, so a list costs at most 64k steps. */
 		if (hwloc_bitmap_isset(out, (unsigned)cpu))

@@ -104,9 +104,9 @@ static int homes_from_nodes(struct act__numa *n, const int *os_node,
 	qsort(sorted, (size_t)n->nnodes, sizeof(int), cmp_int);
 	memcpy(n->os, sorted, (size_t)n->nnodes * sizeof(int));
 	for (i = 0; i < nworkers; i++) {
-		h = os_node && os_node[i] >= 0 && os_node[i] < OS_NODE_MAX
-			    ? home_of_node(n, os_node[i])
-			    : (int)(i % (uint32_t)n->nnodes);
+		h = os_node && os_node[i] >= 0 && os_node[i] < OS_NODE_MAX ?
+			    home_of_node(n, os_node[i]) :
+			    (int)(i % (uint32_t)n->nnodes);
 		home[i] = h;
 	}
 	return n->nnodes;

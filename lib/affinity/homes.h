@@ -36,13 +36,13 @@
 #define ACT_NUMA_MAX 64 /* homes */
 
 struct act__numa {
-	int nnodes;              /* homes, >= 1 */
-	int os[ACT_NUMA_MAX];    /* OS node of each home; -1: unknown */
+	int nnodes;	      /* homes, >= 1 */
+	int os[ACT_NUMA_MAX]; /* OS node of each home; -1: unknown */
 	/* mbind each chunk to its home's node; atomic because the first
 	 * failing mbind, on any worker, turns it off for all */
 	_Atomic bool bind;
-	const char *why_plain;   /* when !bind: the reason, for `actors topo`
-				  * and ACTORS_STATS (static string) */
+	const char *why_plain; /* when !bind: the reason, for `actors topo`
+				* and ACTORS_STATS (static string) */
 };
 
 /*

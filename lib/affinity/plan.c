@@ -36,8 +36,7 @@ int act__plan_bind_parse(const char *s)
 
 const char *act__plan_steal_level_name(int level, bool bound)
 {
-	static const char *const names[] = { "smt", "cache", "node",
-					     "remote" };
+	static const char *const names[] = { "smt", "cache", "node", "remote" };
 
 	if (!bound)
 		return "any";
@@ -48,10 +47,10 @@ const char *act__plan_steal_level_name(int level, bool bound)
 
 /* Usable PUs of each usable core, in topology order. */
 struct cores {
-	int n;          /* usable cores */
-	int *first;     /* index in t->pus of each core's first usable PU */
-	int *count;     /* its usable PUs (contiguous in topology order,
-			 * skipping unusable ones) */
+	int n;	    /* usable cores */
+	int *first; /* index in t->pus of each core's first usable PU */
+	int *count; /* its usable PUs (contiguous in topology order,
+		     * skipping unusable ones) */
 	int maxsmt;
 };
 
@@ -165,8 +164,8 @@ static int spread_order(const struct act__topo *t, const struct cores *c,
  * The places of one round of the policy, as indices in t->pus, into seq;
  * returns how many. Every usable PU appears once in the whole sequence.
  */
-static int sequence(const struct act__topo *t, const struct cores *c,
-		    int bind, int *seq)
+static int sequence(const struct act__topo *t, const struct cores *c, int bind,
+		    int *seq)
 {
 	int n = 0, r, k, pk, i;
 	int *order;
@@ -223,10 +222,11 @@ static int default_count(const struct act__topo *t, int bind, char *why,
 			 t->quota, n);
 	} else {
 		n = units;
-		snprintf(why, why_len,
-			 "%d usable %s, less one for the reactor", units,
+		snprintf(why, why_len, "%d usable %s, less one for the reactor",
+			 units,
 			 units == 1 ? (bind == ACT_BIND_PU ? "hardware thread" :
-							 "core") : what);
+							     "core") :
+				      what);
 	}
 	n -= 1;
 	if (n < 1) {
@@ -249,8 +249,8 @@ static int distance(const struct act__topo *t, const struct act__plan *pl,
 	if (pl->unbound)
 		return ACT_STEAL_REMOTE;
 	if (pl->bind == ACT_BIND_NUMA)
-		return wa->node >= 0 && wa->node == wb->node ?
-			       ACT_STEAL_NODE : ACT_STEAL_REMOTE;
+		return wa->node >= 0 && wa->node == wb->node ? ACT_STEAL_NODE :
+							       ACT_STEAL_REMOTE;
 	pa = &t->pus[wa->pu];
 	pb = &t->pus[wb->pu];
 	if (pa->core == pb->core)
@@ -270,8 +270,8 @@ static int victims(const struct act__topo *t, struct act__plan *pl)
 		struct act__plan_worker *w = &pl->w[a];
 		int k = 0;
 
-		w->victims = calloc(n > 1 ? (size_t)n - 1 : 1,
-				    sizeof(*w->victims));
+		w->victims =
+			calloc(n > 1 ? (size_t)n - 1 : 1, sizeof(*w->victims));
 		if (!w->victims)
 			return -ENOMEM;
 		for (l = 0; l < ACT_STEAL_LEVELS; l++) {
@@ -345,9 +345,10 @@ static int place(const struct act__topo *t, struct act__plan *pl)
 
 			w->cpu = -1;
 			for (j = 0; j < t->npus; j++)
-				if (t->pus[j].usable && t->pus[j].node == p->node)
-					hwloc_bitmap_set(w->set,
-							 (unsigned)t->pus[j].os);
+				if (t->pus[j].usable &&
+				    t->pus[j].node == p->node)
+					hwloc_bitmap_set(
+						w->set, (unsigned)t->pus[j].os);
 		} else {
 			w->cpu = p->os;
 			hwloc_bitmap_set(w->set, (unsigned)p->os);
@@ -552,8 +553,7 @@ void act__plan_pin_thread(const struct act__topo *t, _Atomic int *failed,
 	if (!set || !t->thissystem)
 		return;
 	rc = act__plan_pin_self(t, set);
-	if (!rc || atomic_exchange_explicit(failed, 1,
-					    memory_order_relaxed))
+	if (!rc || atomic_exchange_explicit(failed, 1, memory_order_relaxed))
 		return;
 	hwloc_bitmap_list_asprintf(&l, set);
 	if (index >= 0)

@@ -40,30 +40,30 @@
 
 /* Steal levels, nearest first. */
 enum {
-	ACT_STEAL_SMT,     /* same core (SMT sibling, or the same CPU) */
-	ACT_STEAL_CACHE,   /* a cache shared with another core */
-	ACT_STEAL_NODE,    /* the same NUMA node */
-	ACT_STEAL_REMOTE,  /* another node; all others when not bound */
+	ACT_STEAL_SMT,	  /* same core (SMT sibling, or the same CPU) */
+	ACT_STEAL_CACHE,  /* a cache shared with another core */
+	ACT_STEAL_NODE,	  /* the same NUMA node */
+	ACT_STEAL_REMOTE, /* another node; all others when not bound */
 	ACT_STEAL_LEVELS
 };
 
 struct act__plan_in {
-	int schedulers;  /* 0: the default count */
-	int bind;        /* enum act_bind, ACT_BIND_NONE..ACT_BIND_NUMA */
-	int reactor;     /* -1: auto, -2: not pinned, else a CPU the process
-			  * may use (in t->allowed; it need not be in the
-			  * workers' usable set) */
+	int schedulers; /* 0: the default count */
+	int bind;	/* enum act_bind, ACT_BIND_NONE..ACT_BIND_NUMA */
+	int reactor;	/* -1: auto, -2: not pinned, else a CPU the process
+			 * may use (in t->allowed; it need not be in the
+			 * workers' usable set) */
 };
 
 struct act__plan_worker {
 	struct hwloc_bitmap_s *set; /* CPUs it is bound to; NULL: not bound
-			       * (none: the usable set when narrowed) */
-	int cpu;              /* the OS CPU when bound to one, else -1 */
-	int pu;               /* its place in topo->pus (numa: the core it
-			       * stands for); -1 when not bound */
-	int node;             /* OS NUMA node, -1 when not bound or unknown */
-	uint16_t *victims;    /* the other workers, nearest level first,
-			       * by index within a level */
+				     * (none: the usable set when narrowed) */
+	int cpu;		    /* the OS CPU when bound to one, else -1 */
+	int pu;			    /* its place in topo->pus (numa: the core it
+				     * stands for); -1 when not bound */
+	int node;	   /* OS NUMA node, -1 when not bound or unknown */
+	uint16_t *victims; /* the other workers, nearest level first,
+			    * by index within a level */
 	uint16_t level_end[ACT_STEAL_LEVELS]; /* level l is victims
 					       * [level_end[l-1],
 					       *  level_end[l]) */
@@ -71,14 +71,14 @@ struct act__plan_worker {
 
 struct act__plan {
 	int bind;
-	bool unbound;          /* no worker bound to a CPU or node: bind
-				* none, or more workers than usable CPUs */
+	bool unbound; /* no worker bound to a CPU or node: bind
+		       * none, or more workers than usable CPUs */
 	int nworkers;
-	int default_workers;   /* what 0 schedulers gives */
-	char count_why[160];   /* how default_workers was found */
+	int default_workers; /* what 0 schedulers gives */
+	char count_why[160]; /* how default_workers was found */
 	struct act__plan_worker *w;
-	int reactor_cpu;       /* -1: not pinned */
-	char note[200];        /* more workers than CPUs; "" when not */
+	int reactor_cpu; /* -1: not pinned */
+	char note[200];	 /* more workers than CPUs; "" when not */
 };
 
 /* 0, or -EINVAL (a reactor CPU outside the allowed set) / -ENOMEM with a

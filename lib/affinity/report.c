@@ -253,7 +253,8 @@ static void text_workers(FILE *f, const struct report *r)
 		if (pl->w[0].set)
 			hwloc_bitmap_list_asprintf(&l, pl->w[0].set);
 		if (pl->nworkers > 1)
-			fprintf(f, "  workers 0-%d: not bound", pl->nworkers - 1);
+			fprintf(f, "  workers 0-%d: not bound",
+				pl->nworkers - 1);
 		else
 			fprintf(f, "  worker 0: not bound");
 		if (pl->w[0].set)
@@ -522,8 +523,8 @@ static void json_steal(FILE *f, const struct report *r, int n)
 		/* the same four keys bound or not: unbound, every victim
 		 * is on the last level ("any" in the text) */
 		for (l = 0; l < ACT_STEAL_LEVELS; l++) {
-			static const char *const key[] = {"smt", "cache",
-							  "node", "remote"};
+			static const char *const key[] = { "smt", "cache",
+							   "node", "remote" };
 
 			fprintf(f, ", \"%s\": [", key[l]);
 			for (v = level_from(w, l); v < w->level_end[l]; v++)

@@ -9,9 +9,9 @@
 
 /* `actors topo`: the topology, the usable set and the plan, as text or
  * JSON (doc/topology.md); flags are ACT_REPORT_*. 0 or -ENOMEM. */
-#define ACT_REPORT_JSON 1u       /* one JSON object instead of text */
-#define ACT_REPORT_STEAL_ALL 2u  /* every worker's steal order, not only
-				  * worker 0's */
+#define ACT_REPORT_JSON 1u /* one JSON object instead of text */
+/* every worker's steal order, not only worker 0's */
+#define ACT_REPORT_STEAL_ALL 2u
 int act__report_print(FILE *f, const struct act__topo *t,
 		      const struct act__plan *pl, unsigned flags);
 /* The same, with a section of key/value lines after the plan (text), or

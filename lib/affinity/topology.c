@@ -19,7 +19,7 @@
 static hwloc_topology_t machine;
 static int machine_rc;
 static const char *machine_sim; /* ACT_TEST_TOPOLOGY at the load */
-static bool machine_bad_sim;    /* ... and it did not load */
+static bool machine_bad_sim;	/* ... and it did not load */
 static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
 static atomic_int flat_said;
 
@@ -167,8 +167,7 @@ static int load_hw(struct act__topo *t, const struct act__topo_src *src,
 				 src->xml, strerror(errno));
 			goto fail;
 		}
-		snprintf(t->source, sizeof(t->source), "xml \"%s\"",
-			 src->xml);
+		snprintf(t->source, sizeof(t->source), "xml \"%s\"", src->xml);
 	}
 	if (hwloc_topology_load(t->hw)) {
 		snprintf(why, why_len, "hwloc could not load %s", t->source);
@@ -213,10 +212,10 @@ static int fill_pus(struct act__topo *t)
 	if (t->npackages < 1)
 		t->npackages = 1;
 	for (i = 0; i < t->npus; i++) {
-		hwloc_obj_t pu = hwloc_get_obj_by_type(hw, HWLOC_OBJ_PU,
-						       (unsigned)i);
-		hwloc_obj_t core = hwloc_get_ancestor_obj_by_type(
-			hw, HWLOC_OBJ_CORE, pu);
+		hwloc_obj_t pu =
+			hwloc_get_obj_by_type(hw, HWLOC_OBJ_PU, (unsigned)i);
+		hwloc_obj_t core =
+			hwloc_get_ancestor_obj_by_type(hw, HWLOC_OBJ_CORE, pu);
 		hwloc_obj_t pack = hwloc_get_ancestor_obj_by_type(
 			hw, HWLOC_OBJ_PACKAGE, pu);
 		hwloc_obj_t cache = shared_cache(pu, core);
@@ -263,9 +262,9 @@ static const char *list_of(hwloc_const_bitmap_t b)
 	return buf;
 }
 
-static int restrict_usable(struct act__topo *t,
-			   const struct act__topo_src *src, const char *cpus,
-			   const char *cpus_name, char *why, size_t why_len)
+static int restrict_usable(struct act__topo *t, const struct act__topo_src *src,
+			   const char *cpus, const char *cpus_name, char *why,
+			   size_t why_len)
 {
 	hwloc_bitmap_t b = hwloc_bitmap_alloc();
 	char reason[160], *seen;
@@ -365,8 +364,9 @@ int act__topology_load(struct act__topo *t, const struct act__topo_src *src,
 		snprintf(why, why_len, "out of memory");
 		goto fail;
 	}
-	rc = restrict_usable(t, src, cpus, cpus_name ? cpus_name :
-				   "ACTORS_CPUS", why, why_len);
+	rc = restrict_usable(t, src, cpus,
+			     cpus_name ? cpus_name : "ACTORS_CPUS", why,
+			     why_len);
 	if (rc)
 		goto fail;
 	return 0;

@@ -23,44 +23,43 @@ struct hwloc_bitmap_s;
 #include <stdbool.h>
 #include <stddef.h>
 
-
 struct act__pu {
-	int os;        /* OS CPU number */
-	int core;      /* index of its core, in topology order */
-	int cache;     /* index of the smallest cache it shares with another
-			* core; -1 when it shares none */
-	int node;      /* OS index of its NUMA node; -1 when unknown */
-	int package;   /* index of its package */
-	bool usable;   /* in the usable set */
+	int os;	     /* OS CPU number */
+	int core;    /* index of its core, in topology order */
+	int cache;   /* index of the smallest cache it shares with another
+		      * core; -1 when it shares none */
+	int node;    /* OS index of its NUMA node; -1 when unknown */
+	int package; /* index of its package */
+	bool usable; /* in the usable set */
 };
 
 struct act__topo {
 	struct hwloc_topology *hw; /* hwloc_topology_t: owned unless it is
 				    * the shared one */
-	bool shared;          /* this machine's cached topology */
-	bool thissystem;      /* plans can be applied (pinning) */
-	bool flat;            /* hwloc failed on this machine: a stand-in of
-			       * one core per CPU, nothing bound */
-	bool simulated;       /* ACT_TEST_TOPOLOGY stands for this machine:
-			       * nothing bound, no quota, NUMA homes kept
-			       * without mbind */
-	char source[256];     /* "this machine", "synthetic ...", "xml ..." */
+	bool shared;		   /* this machine's cached topology */
+	bool thissystem;	   /* plans can be applied (pinning) */
+	bool flat;	  /* hwloc failed on this machine: a stand-in of
+			   * one core per CPU, nothing bound */
+	bool simulated;	  /* ACT_TEST_TOPOLOGY stands for this machine:
+			   * nothing bound, no quota, NUMA homes kept
+			   * without mbind */
+	char source[256]; /* "this machine", "synthetic ...", "xml ..." */
 	int npus, ncores, ncaches, nnodes, npackages;
-	struct act__pu *pus;  /* npus, in topology (hwloc logical) order */
-	struct hwloc_bitmap_s *usable;  /* OS CPUs the runtime may use */
+	struct act__pu *pus; /* npus, in topology (hwloc logical) order */
+	struct hwloc_bitmap_s *usable;	/* OS CPUs the runtime may use */
 	struct hwloc_bitmap_s *allowed; /* before ACTORS_CPUS */
-	double quota;         /* cgroup CPU quota in CPUs; 0: none */
+	double quota;			/* cgroup CPU quota in CPUs; 0: none */
 	int nusable_pus, nusable_cores;
 };
 
 /* Where a topology comes from. All NULL: this machine. */
 struct act__topo_src {
-	const char *synthetic;  /* hwloc synthetic description */
-	const char *xml;        /* hwloc XML file */
-	const char *cgroup;     /* a directory standing for the process's
-				 * cgroup (cpu.max, cpuset.cpus.effective);
-				 * NULL: the real one for this machine, none
-				 * for the others */
+	const char *synthetic; /* hwloc synthetic description */
+	const char *xml;       /* hwloc XML file */
+	const char *cgroup;    /* a directory standing for the process's
+				* cgroup (cpu.max, cpuset.cpus.effective);
+				* NULL: the real one for this machine, none
+				* for the others */
 };
 
 /*

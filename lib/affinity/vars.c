@@ -11,36 +11,39 @@
 #include "vars.h"
 
 /* Where an entry's value goes: a field of act_config, or a policy. */
-#define CTYPE_OF(m)                                                          \
+#define CTYPE_OF(m) \
 	_Generic(((struct act__settings *)0)->m,                             \
 		int: ACT_VAR_C_INT,                                          \
 		uint32_t: ACT_VAR_C_U32,                                     \
 		size_t: ACT_VAR_C_SIZE,                                      \
 		const char *: ACT_VAR_C_STR)
-#define FIELD(f)                                                             \
-	.field = #f, .off = offsetof(struct act__settings, cfg.f),           \
+#define FIELD(f)                                                   \
+	.field = #f, .off = offsetof(struct act__settings, cfg.f), \
 	.ctype = CTYPE_OF(cfg.f)
-#define POLICY(m)                                                            \
-	.field = NULL, .off = offsetof(struct act__settings, m),             \
+#define POLICY(m)                                                \
+	.field = NULL, .off = offsetof(struct act__settings, m), \
 	.ctype = CTYPE_OF(m)
 
 static const struct act__var_word mailbox_words[] = {
 	{ "off", ACT_MAILBOX_UNLIMITED }, { NULL, 0 }
 };
-static const struct act__var_word wake_words[] = {
-	{ "waker", 0 }, { "last", 1 }, { NULL, 0 }
-};
-static const struct act__var_word place_words[] = {
-	{ "idle", 0 }, { "random", 1 }, { NULL, 0 }
-};
-static const struct act__var_word backpressure_words[] = {
-	{ "mute", 0 }, { "off", 1 }, { NULL, 0 }
-};
+static const struct act__var_word wake_words[] = { { "waker", 0 },
+						   { "last", 1 },
+						   { NULL, 0 } };
+static const struct act__var_word place_words[] = { { "idle", 0 },
+						    { "random", 1 },
+						    { NULL, 0 } };
+static const struct act__var_word backpressure_words[] = { { "mute", 0 },
+							   { "off", 1 },
+							   { NULL, 0 } };
 /* act__plan_bind_name and act__plan_bind_parse (plan.c) read these too */
 static const struct act__var_word bind_words[] = {
-	{ "none", ACT_BIND_NONE },       { "core", ACT_BIND_CORE },
-	{ "pu", ACT_BIND_PU },           { "spread", ACT_BIND_SPREAD },
-	{ "compact", ACT_BIND_COMPACT }, { "numa", ACT_BIND_NUMA },
+	{ "none", ACT_BIND_NONE },
+	{ "core", ACT_BIND_CORE },
+	{ "pu", ACT_BIND_PU },
+	{ "spread", ACT_BIND_SPREAD },
+	{ "compact", ACT_BIND_COMPACT },
+	{ "numa", ACT_BIND_NUMA },
 	{ NULL, 0 }
 };
 static const struct act__var_word reactor_words[] = {
@@ -191,8 +194,8 @@ static int is_set(const struct act__var *v, struct act__settings *s)
 	}
 }
 
-static void store(const struct act__var *v, struct act__settings *s,
-		  int64_t x, const char *str)
+static void store(const struct act__var *v, struct act__settings *s, int64_t x,
+		  const char *str)
 {
 	void *p = slot(v, s);
 
@@ -261,8 +264,7 @@ static int parse(const struct act__var *v, const char *e, int64_t *x)
 }
 
 /* A number as the docs write it: sizes in k, m or g where they divide. */
-static void number(const struct act__var *v, uint64_t n, char *buf,
-		   size_t len)
+static void number(const struct act__var *v, uint64_t n, char *buf, size_t len)
 {
 	static const char suffix[] = "gmk";
 	int i;
@@ -302,8 +304,9 @@ void act__vars_expect(const struct act__var *v, char *buf, size_t len)
 	buf[0] = '\0';
 	/* "a, b or c": the words, then the number or list as the last */
 	for (w = v->words; w && w->word; w++) {
-		const char *sep = w == v->words ? "" :
-				  !w[1].word && !more ? " or " : ", ";
+		const char *sep = w == v->words	      ? "" :
+				  !w[1].word && !more ? " or " :
+							", ";
 
 		add(buf, len, "%s%s", sep, w->word);
 	}
@@ -325,8 +328,7 @@ void act__vars_expect(const struct act__var *v, char *buf, size_t len)
 		add(buf, len, " %s", v->example);
 }
 
-const char *act__vars_default(const struct act__var *v, char *buf,
-			      size_t len)
+const char *act__vars_default(const struct act__var *v, char *buf, size_t len)
 {
 	const struct act__var_word *w;
 

@@ -36,7 +36,7 @@ enum act__var_id {
 	ACT_VAR_WAKE,
 	ACT_VAR_PLACE,
 	ACT_VAR_BACKPRESSURE,
-	ACT_VAR_BIND,        /* the placement three: act__plan_resolve */
+	ACT_VAR_BIND, /* the placement three: act__plan_resolve */
 	ACT_VAR_REACTOR_CPU,
 	ACT_VAR_CPUS,
 	ACT_VARS
@@ -44,8 +44,8 @@ enum act__var_id {
 
 #define ACT_VAR_BIT(id) (1u << (id))
 #define ACT_VARS_ALL ((1u << ACT_VARS) - 1)
-#define ACT_VARS_PLACEMENT                                                   \
-	(ACT_VAR_BIT(ACT_VAR_BIND) | ACT_VAR_BIT(ACT_VAR_REACTOR_CPU) |      \
+#define ACT_VARS_PLACEMENT                                              \
+	(ACT_VAR_BIT(ACT_VAR_BIND) | ACT_VAR_BIT(ACT_VAR_REACTOR_CPU) | \
 	 ACT_VAR_BIT(ACT_VAR_CPUS))
 
 /*
@@ -66,14 +66,15 @@ enum act__var_id {
 #define ACT_VARS_STACK_DEFAULT ((size_t)64 << 10)
 
 enum act__var_type {
-	ACT_VAR_UINT,    /* a whole number in [min, max], or one of words */
-	ACT_VAR_SIZE,    /* bytes, optional k/m/g suffix, in [min, max];
+	ACT_VAR_UINT,	 /* a whole number in [min, max], or one of words */
+	ACT_VAR_SIZE,	 /* bytes, optional k/m/g suffix, in [min, max];
 			  * rounded up to a multiple of 4096 */
-	ACT_VAR_WORD,    /* one of words */
-	ACT_VAR_CPU,     /* one of words, or an OS CPU in [min, max],
+	ACT_VAR_WORD,	 /* one of words */
+	ACT_VAR_CPU,	 /* one of words, or an OS CPU in [min, max],
 			  * stored as ACT_REACTOR_CPU(n) */
 	ACT_VAR_CPULIST, /* a CPU list, kept as the string: the topology
-			  * checks it (act__topology_load), naming the variable */
+			  * checks it (act__topology_load), naming the
+			  * variable */
 };
 
 /* The C type of the setting an entry fills. */
@@ -94,26 +95,26 @@ enum act__var_ctype {
 
 struct act__var_word {
 	const char *word;
-	int64_t value;          /* what it stores */
+	int64_t value; /* what it stores */
 };
 
 struct act__var {
-	const char *name;       /* "ACTORS_SPIN_US" */
-	uint8_t type;           /* enum act__var_type */
-	uint8_t ctype;          /* enum act__var_ctype, of the setting */
-	uint8_t flags;          /* ACT_VAR_COMPUTED, ACT_VAR_ZERO_OFF */
-	uint16_t off;           /* offsetof(struct act__settings, setting) */
-	const char *field;      /* the act_config field, "spin_us"; NULL:
-				 * none (a runtime policy) */
-	uint64_t min, max;      /* UINT, SIZE and CPU */
+	const char *name;  /* "ACTORS_SPIN_US" */
+	uint8_t type;	   /* enum act__var_type */
+	uint8_t ctype;	   /* enum act__var_ctype, of the setting */
+	uint8_t flags;	   /* ACT_VAR_COMPUTED, ACT_VAR_ZERO_OFF */
+	uint16_t off;	   /* offsetof(struct act__settings, setting) */
+	const char *field; /* the act_config field, "spin_us"; NULL:
+			    * none (a runtime policy) */
+	uint64_t min, max; /* UINT, SIZE and CPU */
 	const struct act__var_word *words; /* ended by a NULL word */
-	const char *what;       /* the number, in the error line: "a whole
-				 * number of microseconds" */
-	const char *min_note;   /* after the minimum: "(no spinning)" */
-	const char *example;    /* at the end: "(e.g. 64k or 1m)" */
-	int64_t def;            /* stored when nothing else is */
-	const char *doc;        /* what it sets, one line: act_config_init(3)'s
-				 * ENVIRONMENT entry begins with it */
+	const char *what;     /* the number, in the error line: "a whole
+			       * number of microseconds" */
+	const char *min_note; /* after the minimum: "(no spinning)" */
+	const char *example;  /* at the end: "(e.g. 64k or 1m)" */
+	int64_t def;	      /* stored when nothing else is */
+	const char *doc;      /* what it sets, one line: act_config_init(3)'s
+			       * ENVIRONMENT entry begins with it */
 };
 
 extern const struct act__var act__vars[ACT_VARS];
@@ -124,9 +125,9 @@ extern const struct act__var act__vars[ACT_VARS];
  */
 struct act__settings {
 	struct act_config cfg;
-	uint32_t stats;            /* ACTORS_STATS: 1 prints the counters */
-	uint32_t wake_last;        /* ACTORS_WAKE: 0 waker, 1 last */
-	uint32_t place_random;     /* ACTORS_PLACE: 0 idle, 1 random */
+	uint32_t stats;		   /* ACTORS_STATS: 1 prints the counters */
+	uint32_t wake_last;	   /* ACTORS_WAKE: 0 waker, 1 last */
+	uint32_t place_random;	   /* ACTORS_PLACE: 0 idle, 1 random */
 	uint32_t backpressure_off; /* ACTORS_BACKPRESSURE: 0 mute, 1 off */
 	/* each variable's value where it was read and taken; NULL where
 	 * it was unset, not read (a field won) or not resolved */
@@ -155,8 +156,7 @@ void act__vars_expect(const struct act__var *v, char *buf, size_t len);
 
 /* v's default as README.md and act_config_init(3) show it ("64k",
  * "core", "off"); NULL when it is computed (ACT_VAR_COMPUTED). */
-const char *act__vars_default(const struct act__var *v, char *buf,
-			      size_t len);
+const char *act__vars_default(const struct act__var *v, char *buf, size_t len);
 
 /*
  * One line on stderr for each ACTORS_* name in the environment that is

@@ -65,8 +65,7 @@ void act__ctx_switch_asm(struct act__ctx *from, struct act__ctx *to);
  * act__ctx_switch_asm; nothing without ACT_TSAN. Separate from the
  * wrapper for callers that reach the asm some other way (tests).
  */
-static inline void act__ctx_announce(struct act__ctx *from,
-				     struct act__ctx *to)
+static inline void act__ctx_announce(struct act__ctx *from, struct act__ctx *to)
 {
 #ifdef ACT_TSAN
 	if (!from->fiber)
@@ -96,8 +95,8 @@ static inline void act__ctx_switch(struct act__ctx *from, struct act__ctx *to)
  * [stack_lo, stack_hi). entry must never return. Under TSan this also
  * makes ctx's fiber; pair it with act__ctx_destroy.
  */
-void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
-		   void (*entry)(void *), void *arg);
+void act__ctx_make(struct act__ctx *ctx, void *stack_hi, void (*entry)(void *),
+		   void *arg);
 
 /*
  * ctx will not be switched to again (its process was reaped): free what

@@ -4,16 +4,16 @@
 
 /* Per thread; read only through act__tls_worker_self (I8). `used`: on x86-64
  * only the asm in arch/tls.h names it, so LTO would drop it otherwise. */
-__thread struct act__worker *act__tls_worker __attribute__((used))
-	__attribute__((tls_model("initial-exec")));
+__thread struct act__worker *act__tls_worker
+	__attribute__((used, tls_model("initial-exec")));
 
 #if !ACT_TLS_INLINE
 #if defined(__clang__)
-__attribute__((noinline))
+#define OPAQUE __attribute__((noinline))
 #else
-__attribute__((noipa))
+#define OPAQUE __attribute__((noipa))
 #endif
-struct act__worker *act__tls_worker_self(void)
+OPAQUE struct act__worker *act__tls_worker_self(void)
 {
 	/* Opaque to the optimiser, so no caller reuses the result across a
 	 * switch; the clobber keeps the body from being judged pure. */

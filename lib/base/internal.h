@@ -26,22 +26,25 @@
 #define act__always_inline inline __attribute__((always_inline))
 #define act__noreturn __attribute__((noreturn))
 
+/* clang-format 14 reads "(ptr) -" and "(a) -" as casts: */
+/* clang-format off */
 #define act__container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
 #define act__align_up(x, a) (((x) + (a) - 1) & ~((a) - 1))
+/* clang-format on */
 
 /* Owner-only counter that other threads may read: no locked add. */
 #define act__count(c)                                                     \
-	atomic_store_explicit((c),                                        \
-			      atomic_load_explicit((c), memory_order_relaxed) + 1, \
-			      memory_order_relaxed)
+	atomic_store_explicit(                                            \
+		(c), atomic_load_explicit((c), memory_order_relaxed) + 1, \
+		memory_order_relaxed)
 
 /* The same, adding n. */
-#define act__count_n(c, n)                                                \
-	atomic_store_explicit((c),                                        \
-			      atomic_load_explicit((c), memory_order_relaxed) + (n), \
-			      memory_order_relaxed)
+#define act__count_n(c, n)                                                  \
+	atomic_store_explicit(                                              \
+		(c), atomic_load_explicit((c), memory_order_relaxed) + (n), \
+		memory_order_relaxed)
 
 /* AddressSanitizer: give a region back clean (stacks reused after a
  * process left frames behind). Nothing without ASan. */

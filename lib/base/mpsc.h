@@ -61,8 +61,7 @@ static inline struct act__mpsc_node *act__mpsc_tail(struct act__mpsc *q)
  * "push, then read the receiver's state" vs "write state, then
  * act__mpsc_maybe_nonempty()".
  */
-static inline void act__mpsc_push(struct act__mpsc *q,
-				  struct act__mpsc_node *n)
+static inline void act__mpsc_push(struct act__mpsc *q, struct act__mpsc_node *n)
 {
 	struct act__mpsc_node *prev;
 
@@ -116,8 +115,7 @@ static inline bool act__mpsc_maybe_nonempty(struct act__mpsc *q)
 {
 	if (act__mpsc_tail(q) != &q->stub)
 		return true;
-	return atomic_load_explicit(&q->head, memory_order_seq_cst) !=
-	       &q->stub;
+	return atomic_load_explicit(&q->head, memory_order_seq_cst) != &q->stub;
 }
 
 #endif /* ACT_MPSC_H */

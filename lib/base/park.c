@@ -146,13 +146,13 @@ void act__park_futex_wait(_Atomic uint32_t *word, uint32_t seen,
 			"at a time instead of sleeping until woken\n",
 			strerror(errno));
 	ts.tv_sec = 0;
-	ts.tv_nsec = timeout_ns >= 0 && timeout_ns < 1000000 ? timeout_ns
-							     : 1000000;
+	ts.tv_nsec = timeout_ns >= 0 && timeout_ns < 1000000 ? timeout_ns :
+							       1000000;
 	nanosleep(&ts, NULL);
 }
 
 void act__park_futex_wake(_Atomic uint32_t *word, int n)
 {
-	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL,
-		NULL, 0);
+	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL,
+		0);
 }

@@ -36,16 +36,14 @@ static void slab_bind(struct act__slab *s, struct act__numa *numa, int home)
 	s->sid = slab_sid(s->worker, home);
 }
 
-int act__slab_set_home(struct act__slab *s, struct act__numa *numa,
-		       int home)
+int act__slab_set_home(struct act__slab *s, struct act__numa *numa, int home)
 {
 	uint32_t h, n = numa ? (uint32_t)numa->nnodes : 1;
 
 	slab_bind(s, numa, home);
 	if (n < 2)
 		return 0;
-	s->guests = aligned_alloc(ACT_CACHELINE,
-				  n * sizeof(struct act__slab));
+	s->guests = aligned_alloc(ACT_CACHELINE, n * sizeof(struct act__slab));
 	if (!s->guests)
 		return -ENOMEM;
 	s->nguests = n;
@@ -153,8 +151,8 @@ void act__slab_index_set(struct act__slab *first, size_t stride, uint32_t n,
 static struct act__slab *slab_of_worker(uint16_t worker)
 {
 	return worker < slabs.n ? (struct act__slab *)(slabs.first +
-						       worker * slabs.stride)
-				: slabs.foreign;
+						       worker * slabs.stride) :
+				  slabs.foreign;
 }
 
 /* The slab that owns envelopes of sid (a worker's own, or a guest). */

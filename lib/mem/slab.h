@@ -35,28 +35,28 @@
 struct act__numa;
 
 #define ACT_ENV_HDR 64
-#define ACT_SLAB_CLASSES 8     /* 128 << 0 .. 128 << 7 = 16 KiB */
-#define ACT_SLAB_FOREIGN 0xff  /* class of malloc'd envelopes */
+#define ACT_SLAB_CLASSES 8    /* 128 << 0 .. 128 << 7 = 16 KiB */
+#define ACT_SLAB_FOREIGN 0xff /* class of malloc'd envelopes */
 
 struct act__envelope {
 	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */
-	act_pid to;                 /* the process it was sent to (I5) */
-	uint8_t cls;                /* size class or ACT_SLAB_FOREIGN */
-	_Atomic uint8_t state;      /* enum act__env_state */
-	uint8_t counted;            /* in its receiver's mbox_count (links.h) */
+	act_pid to;		    /* the process it was sent to (I5) */
+	uint8_t cls;		    /* size class or ACT_SLAB_FOREIGN */
+	_Atomic uint8_t state;	    /* enum act__env_state */
+	uint8_t counted;	    /* in its receiver's mbox_count (links.h) */
 	uint8_t pad1;
 	/* the slab that owns it: its worker's own (home: the worker's) or
 	 * one of its guests; as one word, the fast free's one compare */
 	union {
 		struct {
 			uint16_t worker; /* index of that slab's worker */
-			uint8_t home;    /* home of that slab's chunks */
-			uint8_t zero;    /* always 0 */
+			uint8_t home;	 /* home of that slab's chunks */
+			uint8_t zero;	 /* always 0 */
 		};
 		uint32_t sid;
 	};
 	struct act__envelope *held_prev; /* held list (mailbox.h) */
-	struct act_msg msg;         /* public part */
+	struct act_msg msg;		 /* public part */
 };
 
 _Static_assert(sizeof(struct act__envelope) == ACT_ENV_HDR, "envelope header");
@@ -95,21 +95,21 @@ struct act__rfree {
 	struct act__envelope *head, *tail;
 	uint32_t sid; /* their slab (act__envelope's sid) */
 	uint8_t cls;
-	uint8_t n;                    /* 0: the slot is unused */
+	uint8_t n; /* 0: the slot is unused */
 };
 
 struct act__slab {
 	/* owner-only */
 	struct act__envelope *free[ACT_SLAB_CLASSES];
-	char *bump;                   /* carving point in the current chunk */
+	char *bump; /* carving point in the current chunk */
 	char *bump_end;
 	struct act__slab_chunk *chunks;
-	uint64_t n_alloc;             /* envelopes handed out */
-	uint64_t n_free;              /* freed by the owner */
-	uint32_t sid;		      /* worker | home << 16 (act__envelope) */
+	uint64_t n_alloc; /* envelopes handed out */
+	uint64_t n_free;  /* freed by the owner */
+	uint32_t sid;	  /* worker | home << 16 (act__envelope) */
 	uint16_t worker;
 	struct act__rfree rfree[ACT_RFREE_SLOTS];
-	struct act__numa *numa;       /* binds new chunks; NULL: unbound */
+	struct act__numa *numa; /* binds new chunks; NULL: unbound */
 	/* a worker's own slab with more than one home: one slab per home,
 	 * the own home's entry unused (act__slab_for); NULL otherwise and
 	 * in a guest */
@@ -123,8 +123,8 @@ struct act__slab {
 	int home;
 };
 
-#define ACT_SLAB_MAX_PAYLOAD (((size_t)128 << (ACT_SLAB_CLASSES - 1)) - \
-			      ACT_ENV_HDR)
+#define ACT_SLAB_MAX_PAYLOAD \
+	(((size_t)128 << (ACT_SLAB_CLASSES - 1)) - ACT_ENV_HDR)
 
 void act__slab_init(struct act__slab *s, uint16_t worker);
 /* The running runtime's slabs: worker i's at first + i * stride bytes (a
@@ -137,15 +137,13 @@ void act__slab_index_set(struct act__slab *first, size_t stride, uint32_t n,
  * home make the guest slabs of the others; before any thread runs. A
  * slab never set stays unbound in home 0 (the foreign slab). 0 or
  * -ENOMEM. */
-int act__slab_set_home(struct act__slab *s, struct act__numa *numa,
-		       int home);
+int act__slab_set_home(struct act__slab *s, struct act__numa *numa, int home);
 /* Unmaps every chunk, its guests' too; call once no envelope of this
  * slab is in use. */
 void act__slab_destroy(struct act__slab *s);
 
 /* Owner: the slab that carves envelopes for a receiver of home h. */
-static inline struct act__slab *act__slab_for(struct act__slab *s,
-					      uint32_t h)
+static inline struct act__slab *act__slab_for(struct act__slab *s, uint32_t h)
 {
 	return !s->guests || h == (uint32_t)s->home ? s : &s->guests[h];
 }
@@ -193,9 +191,10 @@ static inline void act__slab_free(struct act__slab *self,
 	atomic_store_explicit(&e->state, ACT_ENV_FREE, memory_order_relaxed);
 	if (act__likely(self && e->cls != ACT_SLAB_FOREIGN &&
 			self->sid == e->sid)) {
-		atomic_store_explicit(&e->node.next,
-				      (struct act__mpsc_node *)self->free[e->cls],
-				      memory_order_relaxed);
+		atomic_store_explicit(
+			&e->node.next,
+			(struct act__mpsc_node *)self->free[e->cls],
+			memory_order_relaxed);
 		self->free[e->cls] = e;
 		self->n_free++;
 		return;

@@ -28,7 +28,7 @@
 #define CHUNK_MAX_UNITS 1024u /* IOV_MAX: one process_madvise per chunk */
 #define CANARY 0x5ac7095ac7095ac7ull
 
-static int guard_mode;          /* enum act_guard, decided at init */
+static int guard_mode; /* enum act_guard, decided at init */
 /*
  * Set when a chunk could not be mapped (the address space or memory is
  * exhausted), cleared when one could again. Meanwhile a freed stack goes
@@ -39,7 +39,7 @@ static int guard_mode;          /* enum act_guard, decided at init */
  * list when its worker next idles.
  */
 static _Atomic bool famine;
-static int self_pidfd = -1;     /* for process_madvise on ourselves */
+static int self_pidfd = -1; /* for process_madvise on ourselves */
 /* guards mprotect may still split off; any worker that grows a pool
  * takes from it (relaxed RMWs: a count, ordering nothing else) */
 static _Atomic long mprotect_budget;
@@ -217,8 +217,8 @@ static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 	/* before the guards: mprotect splits inherit the policy */
 	act__homes_place(c->numa, pl->home, base, unit * n);
 	pl->guarded_left = guard_chunk(base, unit, pad, n);
-	pl->chunks[pl->n_chunks++] = (struct act__stack_chunk){ base,
-								unit * n };
+	pl->chunks[pl->n_chunks++] =
+		(struct act__stack_chunk){ base, unit * n };
 	pl->bump = base;
 	pl->bump_end = base + unit * n;
 	return 0;
@@ -226,8 +226,8 @@ static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 
 /* c's pool of stacks of `size` from `home`, made if need be. It may move
  * the pools: a pointer to another pool does not survive the call. */
-static struct act__stack_pool *pool_for(struct act__stack_cache *c,
-					int home, size_t size)
+static struct act__stack_pool *pool_for(struct act__stack_cache *c, int home,
+					size_t size)
 {
 	struct act__stack_pool *pl;
 	uint32_t i;
@@ -304,7 +304,7 @@ static bool unit_guarded(struct act__stack_pool *pl)
 
 struct shared_list {
 	size_t size;
-	void *top;      /* chain linked like a pool's free list */
+	void *top; /* chain linked like a pool's free list */
 	uint32_t n;
 };
 
@@ -436,9 +436,8 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 	} else {
 		s = pl->bump + unit_of(size) - size;
 		pl->bump += unit_of(size);
-		*top_flags(s, size) =
-			((uint64_t)pl->home << FLAG_HOME_SHIFT) |
-			(unit_guarded(pl) ? 0 : FLAG_UNGUARDED);
+		*top_flags(s, size) = ((uint64_t)pl->home << FLAG_HOME_SHIFT) |
+				      (unit_guarded(pl) ? 0 : FLAG_UNGUARDED);
 		if (pl->guarded_left)
 			pl->guarded_left--;
 		if (*top_flags(s, size) & FLAG_UNGUARDED)
@@ -590,8 +589,7 @@ bool act__stack_shared_has(int home, size_t size, const void *lo)
 
 	shared_lock_take(home);
 	l = shared_find(home, size, false);
-	for (top = l ? l->top : NULL; top && !found;
-	     top = *top_link(s, size)) {
+	for (top = l ? l->top : NULL; top && !found; top = *top_link(s, size)) {
 		s = (char *)top - size;
 		found = s == lo;
 	}

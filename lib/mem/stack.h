@@ -43,13 +43,13 @@ struct act__stack_chunk {
 /* Free stacks of one size and one home, held by one worker. A pool of
  * another home than its cache's only gathers stacks on their way back. */
 struct act__stack_pool {
-	size_t size;          /* usable bytes */
-	int home;             /* of every stack on it (homes.h) */
-	void *free_top;       /* free list, linked through each stack's top word */
+	size_t size;	/* usable bytes */
+	int home;	/* of every stack on it (homes.h) */
+	void *free_top; /* free list, linked through each stack's top word */
 	uint32_t n_free;
 	char *bump, *bump_end; /* next unused unit in the newest chunk */
 	uint32_t guarded_left; /* units from bump on that have a guard */
-	bool no_spill;        /* no shared list for this size (stack.c) */
+	bool no_spill;	       /* no shared list for this size (stack.c) */
 	struct act__stack_chunk *chunks;
 	uint32_t n_chunks, cap_chunks;
 };
@@ -57,10 +57,10 @@ struct act__stack_pool {
 struct act__stack_cache {
 	struct act__stack_pool *pools;
 	uint32_t n_pools;
-	uint32_t n_away;      /* stacks held for other homes */
-	int home;             /* memory home: new chunks, refills (homes.h) */
+	uint32_t n_away;	/* stacks held for other homes */
+	int home;		/* memory home: new chunks, refills (homes.h) */
 	struct act__numa *numa; /* binds new chunks; NULL: unbound */
-	uint64_t n_out;       /* stacks handed out, not yet returned */
+	uint64_t n_out;		/* stacks handed out, not yet returned */
 };
 
 /* vm.max_map_count, or its default 65530 when it cannot be read. */

@@ -19,9 +19,9 @@ enum {
 	ACT_IO_COMPLETE = 1u,
 	ACT_IO_CANCEL_REQ = 2u,
 	ACT_IO_CANCEL_TAKEN = 4u,
-	ACT_IO_ACCEPTED = 8u,    /* with COMPLETE: an accept's descriptor,
-				  * in the slot's accepted_fd, not taken yet
-				  * (cleared by io_run when it takes it) */
+	ACT_IO_ACCEPTED = 8u, /* with COMPLETE: an accept's descriptor,
+			       * in the slot's accepted_fd, not taken yet
+			       * (cleared by io_run when it takes it) */
 };
 
 static inline bool act__ioword_over(unsigned word)

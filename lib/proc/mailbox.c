@@ -53,10 +53,11 @@ static void save_append(struct act__proc *p, struct act__envelope *e)
 static bool mbox_detach(struct act__proc *p)
 {
 	struct act__mpsc *q = &p->mbox;
-	struct act__mpsc_node *n = (struct act__mpsc_node *)(
-		(uintptr_t)atomic_load_explicit(&q->tail,
-						memory_order_relaxed) &
-		~ACT_MBOX_KEPT);
+	struct act__mpsc_node *n =
+		(struct act__mpsc_node *)((uintptr_t)atomic_load_explicit(
+						  &q->tail,
+						  memory_order_relaxed) &
+					  ~ACT_MBOX_KEPT);
 	struct act__mpsc_node *next;
 
 	/* acquire: pairs with the release link store in act__mpsc_push */
@@ -64,8 +65,7 @@ static bool mbox_detach(struct act__proc *p)
 	if (!next) {
 		/* acquire: pairs with the seq_cst exchange on head in
 		 * act__mpsc_push, as in act__mpsc_pop */
-		if (atomic_load_explicit(&q->head, memory_order_acquire) !=
-		    n) {
+		if (atomic_load_explicit(&q->head, memory_order_acquire) != n) {
 			atomic_store_explicit(&q->tail, n,
 					      memory_order_relaxed);
 			return false;
@@ -125,9 +125,9 @@ void act__mailbox_held_sweep(struct act__proc *p, struct act__slab *slab,
 	for (; e; e = next) {
 		next = env_next(e);
 		/* acquire: pairs with the release store in act_msg_free */
-		if (all || atomic_load_explicit(&e->state,
-						memory_order_acquire) ==
-				   ACT_ENV_RELEASED) {
+		if (all ||
+		    atomic_load_explicit(&e->state, memory_order_acquire) ==
+			    ACT_ENV_RELEASED) {
 			act__mailbox_held_del(p, e);
 			act__slab_free(slab, e);
 		}
@@ -158,9 +158,9 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
 					    memory_order_relaxed);
 	if (t & ACT_MBOX_KEPT) {
-		e = act__container_of(
-			(struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT),
-			struct act__envelope, node);
+		e = act__container_of((struct act__mpsc_node *)(t &
+								~ACT_MBOX_KEPT),
+				      struct act__envelope, node);
 		if (mbox_detach(p))
 			act__slab_free(slab, e);
 		else /* relaxed: the next occupant's pop reads it after the

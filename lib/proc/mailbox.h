@@ -65,8 +65,8 @@ static inline bool act__mailbox_maybe_nonempty(struct act__proc *p)
 {
 	uintptr_t t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
 						      memory_order_relaxed);
-	struct act__mpsc_node *n = (struct act__mpsc_node *)(t &
-							      ~ACT_MBOX_KEPT);
+	struct act__mpsc_node *n =
+		(struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT);
 
 	if (n != &p->mbox.stub && !(t & ACT_MBOX_KEPT))
 		return true;
@@ -92,8 +92,7 @@ static inline void act__mailbox_held_link(struct act__proc *p,
 					  struct act__envelope *e)
 {
 	/* node is the envelope's first member: the casts are exact */
-	atomic_store_explicit(&e->node.next,
-			      (struct act__mpsc_node *)p->held,
+	atomic_store_explicit(&e->node.next, (struct act__mpsc_node *)p->held,
 			      memory_order_relaxed);
 	e->held_prev = NULL;
 	if (p->held)
@@ -142,9 +141,9 @@ static inline void act__mailbox_kept_done(struct act__proc *p,
 {
 	/* acquire: pairs with the release exchange in act_msg_free (a
 	 * thread other than the receiver) */
-	if (act__unlikely(atomic_load_explicit(&e->state,
-					       memory_order_acquire) ==
-			  ACT_ENV_HELD))
+	if (act__unlikely(
+		    atomic_load_explicit(&e->state, memory_order_acquire) ==
+		    ACT_ENV_HELD))
 		act__mailbox_held_link(p, e);
 	else
 		act__slab_free(slab, e);
@@ -200,11 +199,10 @@ static inline struct act__envelope *act__mailbox_pop(struct act__proc *p,
 		    act__container_of(n, struct act__envelope, node)->worker !=
 		    slab->worker))
 		next = act__mailbox_unkeep(q, n);
-	atomic_store_explicit(&q->tail,
-			      next ? next
-				   : (struct act__mpsc_node *)(t |
-							       ACT_MBOX_KEPT),
-			      memory_order_relaxed);
+	atomic_store_explicit(
+		&q->tail,
+		next ? next : (struct act__mpsc_node *)(t | ACT_MBOX_KEPT),
+		memory_order_relaxed);
 	return act__container_of(n, struct act__envelope, node);
 }
 

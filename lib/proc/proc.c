@@ -50,8 +50,9 @@ uint32_t act__proc_table_size(uint64_t max_procs, uint32_t nworkers,
 	/* out of reach of a spawning worker: every other cache full
 	 * (ACT_SLOT_CACHE_MAX after a put) and its away chains one short
 	 * of a batch each */
-	uint64_t held = ACT_SLOT_CACHE_MAX +
-			(nhomes > 1 ? (uint64_t)nhomes * ACT_SLOT_AWAY_BATCH : 0);
+	uint64_t held =
+		ACT_SLOT_CACHE_MAX +
+		(nhomes > 1 ? (uint64_t)nhomes * ACT_SLOT_AWAY_BATCH : 0);
 	uint64_t need = max_procs + (uint64_t)nworkers * held, size = 1;
 
 	need += need / 16; /* spare for slots retired at gen_max */
@@ -99,8 +100,9 @@ int act__proc_table_init(struct act__ptable *t, uint32_t cap,
 		uint64_t base = (uint64_t)r * t->per_home;
 
 		h->base = base > cap ? cap : (uint32_t)base;
-		h->end = base + t->per_home > cap ? cap
-						  : (uint32_t)base + t->per_home;
+		h->end = base + t->per_home > cap ?
+				 cap :
+				 (uint32_t)base + t->per_home;
 		atomic_store_explicit(&h->used, 0, memory_order_relaxed);
 		atomic_store_explicit(&h->lock, 0, memory_order_relaxed);
 		h->shared_head = UINT32_MAX;
@@ -199,9 +201,9 @@ static struct act__proc *grow(struct act__ptable *t, uint32_t home)
 	do {
 		if (n >= h->end - h->base)
 			return NULL;
-	} while (!atomic_compare_exchange_weak_explicit(
-		&h->used, &n, n + 1, memory_order_relaxed,
-		memory_order_relaxed));
+	} while (!atomic_compare_exchange_weak_explicit(&h->used, &n, n + 1,
+							memory_order_relaxed,
+							memory_order_relaxed));
 	/* counted before it is handed out: fresh >= slots ever occupied.
 	 * relaxed: act__proc_slot_get's seq_cst load comes after, in this
 	 * thread, and a spawn elsewhere reads its own grow's count */
@@ -251,8 +253,7 @@ static struct act__proc *get_slow(struct act__ptable *t,
 	return NULL;
 }
 
-static struct act__proc *take(struct act__ptable *t,
-			      struct act__slot_cache *c)
+static struct act__proc *take(struct act__ptable *t, struct act__slot_cache *c)
 {
 	struct act__proc *p;
 
@@ -270,8 +271,8 @@ static struct act__proc *take(struct act__ptable *t,
 /* Owner-written counts (act__count, seq_cst: the Dekker below). */
 static void count_up(_Atomic uint64_t *v, memory_order mo)
 {
-	atomic_store_explicit(v, atomic_load_explicit(v, memory_order_relaxed) + 1,
-			      mo);
+	atomic_store_explicit(
+		v, atomic_load_explicit(v, memory_order_relaxed) + 1, mo);
 }
 
 /*

@@ -64,7 +64,7 @@ enum act__pstate {
 };
 
 #define ACT_PS_MASK 0xffu
-#define act__ps(word) ((unsigned)((word) & ACT_PS_MASK))
+#define act__ps(word) ((unsigned)(ACT_PS_MASK & (word)))
 #define act__ps_ticket(word) ((word) >> 8)
 #define act__ps_make(ticket, st) (((uint64_t)(ticket) << 8) | (st))
 
@@ -78,15 +78,15 @@ struct act__name;
 struct act__proc {
 	/* Written by other threads (senders, wakers): first cache line. */
 	_Atomic uint64_t state;
-	_Atomic uint64_t gen;            /* generation of the occupant;
-					  * > gen_max: retired */
-	struct act__mpsc mbox;		 /* MPSC mailbox of act__envelope */
+	_Atomic uint64_t gen;		   /* generation of the occupant;
+					    * > gen_max: retired */
+	struct act__mpsc mbox;		   /* MPSC mailbox of act__envelope */
 	struct act__worker *_Atomic owner; /* last worker that ran it */
-	_Atomic uint64_t timeout_fired;  /* highest ticket whose timer fired */
+	_Atomic uint64_t timeout_fired; /* highest ticket whose timer fired */
 	/* backpressure.h: 0, or it has a backlog and this is the slot
 	 * index + 1 of the last sender muted on it (ACT_MUTE_END: none) */
 	_Atomic uint32_t mutes;
-	_Atomic uint8_t queued;          /* I1: in a run queue */
+	_Atomic uint8_t queued; /* I1: in a run queue */
 	/* ACT_PF_KILLED: act_kill, exit at the next wait (set under the
 	 * lock); ACT_PF_CANARY: the owner's, set at spawn, its stack is
 	 * unguarded: check its canary at every switch; ACT_PF_FPENV: set
@@ -108,18 +108,18 @@ struct act__proc {
 	struct act__envelope *save_head; /* skipped by selective receive */
 	struct act__envelope *held;	 /* received, not yet freed */
 	act_pid pid;
-	uint64_t wait_ticket;            /* ticket of the current wait */
-	uint32_t n_held;                 /* entries on the held list */
-	uint32_t sweep_at;               /* n_held that triggers a sweep */
+	uint64_t wait_ticket; /* ticket of the current wait */
+	uint32_t n_held;      /* entries on the held list */
+	uint32_t sweep_at;    /* n_held that triggers a sweep */
 
 	/* Third line: spawn, exit, timeouts. */
 	struct act__envelope *save_tail;
 	void *stack_lo;
 	void (*fn)(void *);
 	void *arg;
-	intptr_t exit_reason;            /* under lock until EXITING */
-	struct act__timeout *armed;      /* its receive's timeout, or NULL */
-	uint32_t stack_size;             /* at most 1 GiB */
+	intptr_t exit_reason;	    /* under lock until EXITING */
+	struct act__timeout *armed; /* its receive's timeout, or NULL */
+	uint32_t stack_size;	    /* at most 1 GiB */
 	uint32_t index;
 	/* One word, two lives. Free: the next slot on the free list
 	 * (free_next, act__proc_free_next). Alive: 0, or muted on a backlog
@@ -143,22 +143,22 @@ struct act__proc {
 	 * change under the slot's lock (both ends' locks for a relation,
 	 * in slot-index order); on_exit is the owner's. */
 	struct act__rel *links act__aligned; /* links, both directions */
-	struct act__rel *monitors;       /* monitors it holds */
-	struct act__rel *watchers;       /* monitors on it */
-	struct act__exit_fn *on_exit;    /* owner only: newest first */
-	struct act__name *name;          /* registered name, or NULL */
-	_Atomic uint64_t mbox_count;     /* with `limited`: generation <<
-					  * 32 | its messages not yet
-					  * received (act__mbox_*) */
-	_Atomic uint32_t mbox_limit;     /* with `limited`: the limit */
-	uint32_t n_links;                /* entries on `links` */
-	bool trap_exit;                  /* exit signals become messages */
-	bool exiting;                    /* running its exit handlers:
-					  * signals no longer reach it */
+	struct act__rel *monitors;	     /* monitors it holds */
+	struct act__rel *watchers;	     /* monitors on it */
+	struct act__exit_fn *on_exit;	     /* owner only: newest first */
+	struct act__name *name;		     /* registered name, or NULL */
+	_Atomic uint64_t mbox_count;	     /* with `limited`: generation <<
+					      * 32 | its messages not yet
+					      * received (act__mbox_*) */
+	_Atomic uint32_t mbox_limit;	     /* with `limited`: the limit */
+	uint32_t n_links;		     /* entries on `links` */
+	bool trap_exit;			     /* exit signals become messages */
+	bool exiting;			     /* running its exit handlers:
+					      * signals no longer reach it */
 	/* guards the flags' KILLED, exit_reason and this line against
 	 * act_kill, links and names (act__proc_lock) */
 	atomic_flag lock;
-	bool is_main;                    /* owner: act_main's process */
+	bool is_main; /* owner: act_main's process */
 	/* with io_word's ACT_IO_ACCEPTED (io.h): the descriptor its accept
 	 * got, which the process has not taken yet; written by the reactor
 	 * before the RMW that sets the bit */
@@ -177,7 +177,7 @@ _Static_assert(offsetof(struct act__proc, limited) < ACT_CACHELINE &&
 
 #define ACT_PF_KILLED 1u
 #define ACT_PF_CANARY 2u
-#define ACT_PF_FPENV 4u  /* its own floating-point control state (arch/fp.h) */
+#define ACT_PF_FPENV 4u /* its own floating-point control state (arch/fp.h) */
 
 /* The slot's lock: a spinlock held for a few stores (act_kill, act_exit).
  * After a while it yields, as act__spin_lock: a holder preempted on a
@@ -239,8 +239,7 @@ static inline void act__proc_set_free_next(struct act__proc *p, uint32_t next)
  */
 #define ACT_CHATTY_MSGS 16
 
-static inline bool act__proc_sticky(const struct act__proc *p,
-				    uint32_t index)
+static inline bool act__proc_sticky(const struct act__proc *p, uint32_t index)
 {
 	return p->turn_msgs >= ACT_CHATTY_MSGS && p->peer_worker == index;
 }
@@ -287,7 +286,7 @@ static inline void act__proc_turn_begin(struct act__proc *p)
 struct act__ptable_home {
 	_Atomic uint32_t used act__aligned;
 	uint32_t base, end;
-	_Atomic uint32_t lock;           /* act__spin_lock */
+	_Atomic uint32_t lock; /* act__spin_lock */
 	uint32_t shared_head, shared_n;
 };
 
@@ -297,16 +296,16 @@ struct act__slot_cache;
 struct act__ptable {
 	struct act__proc *slots;
 	uint32_t cap;
-	uint32_t idx_bits;               /* a pid's index bits */
-	uint64_t idx_mask;               /* (1 << idx_bits) - 1 */
-	uint64_t gen_max;                /* the largest generation a pid
-					  * holds: 2^(64 - idx_bits) - 1 */
-	uint64_t max_alive;              /* the limit (proc.h head) */
+	uint32_t idx_bits;  /* a pid's index bits */
+	uint64_t idx_mask;  /* (1 << idx_bits) - 1 */
+	uint64_t gen_max;   /* the largest generation a pid
+			     * holds: 2^(64 - idx_bits) - 1 */
+	uint64_t max_alive; /* the limit (proc.h head) */
 	/* fresh slots handed out, in all regions: while at most max_alive,
 	 * so are the processes alive */
 	_Atomic uint64_t fresh;
-	_Atomic uint64_t retired;        /* slots whose generations ran out */
-	_Atomic uint32_t count_lock;     /* one exact count at a time */
+	_Atomic uint64_t retired;    /* slots whose generations ran out */
+	_Atomic uint32_t count_lock; /* one exact count at a time */
 	uint32_t ncaches;
 	struct act__slot_cache **caches; /* every worker's, for the count */
 	/* 1 + the highest index ever handed out, in any region: a lookup's
@@ -315,9 +314,9 @@ struct act__ptable {
 	 * names. */
 	_Atomic uint32_t hwm;
 	uint32_t nhomes;
-	uint32_t per_home;               /* region r starts at r * per_home */
+	uint32_t per_home; /* region r starts at r * per_home */
 	size_t map_len;
-	struct act__ptable_home *homes;  /* nhomes regions */
+	struct act__ptable_home *homes; /* nhomes regions */
 };
 
 /* The home (region) of slot index idx. */
@@ -355,11 +354,11 @@ struct act__slot_chain {
  * ACT_SLOT_AWAY_BATCH at a time, or when the worker goes idle.
  */
 struct act__slot_cache {
-	uint32_t head;                   /* UINT32_MAX: empty */
+	uint32_t head; /* UINT32_MAX: empty */
 	uint32_t n;
-	uint32_t home;                   /* memory home (homes.h) */
-	uint32_t n_away;                 /* slots on the away chains */
-	struct act__slot_chain *away;    /* per home; NULL with one home */
+	uint32_t home;		      /* memory home (homes.h) */
+	uint32_t n_away;	      /* slots on the away chains */
+	struct act__slot_chain *away; /* per home; NULL with one home */
 	/* the limit's counts (proc.h head): written by the owner only,
 	 * read by any spawn that sums them */
 	_Atomic uint64_t born, gone;

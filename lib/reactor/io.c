@@ -45,7 +45,7 @@
 /* user_data: an operation's own entry is its record's address; its
  * linked timeout's is that | UD_LINK (records are 8-byte aligned) */
 #define UD_LINK 1u
-#define UD_CANCEL 3u  /* an IORING_OP_ASYNC_CANCEL: no record */
+#define UD_CANCEL 3u /* an IORING_OP_ASYNC_CANCEL: no record */
 
 /*
  * zero_retry's limits, in turn, for a zero-limit read or write that its
@@ -55,7 +55,7 @@
  * took 8 ms in QEMU.
  */
 static const struct __kernel_timespec zero_steps[] = {
-	{ 0, 100000 },  { 0, 200000 },  { 0, 400000 },  { 0, 800000 },
+	{ 0, 100000 },	{ 0, 200000 },	{ 0, 400000 },	{ 0, 800000 },
 	{ 0, 1600000 }, { 0, 3200000 }, { 0, 6400000 }, { 0, 12800000 },
 };
 #define ZERO_STEPS ((int)(sizeof(zero_steps) / sizeof(zero_steps[0])))
@@ -104,8 +104,9 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 		io->ts.tv_sec = timeout_ns / 1000000000;
 		io->ts.tv_nsec = timeout_ns % 1000000000;
 	}
-	t = act__ps_ticket(atomic_load_explicit(&p->state,
-						memory_order_relaxed)) + 1;
+	t = act__ps_ticket(
+		    atomic_load_explicit(&p->state, memory_order_relaxed)) +
+	    1;
 	p->wait_ticket = t;
 	io->p = p;
 	io->ticket = t;
@@ -181,8 +182,7 @@ ssize_t act_io_read_timeout(int fd, void *buf, size_t n, int64_t off,
 ssize_t act_io_write_timeout(int fd, const void *buf, size_t n, int64_t off,
 			     int64_t timeout_ns)
 {
-	return io_rw(IORING_OP_WRITE, fd, buf, n, (uint64_t)off, 0,
-		     timeout_ns);
+	return io_rw(IORING_OP_WRITE, fd, buf, n, (uint64_t)off, 0, timeout_ns);
 }
 
 /*
@@ -364,8 +364,7 @@ ssize_t act_io_send(int fd, const void *buf, size_t n, int flags)
 	return act_io_send_timeout(fd, buf, n, flags, ACT_FOREVER);
 }
 
-int act_io_accept(int fd, struct sockaddr *addr, socklen_t *addrlen,
-		  int flags)
+int act_io_accept(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
 	return act_io_accept_timeout(fd, addr, addrlen, flags, ACT_FOREVER);
 }
@@ -392,8 +391,7 @@ int act_io_poll(int fd, short events)
  * ends the operation, wake its process. Nothing of io is read after the
  * RMW that ends it: the process may return and reuse its stack.
  */
-static void io_settle(struct act__reactor *r, struct act__io *io,
-		      uint32_t bits)
+static void io_settle(struct act__reactor *r, struct act__io *io, uint32_t bits)
 {
 	struct act__proc *p = io->p;
 	uint64_t ticket = io->ticket;
@@ -441,12 +439,14 @@ static void unfix(struct act__reactor *r, int fd)
 	if (!is_fixed(r, fd))
 		return;
 	r->fixed[fd] = 0;
-	rc = io_uring_register_files_update(&r->ring.ring, (unsigned)fd,
-					    &none, 1);
+	rc = io_uring_register_files_update(&r->ring.ring, (unsigned)fd, &none,
+					    1);
 	if (rc < 0) /* the ring keeps the file until it is closed */
-		fprintf(stderr, "actors: the ring would not let go of "
+		fprintf(stderr,
+			"actors: the ring would not let go of "
 			"descriptor %d's file (%s): it stays open until the "
-			"runtime stops\n", fd, strerror(-rc));
+			"runtime stops\n",
+			fd, strerror(-rc));
 }
 
 /*
@@ -485,8 +485,7 @@ static int fixed_make(struct act__reactor *r)
 }
 
 /* The operation's last CQE came (or it ends without one): it is done. */
-static void io_complete(struct act__reactor *r, struct act__io *io,
-			int32_t res)
+static void io_complete(struct act__reactor *r, struct act__io *io, int32_t res)
 {
 	struct act__io **pp, *prev = NULL;
 
@@ -633,8 +632,7 @@ static void prep(const struct act__reactor *r, struct io_uring_sqe *sqe,
 				     io->flags);
 		break;
 	case IORING_OP_CONNECT:
-		io_uring_prep_connect(sqe, io->fd, io->buf,
-				      (socklen_t)io->off);
+		io_uring_prep_connect(sqe, io->fd, io->buf, (socklen_t)io->off);
 		break;
 	case IORING_OP_CLOSE:
 		io_uring_prep_close(sqe, io->fd);
@@ -720,8 +718,7 @@ void act__io_fill(struct act__reactor *r)
 			sqe->flags |= IOSQE_IO_LINK;
 			sqe = io_uring_get_sqe(&r->ring.ring);
 			io_uring_prep_link_timeout(sqe, io_limit(io), 0);
-			io_uring_sqe_set_data64(sqe,
-						(uintptr_t)io | UD_LINK);
+			io_uring_sqe_set_data64(sqe, (uintptr_t)io | UD_LINK);
 			io->cqes = 2;
 		}
 		io->where = ACT_IO_INFLIGHT;
@@ -824,7 +821,8 @@ void act__io_drain(struct act__reactor *r)
 		act__io_fill(r);
 		if (io_uring_submit_and_wait_timeout(&r->ring.ring, &cqe, 1,
 						     &ts, NULL) == -ETIME)
-			fprintf(stderr, "actors: stopping: %llu I/O operations "
+			fprintf(stderr,
+				"actors: stopping: %llu I/O operations "
 				"not ended by their cancel; waiting\n",
 				(unsigned long long)atomic_load_explicit(
 					&r->n_inflight, memory_order_relaxed));

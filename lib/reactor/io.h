@@ -52,28 +52,28 @@
 enum { ACT_IO_QUEUED = 0, ACT_IO_PENDING, ACT_IO_INFLIGHT, ACT_IO_DONE };
 
 struct act__io {
-	struct act__rcmd submit;         /* ACT_RC_IO */
-	struct act__rcmd cancel;         /* ACT_RC_IOCANCEL */
-	int32_t res;                     /* the result, before COMPLETE */
+	struct act__rcmd submit; /* ACT_RC_IO */
+	struct act__rcmd cancel; /* ACT_RC_IOCANCEL */
+	int32_t res;		 /* the result, before COMPLETE */
 	/* the operation: the caller's, read-only once submitted */
-	uint8_t op;                      /* IORING_OP_* */
-	bool timed;                      /* with a linked timeout */
+	uint8_t op; /* IORING_OP_* */
+	bool timed; /* with a linked timeout */
 	int fd;
 	uint32_t len;
-	int flags;                       /* MSG_*, SOCK_*, poll events */
-	void *buf;                       /* buffer, or sockaddr */
-	uint64_t off;                    /* offset, socklen_t * or length */
-	struct __kernel_timespec ts;     /* the linked timeout */
+	int flags;		     /* MSG_*, SOCK_*, poll events */
+	void *buf;		     /* buffer, or sockaddr */
+	uint64_t off;		     /* offset, socklen_t * or length */
+	struct __kernel_timespec ts; /* the linked timeout */
 	struct act__proc *p;
 	uint64_t ticket;
 	/* reactor only (timed_out: read by the process once over) */
-	uint8_t where;                   /* ACT_IO_QUEUED... */
-	uint8_t cqes;                    /* CQEs still to come: 1, or 2 */
-	bool timed_out;                  /* the linked timeout fired */
-	int32_t op_res;                  /* the operation's CQE's res */
-	bool cancel_queued;              /* on the cancel FIFO */
-	struct act__io *rnext, *rprev;   /* pending FIFO, or in-flight list */
-	struct act__io *cnext;           /* cancels waiting for SQ room */
+	uint8_t where;		       /* ACT_IO_QUEUED... */
+	uint8_t cqes;		       /* CQEs still to come: 1, or 2 */
+	bool timed_out;		       /* the linked timeout fired */
+	int32_t op_res;		       /* the operation's CQE's res */
+	bool cancel_queued;	       /* on the cancel FIFO */
+	struct act__io *rnext, *rprev; /* pending FIFO, or in-flight list */
+	struct act__io *cnext;	       /* cancels waiting for SQ room */
 };
 
 /* The reactor's side (io.c), reactor thread only. */

@@ -27,8 +27,7 @@
 #include "sched/wake.h"
 #include "sched/worker.h"
 
-void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
-		       uint8_t op)
+void act__reactor_push(struct act__reactor *r, struct act__rcmd *c, uint8_t op)
 {
 	c->op = op;
 	act__mpsc_push(&r->cmds, &c->q);
@@ -36,8 +35,7 @@ void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
 
 struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 					      struct act__proc *p,
-					      uint64_t ticket,
-					      int64_t deadline)
+					      uint64_t ticket, int64_t deadline)
 {
 	struct act__timeout *t = malloc(sizeof(*t));
 
@@ -54,8 +52,8 @@ struct act__timeout *act__reactor_arm_timeout(struct act__reactor *r,
 	 * sleeps towards: the worker's half of the Dekker pair with
 	 * reactor_main's store of next_deadline and its look at the queue */
 	act__reactor_push(r, &t->arm, ACT_RC_ARM);
-	if (deadline < atomic_load_explicit(&r->next_deadline,
-					    memory_order_seq_cst))
+	if (deadline <
+	    atomic_load_explicit(&r->next_deadline, memory_order_seq_cst))
 		act__reactor_wake(r);
 	return t;
 }
@@ -68,8 +66,8 @@ void act__reactor_disarm(struct act__reactor *r, struct act__timeout *t)
 	 * (FIRED) acquire pairs with the reactor's release CAS, after which
 	 * it no longer touches the record, and we free it */
 	if (!atomic_compare_exchange_strong_explicit(
-		    &t->state, &armed, ACT_TO_CANCELLED,
-		    memory_order_acq_rel, memory_order_acquire)) {
+		    &t->state, &armed, ACT_TO_CANCELLED, memory_order_acq_rel,
+		    memory_order_acquire)) {
 		free(t);
 		return;
 	}
@@ -208,14 +206,15 @@ static void take_commands(struct act__reactor *r)
 							  submit));
 			break;
 		case ACT_RC_IOCANCEL:
-			act__io_take_cancel(r, act__container_of(
-						       c, struct act__io, cancel));
+			act__io_take_cancel(r,
+					    act__container_of(c, struct act__io,
+							      cancel));
 			break;
 		case ACT_RC_UCANCEL: {
 			/* its arm came first: the canceller learned the
 			 * timer from its creator, after the creator's push */
-			struct act__utimer *u =
-				act__container_of(c, struct act__utimer, cancel);
+			struct act__utimer *u = act__container_of(
+				c, struct act__utimer, cancel);
 
 			act__wheel_del(&r->wheel, &u->node);
 			act__timer_release(r, u);
@@ -231,12 +230,13 @@ static void take_commands(struct act__reactor *r)
  * back from its wait; hand the record to it, for reclaim to free. */
 static void abandon(struct act__tnode *n, void *ctx)
 {
-	struct act__timeout *t = act__container_of(n, struct act__timeout, node);
+	struct act__timeout *t =
+		act__container_of(n, struct act__timeout, node);
 	uint32_t armed = ACT_TO_ARMED;
 
 	if (n->kind == ACT_TK_USER) { /* nobody is left to send it to */
-		act__timer_release(
-			ctx, act__container_of(n, struct act__utimer, node));
+		act__timer_release(ctx, act__container_of(n, struct act__utimer,
+							  node));
 		return;
 	}
 	/* acq_rel: the CAS a cancel races (act__reactor_disarm's), as when
@@ -306,8 +306,7 @@ static int64_t turn(struct act__reactor *r)
 	act__wheel_advance(&r->wheel, now, fire, r);
 	flush_wakes(r);
 	act__count(&r->n_loops);
-	atomic_store_explicit(&r->n_held, r->wheel.count,
-			      memory_order_relaxed);
+	atomic_store_explicit(&r->n_held, r->wheel.count, memory_order_relaxed);
 	return now;
 }
 
@@ -380,8 +379,8 @@ static void *reactor_main(void *arg)
  */
 static void block_signals(sigset_t *old)
 {
-	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL,
-				      SIGTRAP, SIGSYS };
+	static const int faults[] = { SIGSEGV, SIGBUS,	SIGFPE,
+				      SIGILL,  SIGTRAP, SIGSYS };
 	sigset_t set;
 	unsigned i;
 

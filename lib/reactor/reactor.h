@@ -45,12 +45,12 @@ struct act__worker;
 #define ACT_REACTOR_CANCEL_BATCH 256
 
 enum act__rcmd_op {
-	ACT_RC_ARM = 1,     /* add a receive timeout to the wheel */
-	ACT_RC_CANCEL,      /* the receive ended first: drop it and free */
-	ACT_RC_UARM,        /* add a user timer (act_send_after, interval) */
-	ACT_RC_UCANCEL,     /* a user timer was cancelled: drop and free */
-	ACT_RC_IO,          /* start an I/O operation (io.h) */
-	ACT_RC_IOCANCEL,    /* a killed process's operation: cancel it */
+	ACT_RC_ARM = 1,	 /* add a receive timeout to the wheel */
+	ACT_RC_CANCEL,	 /* the receive ended first: drop it and free */
+	ACT_RC_UARM,	 /* add a user timer (act_send_after, interval) */
+	ACT_RC_UCANCEL,	 /* a user timer was cancelled: drop and free */
+	ACT_RC_IO,	 /* start an I/O operation (io.h) */
+	ACT_RC_IOCANCEL, /* a killed process's operation: cancel it */
 };
 
 /* A command on the reactor's queue. */
@@ -61,18 +61,18 @@ struct act__rcmd {
 
 enum act__timeout_state {
 	ACT_TO_ARMED = 1,
-	ACT_TO_FIRED,       /* the reactor is done with it: process frees */
-	ACT_TO_CANCELLED,   /* the process is done with it: reactor frees */
+	ACT_TO_FIRED,	  /* the reactor is done with it: process frees */
+	ACT_TO_CANCELLED, /* the process is done with it: reactor frees */
 };
 
 struct act__timeout {
-	struct act__rcmd arm, cancel;    /* its two commands, in order */
-	struct act__tnode node;          /* the reactor's: in the wheel */
-	_Atomic uint32_t state;          /* enum act__timeout_state */
-	uint32_t index;                  /* the waiting process's slot */
-	uint64_t gen;                    /* ... and its generation */
-	uint64_t ticket;                 /* the wait it ends (I4) */
-	int64_t deadline;                /* CLOCK_MONOTONIC ns */
+	struct act__rcmd arm, cancel; /* its two commands, in order */
+	struct act__tnode node;	      /* the reactor's: in the wheel */
+	_Atomic uint32_t state;	      /* enum act__timeout_state */
+	uint32_t index;		      /* the waiting process's slot */
+	uint64_t gen;		      /* ... and its generation */
+	uint64_t ticket;	      /* the wait it ends (I4) */
+	int64_t deadline;	      /* CLOCK_MONOTONIC ns */
 };
 
 /* What a wheel node belongs to (act__tnode.kind). */
@@ -82,34 +82,34 @@ enum { ACT_TK_TIMEOUT = 1, ACT_TK_USER };
 enum act__ut_state {
 	ACT_UT_FREE = 0,
 	ACT_UT_ARMED,
-	ACT_UT_FIRING,      /* the reactor is sending its message */
-	ACT_UT_CANCELLED,   /* cancelled: its cancel command frees it */
+	ACT_UT_FIRING,	  /* the reactor is sending its message */
+	ACT_UT_CANCELLED, /* cancelled: its cancel command frees it */
 };
 
 #define ACT_UT_CHUNK 4096u
-#define ACT_UT_CHUNKS 1024u  /* at most 4,194,304 timers at once */
+#define ACT_UT_CHUNKS 1024u /* at most 4,194,304 timers at once */
 
 struct act__utimer {
-	struct act__rcmd arm, cancel;    /* its two commands */
-	struct act__tnode node;          /* the reactor's: in the wheel */
+	struct act__rcmd arm, cancel; /* its two commands */
+	struct act__tnode node;	      /* the reactor's: in the wheel */
 	/* generation << 8 | enum act__ut_state; the generation goes up
 	 * each time the slot is freed, so a stale act_timer never matches
 	 * (timer.c: it never wraps) */
 	_Atomic uint64_t word;
 	act_pid to, from;
 	uint32_t tag;
-	uint32_t free_next;              /* on the free list (lock) */
-	uint32_t index;                  /* its own, in the table */
-	int64_t interval;                /* 0: once */
+	uint32_t free_next; /* on the free list (lock) */
+	uint32_t index;	    /* its own, in the table */
+	int64_t interval;   /* 0: once */
 	int64_t deadline;
 	size_t len;
-	void *data;                      /* the payload's copy, or NULL */
+	void *data; /* the payload's copy, or NULL */
 };
 
 struct act__utimers {
-	_Atomic uint32_t lock;           /* guards free_head and growth */
-	uint32_t free_head;              /* UINT32_MAX: none */
-	_Atomic uint32_t n;              /* slots ever handed out */
+	_Atomic uint32_t lock; /* guards free_head and growth */
+	uint32_t free_head;    /* UINT32_MAX: none */
+	_Atomic uint32_t n;    /* slots ever handed out */
 	struct act__utimer *_Atomic chunks[ACT_UT_CHUNKS];
 };
 
@@ -118,43 +118,42 @@ struct act__io;
 struct act__reactor {
 	struct act__rt *rt;
 	pthread_t thread;
-	struct act__mpsc cmds;           /* workers -> reactor */
-	struct act__wheel wheel;         /* reactor only */
+	struct act__mpsc cmds;	 /* workers -> reactor */
+	struct act__wheel wheel; /* reactor only */
 	/* the deadline the reactor sleeps towards (INT64_MAX: none);
 	 * written by the reactor, read by workers deciding to ring */
 	_Atomic int64_t next_deadline;
 	struct act__doorbell bell;
-	struct act__ring ring;           /* set up before act__reactor_start
-					  * returns, then read-only to others */
-	_Atomic uint32_t ready;          /* 1 once ring is set up */
-	struct act__utimers timers;      /* act_send_after and interval */
+	struct act__ring ring;	    /* set up before act__reactor_start
+				     * returns, then read-only to others */
+	_Atomic uint32_t ready;	    /* 1 once ring is set up */
+	struct act__utimers timers; /* act_send_after and interval */
 	_Atomic uint32_t stop;
-	_Atomic uint64_t n_fired;        /* reactor writes, act_stats reads */
-	_Atomic uint32_t n_held;         /* timers on the wheel, as of its
-					  * last loop (reactor writes) */
+	_Atomic uint64_t n_fired; /* reactor writes, act_stats reads */
+	_Atomic uint32_t n_held;  /* timers on the wheel, as of its
+				   * last loop (reactor writes) */
 	/* I/O (io.c), reactor only: operations taken but not yet in the
 	 * SQ (FIFO), those in the kernel (a list, for the cancels at stop),
 	 * and cancels waiting for SQ room */
 	struct act__io *pend_head, *pend_tail;
 	struct act__io *inflight;
 	struct act__io *cancel_head, *cancel_tail;
-	bool stopping;                   /* draining: wake nobody */
-	bool submit_first;               /* on a worker's CPU: submit, reap,
-					  * then wake (reactor.c shares_cpu) */
+	bool stopping;	   /* draining: wake nobody */
+	bool submit_first; /* on a worker's CPU: submit, reap,
+			    * then wake (reactor.c shares_cpu) */
 	/* registered files (act_io_register): the ring's table, made at
 	 * the first registration, slot n for descriptor n; fixed[n] says
 	 * whether n is in it (io.c) */
 	uint8_t *fixed;
 	uint32_t nfixed;
-	int fixed_err;                   /* making the table failed: why */
+	int fixed_err; /* making the table failed: why */
 	/* wakes of one loop, rung once per worker at its end */
-	uint32_t *marked;                /* worker indexes */
-	uint8_t *is_marked;              /* per worker */
+	uint32_t *marked;   /* worker indexes */
+	uint8_t *is_marked; /* per worker */
 	uint32_t n_marked;
 	/* counters: the reactor writes, act_stats reads (relaxed) */
-	_Atomic uint64_t n_io_ops, n_io_cancels, n_inflight, n_loops,
-		n_wakes;
-	_Atomic uint64_t n_wake_loops;   /* loops that queued a process */
+	_Atomic uint64_t n_io_ops, n_io_cancels, n_inflight, n_loops, n_wakes;
+	_Atomic uint64_t n_wake_loops; /* loops that queued a process */
 };
 
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt);
@@ -183,7 +182,6 @@ void act__reactor_disarm(struct act__reactor *r, struct act__timeout *t);
 bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 			    uint64_t ticket, unsigned from);
 
-
 /* Wake the reactor if it sleeps (the doorbell protocol of park.h, in
  * whatever it sleeps in: ring.h). True if it had to. Any thread. */
 static inline bool act__reactor_wake(struct act__reactor *r)
@@ -199,8 +197,7 @@ static inline bool act__reactor_wake(struct act__reactor *r)
 }
 
 /* Put c on the reactor's command queue (no ring). Any thread. */
-void act__reactor_push(struct act__reactor *r, struct act__rcmd *c,
-		       uint8_t op);
+void act__reactor_push(struct act__reactor *r, struct act__rcmd *c, uint8_t op);
 
 /* The reactor's side of user timers, implemented a layer above, in
  * lib/actor/timer.c (a fired timer is a send: doc/design/overview.md

@@ -93,8 +93,10 @@ static void ring_init(struct act__ring *g, unsigned entries, char *why,
 	plain = force && !strcmp(force, "plain");
 	rc = -EINVAL;
 	if (!plain)
-		rc = ring_setup(g, entries, IORING_SETUP_SINGLE_ISSUER |
-					   IORING_SETUP_DEFER_TASKRUN, &p);
+		rc = ring_setup(g, entries,
+				IORING_SETUP_SINGLE_ISSUER |
+					IORING_SETUP_DEFER_TASKRUN,
+				&p);
 	if (rc == -EINVAL) /* before 6.1: neither flag */
 		rc = ring_setup(g, entries, 0, &p);
 	if (rc < 0) {
@@ -108,7 +110,8 @@ static void ring_init(struct act__ring *g, unsigned entries, char *why,
 	if ((p.features & (IORING_FEAT_EXT_ARG | IORING_FEAT_NODROP)) !=
 	    (IORING_FEAT_EXT_ARG | IORING_FEAT_NODROP)) {
 		io_uring_queue_exit(&g->ring);
-		snprintf(why, why_len, "io_uring is too old (Linux 5.11 or "
+		snprintf(why, why_len,
+			 "io_uring is too old (Linux 5.11 or "
 			 "later is needed)");
 		return;
 	}
@@ -120,8 +123,10 @@ static void ring_init(struct act__ring *g, unsigned entries, char *why,
 	}
 	g->efd = eventfd(0, EFD_CLOEXEC);
 	if (g->efd < 0) {
-		snprintf(why, why_len, "no eventfd for io_uring's doorbell "
-			 "(%s)", strerror(errno));
+		snprintf(why, why_len,
+			 "no eventfd for io_uring's doorbell "
+			 "(%s)",
+			 strerror(errno));
 		io_uring_queue_exit(&g->ring);
 		return;
 	}
@@ -159,12 +164,13 @@ static void arm_bell(struct act__ring *g, struct act__doorbell *bell,
 		 * futex2 flags, addr the word, off the value, addr3 the
 		 * mask; it ends at once if seq is no longer `seen` */
 		io_uring_prep_rw(IORING_OP_FUTEX_WAIT, sqe,
-				 (int)(ACT_FUTEX2_SIZE_U32 | ACT_FUTEX2_PRIVATE),
+				 (int)(ACT_FUTEX2_SIZE_U32 |
+				       ACT_FUTEX2_PRIVATE),
 				 (const void *)&bell->seq, 0, seen);
 		sqe->addr3 = ACT_FUTEX_BITSET_MATCH_ANY;
 	} else {
-		io_uring_prep_read(sqe, g->efd, &g->efd_buf,
-				   sizeof(g->efd_buf), 0);
+		io_uring_prep_read(sqe, g->efd, &g->efd_buf, sizeof(g->efd_buf),
+				   0);
 	}
 	io_uring_sqe_set_data64(sqe, BELL_TAG);
 	g->bell_armed = true;
@@ -188,9 +194,8 @@ void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
 	 * doorbell's wait), wait for one completion. -ETIME, -EINTR (a
 	 * signal), -EBUSY (completions to reap first), -EAGAIN: the loop
 	 * reaps, looks at the timers and the queue, and comes back */
-	(void)io_uring_submit_and_wait_timeout(&g->ring, &cqe, 1,
-					       timeout_ns >= 0 ? &ts : NULL,
-					       NULL);
+	(void)io_uring_submit_and_wait_timeout(
+		&g->ring, &cqe, 1, timeout_ns >= 0 ? &ts : NULL, NULL);
 	atomic_store_explicit(&bell->sleeping, 0, memory_order_relaxed);
 }
 

@@ -39,31 +39,31 @@
 
 #include "base/park.h"
 
-#define ACT_RING_ENTRIES 256        /* default SQ size */
-#define ACT_RING_MAX_ENTRIES 32768  /* the kernel's limit */
-#define ACT_RING_MIN_CQ 4096        /* CQ entries at least */
-#define ACT_RING_MAX_CQ 65536       /* the kernel's CQ limit (2x the SQ's) */
+#define ACT_RING_ENTRIES 256	   /* default SQ size */
+#define ACT_RING_MAX_ENTRIES 32768 /* the kernel's limit */
+#define ACT_RING_MIN_CQ 4096	   /* CQ entries at least */
+#define ACT_RING_MAX_CQ 65536	   /* the kernel's CQ limit (2x the SQ's) */
 /* without its doorbell's wait in the ring the reactor sleeps at most
  * this long at a time, so that a worker's ring is never missed for long */
 #define ACT_RING_NOBELL_NS 1000000
 
 enum act__ring_mode {
-	ACT_RING_NONE = 0,     /* no io_uring: futex doorbell */
-	ACT_RING_FUTEX,        /* doorbell: IORING_OP_FUTEX_WAIT */
-	ACT_RING_EVENTFD,      /* doorbell: a read of an eventfd */
+	ACT_RING_NONE = 0, /* no io_uring: futex doorbell */
+	ACT_RING_FUTEX,	   /* doorbell: IORING_OP_FUTEX_WAIT */
+	ACT_RING_EVENTFD,  /* doorbell: a read of an eventfd */
 };
 
 struct act__ring {
 	struct io_uring ring;
-	int mode;              /* enum act__ring_mode; set before workers */
-	int efd;               /* eventfd doorbell, or -1 */
-	bool bell_armed;       /* the doorbell's wait is in the ring */
-	bool bell_broken;      /* its wait failed: bounded sleeps instead */
-	bool test_nobell;      /* ACT_TEST_RING=nobell: as if the SQ were
-				* always full when the doorbell is armed */
-	uint64_t efd_buf;      /* the eventfd read's target */
-	unsigned setup_flags;  /* what the kernel took */
-	char why[160];         /* ACT_RING_NONE: why there is none */
+	int mode;	      /* enum act__ring_mode; set before workers */
+	int efd;	      /* eventfd doorbell, or -1 */
+	bool bell_armed;      /* the doorbell's wait is in the ring */
+	bool bell_broken;     /* its wait failed: bounded sleeps instead */
+	bool test_nobell;     /* ACT_TEST_RING=nobell: as if the SQ were
+			       * always full when the doorbell is armed */
+	uint64_t efd_buf;     /* the eventfd read's target */
+	unsigned setup_flags; /* what the kernel took */
+	char why[160];	      /* ACT_RING_NONE: why there is none */
 };
 
 /*

@@ -74,8 +74,8 @@ static void place(struct act__wheel *w, struct act__tnode *t)
 {
 	uint64_t e = t->expires > w->now ? t->expires : w->now;
 	uint64_t x = e ^ w->now;
-	unsigned level = x ? (unsigned)(63 - __builtin_clzll(x)) /
-				     ACT_WHEEL_BITS : 0;
+	unsigned level =
+		x ? (unsigned)(63 - __builtin_clzll(x)) / ACT_WHEEL_BITS : 0;
 	unsigned slot;
 
 	if (level >= ACT_WHEEL_LEVELS) {
@@ -109,7 +109,8 @@ void act__wheel_del(struct act__wheel *w, struct act__tnode *t)
 	t->where = ACT_WHEEL_NONE;
 	w->count--;
 	if (where < ACT_WHEEL_FAR) {
-		unsigned l = where / ACT_WHEEL_SLOTS, s = where % ACT_WHEEL_SLOTS;
+		unsigned l = where / ACT_WHEEL_SLOTS,
+			 s = where % ACT_WHEEL_SLOTS;
 
 		if (list_empty(&w->slots[l][s]))
 			w->occupied[l] &= ~(UINT64_C(1) << s);
@@ -266,7 +267,8 @@ uint32_t act__wheel_advance(struct act__wheel *w, int64_t now_ns,
 		w->now = t + 1; /* timers fire adds are due after t */
 		if (w->occupied[0] &
 		    (UINT64_C(1) << (t & (ACT_WHEEL_SLOTS - 1))))
-			fired += fire_slot(w, (unsigned)t & (ACT_WHEEL_SLOTS - 1),
+			fired += fire_slot(w,
+					   (unsigned)t & (ACT_WHEEL_SLOTS - 1),
 					   fire, ctx);
 	}
 	return fired;

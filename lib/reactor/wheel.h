@@ -36,20 +36,20 @@
 
 /* A timer: embedded in its owner's record. */
 struct act__tnode {
-	struct act__tnode *next, *prev;  /* in a slot's circular list */
-	int64_t deadline;                /* ns, as the caller's clock */
-	uint64_t expires;                /* tick: ceil(deadline / tick) */
-	uint16_t where;                  /* ACT_WHEEL_NONE: not queued */
-	uint8_t kind;                    /* the owner's: what embeds it */
+	struct act__tnode *next, *prev; /* in a slot's circular list */
+	int64_t deadline;		/* ns, as the caller's clock */
+	uint64_t expires;		/* tick: ceil(deadline / tick) */
+	uint16_t where;			/* ACT_WHEEL_NONE: not queued */
+	uint8_t kind;			/* the owner's: what embeds it */
 };
 
 struct act__wheel {
-	uint64_t now;                    /* current tick */
+	uint64_t now; /* current tick */
 	int64_t tick_ns;
 	uint64_t occupied[ACT_WHEEL_LEVELS]; /* bit s: slot s not empty */
-	uint32_t count;                  /* timers queued */
+	uint32_t count;			     /* timers queued */
 	struct act__tnode slots[ACT_WHEEL_LEVELS][ACT_WHEEL_SLOTS];
-	struct act__tnode far;           /* beyond ACT_WHEEL_SPAN ticks */
+	struct act__tnode far; /* beyond ACT_WHEEL_SPAN ticks */
 };
 
 typedef void act__wheel_fire_fn(struct act__tnode *t, void *ctx);

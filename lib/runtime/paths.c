@@ -31,20 +31,20 @@ static void ring_words(char *buf, size_t len, const struct act__ring *g)
 		return;
 	}
 	snprintf(buf, len, "%s%s, %u SQ and %u CQ entries",
-		 g->setup_flags & IORING_SETUP_SINGLE_ISSUER ?
-			 "SINGLE_ISSUER" : "plain",
+		 g->setup_flags & IORING_SETUP_SINGLE_ISSUER ? "SINGLE_ISSUER" :
+							       "plain",
 		 g->setup_flags & IORING_SETUP_DEFER_TASKRUN ?
-			 " DEFER_TASKRUN" : "",
+			 " DEFER_TASKRUN" :
+			 "",
 		 ring->sq.ring_entries, ring->cq.ring_entries);
 }
 
 static void doorbell_words(char *buf, size_t len, const struct act__ring *g)
 {
-	const char *how = g->mode == ACT_RING_FUTEX ?
-				  "IORING_OP_FUTEX_WAIT in the ring" :
-			  g->mode == ACT_RING_EVENTFD ?
-				  "eventfd read in the ring" :
-				  "FUTEX_WAIT (no ring)";
+	const char *how =
+		g->mode == ACT_RING_FUTEX ? "IORING_OP_FUTEX_WAIT in the ring" :
+		g->mode == ACT_RING_EVENTFD ? "eventfd read in the ring" :
+					      "FUTEX_WAIT (no ring)";
 
 	snprintf(buf, len, "%s%s", how,
 		 g->bell_broken ? ", failed: 1 ms polls" : "");
@@ -74,11 +74,12 @@ static void numa_words(char *buf, size_t len, const struct act__numa *n)
 		 n->nnodes == 1 ? "" : "s",
 		 atomic_load_explicit(&n->bind, memory_order_relaxed) ?
 			 "bound with mbind" :
-		 n->why_plain ? n->why_plain : "not bound");
+		 n->why_plain ? n->why_plain :
+				"not bound");
 }
 
-static void fill(struct act__paths *out, const struct act__ring *g,
-		 int guard, const struct act__numa *n)
+static void fill(struct act__paths *out, const struct act__ring *g, int guard,
+		 const struct act__numa *n)
 {
 	act__park_describe(out->v[ACT_PATH_PARK], sizeof(out->v[0]));
 	doorbell_words(out->v[ACT_PATH_DOORBELL], sizeof(out->v[0]), g);
@@ -117,8 +118,9 @@ int act__paths_probe(const struct act__plan *plan, bool simulated,
 		return rc; /* a bad ACT_TEST_NUMA, said already */
 	memset(&g, 0, sizeof(g));
 	act__ring_init(&g, ring_entries, why, sizeof(why));
-	guard = act__stack_global_init(ACT_GUARD_AUTO) ? ACT_GUARD_CANARY
-						       : act__stack_guard_mode();
+	guard = act__stack_global_init(ACT_GUARD_AUTO) ?
+			ACT_GUARD_CANARY :
+			act__stack_guard_mode();
 	fill(out, &g, guard, &n);
 	act__stack_global_fini();
 	act__ring_exit(&g);

@@ -14,11 +14,11 @@
 #include <stdio.h>
 
 enum {
-	ACT_PATH_PARK,      /* futex_waitv, or FUTEX_WAIT and why */
-	ACT_PATH_DOORBELL,  /* the reactor's: in the ring, or FUTEX_WAIT */
-	ACT_PATH_RING,      /* setup flags and sizes, or none and why */
-	ACT_PATH_GUARD,     /* madvise, mprotect (budget), canary */
-	ACT_PATH_NUMA,      /* homes, bound or why not */
+	ACT_PATH_PARK,	   /* futex_waitv, or FUTEX_WAIT and why */
+	ACT_PATH_DOORBELL, /* the reactor's: in the ring, or FUTEX_WAIT */
+	ACT_PATH_RING,	   /* setup flags and sizes, or none and why */
+	ACT_PATH_GUARD,	   /* madvise, mprotect (budget), canary */
+	ACT_PATH_NUMA,	   /* homes, bound or why not */
 	ACT_PATHS
 };
 

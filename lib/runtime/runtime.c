@@ -89,8 +89,8 @@ static int check_fields(const struct act_config *c)
 	if (c->ring_entries > ACT_RING_MAX_ENTRIES)
 		return bad_field("ring_entries", c->ring_entries,
 				 "0 (default) or 1 to 32768");
-	if (c->timer_us && (c->timer_us < ACT_TIMER_US_MIN ||
-			    c->timer_us > ACT_TIMER_US_MAX))
+	if (c->timer_us &&
+	    (c->timer_us < ACT_TIMER_US_MIN || c->timer_us > ACT_TIMER_US_MAX))
 		return bad_field("timer_us", c->timer_us,
 				 "0 (default) or 10 to 100000");
 	if (c->mailbox_limit > ACT__MAILBOX_MAX &&
@@ -152,8 +152,8 @@ static int resolve(const struct act_config *in, struct act__settings *s)
 static void reclaim_slot(struct act__worker *w0, struct act__proc *p,
 			 uint32_t i)
 {
-	unsigned st = act__ps(atomic_load_explicit(&p->state,
-						   memory_order_relaxed));
+	unsigned st =
+		act__ps(atomic_load_explicit(&p->state, memory_order_relaxed));
 
 	if (st != ACT_PS_FREE) {
 		/* woken by its accept, discarded before it ran: the
@@ -327,8 +327,8 @@ static int placement(struct act__rt *rt)
 	rt->cfg.schedulers = rt->plan.nworkers;
 	if (rt->plan.note[0])
 		fprintf(stderr, "actors: %s\n", rt->plan.note);
-	rt->worker_os_node = calloc((size_t)rt->plan.nworkers,
-				    sizeof(*rt->worker_os_node));
+	rt->worker_os_node =
+		calloc((size_t)rt->plan.nworkers, sizeof(*rt->worker_os_node));
 	if (!rt->worker_os_node)
 		return -ENOMEM;
 	for (i = 0; i < (uint32_t)rt->plan.nworkers; i++)
@@ -350,7 +350,8 @@ static void *worker_thread(void *arg)
 			     (int)w->index);
 	if (act__overflow_thread_init())
 		fputs("actors: no alternate signal stack for a worker: a stack "
-		      "overflow there will not be reported\n", stderr);
+		      "overflow there will not be reported\n",
+		      stderr);
 	act__worker_loop(w);
 	act__overflow_thread_fini();
 	act__tls_set_worker(NULL);
@@ -364,8 +365,8 @@ static int start_workers(struct act__rt *rt)
 	int rc = 0;
 
 	for (i = 1; i < rt->nworkers; i++) {
-		rc = pthread_create(&rt->workers[i].thread, NULL,
-				    worker_thread, &rt->workers[i]);
+		rc = pthread_create(&rt->workers[i].thread, NULL, worker_thread,
+				    &rt->workers[i]);
 		if (rc)
 			break;
 	}

@@ -111,9 +111,9 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 		(unsigned long long)s.io_ops, (unsigned long long)s.io_cancels,
 		act__plan_bind_name(rt->plan.bind), reactor, rt->numa.nnodes,
 		rt->numa.nnodes == 1 ? "" : "s",
-		rt->numa.bind	     ? "bound"
-		: rt->numa.why_plain ? rt->numa.why_plain
-				     : "not bound");
+		rt->numa.bind	   ? "bound" :
+		rt->numa.why_plain ? rt->numa.why_plain :
+				     "not bound");
 	act__paths_of(rt, &paths);
 	act__paths_line(f, &paths);
 	fprintf(f,

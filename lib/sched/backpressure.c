@@ -9,8 +9,8 @@ void act__backpressure_release(struct act__worker *w, struct act__proc *p)
 	struct act__proc *slots = w->rt->procs.slots;
 	/* acquire: pairs with each muted sender's release CAS in
 	 * act__backpressure_mute, so the mute_next it wrote before is seen */
-	uint32_t i = atomic_exchange_explicit(&p->mutes, 0,
-					      memory_order_acquire);
+	uint32_t i =
+		atomic_exchange_explicit(&p->mutes, 0, memory_order_acquire);
 
 	while (i && i != ACT_MUTE_END) {
 		struct act__proc *s = &slots[i - 1];
@@ -57,8 +57,8 @@ void act__backpressure_mute(struct act__worker *w, struct act__proc *self,
 		/* release: pairs with the acquire exchange in
 		 * act__backpressure_release, which then reads our mute_next */
 	} while (!atomic_compare_exchange_weak_explicit(
-			 &r->mutes, &h, self->index + 1, memory_order_release,
-			 memory_order_relaxed));
+		&r->mutes, &h, self->index + 1, memory_order_release,
+		memory_order_relaxed));
 	act__count(&w->n_mutes);
 	/* it feeds r faster than r reads: a chatty process whatever its
 	 * turn held, to stay with r once released (act__proc_sticky) */

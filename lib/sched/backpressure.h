@@ -57,8 +57,8 @@ void act__backpressure_release(struct act__worker *w, struct act__proc *p);
 static inline void act__backpressure_clear(struct act__worker *w,
 					   struct act__proc *p)
 {
-	if (act__unlikely(atomic_load_explicit(&p->mutes,
-					       memory_order_relaxed)))
+	if (act__unlikely(
+		    atomic_load_explicit(&p->mutes, memory_order_relaxed)))
 		act__backpressure_release(w, p);
 }
 

@@ -27,12 +27,12 @@ struct act__reactor;
 /* Registered names (registry.c): a hash table under a spinlock. */
 struct act__registry {
 	_Atomic uint32_t lock;
-	uint32_t cap, n;                 /* buckets (a power of two), names */
+	uint32_t cap, n; /* buckets (a power of two), names */
 	struct act__name **tab;
 };
 
 struct act__rt {
-	struct act_config cfg;           /* resolved: no field unset */
+	struct act_config cfg; /* resolved: no field unset */
 	struct act__ptable procs;
 	struct act__worker *workers;
 	uint32_t nworkers;
@@ -44,7 +44,7 @@ struct act__rt {
 	 * stores, so a foreign sender makes no system call); its index is
 	 * nworkers. */
 	struct act__slab foreign;
-	_Atomic uint32_t foreign_lock;   /* act__spin_lock */
+	_Atomic uint32_t foreign_lock; /* act__spin_lock */
 	_Atomic uint32_t stop;
 	/* Idle workers and searchers (Go's rule; worker.c). A worker sets
 	 * its bit in idle_mask before it sleeps; whoever clears the bit
@@ -53,21 +53,21 @@ struct act__rt {
 	_Atomic uint32_t nspinning act__aligned;
 	_Atomic uint32_t nidle;
 	_Atomic uint64_t idle_mask[ACT_MAX_WORKERS / 64];
-	int64_t spin_ns;                 /* idle search before sleeping */
+	int64_t spin_ns; /* idle search before sleeping */
 	intptr_t main_reason;
-	bool print_stats;                /* ACTORS_STATS=1: table at exit */
-	bool wake_to_waker;              /* ACTORS_WAKE=waker */
-	bool backpressure;               /* ACTORS_BACKPRESSURE=mute */
-	bool place_random;               /* ACTORS_PLACE=random (experiment) */
+	bool print_stats;   /* ACTORS_STATS=1: table at exit */
+	bool wake_to_waker; /* ACTORS_WAKE=waker */
+	bool backpressure;  /* ACTORS_BACKPRESSURE=mute */
+	bool place_random;  /* ACTORS_PLACE=random (experiment) */
 	struct act__registry names;
-	_Atomic uint64_t next_ref;       /* the next monitor reference */
+	_Atomic uint64_t next_ref; /* the next monitor reference */
 	/* placement (lib/affinity/plan.h): each worker's OS NUMA node, -1 when
 	 * it is not bound to one; NULL before the plan is made */
 	int *worker_os_node;
-	struct act__numa numa;           /* memory homes (lib/affinity/homes.h) */
-	struct act__topo topo;           /* the usable machine */
-	struct act__plan plan;           /* where workers and reactor run */
-	_Atomic int pin_failed;          /* a bind failed: said once */
+	struct act__numa numa;	/* memory homes (lib/affinity/homes.h) */
+	struct act__topo topo;	/* the usable machine */
+	struct act__plan plan;	/* where workers and reactor run */
+	_Atomic int pin_failed; /* a bind failed: said once */
 };
 
 /*

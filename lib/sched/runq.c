@@ -3,7 +3,7 @@
 #include "runq.h"
 #include "worker.h"
 
-#define FAIR_EVERY 61     /* pops between fairness pops */
+#define FAIR_EVERY 61	     /* pops between fairness pops */
 #define LIFO_BOTTOM_EVERY 16 /* fairness pops between lifo-bottom pops */
 
 void act__runq_init(struct act__runq *q, bool stealable)
@@ -105,8 +105,8 @@ static struct act__proc *pop_fifo(struct act__runq *q)
 
 static struct act__proc *pop_lifo(struct act__runq *q, bool bottom)
 {
-	struct act__proc *p = bottom ? plist_pop_bottom(&q->lifo)
-				     : plist_pop_top(&q->lifo);
+	struct act__proc *p = bottom ? plist_pop_bottom(&q->lifo) :
+				       plist_pop_top(&q->lifo);
 
 	if (p)
 		q->nlifo--;
@@ -126,7 +126,8 @@ static struct act__proc *pop_out(struct act__runq *q, bool oldest)
 	if (p)
 		atomic_store_explicit(
 			&q->n_out,
-			atomic_load_explicit(&q->n_out, memory_order_relaxed) - 1,
+			atomic_load_explicit(&q->n_out, memory_order_relaxed) -
+				1,
 			memory_order_relaxed);
 	act__spin_unlock(&q->lock);
 	return p;
@@ -330,10 +331,9 @@ uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
 	/* oldest first, so the youngest ends on top of the thief's lifo
 	 * and runs first (depth-first, as on the victim) */
 	while ((p = plist_pop_bottom(&batch))) {
-		if (ACT_DEBUG_ON &&
-		    act__ps(atomic_load_explicit(&p->state,
-						 memory_order_relaxed)) !=
-			    ACT_PS_RUNNABLE)
+		if (ACT_DEBUG_ON && act__ps(atomic_load_explicit(
+					    &p->state, memory_order_relaxed)) !=
+					    ACT_PS_RUNNABLE)
 			act__fatal("stole pid %llu in state %u",
 				   (unsigned long long)p->pid.id,
 				   act__ps(atomic_load_explicit(

@@ -51,7 +51,7 @@
 #include "base/internal.h"
 #include "proc/proc.h"
 
-#define ACT_STEAL_MAX 32u  /* processes one steal or publish moves */
+#define ACT_STEAL_MAX 32u /* processes one steal or publish moves */
 
 /* A doubly-linked list: top .. bottom through rq_next, back via rq_prev. */
 struct act__plist {
@@ -62,11 +62,11 @@ struct act__runq {
 	/* owner only */
 	struct act__plist lifo;
 	struct act__proc *fifo_head, *fifo_tail; /* linked via rq_next */
-	uint32_t tick;                   /* pops until the next fairness pop */
-	uint32_t ticks;                  /* fairness pops so far */
+	uint32_t tick;	/* pops until the next fairness pop */
+	uint32_t ticks; /* fairness pops so far */
 	uint32_t nlifo, nfifo;
-	uint32_t index;                  /* the owner worker's */
-	bool stealable;                  /* other workers exist */
+	uint32_t index; /* the owner worker's */
+	bool stealable; /* other workers exist */
 
 	/* any thread: the shared half, its lists under lock */
 	_Atomic uint32_t lock act__aligned;
@@ -120,8 +120,7 @@ static inline void act__runq_plist_push_top(struct act__plist *l,
 }
 
 /* Owner: on top of the lifo (newest first). */
-static inline void act__runq_push_lifo(struct act__runq *q,
-				       struct act__proc *p)
+static inline void act__runq_push_lifo(struct act__runq *q, struct act__proc *p)
 {
 	if (!act__runq_mark_queued(q, p))
 		return;
@@ -149,8 +148,8 @@ uint32_t act__runq_publish(struct act__runq *q);
 static inline bool act__runq_should_publish(const struct act__runq *q)
 {
 	return q->stealable && q->nlifo + q->nfifo >= 2 &&
-	       act__unlikely(atomic_load_explicit(&q->hungry,
-						  memory_order_relaxed));
+	       act__unlikely(
+		       atomic_load_explicit(&q->hungry, memory_order_relaxed));
 }
 /* Any thread: anything queued? The shared half is read seq_cst (the
  * re-check half of the doorbell Dekker pair); the private half only

@@ -97,9 +97,8 @@ static inline bool act__wake_claim(struct act__proc *p, uint64_t ticket,
  * release, IOWAIT for a kill), runnable and queue it. me: the caller's
  * worker, or NULL (foreign thread; the reactor batches its own wakes).
  */
-static inline bool act__wake_state(struct act__worker *me,
-				   struct act__proc *p, uint64_t ticket,
-				   unsigned from)
+static inline bool act__wake_state(struct act__worker *me, struct act__proc *p,
+				   uint64_t ticket, unsigned from)
 {
 	struct act__worker *owner;
 
@@ -128,6 +127,5 @@ static inline bool act__wake(struct act__worker *me, struct act__proc *p,
 {
 	return act__wake_state(me, p, ticket, ACT_PS_WAITING);
 }
-
 
 #endif /* ACT_WAKE_H */

@@ -25,9 +25,11 @@ int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 	w->reductions = rt->cfg.reductions;
 	/* a turn that used ACT_BACKLOG_REDUCTIONS with mail left has a
 	 * backlog; so has one that ends with mail left (budget 1) */
-	w->backlog_at = !rt->backpressure ? INT32_MIN :
+	w->backlog_at = !rt->backpressure ?
+				INT32_MIN :
 			w->reductions > ACT_BACKLOG_REDUCTIONS ?
-			w->reductions - ACT_BACKLOG_REDUCTIONS : 1;
+				w->reductions - ACT_BACKLOG_REDUCTIONS :
+				1;
 	w->rng = 0x9e3779b97f4a7c15ull * (i + 1);
 	act__slab_init(&w->slab, (uint16_t)i);
 	act__runq_init(&w->rq, rt->nworkers > 1);
@@ -58,7 +60,6 @@ void act__worker_switch_out(struct act__proc *p, int reason)
 {
 	act__worker_switch_out_w(act__tls_worker_self(), p, reason);
 }
-
 
 /* I2, on the worker's stack: publish WAITING, then look again. */
 static void park_proc(struct act__worker *w, struct act__proc *p)
@@ -93,7 +94,8 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
 	 * finds it), so a CAS left over from an earlier mute, ours or the
 	 * releaser's, cannot end this one */
 	uint64_t t = act__ps_ticket(atomic_load_explicit(
-			     &p->state, memory_order_relaxed)) + 1;
+			     &p->state, memory_order_relaxed)) +
+		     1;
 	uint64_t muted = act__ps_make(t, ACT_PS_MUTED);
 
 	act__count(&w->n_parks);
@@ -196,18 +198,18 @@ static act__always_inline void settle(struct act__worker *w)
 		return;
 	w->leaving = NULL;
 	act__count(&w->n_switches);
-	if (act__unlikely(atomic_load_explicit(&p->flags,
-					       memory_order_relaxed) &
-			  ACT_PF_CANARY) &&
+	if (act__unlikely(
+		    atomic_load_explicit(&p->flags, memory_order_relaxed) &
+		    ACT_PF_CANARY) &&
 	    !act__stack_canary_ok(p->stack_lo))
 		act__overflow_report(p->pid.id, p->stack_size);
 	switch (w->switch_reason) {
 	case ACT_SW_YIELD:
 		s = atomic_load_explicit(&p->state, memory_order_relaxed);
-		atomic_store_explicit(
-			&p->state,
-			(s & ~(uint64_t)ACT_PS_MASK) | ACT_PS_RUNNABLE,
-			memory_order_relaxed);
+		atomic_store_explicit(&p->state,
+				      (s & ~(uint64_t)ACT_PS_MASK) |
+					      ACT_PS_RUNNABLE,
+				      memory_order_relaxed);
 		act__runq_push_fifo(&w->rq, p);
 		break;
 	case ACT_SW_PARK:
@@ -264,8 +266,7 @@ static struct act__proc *next_direct(struct act__worker *w)
  * through the loop: its reap sends signals, and must not run as
  * another process.
  */
-void act__worker_switch(struct act__worker *w, struct act__proc *p,
-			int reason)
+void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 {
 	/* ACT_SPAWN_FPENV: p's floating-point control state waits here, on
 	 * its stack, while it is switched out */
@@ -330,8 +331,7 @@ static bool try_steal(struct act__worker *w)
 			if (k) {
 				act__count(&w->n_steals);
 				act__count_n(&w->n_stolen, k);
-				if (l == ACT_STEAL_REMOTE &&
-				    !rt->plan.unbound)
+				if (l == ACT_STEAL_REMOTE && !rt->plan.unbound)
 					act__count(&w->n_far_steals);
 				return true;
 			}
@@ -358,8 +358,8 @@ static bool may_spin(struct act__rt *rt)
 			atomic_load_explicit(&rt->nidle, memory_order_relaxed);
 
 	return rt->nworkers > 1 &&
-	       2 * atomic_load_explicit(&rt->nspinning,
-					memory_order_relaxed) < busy;
+	       2 * atomic_load_explicit(&rt->nspinning, memory_order_relaxed) <
+		       busy;
 }
 
 /* Searching: watch the own queue and try to steal for spin_ns (at least
@@ -425,8 +425,7 @@ static bool others_have_work(struct act__worker *w)
  * bit already clear was claimed by act__worker_wake_idle, which took a unit of
  * nspinning for this worker: it searches next.
  */
-static void unidle(struct act__worker *w, _Atomic uint64_t *word,
-		   uint64_t bit)
+static void unidle(struct act__worker *w, _Atomic uint64_t *word, uint64_t bit)
 {
 	/* seq_cst: the idle set's bit and count are the announcement of
 	 * sleep_idle's Dekker pairs (its head comment) */

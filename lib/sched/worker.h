@@ -32,7 +32,7 @@ enum act__switch_reason {
 	ACT_SW_PARK,
 	ACT_SW_EXIT,
 	ACT_SW_MUTE,
-	ACT_SW_IOWAIT,  /* wait for an I/O completion (io.h) */
+	ACT_SW_IOWAIT, /* wait for an I/O completion (io.h) */
 };
 
 struct act__worker {
@@ -44,24 +44,24 @@ struct act__worker {
 	 * (act__worker_settle): the loop, or the next process itself */
 	struct act__proc *leaving;
 	int switch_reason;
-	int32_t budget;                  /* reductions left to current */
-	int32_t reductions;              /* budget of each turn (config) */
-	int32_t backlog_at;              /* budget left: a reader's backlog */
+	int32_t budget;	    /* reductions left to current */
+	int32_t reductions; /* budget of each turn (config) */
+	int32_t backlog_at; /* budget left: a reader's backlog */
 	struct act__rt *rt;
 	uint32_t index;
-	int home;                        /* memory home (lib/affinity/homes.h) */
-	const uint16_t *victims;         /* steal order (lib/affinity/plan.h) */
+	int home;		 /* memory home (lib/affinity/homes.h) */
+	const uint16_t *victims; /* steal order (lib/affinity/plan.h) */
 	uint16_t level_end[ACT_STEAL_LEVELS];
-	struct act__slot_cache slots;    /* free process slots */
+	struct act__slot_cache slots; /* free process slots */
 	uint64_t rng;
 	struct act__slab slab;
 	struct act__stack_cache stacks;
 	pthread_t thread;
-	bool spinning;                   /* holds one unit of rt->nspinning */
+	bool spinning; /* holds one unit of rt->nspinning */
 	/* the thread's floating-point control state, kept here while a
 	 * process with its own (ACT_SPAWN_FPENV) runs (act__worker_fp_*) */
 	struct act__fpctl fp_shared;
-	uint32_t unrung_cancels;         /* reactor cancels since a ring */
+	uint32_t unrung_cancels; /* reactor cancels since a ring */
 	/* counters: the owner writes them with plain loads and stores
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
@@ -112,8 +112,7 @@ void act__worker_switch_out(struct act__proc *p, int reason);
  * After it returns the process may run on another worker: the caller
  * must fetch act__tls_worker_self() again before touching worker state (I8).
  */
-void act__worker_switch(struct act__worker *w, struct act__proc *p,
-			int reason);
+void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason);
 static inline void act__worker_switch_out_w(struct act__worker *w,
 					    struct act__proc *p, int reason)
 {
