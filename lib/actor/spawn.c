@@ -102,6 +102,8 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		&w->rt->procs,
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	p->armed = NULL;
+	atomic_store_explicit(&p->reductions, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->run_ns, 0, memory_order_relaxed);
 	/* not killed; relaxed: published by the RUNNABLE release below */
 	atomic_store_explicit(&p->flags,
 			      (canary ? ACT_PF_CANARY : 0) |

@@ -13,7 +13,7 @@
  * lifecycle's. (Five under TSan: struct act__ctx carries the process's
  * fiber there.) */
 #ifndef ACT_TSAN
-_Static_assert(sizeof(struct act__proc) == 4 * ACT_CACHELINE, "slot size");
+_Static_assert(sizeof(struct act__proc) == 5 * ACT_CACHELINE, "slot size");
 #endif
 
 /*

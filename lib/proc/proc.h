@@ -163,6 +163,12 @@ struct act__proc {
 	 * got, which the process has not taken yet; written by the reactor
 	 * before the RMW that sets the bit */
 	int32_t accepted_fd;
+
+	/* Fifth line: what observers read (act_process_info, act_dump, the
+	 * trace). The owner writes it, at its switches and waits; anyone
+	 * reads it, relaxed: a snapshot, not a synchronised view. */
+	_Atomic uint64_t reductions act__aligned; /* charged, all turns */
+	_Atomic uint64_t run_ns; /* its turns' time, when turns are timed */
 };
 
 /* What a send reads and writes of its receiver (act__proc_lookup, the

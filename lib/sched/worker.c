@@ -286,6 +286,8 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 		act__fp_save(&own);
 		act__fp_load(&w->fp_shared);
 	}
+	/* the turn's reductions, before next's turn resets the budget */
+	act__count_n(&p->reductions, (uint64_t)(w->reductions - w->budget));
 	next = reason != ACT_SW_EXIT ? next_direct(w) : NULL;
 	w->leaving = p;
 	w->switch_reason = reason;
