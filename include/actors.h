@@ -144,9 +144,13 @@ struct act_config {
 	int reactor_cpu;	/* ACT_REACTOR_*; 0: ACTORS_REACTOR_CPU or
 				 * auto */
 	uint32_t reserved[1];
-	const char *cpus; /* CPUs the runtime may use, a list such as
+	const char *cpus;    /* CPUs the runtime may use, a list such as
 			   * "0-7,16-23"; NULL: ACTORS_CPUS or all the
 			   * process may use */
+	const char *trace;   /* execution trace file (doc/observability.md);
+			      * NULL: ACTORS_TRACE or none */
+	size_t trace_buffer; /* bytes of trace buffer per worker and for the
+			      * reactor; 0: ACTORS_TRACE_BUFFER or 32m */
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */
@@ -270,16 +274,19 @@ ACT_API int act_workers(void);
 struct act_stats {
 	uint32_t workers; /* workers running */
 	uint32_t rsvd;
-	uint64_t procs_alive;	 /* processes alive now */
-	uint64_t procs_peak;	 /* most process slots ever in use */
-	uint64_t timeouts_fired; /* receive timeouts the reactor fired */
-	uint64_t io_ops;	 /* act_io_* operations completed */
-	uint64_t io_cancels;	 /* of them, cancelled (timeout, kill, stop) */
-	uint64_t io_inflight;	 /* operations in the kernel now */
-	uint64_t reactor_loops;	 /* turns of the reactor's loop */
-	uint64_t reactor_wakes;	 /* workers the reactor woke (at most one
+	uint64_t procs_alive;	  /* processes alive now */
+	uint64_t procs_peak;	  /* most process slots ever in use */
+	uint64_t timeouts_fired;  /* receive timeouts the reactor fired */
+	uint64_t io_ops;	  /* act_io_* operations completed */
+	uint64_t io_cancels;	  /* of them, cancelled (timeout, kill, stop) */
+	uint64_t io_inflight;	  /* operations in the kernel now */
+	uint64_t reactor_loops;	  /* turns of the reactor's loop */
+	uint64_t reactor_wakes;	  /* workers the reactor woke (at most one
 				  * FUTEX_WAKE per worker per loop) */
-	uint64_t reserved[4];
+	uint64_t uptime_ns;	  /* since act_main started the runtime */
+	uint64_t reactor_busy_ns; /* the reactor's time in its loops */
+	uint64_t reactor_sleep_ns; /* and waiting for work */
+	uint64_t reserved[1];
 };
 
 /* One worker's counters since the runtime started (act_stats). */
@@ -301,6 +308,9 @@ struct act_worker_stats {
 	int32_t node;	       /* its NUMA node; -1: not bound */
 	uint64_t far_steals;   /* steals from a worker on another NUMA
 				* node (bound workers only) */
+	uint64_t busy_ns;      /* time running processes or between them */
+	uint64_t spin_ns;      /* time searching for work, idle */
+	uint64_t sleep_ns;     /* time asleep, idle */
 	uint64_t reserved[2];
 };
 

@@ -348,6 +348,13 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 				rel_del(p, r, s);
 				rel_del(q, r, s ^ 1);
 				if (which == 0) {
+					if (act__unlikely(w->trace))
+						act__trace_event(
+							w->trace,
+							ACT_TR_SIG_EXIT,
+							p->pid.id, other.id,
+							(uint64_t)
+								p->exit_reason);
 					die = signal_locked(rt, q, other,
 							    p->pid,
 							    p->exit_reason,
@@ -357,6 +364,13 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 								other)) {
 					/* under q's lock: act_demonitor
 					 * that finds no node finds this */
+					if (act__unlikely(w->trace))
+						act__trace_event(
+							w->trace,
+							ACT_TR_SIG_DOWN,
+							p->pid.id, other.id,
+							(uint64_t)
+								p->exit_reason);
 					send_signal_msg(rt, other, ACT_TAG_DOWN,
 							p->pid, p->exit_reason,
 							r->ref);

@@ -8,6 +8,7 @@
  * registry, then a slot.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,15 +165,33 @@ static int register_in(struct act__rt *rt, const char *name, act_pid pid)
 		p->name = e;
 	act__proc_unlock(p);
 	if (!rc) {
+		struct act__worker *w = act__tls_worker_self();
+
 		e->next = NULL;
 		*pe = e;
 		g->n++;
 		e = NULL;
+		if (w && act__unlikely(w->trace))
+			act__trace_name(w->trace, pid.id, name, (size_t)len);
 	}
 out:
 	reg_unlock(g);
 	free(e);
 	return rc;
+}
+
+void act__registry_name_of(struct act__rt *rt, act_pid pid, char *buf,
+			   size_t len)
+{
+	struct act__proc *p = act__proc_lookup(&rt->procs, pid);
+
+	buf[0] = '\0';
+	if (!p)
+		return;
+	act__proc_lock(p); /* pairs with the unlock below */
+	if (act__links_proc_live(&rt->procs, p, pid) && p->name)
+		snprintf(buf, len, "%s", p->name->s);
+	act__proc_unlock(p);
 }
 
 /* Under the registry lock: unhook *pe and clear its process's link. */

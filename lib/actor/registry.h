@@ -7,6 +7,10 @@
 #ifndef ACT_REGISTRY_H
 #define ACT_REGISTRY_H
 
+#include <stddef.h>
+
+#include "actors.h"
+
 struct act__proc;
 struct act__rt;
 
@@ -14,5 +18,9 @@ void act__registry_init(struct act__rt *rt);
 void act__registry_destroy(struct act__rt *rt);
 /* p is EXITING: its name, if it has one, is free again. */
 void act__registry_exit(struct act__rt *rt, struct act__proc *p);
+/* pid's registered name into buf (len > 0), "" when it has none or is
+ * gone (any thread; under the slot's lock). */
+void act__registry_name_of(struct act__rt *rt, act_pid pid, char *buf,
+			   size_t len);
 
 #endif /* ACT_REGISTRY_H */

@@ -103,7 +103,8 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
 	p->armed = NULL;
 	atomic_store_explicit(&p->reductions, 0, memory_order_relaxed);
-	atomic_store_explicit(&p->run_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->run_ticks, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->trace_flow, 0, memory_order_relaxed);
 	/* not killed; relaxed: published by the RUNNABLE release below */
 	atomic_store_explicit(&p->flags,
 			      (canary ? ACT_PF_CANARY : 0) |
@@ -127,6 +128,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	if (to != w)
 		act__count(&w->n_placed);
 	pid = p->pid;
+	if (act__unlikely(w->trace))
+		act__trace_event(w->trace, ACT_TR_SPAWN, pid.id, (uintptr_t)fn,
+				 w->current ? w->current->pid.id : 0);
 	/* from here p may run on another worker, exit, and its slot go to
 	 * a new process: read nothing of it after the enqueue */
 	act__wake_enqueue(w, to, p);
@@ -285,6 +289,9 @@ static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
 	p = act__proc_lookup(&rt->procs, pid);
 	if (!p)
 		return -ESRCH;
+	if (w && act__unlikely(w->trace))
+		act__trace_event(w->trace, ACT_TR_KILL, pid.id,
+				 (uint64_t)reason, self ? self->pid.id : 0);
 	if (self == p && !p->exiting) {
 		act__proc_lock(p);
 		trap = p->trap_exit;

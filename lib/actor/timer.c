@@ -176,6 +176,8 @@ void act__timer_fire(struct act__reactor *r, struct act__utimer *u)
 		act__timer_release(r, u);
 		return;
 	}
+	if (act__unlikely(r->trace))
+		act__trace_event(r->trace, ACT_TR_TIMER, u->to.id, 1, 0);
 	rc = act__message_send(r->rt, u->to, u->tag, u->data, u->len, u->from);
 	if (rc == -ENOMEM || (u->interval && rc != -ESRCH)) {
 		now = act__clock_now();

@@ -16,6 +16,9 @@
 
 /* "64k", "1m", "65536": bytes with an optional k/m/g suffix. 0 or -EINVAL. */
 int act__env_parse_size(const char *s, size_t *out);
+/* "100ms", "1s", "250us", "5000ns": a whole number and a unit, in
+ * nanoseconds. 0 or -EINVAL (no unit, another unit, overflow). */
+int act__env_parse_duration(const char *s, uint64_t *out);
 /* A decimal integer in [min, max]. 0 or -EINVAL. */
 int act__env_parse_uint(const char *s, uint64_t min, uint64_t max,
 			uint64_t *out);

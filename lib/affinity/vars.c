@@ -16,6 +16,7 @@
 		int: ACT_VAR_C_INT,                                          \
 		uint32_t: ACT_VAR_C_U32,                                     \
 		size_t: ACT_VAR_C_SIZE,                                      \
+		unsigned long long: ACT_VAR_C_U64,                           \
 		const char *: ACT_VAR_C_STR)
 #define FIELD(f)                                                   \
 	.field = #f, .off = offsetof(struct act__settings, cfg.f), \
@@ -27,6 +28,10 @@
 static const struct act__var_word mailbox_words[] = {
 	{ "off", ACT_MAILBOX_UNLIMITED }, { NULL, 0 }
 };
+static const struct act__var_word stats_words[] = { { "0", 0 },
+						    { "1", 1 },
+						    { NULL, 0 } };
+static const struct act__var_word off_words[] = { { "off", 0 }, { NULL, 0 } };
 static const struct act__var_word wake_words[] = { { "waker", 0 },
 						   { "last", 1 },
 						   { NULL, 0 } };
@@ -102,13 +107,49 @@ const struct act__var act__vars[ACT_VARS] = {
 		       "not yet received before it is killed",
 	},
 	[ACT_VAR_STATS] = {
-		.name = "ACTORS_STATS", .type = ACT_VAR_UINT,
+		.name = "ACTORS_STATS", .type = ACT_VAR_DURATION,
 		POLICY(stats),
-		.min = 0, .max = 1,
+		.min = ACT_VARS_STATS_MIN, .max = ACT_VARS_DURATION_MAX,
+		.words = stats_words,
+		.what = "an interval",
+		.example = "(e.g. 100ms or 1s)",
 		.def = 0,
 		.doc = "Whether each worker's counters and the kernel paths "
 		       "taken are printed on standard error when the main "
-		       "process exits (1) or not (0)",
+		       "process exits (1) or not (0); an interval also "
+		       "prints a line per worker and one for the reactor "
+		       "every interval",
+	},
+	[ACT_VAR_TRACE] = {
+		.name = "ACTORS_TRACE", .type = ACT_VAR_PATH,
+		.flags = ACT_VAR_COMPUTED, FIELD(trace),
+		.what = "a file name",
+		.doc = "The file an execution trace is written to when the "
+		       "runtime stops (Chrome trace-event JSON, for Perfetto); "
+		       "unset: no trace",
+	},
+	[ACT_VAR_TRACE_BUFFER] = {
+		.name = "ACTORS_TRACE_BUFFER", .type = ACT_VAR_SIZE,
+		FIELD(trace_buffer),
+		.min = ACT_VARS_TRACE_BUFFER_MIN,
+		.max = ACT_VARS_TRACE_BUFFER_MAX,
+		.what = "a size in bytes",
+		.example = "(e.g. 64m)",
+		.def = ACT_VARS_TRACE_BUFFER_DEFAULT,
+		.doc = "The trace buffer of each worker and of the reactor; "
+		       "when it is full the oldest events are dropped, and "
+		       "the trace says how many",
+	},
+	[ACT_VAR_LONG_SCHEDULE] = {
+		.name = "ACTORS_LONG_SCHEDULE", .type = ACT_VAR_DURATION,
+		POLICY(long_schedule),
+		.min = ACT_VARS_LONG_MIN, .max = ACT_VARS_DURATION_MAX,
+		.words = off_words,
+		.what = "a duration",
+		.example = "(e.g. 10ms)",
+		.def = 0,
+		.doc = "A process that holds its worker this long in one turn "
+		       "is reported on standard error, once a turn",
 	},
 	[ACT_VAR_WAKE] = {
 		.name = "ACTORS_WAKE", .type = ACT_VAR_WORD,
@@ -189,6 +230,8 @@ static int is_set(const struct act__var *v, struct act__settings *s)
 		return *(uint32_t *)p != 0;
 	case ACT_VAR_C_SIZE:
 		return *(size_t *)p != 0;
+	case ACT_VAR_C_U64:
+		return *(unsigned long long *)p != 0;
 	default:
 		return *(const char **)p != NULL;
 	}
@@ -208,6 +251,9 @@ static void store(const struct act__var *v, struct act__settings *s, int64_t x,
 		break;
 	case ACT_VAR_C_SIZE:
 		*(size_t *)p = (size_t)x;
+		break;
+	case ACT_VAR_C_U64:
+		*(unsigned long long *)p = (unsigned long long)x;
 		break;
 	default:
 		*(const char **)p = str;
@@ -258,6 +304,14 @@ static int parse(const struct act__var *v, const char *e, int64_t *x)
 	case ACT_VAR_CPULIST:
 		*x = 0;
 		return 0;
+	case ACT_VAR_PATH:
+		*x = 0;
+		return *e ? 0 : -EINVAL;
+	case ACT_VAR_DURATION:
+		if (act__env_parse_duration(e, &n) || n < v->min || n > v->max)
+			return -EINVAL;
+		*x = (int64_t)n;
+		return 0;
 	default:
 		return -EINVAL;
 	}
@@ -269,6 +323,22 @@ static void number(const struct act__var *v, uint64_t n, char *buf, size_t len)
 	static const char suffix[] = "gmk";
 	int i;
 
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} units[] = { { 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" } };
+
+	for (i = 0; v->type == ACT_VAR_DURATION && i < 3; i++)
+		if (n && !(n % units[i].ns)) {
+			snprintf(buf, len, "%llu%s",
+				 (unsigned long long)(n / units[i].ns),
+				 units[i].unit);
+			return;
+		}
+	if (v->type == ACT_VAR_DURATION) {
+		snprintf(buf, len, "%lluns", (unsigned long long)n);
+		return;
+	}
 	for (i = 0; v->type == ACT_VAR_SIZE && n && i < 3; i++)
 		if (!(n & ((1ull << (30 - 10 * i)) - 1))) {
 			snprintf(buf, len, "%llu%c",
@@ -314,7 +384,7 @@ void act__vars_expect(const struct act__var *v, char *buf, size_t len)
 		return;
 	if (v->words)
 		add(buf, len, " or ");
-	if (v->type == ACT_VAR_CPULIST) {
+	if (v->type == ACT_VAR_CPULIST || v->type == ACT_VAR_PATH) {
 		add(buf, len, "%s", v->what);
 		return;
 	}

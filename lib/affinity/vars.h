@@ -33,6 +33,9 @@ enum act__var_id {
 	ACT_VAR_SPIN_US,
 	ACT_VAR_MAILBOX_LIMIT,
 	ACT_VAR_STATS,
+	ACT_VAR_TRACE,
+	ACT_VAR_TRACE_BUFFER,
+	ACT_VAR_LONG_SCHEDULE,
 	ACT_VAR_WAKE,
 	ACT_VAR_PLACE,
 	ACT_VAR_BACKPRESSURE,
@@ -63,18 +66,27 @@ enum act__var_id {
 #define ACT_VARS_SPIN_MAX 1000000
 #define ACT_VARS_SPIN_DEFAULT 20
 #define ACT_VARS_MAILBOX_MAX 2147483647u
+#define ACT_VARS_STATS_MIN 1000000ull	       /* 1ms */
+#define ACT_VARS_LONG_MIN 100000ull	       /* 100us */
+#define ACT_VARS_DURATION_MAX 3600000000000ull /* 3600s */
+#define ACT_VARS_TRACE_BUFFER_MIN ((size_t)64 << 10)
+#define ACT_VARS_TRACE_BUFFER_MAX ((size_t)16 << 30)
+#define ACT_VARS_TRACE_BUFFER_DEFAULT ((size_t)32 << 20)
 #define ACT_VARS_STACK_DEFAULT ((size_t)64 << 10)
 
 enum act__var_type {
-	ACT_VAR_UINT,	 /* a whole number in [min, max], or one of words */
-	ACT_VAR_SIZE,	 /* bytes, optional k/m/g suffix, in [min, max];
+	ACT_VAR_UINT,	  /* a whole number in [min, max], or one of words */
+	ACT_VAR_SIZE,	  /* bytes, optional k/m/g suffix, in [min, max];
 			  * rounded up to a multiple of 4096 */
-	ACT_VAR_WORD,	 /* one of words */
-	ACT_VAR_CPU,	 /* one of words, or an OS CPU in [min, max],
+	ACT_VAR_WORD,	  /* one of words */
+	ACT_VAR_CPU,	  /* one of words, or an OS CPU in [min, max],
 			  * stored as ACT_REACTOR_CPU(n) */
-	ACT_VAR_CPULIST, /* a CPU list, kept as the string: the topology
+	ACT_VAR_CPULIST,  /* a CPU list, kept as the string: the topology
 			  * checks it (act__topology_load), naming the
 			  * variable */
+	ACT_VAR_PATH,	  /* a file name, kept as the string; not empty */
+	ACT_VAR_DURATION, /* a whole number with a unit, ns, us, ms or s,
+			   * in [min, max] nanoseconds, or one of words */
 };
 
 /* The C type of the setting an entry fills. */
@@ -83,6 +95,7 @@ enum act__var_ctype {
 	ACT_VAR_C_U32,
 	ACT_VAR_C_SIZE,
 	ACT_VAR_C_STR,
+	ACT_VAR_C_U64,
 };
 
 /*
@@ -125,9 +138,11 @@ extern const struct act__var act__vars[ACT_VARS];
  */
 struct act__settings {
 	struct act_config cfg;
-	uint32_t stats;		   /* ACTORS_STATS: 1 prints the counters */
-	uint32_t wake_last;	   /* ACTORS_WAKE: 0 waker, 1 last */
-	uint32_t place_random;	   /* ACTORS_PLACE: 0 idle, 1 random */
+	unsigned long long stats; /* ACTORS_STATS: 0 off, 1 the counters at
+				    * exit, else lines every stats ns */
+	unsigned long long long_schedule; /* ACTORS_LONG_SCHEDULE: ns, 0 off */
+	uint32_t wake_last;		  /* ACTORS_WAKE: 0 waker, 1 last */
+	uint32_t place_random;		  /* ACTORS_PLACE: 0 idle, 1 random */
 	uint32_t backpressure_off; /* ACTORS_BACKPRESSURE: 0 mute, 1 off */
 	/* each variable's value where it was read and taken; NULL where
 	 * it was unset, not read (a field won) or not resolved */

@@ -168,7 +168,11 @@ struct act__proc {
 	 * trace). The owner writes it, at its switches and waits; anyone
 	 * reads it, relaxed: a snapshot, not a synchronised view. */
 	_Atomic uint64_t reductions act__aligned; /* charged, all turns */
-	_Atomic uint64_t run_ns; /* its turns' time, when turns are timed */
+	_Atomic uint64_t run_ticks; /* its turns' time, when turns are
+				     * timed (base/clock.h ticks) */
+	/* trace: the arrow of the wake that made it runnable, set by the
+	 * waker before the enqueue that publishes it; 0: none */
+	_Atomic uint32_t trace_flow;
 };
 
 /* What a send reads and writes of its receiver (act__proc_lookup, the

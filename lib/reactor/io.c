@@ -504,6 +504,10 @@ static void io_complete(struct act__reactor *r, struct act__io *io, int32_t res)
 	io->where = ACT_IO_DONE;
 	io->res = res;
 	act__count(&r->n_io_ops);
+	if (act__unlikely(r->trace))
+		act__trace_event(r->trace, ACT_TR_IO_END, (uintptr_t)io,
+				 (uint64_t)(int64_t)res,
+				 (uint64_t)io->op << 32);
 	/* a cancel is an operation that gave no result: one whose limit
 	 * fired (-ETIME) but which still returned a count is not one (6.1
 	 * says so for 1 in 1,000 zero-limit pipe reads with the data there,
@@ -712,6 +716,12 @@ void act__io_fill(struct act__reactor *r)
 		sqe = io_uring_get_sqe(&r->ring.ring);
 		prep(r, sqe, io);
 		io->cqes = 1;
+		r->turn_sqes += io->timed ? 2 : 1;
+		if (act__unlikely(r->trace))
+			act__trace_event(r->trace, ACT_TR_IO_BEGIN,
+					 (uintptr_t)io, io->p->pid.id,
+					 (uint64_t)io->op << 32 |
+						 (uint32_t)io->fd);
 		if (io->timed) {
 			/* its own CQE says whether the limit passed (-ETIME),
 			 * whatever the operation's says */

@@ -130,6 +130,8 @@ static void fire_timeout(struct act__reactor *r, struct act__timeout *t)
 		       memory_order_relaxed))
 		;
 	act__count(&r->n_fired);
+	if (act__unlikely(r->trace))
+		act__trace_event(r->trace, ACT_TR_TIMER, p->pid.id, 0, 0);
 	act__reactor_wake_proc(r, p, ticket, ACT_PS_WAITING);
 }
 
@@ -141,6 +143,13 @@ bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 
 	if (!act__wake_claim(p, ticket, from))
 		return false;
+	if (act__unlikely(r->trace)) {
+		uint32_t id = act__trace_flow_id(r->trace);
+
+		act__trace_event(r->trace, ACT_TR_FLOW, id, p->pid.id, 0);
+		/* relaxed: published by the push below (turn_begin) */
+		atomic_store_explicit(&p->trace_flow, id, memory_order_relaxed);
+	}
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
 	act__runq_push_remote(&owner->rq, p);
 	i = (uint32_t)(owner - r->rt->workers);
@@ -173,7 +182,10 @@ static void flush_wakes(struct act__reactor *r)
 /* A CQE that is not the doorbell's. */
 static void on_cqe(void *ctx, uint64_t user_data, int32_t res)
 {
-	act__io_cqe(ctx, user_data, res);
+	struct act__reactor *r = ctx;
+
+	r->turn_cqes++;
+	act__io_cqe(r, user_data, res);
 }
 
 /* Take every command on the queue. */
@@ -310,10 +322,48 @@ static int64_t turn(struct act__reactor *r)
 	return now;
 }
 
+/* Time accounting: the reactor enters phase ph (0 busy, 2 sleeping) at
+ * tick now; the one it leaves is added to its total. */
+static void phase_to(struct act__reactor *r, unsigned ph, uint64_t now)
+{
+	uint64_t at = r->phase_own >> 2, d = now > at ? now - at : 0;
+
+	act__count_n((r->phase_own & 3) ? &r->t_sleep : &r->t_busy, d);
+	r->phase_own = now << 2 | ph;
+	/* relaxed: the watch's snapshot, checked against the totals */
+	atomic_store_explicit(&r->phase, r->phase_own, memory_order_relaxed);
+}
+
+/* The watch, when its time has come; how long until the next one (-1:
+ * no watch). */
+static int64_t watch(struct act__reactor *r, int64_t now)
+{
+	if (!r->watch_ns)
+		return -1;
+	if (now >= r->watch_next) {
+		r->watch(r->rt, now);
+		r->watch_next += r->watch_ns;
+		if (r->watch_next <= now) /* late: keep the period from now */
+			r->watch_next = now + r->watch_ns;
+	}
+	return r->watch_next - now;
+}
+
+/* Trace: the loop that began at tick from ends now (before a wait). */
+static void trace_loop(struct act__reactor *r, uint64_t from)
+{
+	if (!r->trace)
+		return;
+	act__trace_event(r->trace, ACT_TR_LOOP, r->turn_sqes,
+			 from - r->trace->t0, r->turn_cqes);
+	r->turn_sqes = r->turn_cqes = 0;
+}
+
 static void *reactor_main(void *arg)
 {
 	struct act__reactor *r = arg;
-	int64_t next, now;
+	int64_t next, now, w;
+	uint64_t from;
 	uint32_t seen;
 	char why[160];
 
@@ -330,9 +380,14 @@ static void *reactor_main(void *arg)
 	atomic_store_explicit(&r->ready, 1, memory_order_release);
 	act__park_futex_wake(&r->ready, 1);
 
+	r->phase_own = act__clock_ticks() << 2;
+	from = r->phase_own >> 2;
+	if (r->watch_ns)
+		r->watch_next = act__clock_now() + r->watch_ns;
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
 		now = turn(r);
+		w = watch(r, now);
 		next = act__wheel_next_ns(&r->wheel);
 		seen = act__park_prepare(&r->bell);
 		/* seq_cst: the reactor's half of the Dekker pair with
@@ -354,11 +409,18 @@ static void *reactor_main(void *arg)
 		if ((r->pend_head || r->cancel_head) &&
 		    (next < 0 || next > r->wheel.tick_ns))
 			next = r->wheel.tick_ns;
+		if (w >= 0 && (next < 0 || next > w))
+			next = w;
+		trace_loop(r, from);
+		phase_to(r, 2, act__clock_ticks());
 		if (r->ring.mode != ACT_RING_NONE)
 			act__ring_wait(&r->ring, &r->bell, seen, next);
 		else
 			act__park_sleep(&r->bell, seen, next);
+		from = act__clock_ticks();
+		phase_to(r, 0, from);
 	}
+	phase_to(r, 0, act__clock_ticks());
 	drop_all(r);
 	return NULL;
 }

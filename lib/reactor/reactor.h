@@ -30,6 +30,7 @@
 #include "actors.h"
 #include "base/mpsc.h"
 #include "base/park.h"
+#include "base/trace.h"
 #include "ring.h"
 #include "wheel.h"
 
@@ -154,6 +155,18 @@ struct act__reactor {
 	/* counters: the reactor writes, act_stats reads (relaxed) */
 	_Atomic uint64_t n_io_ops, n_io_cancels, n_inflight, n_loops, n_wakes;
 	_Atomic uint64_t n_wake_loops; /* loops that queued a process */
+	/* observers (doc/observability.md): the trace's buffer (NULL:
+	 * off) and this loop's counts for it; the watch, a call into the
+	 * runtime every watch_ns (0: none) for ACTORS_STATS' lines and
+	 * ACTORS_LONG_SCHEDULE; time accounting in ticks, as a worker's
+	 * (busy: the turns, sleep: the waits), phase read by the watch */
+	struct act__trace_buf *trace;
+	uint32_t turn_sqes, turn_cqes;
+	int64_t watch_ns, watch_next;
+	void (*watch)(struct act__rt *rt, int64_t now);
+	_Atomic uint64_t t_busy, t_sleep;
+	_Atomic uint64_t phase; /* tick << 2 | 0 busy, 2 sleeping */
+	uint64_t phase_own;
 };
 
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt);

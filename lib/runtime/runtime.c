@@ -21,6 +21,7 @@
 #include "proc/mailbox.h"
 #include "sched/overflow.h"
 #include "runtime.h"
+#include "observe.h"
 #include "stats.h"
 
 #define DEFAULT_MAX_PROCS (1u << 22)
@@ -28,8 +29,9 @@
 #define DEFAULT_REDUCTIONS 2000
 #define MAX_SCHEDULERS ACT_MAX_WORKERS
 _Static_assert(ACT_PLAN_MAX_WORKERS == ACT_MAX_WORKERS, "plan cap");
-/* the reserved words keep the public layout: 64 bytes since 0.1 */
-_Static_assert(sizeof(struct act_config) == 64, "act_config layout");
+/* the reserved words keep the public layout: 80 bytes since 0.1 (grown
+ * from 64 for the trace's two fields before 0.1.0 was released) */
+_Static_assert(sizeof(struct act_config) == 80, "act_config layout");
 /* the ACTORS_* table (affinity/vars.h) gives the limits these layers name */
 _Static_assert(ACT_VARS_SCHEDULERS_MAX == ACT_MAX_WORKERS, "vars: workers");
 _Static_assert(ACT_VARS_RING_MAX == ACT_RING_MAX_ENTRIES, "vars: ring");
@@ -300,7 +302,7 @@ static int build(struct act__rt *rt)
  */
 static void policies(struct act__rt *rt, const struct act__settings *s)
 {
-	rt->print_stats = s->stats;
+	rt->print_stats = s->stats != 0;
 	rt->wake_to_waker = !s->wake_last;
 	rt->place_random = s->place_random;
 	rt->backpressure = !s->backpressure_off;
@@ -425,6 +427,9 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rc = build(rt);
 	if (rc)
 		goto err_rt;
+	rc = act__observe_start(rt, &set);
+	if (rc)
+		goto err_rt;
 	rc = act__reactor_start(rt->reactor, rt);
 	if (rc)
 		goto err_rt;
@@ -465,8 +470,10 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		act__stats_print(rt, stderr);
 err_reactor:
 	act__reactor_stop(rt->reactor);
+	act__observe_stop(rt);
 	reclaim(rt);
 err_rt:
+	act__observe_stop(rt);
 	destroy(rt);
 err_running:
 	/* seq_cst (plain store): the next act_main may start; what this

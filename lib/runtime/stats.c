@@ -13,6 +13,7 @@
 
 #include "reactor/reactor.h"
 #include "runtime.h"
+#include "observe.h"
 #include "paths.h"
 #include "stats.h"
 
@@ -37,6 +38,7 @@ static void worker_stats(const struct act__worker *w,
 	s->far_steals = LOAD(w->n_far_steals);
 	s->cpu = w->rt->plan.w[w->index].cpu;
 	s->node = w->rt->plan.w[w->index].node;
+	act__observe_worker_times(w->rt, w->index, s);
 }
 
 static void rt_stats(const struct act__rt *rt, struct act_stats *s)
@@ -58,6 +60,7 @@ static void rt_stats(const struct act__rt *rt, struct act_stats *s)
 	s->io_inflight = LOAD(rt->reactor->n_inflight);
 	s->reactor_loops = LOAD(rt->reactor->n_loops);
 	s->reactor_wakes = LOAD(rt->reactor->n_wakes);
+	act__observe_rt_times((struct act__rt *)rt, s);
 }
 
 int act_stats(struct act_stats *stats, struct act_worker_stats *workers,

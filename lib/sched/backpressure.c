@@ -31,6 +31,9 @@ void act__backpressure_release(struct act__worker *w, struct act__proc *p)
 		 * mute_park's seq_cst store of MUTED and load of mute_next;
 		 * act__wake_state's seq_cst state load is the load half */
 		atomic_store_explicit(&s->mute_next, 0, memory_order_seq_cst);
+		if (act__unlikely(w->trace))
+			act__trace_event(w->trace, ACT_TR_RELEASE, s->pid.id, 0,
+					 0);
 		act__wake_state(w, s, t, ACT_PS_MUTED);
 	}
 }
@@ -60,6 +63,9 @@ void act__backpressure_mute(struct act__worker *w, struct act__proc *self,
 		&r->mutes, &h, self->index + 1, memory_order_release,
 		memory_order_relaxed));
 	act__count(&w->n_mutes);
+	if (act__unlikely(w->trace))
+		act__trace_event(w->trace, ACT_TR_MUTE, self->pid.id, r->pid.id,
+				 0);
 	/* it feeds r faster than r reads: a chatty process whatever its
 	 * turn held, to stay with r once released (act__proc_sticky) */
 	if (o) {

@@ -21,6 +21,7 @@
 #include "worker.h"
 
 struct act__reactor;
+struct act__observe;
 
 #define ACT_MAX_WORKERS 1024
 
@@ -68,6 +69,10 @@ struct act__rt {
 	struct act__topo topo;	/* the usable machine */
 	struct act__plan plan;	/* where workers and reactor run */
 	_Atomic int pin_failed; /* a bind failed: said once */
+	/* ticks to nanoseconds (base/clock.h), from act_main's start */
+	struct act__clock_cal cal;
+	/* the observers (lib/runtime/observe.c); NULL: none asked for */
+	struct act__observe *obs;
 };
 
 /*

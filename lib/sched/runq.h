@@ -174,4 +174,14 @@ static inline bool act__runq_shared_nonempty(struct act__runq *q)
 uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
 			 struct act__worker *thief);
 
+/* Owner: processes queued here now, private and shared (a hint: the
+ * shared counts move under other workers' hands). */
+static inline uint32_t act__runq_length(const struct act__runq *q)
+{
+	/* relaxed: a figure for the trace, not a decision */
+	return q->nlifo + q->nfifo +
+	       atomic_load_explicit(&q->n_in, memory_order_relaxed) +
+	       atomic_load_explicit(&q->n_out, memory_order_relaxed);
+}
+
 #endif /* ACT_RUNQ_H */

@@ -160,6 +160,9 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	struct act__rt *rt = w->rt;
 
 	act__count(&w->n_exits);
+	if (act__unlikely(w->trace))
+		act__trace_event(w->trace, ACT_TR_EXIT, p->pid.id,
+				 (uint64_t)p->exit_reason, 0);
 	act__links_exit(w, p); /* its name, links and monitors */
 	act__ctx_destroy(&p->ctx);
 	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
@@ -186,6 +189,52 @@ static void begin_run(struct act__worker *w, struct act__proc *p)
 	atomic_store_explicit(&p->owner, w, memory_order_relaxed);
 	w->current = p;
 	w->budget = w->reductions;
+}
+
+/* Timed turns (w->timed): p's turn on w begins at tick now. */
+static void turn_begin(struct act__worker *w, struct act__proc *p, uint64_t now)
+{
+	w->turn_t = now;
+	/* relaxed: the watch reads the pair and checks the turn again */
+	atomic_store_explicit(&w->watch_pid, p->pid.id, memory_order_relaxed);
+	atomic_store_explicit(&w->watch_fn, (uintptr_t)p->fn,
+			      memory_order_relaxed);
+	atomic_store_explicit(&w->watch_turn, now, memory_order_relaxed);
+	if (!w->trace)
+		return;
+	/* relaxed: the waker stored it before the enqueue that handed p
+	 * to this worker (the run queue's release and acquire) */
+	w->flow_in = atomic_load_explicit(&p->trace_flow, memory_order_relaxed);
+	if (w->flow_in)
+		atomic_store_explicit(&p->trace_flow, 0, memory_order_relaxed);
+	if (!w->runq_every--) {
+		w->runq_every = 63;
+		act__trace_put(w->trace, ACT_TR_RUNQ, now - w->trace->t0,
+			       act__runq_length(&w->rq), 0, 0);
+	}
+}
+
+static const uint8_t why_of[] = {
+	[ACT_SW_YIELD] = ACT_TR_WHY_YIELD, [ACT_SW_PARK] = ACT_TR_WHY_RECEIVE,
+	[ACT_SW_EXIT] = ACT_TR_WHY_EXIT,   [ACT_SW_MUTE] = ACT_TR_WHY_MUTED,
+	[ACT_SW_IOWAIT] = ACT_TR_WHY_IO,
+};
+
+/* Timed turns: p's turn ends at tick now, for reason, having used
+ * `used` reductions. */
+static void turn_end(struct act__worker *w, struct act__proc *p, int reason,
+		     uint32_t used, uint64_t now)
+{
+	act__count_n(&p->run_ticks, now - w->turn_t);
+	atomic_store_explicit(&w->watch_turn, 0, memory_order_relaxed);
+	if (w->trace)
+		act__trace_put(
+			w->trace, ACT_TR_RUN, now - w->trace->t0, p->pid.id,
+			w->turn_t - w->trace->t0,
+			why_of[reason] |
+				(uint64_t)(used < 0xffffff ? used : 0xffffff)
+					<< 8 |
+				(uint64_t)w->flow_in << 32);
 }
 
 /* act__worker_settle, inlined into the switch it follows. */
@@ -237,6 +286,8 @@ void act__worker_settle(struct act__worker *w)
 static void run_one(struct act__worker *w, struct act__proc *p)
 {
 	begin_run(w, p);
+	if (act__unlikely(w->timed))
+		turn_begin(w, p, act__clock_ticks());
 	act__ctx_switch(&w->sched_ctx, &p->ctx);
 	/* back from whichever process switched to the loop: p, or one
 	 * that p or a successor handed the worker to (act__worker_switch) */
@@ -272,8 +323,10 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 	 * its stack, while it is switched out */
 	bool fpenv = atomic_load_explicit(&p->flags, memory_order_relaxed) &
 		     ACT_PF_FPENV;
+	uint32_t used = (uint32_t)(w->reductions - w->budget);
 	struct act__fpctl own;
 	struct act__proc *next;
+	uint64_t now = 0;
 
 	/* the model's assertion (model/parkwake.pml): every switch out is
 	 * settled before the next one */
@@ -287,13 +340,19 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 		act__fp_load(&w->fp_shared);
 	}
 	/* the turn's reductions, before next's turn resets the budget */
-	act__count_n(&p->reductions, (uint64_t)(w->reductions - w->budget));
+	act__count_n(&p->reductions, used);
+	if (act__unlikely(w->timed)) {
+		now = act__clock_ticks();
+		turn_end(w, p, reason, used, now);
+	}
 	next = reason != ACT_SW_EXIT ? next_direct(w) : NULL;
 	w->leaving = p;
 	w->switch_reason = reason;
 	if (next) {
 		act__count(&w->n_direct);
 		begin_run(w, next);
+		if (act__unlikely(now))
+			turn_begin(w, next, now);
 		act__ctx_switch(&p->ctx, &next->ctx);
 	} else {
 		act__ctx_switch(&p->ctx, &w->sched_ctx);
@@ -306,6 +365,40 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 }
 
 /* ---- idle: search, then sleep ------------------------------------------ */
+
+/*
+ * Time accounting: w enters phase `next` (ACT_PHASE_*) at tick now; the
+ * phase it leaves is added to its total. Only at the edges of idleness,
+ * never per turn.
+ */
+static void phase_to(struct act__worker *w, unsigned next, uint64_t now)
+{
+	uint64_t at = w->phase_own >> 2, d = now > at ? now - at : 0;
+
+	switch (w->phase_own & 3) {
+	case ACT_PHASE_BUSY:
+		act__count_n(&w->t_busy, d);
+		break;
+	case ACT_PHASE_SPIN:
+		act__count_n(&w->t_spin, d);
+		break;
+	default:
+		act__count_n(&w->t_sleep, d);
+		break;
+	}
+	w->phase_own = now << 2 | next;
+	/* relaxed: the watch's snapshot, checked against the totals */
+	atomic_store_explicit(&w->phase, w->phase_own, memory_order_relaxed);
+}
+
+/* Trace: a slice of kind (search, parked) on w, from tick `from` on. */
+static void trace_idle(struct act__worker *w, unsigned kind, uint64_t from,
+		       uint64_t to)
+{
+	if (act__unlikely(w->trace))
+		act__trace_put(w->trace, kind, to - w->trace->t0, 0,
+			       from - w->trace->t0, 0);
+}
 
 /*
  * One pass over the other workers, nearest first (the plan's steal
@@ -333,6 +426,11 @@ static bool try_steal(struct act__worker *w)
 			if (k) {
 				act__count(&w->n_steals);
 				act__count_n(&w->n_stolen, k);
+				if (act__unlikely(w->trace))
+					act__trace_event(
+						w->trace, ACT_TR_STEAL,
+						act__rt_worker_index(w, v), k,
+						0);
 				if (l == ACT_STEAL_REMOTE && !rt->plan.unbound)
 					act__count(&w->n_far_steals);
 				return true;
@@ -461,10 +559,16 @@ static void sleep_idle(struct act__worker *w)
 	    !act__runq_maybe_nonempty(&w->rq) &&
 	    !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
 	    !others_have_work(w)) {
+		uint64_t from = act__clock_ticks(), to;
+
 		act__count(&w->n_sleeps);
+		phase_to(w, ACT_PHASE_SLEEP, from);
 		/* stop is 0 here (just checked): sleep until it or the bell
 		 * moves */
 		act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
+		to = act__clock_ticks();
+		phase_to(w, ACT_PHASE_SPIN, to);
+		trace_idle(w, ACT_TR_PARKED, from, to);
 	}
 	act__park_cancel(&w->bell);
 	unidle(w, word, bit);
@@ -473,7 +577,12 @@ static void sleep_idle(struct act__worker *w)
 static void idle_loop(struct act__worker *w)
 {
 	for (;;) {
-		if (search(w) ||
+		uint64_t from = w->phase_own >> 2;
+		bool found = search(w);
+
+		if (act__unlikely(w->trace))
+			trace_idle(w, ACT_TR_SEARCH, from, act__clock_ticks());
+		if (found ||
 		    atomic_load_explicit(&w->rt->stop, memory_order_relaxed))
 			return;
 		sleep_idle(w);
@@ -491,7 +600,12 @@ static void idle(struct act__worker *w)
 	act__proc_flush_away(&w->rt->procs, &w->slots);
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
+	phase_to(w, ACT_PHASE_SPIN, act__clock_ticks());
+	if (act__unlikely(w->trace))
+		act__trace_put(w->trace, ACT_TR_RUNQ,
+			       (w->phase_own >> 2) - w->trace->t0, 0, 0, 0);
 	idle_loop(w);
+	phase_to(w, ACT_PHASE_BUSY, act__clock_ticks());
 	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
 }
 
@@ -524,12 +638,14 @@ void act__worker_wake_idle(struct act__rt *rt, struct act__worker *me)
 				 * this claim took over */
 				atomic_fetch_sub_explicit(&rt->nidle, 1,
 							  memory_order_seq_cst);
-				if (act__park_ring(
-					    &rt->workers[i * 64 +
-							 __builtin_ctzll(bit)]
-						     .bell) &&
-				    me)
+				uint32_t k = i * 64 + __builtin_ctzll(bit);
+
+				if (act__park_ring(&rt->workers[k].bell) && me)
 					act__count(&me->n_futex_wakes);
+				if (me && act__unlikely(me->trace))
+					act__trace_event(me->trace,
+							 ACT_TR_WAKE_WORKER, k,
+							 0, 0);
 				return;
 			}
 			m &= ~bit;
@@ -544,6 +660,9 @@ void act__worker_loop(struct act__worker *w)
 {
 	struct act__proc *p;
 
+	w->phase_own = act__clock_ticks() << 2 | ACT_PHASE_BUSY;
+	/* relaxed: the watch's snapshot (phase_to) */
+	atomic_store_explicit(&w->phase, w->phase_own, memory_order_relaxed);
 	/* acquire: pairs with the release store of stop in reap/act_main */
 	while (!atomic_load_explicit(&w->rt->stop, memory_order_acquire)) {
 		/* a thief asked: offer half the surplus, and wake a searcher
@@ -557,6 +676,7 @@ void act__worker_loop(struct act__worker *w)
 		else
 			idle(w);
 	}
+	phase_to(w, ACT_PHASE_BUSY, act__clock_ticks()); /* the last one in */
 	act__slab_flush_remote(&w->slab);
 	act__stack_flush_away(&w->stacks);
 	act__proc_flush_away(&w->rt->procs, &w->slots);

@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * observe.c - the trace's writer, the interval lines, the long-schedule
+ * reports and the time accounting (observe.h, doc/observability.md).
+ *
+ * The recording side is lib/base/trace.h: each worker and the reactor
+ * fill a ring of their own. The reactor calls the watch here every
+ * period (reactor.h watch_ns): it prints ACTORS_STATS' lines and looks
+ * at each worker's running turn for ACTORS_LONG_SCHEDULE, from outside,
+ * never by a signal into the process. At stop, with every thread joined,
+ * the rings become one JSON file.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "actor/registry.h"
+#include "affinity/vars.h"
+#include "reactor/reactor.h"
+#include "observe.h"
+#include "runtime.h"
+
+struct act__observe {
+	const char *trace_path;		/* NULL: no trace */
+	struct act__trace_buf *bufs;	/* nworkers + 1 (the reactor last) */
+	uint64_t stats_ns;		/* interval lines; 0: none */
+	uint64_t long_ns;		/* long schedules; 0: none */
+	int64_t start_ns, stats_next, last_ns;
+	/* the watch's own (reactor only) */
+	uint64_t *reported;		/* per worker: the turn reported */
+	struct snap {
+		uint64_t runs, spawns, steals, parks, busy, spin, sleep;
+	} *last;			/* per worker, then the reactor */
+};
+
+/* ---- time accounting ---------------------------------------------------- */
+
+/* A phase total at tick now: the phases that ended, and the current one
+ * if it is `which`. Read without a lock: a phase that ends between the
+ * two loads is counted twice or not at all, for one line. */
+static uint64_t phase_total(_Atomic uint64_t *total, _Atomic uint64_t *phase,
+			    unsigned which, uint64_t now)
+{
+	/* relaxed: figures, not decisions (phase_to's stores) */
+	uint64_t t = atomic_load_explicit(total, memory_order_relaxed);
+	uint64_t ph = atomic_load_explicit(phase, memory_order_relaxed);
+
+	if ((ph & 3) == which && now > ph >> 2)
+		t += now - (ph >> 2);
+	return t;
+}
+
+void act__observe_worker_times(struct act__rt *rt, uint32_t i,
+			       struct act_worker_stats *ws)
+{
+	struct act__worker *w = &rt->workers[i];
+	double r = act__clock_cal_ratio(&rt->cal);
+	uint64_t now = act__clock_ticks();
+
+	ws->busy_ns = (uint64_t)act__clock_ticks_ns(
+		phase_total(&w->t_busy, &w->phase, ACT_PHASE_BUSY, now), r);
+	ws->spin_ns = (uint64_t)act__clock_ticks_ns(
+		phase_total(&w->t_spin, &w->phase, ACT_PHASE_SPIN, now), r);
+	ws->sleep_ns = (uint64_t)act__clock_ticks_ns(
+		phase_total(&w->t_sleep, &w->phase, ACT_PHASE_SLEEP, now), r);
+}
+
+void act__observe_rt_times(struct act__rt *rt, struct act_stats *s)
+{
+	struct act__reactor *re = rt->reactor;
+	double r = act__clock_cal_ratio(&rt->cal);
+	uint64_t now = act__clock_ticks();
+
+	s->uptime_ns = (uint64_t)(act__clock_now() - rt->cal.ns0);
+	s->reactor_busy_ns = (uint64_t)act__clock_ticks_ns(
+		phase_total(&re->t_busy, &re->phase, 0, now), r);
+	s->reactor_sleep_ns = (uint64_t)act__clock_ticks_ns(
+		phase_total(&re->t_sleep, &re->phase, 2, now), r);
+}
+
+/* ---- the watch (reactor thread) ------------------------------------------ */
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+#define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+
+/* One line per worker and one for the reactor: what changed since the
+ * last line (ACTORS_STATS=INTERVAL, as Go's schedtrace). */
+static void stats_lines(struct act__rt *rt, struct act__observe *o,
+			int64_t now)
+{
+	struct act_worker_stats ws;
+	struct act_stats s;
+	struct snap *l, n;
+	double at = (double)(now - o->start_ns) / 1e9;
+	uint32_t i;
+
+	for (i = 0; i < rt->nworkers; i++) {
+		struct act__worker *w = &rt->workers[i];
+		char cpu[16];
+
+		l = &o->last[i];
+		act__observe_worker_times(rt, i, &ws);
+		n = (struct snap){ LOAD(w->n_switches), LOAD(w->n_spawns),
+				   LOAD(w->n_steals),	LOAD(w->n_parks),
+				   ws.busy_ns,		ws.spin_ns,
+				   ws.sleep_ns };
+		if (rt->plan.w[i].cpu >= 0)
+			snprintf(cpu, sizeof(cpu), "%d", rt->plan.w[i].cpu);
+		else
+			snprintf(cpu, sizeof(cpu), "-");
+		fprintf(stderr,
+			"actors: %.3fs worker %u (cpu %s): runs %" PRIu64
+			" spawns %" PRIu64 " steals %" PRIu64 " parks %" PRIu64
+			" runq %u busy %.1fms spin %.1fms sleep %.1fms\n",
+			at, i, cpu, n.runs - l->runs, n.spawns - l->spawns,
+			n.steals - l->steals, n.parks - l->parks,
+			act__runq_length(&w->rq),
+			ms(n.busy > l->busy ? n.busy - l->busy : 0),
+			ms(n.spin > l->spin ? n.spin - l->spin : 0),
+			ms(n.sleep > l->sleep ? n.sleep - l->sleep : 0));
+		*l = n;
+	}
+	l = &o->last[rt->nworkers];
+	act__observe_rt_times(rt, &s);
+	n = (struct snap){ LOAD(rt->reactor->n_loops),
+			   LOAD(rt->reactor->n_io_ops),
+			   LOAD(rt->reactor->n_fired),
+			   LOAD(rt->reactor->n_wakes),
+			   s.reactor_busy_ns,
+			   0,
+			   s.reactor_sleep_ns };
+	fprintf(stderr,
+		"actors: %.3fs reactor: loops %" PRIu64 " io %" PRIu64
+		" timeouts %" PRIu64 " wakes %" PRIu64 " inflight %" PRIu64
+		" busy %.1fms sleep %.1fms\n",
+		at, n.runs - l->runs, n.spawns - l->spawns,
+		n.steals - l->steals, n.parks - l->parks,
+		LOAD(rt->reactor->n_inflight),
+		ms(n.busy > l->busy ? n.busy - l->busy : 0),
+		ms(n.sleep > l->sleep ? n.sleep - l->sleep : 0));
+	*l = n;
+	fflush(stderr);
+}
+
+/* The symbol of an entry function, or NULL (a function the executable
+ * does not export: link it with -rdynamic to have its name). */
+static const char *fn_name(uintptr_t fn)
+{
+	Dl_info info;
+
+	if (fn && dladdr((void *)fn, &info) && info.dli_sname &&
+	    (uintptr_t)info.dli_saddr == fn)
+		return info.dli_sname;
+	return NULL;
+}
+
+/* A turn that has held worker i longer than the limit: said once. */
+static void long_schedules(struct act__rt *rt, struct act__observe *o)
+{
+	uint64_t now = act__clock_ticks();
+	double r = act__clock_cal_ratio(&rt->cal);
+	uint32_t i;
+
+	for (i = 0; i < rt->nworkers; i++) {
+		struct act__worker *w = &rt->workers[i];
+		/* relaxed: turn_begin's stores; the turn is read again
+		 * after the pid, so the pair belongs to one turn */
+		uint64_t t = LOAD(w->watch_turn), pid = LOAD(w->watch_pid);
+		uintptr_t fn = LOAD(w->watch_fn);
+		char name[ACT_NAME_MAX + 1];
+		const char *sym;
+		int64_t held;
+
+		if (!t || LOAD(w->watch_turn) != t || o->reported[i] == t ||
+		    now <= t)
+			continue;
+		held = act__clock_ticks_ns(now - t, r);
+		if ((uint64_t)held < o->long_ns)
+			continue;
+		o->reported[i] = t;
+		act__registry_name_of(rt, (act_pid){ pid }, name, sizeof(name));
+		sym = fn_name(fn);
+		fprintf(stderr,
+			"actors: long schedule: process %" PRIu64
+			" (name %s, entry %s) has held worker %u for %.1f ms "
+			"without a runtime call (ACTORS_LONG_SCHEDULE %.1f "
+			"ms)\n",
+			pid, name[0] ? name : "-", sym ? sym : "?", i,
+			ms((uint64_t)held), ms(o->long_ns));
+	}
+}
+
+static void watch(struct act__rt *rt, int64_t now)
+{
+	struct act__observe *o = rt->obs;
+
+	if (o->long_ns)
+		long_schedules(rt, o);
+	if (o->stats_ns && now >= o->stats_next) {
+		stats_lines(rt, o, now);
+		o->stats_next += (int64_t)o->stats_ns;
+		if (o->stats_next <= now)
+			o->stats_next = now + (int64_t)o->stats_ns;
+	}
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+int act__observe_start(struct act__rt *rt, const struct act__settings *s)
+{
+	struct act__observe *o;
+	uint64_t period = 0;
+	uint32_t i, n = rt->nworkers + 1;
+
+	act__clock_ticks_init();
+	act__clock_cal_start(&rt->cal);
+	if (!s->cfg.trace && s->stats <= 1 && !s->long_schedule)
+		return 0;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	rt->obs = o;
+	o->trace_path = s->cfg.trace;
+	o->stats_ns = s->stats > 1 ? s->stats : 0;
+	o->long_ns = s->long_schedule;
+	o->start_ns = rt->cal.ns0;
+	o->reported = calloc(rt->nworkers, sizeof(*o->reported));
+	o->last = calloc(n, sizeof(*o->last));
+	if (!o->reported || !o->last)
+		return -ENOMEM;
+	if (o->trace_path) {
+		o->bufs = calloc(n, sizeof(*o->bufs));
+		if (!o->bufs)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			if (act__trace_buf_init(&o->bufs[i],
+						rt->cfg.trace_buffer, i,
+						rt->cal.t0))
+				return -ENOMEM;
+		for (i = 0; i < rt->nworkers; i++)
+			rt->workers[i].trace = &o->bufs[i];
+		rt->reactor->trace = &o->bufs[rt->nworkers];
+	}
+	/* turns are timed for the trace's slices and the watch's turns */
+	for (i = 0; i < rt->nworkers; i++)
+		rt->workers[i].timed = o->trace_path || o->long_ns;
+	if (o->stats_ns) {
+		period = o->stats_ns;
+		o->stats_next = o->start_ns + (int64_t)o->stats_ns;
+	}
+	/* a long schedule is seen within a quarter of the limit */
+	if (o->long_ns && (!period || o->long_ns / 4 < period))
+		period = o->long_ns / 4;
+	if (period) {
+		rt->reactor->watch_ns = (int64_t)period;
+		rt->reactor->watch = watch;
+	}
+	return 0;
+}
+
+/* ---- the trace's writer ------------------------------------------------------ */
+
+/* An output buffer in front of a FILE: the JSON is made by hand, digit
+ * by digit, which is several times faster than printf here. */
+struct out {
+	FILE *f;
+	char *buf;
+	size_t n, cap;
+	int err;
+};
+
+static void out_flush(struct out *o)
+{
+	if (o->n && fwrite(o->buf, 1, o->n, o->f) != o->n)
+		o->err = errno ? errno : EIO;
+	o->n = 0;
+}
+
+static void out_room(struct out *o, size_t n)
+{
+	if (o->n + n > o->cap)
+		out_flush(o);
+}
+
+static void out_s(struct out *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	out_room(o, n);
+	if (n > o->cap) { /* longer than the buffer: straight out */
+		if (fwrite(s, 1, n, o->f) != n)
+			o->err = EIO;
+		return;
+	}
+	memcpy(o->buf + o->n, s, n);
+	o->n += n;
+}
+
+static void out_u(struct out *o, uint64_t v)
+{
+	char tmp[24];
+	int i = 24;
+
+	out_room(o, 24);
+	do {
+		tmp[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	memcpy(o->buf + o->n, tmp + i, (size_t)(24 - i));
+	o->n += (size_t)(24 - i);
+}
+
+static void out_i(struct out *o, int64_t v)
+{
+	if (v < 0) {
+		out_s(o, "-");
+		out_u(o, (uint64_t)0 - (uint64_t)v);
+	} else {
+		out_u(o, (uint64_t)v);
+	}
+}
+
+/* Nanoseconds as microseconds with three decimals. */
+static void out_us(struct out *o, int64_t ns)
+{
+	char frac[4];
+
+	if (ns < 0)
+		ns = 0;
+	out_u(o, (uint64_t)ns / 1000);
+	frac[0] = '.';
+	frac[1] = (char)('0' + ns / 100 % 10);
+	frac[2] = (char)('0' + ns / 10 % 10);
+	frac[3] = (char)('0' + ns % 10);
+	out_room(o, 4);
+	memcpy(o->buf + o->n, frac, 4);
+	o->n += 4;
+}
+
+/* A JSON string, quoted and escaped. */
+static void out_str(struct out *o, const char *s)
+{
+	out_room(o, 1);
+	o->buf[o->n++] = '"';
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		out_room(o, 6);
+		if (c == '"' || c == '\\') {
+			o->buf[o->n++] = '\\';
+			o->buf[o->n++] = (char)c;
+		} else if (c < 0x20) {
+			snprintf(o->buf + o->n, 7, "\\u%04x", c);
+			o->n += 6;
+		} else {
+			o->buf[o->n++] = (char)c;
+		}
+	}
+	out_room(o, 1);
+	o->buf[o->n++] = '"';
+}
+
+/* What a pid is called: its registered name, its entry function, or its
+ * number. Open addressing on the pid; built from the NAME and SPAWN
+ * events, and the slots of processes still alive. */
+struct pname {
+	uint64_t pid;
+	uintptr_t fn;
+	char *name;
+};
+
+struct names {
+	struct pname *tab;
+	size_t mask;
+};
+
+static struct pname *name_slot(struct names *nm, uint64_t pid)
+{
+	size_t i = (size_t)(pid * 0x9e3779b97f4a7c15ull) & nm->mask;
+
+	while (nm->tab[i].pid && nm->tab[i].pid != pid)
+		i = (i + 1) & nm->mask;
+	nm->tab[i].pid = pid;
+	return &nm->tab[i];
+}
+
+static const char *why_name[] = { "?", "receive", "yield", "io", "exit",
+				  "muted" };
+
+/* One track's event, sorted by time; slices before the instants they
+ * contain (the sort key's low bit). */
+struct ord {
+	uint64_t key; /* tick << 1 | not a slice */
+	const struct act__trace_ev *e;
+};
+
+static int ord_cmp(const void *a, const void *b)
+{
+	const struct ord *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static uint64_t ev_tick(const struct act__trace_ev *e)
+{
+	unsigned k = (unsigned)(e->tk >> 56);
+
+	/* a slice is placed at its start */
+	if (k == ACT_TR_RUN || k == ACT_TR_SEARCH || k == ACT_TR_PARKED ||
+	    k == ACT_TR_LOOP)
+		return e->b;
+	return e->tk & ACT_TRACE_TICK_MASK;
+}
+
+static bool ev_slice(const struct act__trace_ev *e)
+{
+	unsigned k = (unsigned)(e->tk >> 56);
+
+	return k == ACT_TR_RUN || k == ACT_TR_SEARCH || k == ACT_TR_PARKED ||
+	       k == ACT_TR_LOOP;
+}
+
+struct wctx {
+	struct out *o;
+	struct names *nm;
+	double r; /* ns per tick */
+	uint32_t tid;
+	uint32_t worker; /* the track's worker; the reactor: nworkers */
+};
+
+static void head(struct wctx *c, const char *ph, const char *name,
+		 const char *cat, uint64_t t)
+{
+	struct out *o = c->o;
+
+	out_s(o, ",\n{\"ph\":\"");
+	out_s(o, ph);
+	out_s(o, "\",\"pid\":1,\"tid\":");
+	out_u(o, c->tid);
+	out_s(o, ",\"ts\":");
+	out_us(o, act__clock_ticks_ns(t, c->r));
+	out_s(o, ",\"name\":");
+	out_str(o, name);
+	out_s(o, ",\"cat\":\"");
+	out_s(o, cat);
+	out_s(o, "\"");
+}
+
+static void arg_u(struct out *o, const char *k, uint64_t v, bool first)
+{
+	out_s(o, first ? "\"" : ",\"");
+	out_s(o, k);
+	out_s(o, "\":");
+	out_u(o, v);
+}
+
+static void arg_i(struct out *o, const char *k, int64_t v, bool first)
+{
+	out_s(o, first ? "\"" : ",\"");
+	out_s(o, k);
+	out_s(o, "\":");
+	out_i(o, v);
+}
+
+static const char *pid_name(struct wctx *c, uint64_t pid, char *buf,
+			    size_t len)
+{
+	struct pname *p = name_slot(c->nm, pid);
+	const char *s;
+
+	if (p->name)
+		return p->name;
+	s = fn_name(p->fn);
+	if (s)
+		return s;
+	snprintf(buf, len, "%" PRIu64, pid);
+	return buf;
+}
+
+static const char *io_op_name(unsigned op)
+{
+	switch (op) {
+	case IORING_OP_READ:
+		return "read";
+	case IORING_OP_WRITE:
+		return "write";
+	case IORING_OP_RECV:
+		return "recv";
+	case IORING_OP_SEND:
+		return "send";
+	case IORING_OP_ACCEPT:
+		return "accept";
+	case IORING_OP_CONNECT:
+		return "connect";
+	case IORING_OP_CLOSE:
+		return "close";
+	case IORING_OP_POLL_ADD:
+		return "poll";
+	default:
+		return "io";
+	}
+}
+
+static void write_event(struct wctx *c, const struct act__trace_ev *e)
+{
+	struct out *o = c->o;
+	unsigned k = (unsigned)(e->tk >> 56);
+	uint64_t t = e->tk & ACT_TRACE_TICK_MASK;
+	char buf[32];
+
+	switch (k) {
+	case ACT_TR_RUN:
+		head(c, "X", pid_name(c, e->a, buf, sizeof(buf)), "run", e->b);
+		out_s(o, ",\"dur\":");
+		out_us(o, act__clock_ticks_ns(t - e->b, c->r));
+		out_s(o, ",\"args\":{");
+		arg_u(o, "pid", e->a, true);
+		arg_u(o, "reductions", (e->c >> 8) & 0xffffff, false);
+		out_s(o, ",\"why\":\"");
+		out_s(o, why_name[(e->c & 0xff) < 6 ? e->c & 0xff : 0]);
+		out_s(o, "\"}}");
+		if (e->c >> 32) {
+			head(c, "f", "wake", "flow", e->b);
+			out_s(o, ",\"bp\":\"e\",\"id\":");
+			out_u(o, e->c >> 32);
+			out_s(o, "}");
+		}
+		return;
+	case ACT_TR_SEARCH:
+	case ACT_TR_PARKED:
+	case ACT_TR_LOOP:
+		head(c, "X",
+		     k == ACT_TR_SEARCH ? "search" :
+		     k == ACT_TR_PARKED ? "parked" :
+					  "loop",
+		     k == ACT_TR_LOOP ? "reactor" : "idle", e->b);
+		out_s(o, ",\"dur\":");
+		out_us(o, act__clock_ticks_ns(t - e->b, c->r));
+		if (k == ACT_TR_LOOP) {
+			out_s(o, ",\"args\":{");
+			arg_u(o, "sqes", e->a, true);
+			arg_u(o, "cqes", e->c, false);
+			out_s(o, "}");
+		}
+		out_s(o, "}");
+		return;
+	case ACT_TR_FLOW:
+		head(c, "s", "wake", "flow", t);
+		out_s(o, ",\"id\":");
+		out_u(o, e->a);
+		out_s(o, ",\"args\":{");
+		arg_u(o, "pid", e->b, true);
+		out_s(o, "}}");
+		return;
+	case ACT_TR_RUNQ:
+		snprintf(buf, sizeof(buf), "runq worker %u", c->worker);
+		head(c, "C", buf, "sched", t);
+		out_s(o, ",\"args\":{");
+		arg_u(o, "length", e->a, true);
+		out_s(o, "}}");
+		return;
+	case ACT_TR_IO_BEGIN:
+	case ACT_TR_IO_END:
+		head(c, k == ACT_TR_IO_BEGIN ? "b" : "e",
+		     io_op_name((unsigned)(e->c >> 32)), "io", t);
+		out_s(o, ",\"id\":\"0x");
+		snprintf(buf, sizeof(buf), "%" PRIx64, e->a);
+		out_s(o, buf);
+		out_s(o, "\",\"args\":{");
+		if (k == ACT_TR_IO_BEGIN) {
+			arg_u(o, "pid", e->b, true);
+			arg_i(o, "fd", (int32_t)(uint32_t)e->c, false);
+		} else {
+			arg_i(o, "res", (int64_t)e->b, true);
+		}
+		out_s(o, "}}");
+		return;
+	default:
+		break;
+	}
+	/* instants */
+	switch (k) {
+	case ACT_TR_SPAWN:
+		head(c, "i", "spawn", "proc", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "pid", e->a, true);
+		arg_u(o, "parent", e->c, false);
+		out_s(o, ",\"fn\":");
+		out_str(o, fn_name(e->b) ? fn_name(e->b) : "?");
+		break;
+	case ACT_TR_EXIT:
+		head(c, "i", "exit", "proc", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "pid", e->a, true);
+		arg_i(o, "reason", (int64_t)e->b, false);
+		break;
+	case ACT_TR_KILL:
+		head(c, "i", "kill", "proc", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "pid", e->a, true);
+		arg_u(o, "by", e->c, false);
+		arg_i(o, "reason", (int64_t)e->b, false);
+		break;
+	case ACT_TR_SIG_EXIT:
+	case ACT_TR_SIG_DOWN:
+		head(c, "i", "signal", "proc", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{\"kind\":\"");
+		out_s(o, k == ACT_TR_SIG_EXIT ? "exit" : "down");
+		out_s(o, "\"");
+		arg_u(o, "from", e->a, false);
+		arg_u(o, "to", e->b, false);
+		arg_i(o, "reason", (int64_t)e->c, false);
+		break;
+	case ACT_TR_STEAL:
+		head(c, "i", "steal", "sched", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "victim", e->a, true);
+		arg_u(o, "count", e->b, false);
+		break;
+	case ACT_TR_MUTE:
+		head(c, "i", "mute", "sched", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "pid", e->a, true);
+		arg_u(o, "receiver", e->b, false);
+		break;
+	case ACT_TR_RELEASE:
+		head(c, "i", "release", "sched", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "pid", e->a, true);
+		break;
+	case ACT_TR_WAKE_WORKER:
+		head(c, "i", "wake worker", "sched", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "worker", e->a, true);
+		break;
+	case ACT_TR_TIMER:
+		head(c, "i", "timer", "timer", t);
+		out_s(o, ",\"s\":\"t\",\"args\":{");
+		arg_u(o, "pid", e->a, true);
+		out_s(o, e->b ? ",\"kind\":\"message\"" :
+				",\"kind\":\"timeout\"");
+		break;
+	default:
+		return; /* NAME, BYTES: read by collect_names */
+	}
+	out_s(o, "}}");
+}
+
+/* The events of buffer b still there, oldest first: [*first, b->n). */
+static uint64_t ev_first(const struct act__trace_buf *b)
+{
+	return b->n > b->mask + 1 ? b->n - (b->mask + 1) : 0;
+}
+
+static const struct act__trace_ev *ev_at(const struct act__trace_buf *b,
+					 uint64_t i)
+{
+	return &b->ev[i & b->mask];
+}
+
+static int collect_names(struct act__rt *rt, struct act__observe *o,
+			 struct names *nm)
+{
+	uint32_t n = rt->nworkers + 1, i;
+	size_t want = 1024, cap = 1;
+	uint64_t j;
+
+	for (i = 0; i < n; i++)
+		for (j = ev_first(&o->bufs[i]); j < o->bufs[i].n; j++) {
+			unsigned k = (unsigned)(ev_at(&o->bufs[i], j)->tk >> 56);
+
+			want += k == ACT_TR_SPAWN || k == ACT_TR_NAME;
+		}
+	while (cap < 2 * want)
+		cap *= 2;
+	nm->tab = calloc(cap, sizeof(*nm->tab));
+	if (!nm->tab)
+		return -ENOMEM;
+	nm->mask = cap - 1;
+	for (i = 0; i < n; i++) {
+		const struct act__trace_buf *b = &o->bufs[i];
+
+		for (j = ev_first(b); j < b->n; j++) {
+			const struct act__trace_ev *e = ev_at(b, j);
+			unsigned k = (unsigned)(e->tk >> 56);
+			struct pname *p;
+			uint64_t len, m;
+
+			if (k == ACT_TR_SPAWN) {
+				name_slot(nm, e->a)->fn = (uintptr_t)e->b;
+				continue;
+			}
+			if (k != ACT_TR_NAME)
+				continue;
+			len = e->b;
+			if (j + 1 + (len + 23) / 24 > b->n || len > ACT_NAME_MAX)
+				continue;
+			p = name_slot(nm, e->a);
+			free(p->name);
+			p->name = malloc(len + 1);
+			if (!p->name)
+				continue;
+			for (m = 0; m < len; m += 24) {
+				const struct act__trace_ev *x =
+					ev_at(b, j + 1 + m / 24);
+				uint64_t wds[3] = { x->a, x->b, x->c };
+
+				memcpy(p->name + m, wds,
+				       len - m < 24 ? len - m : 24);
+			}
+			p->name[len] = '\0';
+		}
+	}
+	return 0;
+}
+
+static int write_track(struct wctx *c, const struct act__trace_buf *b)
+{
+	uint64_t first = ev_first(b), j, n = b->n - first, k = 0;
+	struct ord *ord = malloc((n ? n : 1) * sizeof(*ord));
+
+	if (!ord)
+		return -ENOMEM;
+	for (j = first; j < b->n; j++) {
+		const struct act__trace_ev *e = ev_at(b, j);
+		unsigned kind = (unsigned)(e->tk >> 56);
+
+		/* a name's bytes cut by the ring's wrap: nothing to show */
+		if (kind == ACT_TR_NAME || kind == ACT_TR_BYTES)
+			continue;
+		ord[k].key = ev_tick(e) << 1 | !ev_slice(e);
+		ord[k++].e = e;
+	}
+	qsort(ord, k, sizeof(*ord), ord_cmp);
+	for (j = 0; j < k; j++)
+		write_event(c, ord[j].e);
+	free(ord);
+	return 0;
+}
+
+static void meta(struct out *o, uint32_t tid, const char *what,
+		 const char *name, bool first)
+{
+	out_s(o, first ? "\n{\"ph\":\"M\",\"pid\":1,\"tid\":" :
+			 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":");
+	out_u(o, tid);
+	out_s(o, ",\"name\":\"");
+	out_s(o, what);
+	out_s(o, "\",\"args\":{\"name\":");
+	out_str(o, name);
+	out_s(o, "}}");
+}
+
+static int write_trace(struct act__rt *rt, struct act__observe *o)
+{
+	uint32_t n = rt->nworkers + 1, i;
+	struct names nm = { NULL, 0 };
+	struct out out = { 0 };
+	struct wctx c;
+	char name[64];
+	int rc;
+
+	out.f = fopen(o->trace_path, "w");
+	if (!out.f)
+		return -errno;
+	out.cap = (size_t)1 << 20;
+	out.buf = malloc(out.cap);
+	rc = out.buf ? collect_names(rt, o, &nm) : -ENOMEM;
+	if (rc)
+		goto done;
+	out_s(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
+		    "\"version\":\"actors " PACKAGE_VERSION "\",\"clock\":\"");
+	out_s(&out, act__clock_ticks_name());
+	out_s(&out, "\",\"workers\":");
+	out_u(&out, rt->nworkers);
+	out_s(&out, ",\"dropped\":[");
+	for (i = 0; i < n; i++) {
+		if (i)
+			out_s(&out, ",");
+		out_u(&out, ev_first(&o->bufs[i]));
+	}
+	out_s(&out, "]},\"traceEvents\":[");
+	snprintf(name, sizeof(name), "actors (pid %d)", (int)getpid());
+	meta(&out, 0, "process_name", name, true);
+	for (i = 0; i < n; i++) {
+		int cpu = i < rt->nworkers ? rt->plan.w[i].cpu : -1;
+
+		if (i == rt->nworkers)
+			snprintf(name, sizeof(name), "reactor");
+		else if (cpu >= 0)
+			snprintf(name, sizeof(name), "worker %u (cpu %d)", i,
+				 cpu);
+		else
+			snprintf(name, sizeof(name), "worker %u (cpu -)", i);
+		meta(&out, i + 1, "thread_name", name, false);
+	}
+	c.o = &out;
+	c.nm = &nm;
+	c.r = act__clock_cal_ratio(&rt->cal);
+	for (i = 0; i < n && !rc; i++) {
+		c.tid = i + 1;
+		c.worker = i;
+		if (ev_first(&o->bufs[i])) {
+			/* where this track's record begins, and why */
+			head(&c, "i", "dropped", "trace",
+			     ev_tick(ev_at(&o->bufs[i],
+					   ev_first(&o->bufs[i]))));
+			out_s(&out, ",\"s\":\"t\",\"args\":{");
+			arg_u(&out, "events", ev_first(&o->bufs[i]), true);
+			out_s(&out, "}}");
+		}
+		rc = write_track(&c, &o->bufs[i]);
+	}
+	out_s(&out, "\n]}\n");
+	out_flush(&out);
+	if (!rc && out.err)
+		rc = -out.err;
+done:
+	if (fclose(out.f) && !rc)
+		rc = -EIO;
+	free(out.buf);
+	if (nm.tab) {
+		size_t j;
+
+		for (j = 0; j <= nm.mask; j++)
+			free(nm.tab[j].name);
+		free(nm.tab);
+	}
+	return rc;
+}
+
+void act__observe_stop(struct act__rt *rt)
+{
+	struct act__observe *o = rt->obs;
+	uint32_t i;
+	int rc;
+
+	if (!o)
+		return;
+	if (o->bufs && o->trace_path) {
+		rc = write_trace(rt, o);
+		if (rc)
+			fprintf(stderr, "actors: ACTORS_TRACE: %s: %s\n",
+				o->trace_path, strerror(-rc));
+	}
+	for (i = 0; o->bufs && i <= rt->nworkers; i++)
+		act__trace_buf_destroy(&o->bufs[i]);
+	for (i = 0; i < rt->nworkers; i++) {
+		rt->workers[i].trace = NULL;
+		rt->workers[i].timed = false;
+	}
+	rt->reactor->trace = NULL;
+	free(o->bufs);
+	free(o->reported);
+	free(o->last);
+	free(o);
+	rt->obs = NULL;
+}
