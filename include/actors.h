@@ -145,8 +145,8 @@ struct act_config {
 				 * auto */
 	uint32_t reserved[1];
 	const char *cpus;    /* CPUs the runtime may use, a list such as
-			   * "0-7,16-23"; NULL: ACTORS_CPUS or all the
-			   * process may use */
+			      * "0-7,16-23"; NULL: ACTORS_CPUS or all the
+			      * process may use */
 	const char *trace;   /* execution trace file (doc/observability.md);
 			      * NULL: ACTORS_TRACE or none */
 	size_t trace_buffer; /* bytes of trace buffer per worker and for the
@@ -282,7 +282,7 @@ struct act_stats {
 	uint64_t io_inflight;	  /* operations in the kernel now */
 	uint64_t reactor_loops;	  /* turns of the reactor's loop */
 	uint64_t reactor_wakes;	  /* workers the reactor woke (at most one
-				  * FUTEX_WAKE per worker per loop) */
+				   * FUTEX_WAKE per worker per loop) */
 	uint64_t uptime_ns;	  /* since act_main started the runtime */
 	uint64_t reactor_busy_ns; /* the reactor's time in its loops */
 	uint64_t reactor_sleep_ns; /* and waiting for work */

@@ -77,13 +77,13 @@ enum act__var_id {
 enum act__var_type {
 	ACT_VAR_UINT,	  /* a whole number in [min, max], or one of words */
 	ACT_VAR_SIZE,	  /* bytes, optional k/m/g suffix, in [min, max];
-			  * rounded up to a multiple of 4096 */
+			   * rounded up to a multiple of 4096 */
 	ACT_VAR_WORD,	  /* one of words */
 	ACT_VAR_CPU,	  /* one of words, or an OS CPU in [min, max],
-			  * stored as ACT_REACTOR_CPU(n) */
+			   * stored as ACT_REACTOR_CPU(n) */
 	ACT_VAR_CPULIST,  /* a CPU list, kept as the string: the topology
-			  * checks it (act__topology_load), naming the
-			  * variable */
+			   * checks it (act__topology_load), naming the
+			   * variable */
 	ACT_VAR_PATH,	  /* a file name, kept as the string; not empty */
 	ACT_VAR_DURATION, /* a whole number with a unit, ns, us, ms or s,
 			   * in [min, max] nanoseconds, or one of words */
@@ -139,7 +139,7 @@ extern const struct act__var act__vars[ACT_VARS];
 struct act__settings {
 	struct act_config cfg;
 	unsigned long long stats; /* ACTORS_STATS: 0 off, 1 the counters at
-				    * exit, else lines every stats ns */
+				   * exit, else lines every stats ns */
 	unsigned long long long_schedule; /* ACTORS_LONG_SCHEDULE: ns, 0 off */
 	uint32_t wake_last;		  /* ACTORS_WAKE: 0 waker, 1 last */
 	uint32_t place_random;		  /* ACTORS_PLACE: 0 idle, 1 random */

@@ -26,28 +26,28 @@
 
 enum act__trace_kind {
 	ACT_TR_NONE = 0,
-	ACT_TR_RUN,	/* slice end: a pid, b start tick, c why | red << 8
-			 * | flow in << 32 */
-	ACT_TR_SEARCH,	/* slice end: b start tick */
-	ACT_TR_PARKED,	/* slice end: b start tick */
-	ACT_TR_SPAWN,	/* a child, b entry function, c parent */
-	ACT_TR_EXIT,	/* a pid, b reason */
-	ACT_TR_KILL,	/* a target, b reason, c killer (0: outside) */
-	ACT_TR_SIG_EXIT, /* exit signal: a from, b to, c reason */
-	ACT_TR_SIG_DOWN, /* DOWN message: a from, b to, c reason */
-	ACT_TR_STEAL,	/* a victim worker, b processes taken */
-	ACT_TR_MUTE,	/* a muted pid, b receiver */
-	ACT_TR_RELEASE, /* a released pid */
+	ACT_TR_RUN,	    /* slice end: a pid, b start tick, c why | red << 8
+			     * | flow in << 32 */
+	ACT_TR_SEARCH,	    /* slice end: b start tick */
+	ACT_TR_PARKED,	    /* slice end: b start tick */
+	ACT_TR_SPAWN,	    /* a child, b entry function, c parent */
+	ACT_TR_EXIT,	    /* a pid, b reason */
+	ACT_TR_KILL,	    /* a target, b reason, c killer (0: outside) */
+	ACT_TR_SIG_EXIT,    /* exit signal: a from, b to, c reason */
+	ACT_TR_SIG_DOWN,    /* DOWN message: a from, b to, c reason */
+	ACT_TR_STEAL,	    /* a victim worker, b processes taken */
+	ACT_TR_MUTE,	    /* a muted pid, b receiver */
+	ACT_TR_RELEASE,	    /* a released pid */
 	ACT_TR_WAKE_WORKER, /* a worker index rung */
-	ACT_TR_FLOW,	/* a flow id, b woken pid: the arrow's start */
-	ACT_TR_RUNQ,	/* a run queue length */
-	ACT_TR_NAME,	/* a pid, b length; the name follows in the next
-			 * events' bytes (ACT_TR_BYTES) */
-	ACT_TR_BYTES,	/* 24 bytes of a name */
-	ACT_TR_LOOP,	/* reactor turn end: b start tick, a SQEs, c CQEs */
-	ACT_TR_IO_BEGIN, /* a op id, b pid, c op << 32 | fd */
-	ACT_TR_IO_END,	/* a op id, b result, c op << 32 */
-	ACT_TR_TIMER,	/* a pid, b 0 timeout, 1 timer message */
+	ACT_TR_FLOW,	    /* a flow id, b woken pid: the arrow's start */
+	ACT_TR_RUNQ,	    /* a run queue length */
+	ACT_TR_NAME,	    /* a pid, b length; the name follows in the next
+			     * events' bytes (ACT_TR_BYTES) */
+	ACT_TR_BYTES,	    /* 24 bytes of a name */
+	ACT_TR_LOOP,	    /* reactor turn end: b start tick, a SQEs, c CQEs */
+	ACT_TR_IO_BEGIN,    /* a op id, b pid, c op << 32 | fd */
+	ACT_TR_IO_END,	    /* a op id, b result, c op << 32 */
+	ACT_TR_TIMER,	    /* a pid, b 0 timeout, 1 timer message */
 	ACT_TR_KINDS
 };
 

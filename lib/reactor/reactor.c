@@ -323,7 +323,7 @@ static int64_t turn(struct act__reactor *r)
 }
 
 /* Time accounting: the reactor enters phase ph (0 busy, 2 sleeping) at
- * tick now; the one it leaves is added to its total. */
+ * now (clock nanoseconds); the one it leaves is added to its total. */
 static void phase_to(struct act__reactor *r, unsigned ph, uint64_t now)
 {
 	uint64_t at = r->phase_own >> 2, d = now > at ? now - at : 0;
@@ -380,8 +380,8 @@ static void *reactor_main(void *arg)
 	atomic_store_explicit(&r->ready, 1, memory_order_release);
 	act__park_futex_wake(&r->ready, 1);
 
-	r->phase_own = act__clock_ticks() << 2;
-	from = r->phase_own >> 2;
+	r->phase_own = (uint64_t)act__clock_now() << 2;
+	from = act__clock_ticks();
 	if (r->watch_ns)
 		r->watch_next = act__clock_now() + r->watch_ns;
 	/* acquire: pairs with the release store in act__reactor_stop */
@@ -412,15 +412,15 @@ static void *reactor_main(void *arg)
 		if (w >= 0 && (next < 0 || next > w))
 			next = w;
 		trace_loop(r, from);
-		phase_to(r, 2, act__clock_ticks());
+		phase_to(r, 2, (uint64_t)act__clock_now());
 		if (r->ring.mode != ACT_RING_NONE)
 			act__ring_wait(&r->ring, &r->bell, seen, next);
 		else
 			act__park_sleep(&r->bell, seen, next);
-		from = act__clock_ticks();
-		phase_to(r, 0, from);
+		from = r->trace ? act__clock_ticks() : 0;
+		phase_to(r, 0, (uint64_t)act__clock_now());
 	}
-	phase_to(r, 0, act__clock_ticks());
+	phase_to(r, 0, (uint64_t)act__clock_now());
 	drop_all(r);
 	return NULL;
 }

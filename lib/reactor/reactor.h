@@ -158,7 +158,7 @@ struct act__reactor {
 	/* observers (doc/observability.md): the trace's buffer (NULL:
 	 * off) and this loop's counts for it; the watch, a call into the
 	 * runtime every watch_ns (0: none) for ACTORS_STATS' lines and
-	 * ACTORS_LONG_SCHEDULE; time accounting in ticks, as a worker's
+	 * ACTORS_LONG_SCHEDULE; time accounting in nanoseconds, as a worker's
 	 * (busy: the turns, sleep: the waits), phase read by the watch */
 	struct act__trace_buf *trace;
 	uint32_t turn_sqes, turn_cqes;

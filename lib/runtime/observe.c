@@ -25,23 +25,24 @@
 #include "runtime.h"
 
 struct act__observe {
-	const char *trace_path;		/* NULL: no trace */
-	struct act__trace_buf *bufs;	/* nworkers + 1 (the reactor last) */
-	uint64_t stats_ns;		/* interval lines; 0: none */
-	uint64_t long_ns;		/* long schedules; 0: none */
+	const char *trace_path;	     /* NULL: no trace */
+	struct act__trace_buf *bufs; /* nworkers + 1 (the reactor last) */
+	uint64_t stats_ns;	     /* interval lines; 0: none */
+	uint64_t long_ns;	     /* long schedules; 0: none */
 	int64_t start_ns, stats_next, last_ns;
 	/* the watch's own (reactor only) */
-	uint64_t *reported;		/* per worker: the turn reported */
+	uint64_t *reported; /* per worker: the turn reported */
 	struct snap {
 		uint64_t runs, spawns, steals, parks, busy, spin, sleep;
-	} *last;			/* per worker, then the reactor */
+	} * last; /* per worker, then the reactor */
 };
 
 /* ---- time accounting ---------------------------------------------------- */
 
-/* A phase total at tick now: the phases that ended, and the current one
- * if it is `which`. Read without a lock: a phase that ends between the
- * two loads is counted twice or not at all, for one line. */
+/* A phase total in nanoseconds: the phases that ended (it only grows),
+ * and with `now` the current one too if it is `which` (the interval
+ * lines: read without a lock, a phase that ends between the two loads is
+ * counted twice or not at all, for one line). */
 static uint64_t phase_total(_Atomic uint64_t *total, _Atomic uint64_t *phase,
 			    unsigned which, uint64_t now)
 {
@@ -49,37 +50,40 @@ static uint64_t phase_total(_Atomic uint64_t *total, _Atomic uint64_t *phase,
 	uint64_t t = atomic_load_explicit(total, memory_order_relaxed);
 	uint64_t ph = atomic_load_explicit(phase, memory_order_relaxed);
 
-	if ((ph & 3) == which && now > ph >> 2)
+	if (now && (ph & 3) == which && now > ph >> 2)
 		t += now - (ph >> 2);
 	return t;
+}
+
+static void worker_times(struct act__rt *rt, uint32_t i,
+			 struct act_worker_stats *ws, uint64_t now)
+{
+	struct act__worker *w = &rt->workers[i];
+
+	ws->busy_ns = phase_total(&w->t_busy, &w->phase, ACT_PHASE_BUSY, now);
+	ws->spin_ns = phase_total(&w->t_spin, &w->phase, ACT_PHASE_SPIN, now);
+	ws->sleep_ns =
+		phase_total(&w->t_sleep, &w->phase, ACT_PHASE_SLEEP, now);
+}
+
+static void rt_times(struct act__rt *rt, struct act_stats *s, uint64_t now)
+{
+	struct act__reactor *re = rt->reactor;
+
+	s->uptime_ns = (uint64_t)(act__clock_now() - rt->cal.ns0);
+	s->reactor_busy_ns = phase_total(&re->t_busy, &re->phase, 0, now);
+	s->reactor_sleep_ns = phase_total(&re->t_sleep, &re->phase, 2, now);
 }
 
 void act__observe_worker_times(struct act__rt *rt, uint32_t i,
 			       struct act_worker_stats *ws)
 {
-	struct act__worker *w = &rt->workers[i];
-	double r = act__clock_cal_ratio(&rt->cal);
-	uint64_t now = act__clock_ticks();
-
-	ws->busy_ns = (uint64_t)act__clock_ticks_ns(
-		phase_total(&w->t_busy, &w->phase, ACT_PHASE_BUSY, now), r);
-	ws->spin_ns = (uint64_t)act__clock_ticks_ns(
-		phase_total(&w->t_spin, &w->phase, ACT_PHASE_SPIN, now), r);
-	ws->sleep_ns = (uint64_t)act__clock_ticks_ns(
-		phase_total(&w->t_sleep, &w->phase, ACT_PHASE_SLEEP, now), r);
+	worker_times(rt, i, ws, 0);
 }
 
 void act__observe_rt_times(struct act__rt *rt, struct act_stats *s)
 {
-	struct act__reactor *re = rt->reactor;
-	double r = act__clock_cal_ratio(&rt->cal);
-	uint64_t now = act__clock_ticks();
-
-	s->uptime_ns = (uint64_t)(act__clock_now() - rt->cal.ns0);
-	s->reactor_busy_ns = (uint64_t)act__clock_ticks_ns(
-		phase_total(&re->t_busy, &re->phase, 0, now), r);
-	s->reactor_sleep_ns = (uint64_t)act__clock_ticks_ns(
-		phase_total(&re->t_sleep, &re->phase, 2, now), r);
+	rt_times(rt, s, 0);
 }
 
 /* ---- the watch (reactor thread) ------------------------------------------ */
@@ -93,8 +97,7 @@ static double ms(uint64_t ns)
 
 /* One line per worker and one for the reactor: what changed since the
  * last line (ACTORS_STATS=INTERVAL, as Go's schedtrace). */
-static void stats_lines(struct act__rt *rt, struct act__observe *o,
-			int64_t now)
+static void stats_lines(struct act__rt *rt, struct act__observe *o, int64_t now)
 {
 	struct act_worker_stats ws;
 	struct act_stats s;
@@ -107,7 +110,7 @@ static void stats_lines(struct act__rt *rt, struct act__observe *o,
 		char cpu[16];
 
 		l = &o->last[i];
-		act__observe_worker_times(rt, i, &ws);
+		worker_times(rt, i, &ws, (uint64_t)now);
 		n = (struct snap){ LOAD(w->n_switches), LOAD(w->n_spawns),
 				   LOAD(w->n_steals),	LOAD(w->n_parks),
 				   ws.busy_ns,		ws.spin_ns,
@@ -129,14 +132,13 @@ static void stats_lines(struct act__rt *rt, struct act__observe *o,
 		*l = n;
 	}
 	l = &o->last[rt->nworkers];
-	act__observe_rt_times(rt, &s);
-	n = (struct snap){ LOAD(rt->reactor->n_loops),
-			   LOAD(rt->reactor->n_io_ops),
-			   LOAD(rt->reactor->n_fired),
-			   LOAD(rt->reactor->n_wakes),
-			   s.reactor_busy_ns,
-			   0,
-			   s.reactor_sleep_ns };
+	rt_times(rt, &s, (uint64_t)now);
+	n = (struct snap){
+		LOAD(rt->reactor->n_loops), LOAD(rt->reactor->n_io_ops),
+		LOAD(rt->reactor->n_fired), LOAD(rt->reactor->n_wakes),
+		s.reactor_busy_ns,	    0,
+		s.reactor_sleep_ns
+	};
 	fprintf(stderr,
 		"actors: %.3fs reactor: loops %" PRIu64 " io %" PRIu64
 		" timeouts %" PRIu64 " wakes %" PRIu64 " inflight %" PRIu64
@@ -392,8 +394,9 @@ static struct pname *name_slot(struct names *nm, uint64_t pid)
 	return &nm->tab[i];
 }
 
-static const char *why_name[] = { "?", "receive", "yield", "io", "exit",
-				  "muted" };
+static const char *why_name[] = {
+	"?", "receive", "yield", "io", "exit", "muted"
+};
 
 /* One track's event, sorted by time; slices before the instants they
  * contain (the sort key's low bit). */
@@ -470,8 +473,7 @@ static void arg_i(struct out *o, const char *k, int64_t v, bool first)
 	out_i(o, v);
 }
 
-static const char *pid_name(struct wctx *c, uint64_t pid, char *buf,
-			    size_t len)
+static const char *pid_name(struct wctx *c, uint64_t pid, char *buf, size_t len)
 {
 	struct pname *p = name_slot(c->nm, pid);
 	const char *s;
@@ -645,8 +647,8 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		head(c, "i", "timer", "timer", t);
 		out_s(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
-		out_s(o, e->b ? ",\"kind\":\"message\"" :
-				",\"kind\":\"timeout\"");
+		out_s(o,
+		      e->b ? ",\"kind\":\"message\"" : ",\"kind\":\"timeout\"");
 		break;
 	default:
 		return; /* NAME, BYTES: read by collect_names */
@@ -675,7 +677,8 @@ static int collect_names(struct act__rt *rt, struct act__observe *o,
 
 	for (i = 0; i < n; i++)
 		for (j = ev_first(&o->bufs[i]); j < o->bufs[i].n; j++) {
-			unsigned k = (unsigned)(ev_at(&o->bufs[i], j)->tk >> 56);
+			unsigned k =
+				(unsigned)(ev_at(&o->bufs[i], j)->tk >> 56);
 
 			want += k == ACT_TR_SPAWN || k == ACT_TR_NAME;
 		}
@@ -701,7 +704,8 @@ static int collect_names(struct act__rt *rt, struct act__observe *o,
 			if (k != ACT_TR_NAME)
 				continue;
 			len = e->b;
-			if (j + 1 + (len + 23) / 24 > b->n || len > ACT_NAME_MAX)
+			if (j + 1 + (len + 23) / 24 > b->n ||
+			    len > ACT_NAME_MAX)
 				continue;
 			p = name_slot(nm, e->a);
 			free(p->name);

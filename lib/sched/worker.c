@@ -367,7 +367,8 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 /* ---- idle: search, then sleep ------------------------------------------ */
 
 /*
- * Time accounting: w enters phase `next` (ACT_PHASE_*) at tick now; the
+ * Time accounting: w enters phase `next` (ACT_PHASE_*) at now (clock
+ * nanoseconds, so that no ratio to ticks moves the totals); the
  * phase it leaves is added to its total. Only at the edges of idleness,
  * never per turn.
  */
@@ -559,16 +560,16 @@ static void sleep_idle(struct act__worker *w)
 	    !act__runq_maybe_nonempty(&w->rq) &&
 	    !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
 	    !others_have_work(w)) {
-		uint64_t from = act__clock_ticks(), to;
+		uint64_t from = w->trace ? act__clock_ticks() : 0;
 
 		act__count(&w->n_sleeps);
-		phase_to(w, ACT_PHASE_SLEEP, from);
+		phase_to(w, ACT_PHASE_SLEEP, (uint64_t)act__clock_now());
 		/* stop is 0 here (just checked): sleep until it or the bell
 		 * moves */
 		act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
-		to = act__clock_ticks();
-		phase_to(w, ACT_PHASE_SPIN, to);
-		trace_idle(w, ACT_TR_PARKED, from, to);
+		phase_to(w, ACT_PHASE_SPIN, (uint64_t)act__clock_now());
+		if (act__unlikely(w->trace))
+			trace_idle(w, ACT_TR_PARKED, from, act__clock_ticks());
 	}
 	act__park_cancel(&w->bell);
 	unidle(w, word, bit);
@@ -577,7 +578,7 @@ static void sleep_idle(struct act__worker *w)
 static void idle_loop(struct act__worker *w)
 {
 	for (;;) {
-		uint64_t from = w->phase_own >> 2;
+		uint64_t from = w->trace ? act__clock_ticks() : 0;
 		bool found = search(w);
 
 		if (act__unlikely(w->trace))
@@ -600,12 +601,11 @@ static void idle(struct act__worker *w)
 	act__proc_flush_away(&w->rt->procs, &w->slots);
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
-	phase_to(w, ACT_PHASE_SPIN, act__clock_ticks());
+	phase_to(w, ACT_PHASE_SPIN, (uint64_t)act__clock_now());
 	if (act__unlikely(w->trace))
-		act__trace_put(w->trace, ACT_TR_RUNQ,
-			       (w->phase_own >> 2) - w->trace->t0, 0, 0, 0);
+		act__trace_event(w->trace, ACT_TR_RUNQ, 0, 0, 0);
 	idle_loop(w);
-	phase_to(w, ACT_PHASE_BUSY, act__clock_ticks());
+	phase_to(w, ACT_PHASE_BUSY, (uint64_t)act__clock_now());
 	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
 }
 
@@ -660,7 +660,7 @@ void act__worker_loop(struct act__worker *w)
 {
 	struct act__proc *p;
 
-	w->phase_own = act__clock_ticks() << 2 | ACT_PHASE_BUSY;
+	w->phase_own = (uint64_t)act__clock_now() << 2 | ACT_PHASE_BUSY;
 	/* relaxed: the watch's snapshot (phase_to) */
 	atomic_store_explicit(&w->phase, w->phase_own, memory_order_relaxed);
 	/* acquire: pairs with the release store of stop in reap/act_main */
@@ -676,7 +676,7 @@ void act__worker_loop(struct act__worker *w)
 		else
 			idle(w);
 	}
-	phase_to(w, ACT_PHASE_BUSY, act__clock_ticks()); /* the last one in */
+	phase_to(w, ACT_PHASE_BUSY, (uint64_t)act__clock_now()); /* the last */
 	act__slab_flush_remote(&w->slab);
 	act__stack_flush_away(&w->stacks);
 	act__proc_flush_away(&w->rt->procs, &w->slots);

@@ -69,7 +69,7 @@ struct act__worker {
 		n_steal_fails, n_stolen, n_remote_wakes, n_parks, n_sleeps,
 		n_futex_wakes, n_mutes, n_exits, n_far_steals,
 		n_direct; /* switches from a process straight to the next */
-	/* time accounting, in ticks (base/clock.h): the phases that ended,
+	/* time accounting, in nanoseconds: the phases that ended,
 	 * busy (running processes or between them), spinning (searching
 	 * for work) and sleeping; the current one is `phase` below */
 	_Atomic uint64_t t_busy, t_spin, t_sleep;
