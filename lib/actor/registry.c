@@ -8,6 +8,7 @@
  * registry, then a slot.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -283,4 +284,12 @@ act_pid act_whereis(const char *name)
 
 	act__rt_leave(rt);
 	return pid;
+}
+
+void act__registry_name_copy(const struct act__proc *p, char *buf,
+			     unsigned long len)
+{
+	/* p->name changes and its entry is freed only after its slot's
+	 * lock saw it cleared (register_in, unhook): the caller holds it */
+	snprintf(buf, len, "%s", p->name ? p->name->s : "");
 }
