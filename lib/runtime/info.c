@@ -101,15 +101,15 @@ static void wait_info(struct act__proc *p, unsigned st,
 		break;
 	case ACT_PS_IOWAIT:
 		info->wait = ACT_WAIT_IO;
-		info->wait_io_op = public_op(
-			atomic_load_explicit(&p->wait_op, memory_order_relaxed));
+		info->wait_io_op = public_op(atomic_load_explicit(
+			&p->wait_op, memory_order_relaxed));
 		info->wait_fd = (int)(uint32_t)atomic_load_explicit(
 			&p->wait_on, memory_order_relaxed);
 		break;
 	case ACT_PS_MUTED:
 		info->wait = ACT_WAIT_MUTED;
-		info->wait_pid.id = atomic_load_explicit(&p->wait_on,
-							 memory_order_relaxed);
+		info->wait_pid.id =
+			atomic_load_explicit(&p->wait_on, memory_order_relaxed);
 		break;
 	default:
 		info->wait = ACT_WAIT_NONE;
@@ -273,9 +273,12 @@ act_pid act_process_next(act_pid prev)
 static const char *state_name(int st)
 {
 	static const char *const names[] = {
-		[ACT_PROC_RUNNABLE] = "runnable", [ACT_PROC_RUNNING] = "running",
-		[ACT_PROC_WAITING] = "waiting",	  [ACT_PROC_MUTED] = "muted",
-		[ACT_PROC_IOWAIT] = "iowait",	  [ACT_PROC_EXITING] = "exiting",
+		[ACT_PROC_RUNNABLE] = "runnable",
+		[ACT_PROC_RUNNING] = "running",
+		[ACT_PROC_WAITING] = "waiting",
+		[ACT_PROC_MUTED] = "muted",
+		[ACT_PROC_IOWAIT] = "iowait",
+		[ACT_PROC_EXITING] = "exiting",
 	};
 
 	return st >= ACT_PROC_RUNNABLE && st <= ACT_PROC_EXITING ? names[st] :
@@ -351,14 +354,15 @@ static void who(const struct act_process_info *i, char *buf, size_t len)
 	} else {
 		base = dl.dli_fname ? strrchr(dl.dli_fname, '/') : NULL;
 		snprintf(buf, len, "fn=%s+%#lx",
-			 base ? base + 1 : dl.dli_fname ? dl.dli_fname : "?",
+			 base	      ? base + 1 :
+			 dl.dli_fname ? dl.dli_fname :
+					"?",
 			 (unsigned long)((char *)*(void **)(void *)&i->fn -
 					 (char *)dl.dli_fbase));
 	}
 }
 
-static void dump_line(FILE *out, const struct act_process_info *i,
-		      int64_t now)
+static void dump_line(FILE *out, const struct act_process_info *i, int64_t now)
 {
 	char wait[64], name[ACT_NAME_MAX + 64];
 
