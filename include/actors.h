@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 
@@ -317,6 +318,88 @@ struct act_worker_stats {
 /* Any thread while a runtime runs. Returns the number of workers. */
 ACT_API int act_stats(struct act_stats *stats, struct act_worker_stats *workers,
 		      int nworkers);
+
+/* What act_process_info says a process is doing. */
+enum act_proc_state {
+	ACT_PROC_RUNNABLE = 1, /* in a run queue */
+	ACT_PROC_RUNNING,      /* on a worker now */
+	ACT_PROC_WAITING,      /* for a message or a timeout (wait) */
+	ACT_PROC_MUTED,	       /* sent to a backlogged receiver: waits
+				* until that one has read its mail */
+	ACT_PROC_IOWAIT,       /* for an act_io_* operation */
+	ACT_PROC_EXITING,      /* exited, not yet reaped */
+};
+
+/* act_process_info.wait: what a waiting process waits for. */
+enum act_wait {
+	ACT_WAIT_NONE = 0, /* it does not wait (or it is exiting) */
+	ACT_WAIT_MESSAGE,  /* act_receive: any message */
+	ACT_WAIT_MATCH,	   /* act_receive_match: a message it matches */
+	ACT_WAIT_SLEEP,	   /* act_sleep */
+	ACT_WAIT_IO,	   /* an I/O operation: wait_io_op on wait_fd */
+	ACT_WAIT_MUTED,	   /* wait_pid's backlog */
+};
+
+/* act_process_info.wait_io_op: which act_io_* call it waits in. */
+enum act_io_op {
+	ACT_IO_OP_NONE = 0,
+	ACT_IO_OP_READ,
+	ACT_IO_OP_WRITE,
+	ACT_IO_OP_RECV,
+	ACT_IO_OP_SEND,
+	ACT_IO_OP_ACCEPT,
+	ACT_IO_OP_CONNECT,
+	ACT_IO_OP_CLOSE,
+	ACT_IO_OP_POLL,
+	ACT_IO_OP_OTHER,
+};
+
+/* act_process_info.flags */
+#define ACT_INFO_MAILBOX_INEXACT \
+	1u /* mailbox_len: it kept running while
+				     * it was counted, a best effort */
+
+/*
+ * One process, as act_process_info saw it: a snapshot of fields that
+ * change as it runs, not a synchronised view (act_process_info(3)).
+ */
+struct act_process_info {
+	act_pid pid;
+	int state;		/* enum act_proc_state */
+	int worker;		/* the worker running it or that ran it last;
+			    * -1: none yet */
+	uint32_t flags;		/* ACT_INFO_* */
+	uint32_t mailbox_limit; /* 0: none */
+	uint64_t mailbox_len;	/* messages not yet received, those a
+				 * selective receive skipped included */
+	uint64_t reductions;	/* runtime calls charged, all turns */
+	uint64_t run_ns;	/* time on a worker, where turns are timed;
+				 * 0 otherwise */
+	void (*fn)(void *);	/* its entry function */
+	uint32_t links;		/* processes linked to it */
+	uint32_t monitors;	/* monitors it holds */
+	uint32_t monitored_by;	/* monitors on it */
+	bool trap_exit;
+	int wait;		     /* enum act_wait */
+	int64_t wait_deadline;	     /* MESSAGE, MATCH, SLEEP: CLOCK_MONOTONIC
+				 * ns it gives up at; 0: none */
+	int wait_io_op;		     /* IO: enum act_io_op */
+	int wait_fd;		     /* IO: its descriptor; else -1 */
+	act_pid wait_pid;	     /* MUTED: the receiver it waits for */
+	char name[ACT_NAME_MAX + 1]; /* registered name, "" if none */
+	uint64_t reserved[6];
+};
+
+/*
+ * Any thread while a runtime runs. 0, -EINVAL (info NULL), or -ESRCH
+ * (pid not alive, or no runtime).
+ */
+ACT_API int act_process_info(act_pid pid, struct act_process_info *info);
+/* Any thread: the first live process after prev's slot (ACT_PID_NONE:
+ * from the start), or ACT_PID_NONE after the last. */
+ACT_API act_pid act_process_next(act_pid prev);
+/* Any thread: a header, then one line per live process. 0 or -ESRCH. */
+ACT_API int act_dump(FILE *out);
 
 #ifdef __cplusplus
 }

@@ -177,9 +177,11 @@ static inline long tu_count_lines(const char *path)
 static inline int tu_run_suite(Suite *s)
 {
 	static const char *const vars[] = {
-		"ACTORS_SCHEDULERS",   "ACTORS_STACK_SIZE",  "ACTORS_STATS",
-		"ACTORS_WAKE",	       "ACTORS_PLACE",	     "ACTORS_SPIN_US",
-		"ACTORS_BACKPRESSURE", "ACTORS_RING_ENTRIES"
+		"ACTORS_SCHEDULERS",   "ACTORS_STACK_SIZE",
+		"ACTORS_STATS",	       "ACTORS_WAKE",
+		"ACTORS_PLACE",	       "ACTORS_SPIN_US",
+		"ACTORS_BACKPRESSURE", "ACTORS_RING_ENTRIES",
+		"ACTORS_DUMP_SIGNAL"
 	};
 	SRunner *sr = srunner_create(s);
 	unsigned i;

@@ -194,7 +194,7 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 /* Blocked part of a receive: park until a match, or the deadline. */
 static act__always_inline struct act__envelope *
 wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
-	 void *ctx, int64_t timeout_ns)
+	 void *ctx, int64_t timeout_ns, enum act__wait_kind kind)
 {
 	struct act__worker *w = *wp;
 	struct act__rt *rt = w->rt;
@@ -205,13 +205,20 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 	struct act__envelope *e;
 
 	p->wait_ticket = t;
-	if (timeout_ns > 0) {
+	/* for observers (proc.h's fifth line): relaxed, read only while
+	 * the state says WAITING, which the park publishes after these */
+	atomic_store_explicit(&p->wait_kind, kind, memory_order_relaxed);
+	if (timeout_ns <= 0) {
+		atomic_store_explicit(&p->wait_deadline, 0,
+				      memory_order_relaxed);
+	} else {
 		int64_t now = act__clock_now();
+		int64_t end = timeout_ns < INT64_MAX - now ? now + timeout_ns :
+							     INT64_MAX;
 
-		armed = act__reactor_arm_timeout(rt->reactor, p, t,
-						 timeout_ns < INT64_MAX - now ?
-							 now + timeout_ns :
-							 INT64_MAX);
+		atomic_store_explicit(&p->wait_deadline, end,
+				      memory_order_relaxed);
+		armed = act__reactor_arm_timeout(rt->reactor, p, t, end);
 		if (!armed)
 			return NULL; /* no memory for the timer: time out */
 		p->armed = armed;
@@ -254,7 +261,8 @@ static act__always_inline struct act_msg *receive(act__match_fn match,
 	if (!e)
 		act__backpressure_clear(w, p);
 	if (!e && timeout_ns != 0)
-		e = wait_for(&w, p, match, ctx, timeout_ns);
+		e = wait_for(&w, p, match, ctx, timeout_ns,
+			     match ? ACT_WK_MATCH : ACT_WK_ANY);
 	if (!e)
 		return NULL;
 	if (act__unlikely(e->counted)) /* out of the limit's count */
@@ -310,7 +318,7 @@ int act_sleep(int64_t ns)
 	act__backpressure_clear(w, p); /* asleep, it reads no mail */
 	/* a receive that takes nothing: messages that come meanwhile wake
 	 * it, go to the save queue in order, and it waits again */
-	if (wait_for(&w, p, match_none, NULL, ns))
+	if (wait_for(&w, p, match_none, NULL, ns, ACT_WK_SLEEP))
 		act__fatal("act_sleep took a message");
 	/* the timeout fires at its deadline or later: back early means
 	 * there was no memory to arm it */

@@ -189,8 +189,8 @@ void act__registry_name_of(struct act__rt *rt, act_pid pid, char *buf,
 	if (!p)
 		return;
 	act__proc_lock(p); /* pairs with the unlock below */
-	if (act__links_proc_live(&rt->procs, p, pid) && p->name)
-		snprintf(buf, len, "%s", p->name->s);
+	if (act__links_proc_live(&rt->procs, p, pid))
+		act__registry_name_copy(p, buf, len);
 	act__proc_unlock(p);
 }
 
@@ -302,4 +302,12 @@ act_pid act_whereis(const char *name)
 
 	act__rt_leave(rt);
 	return pid;
+}
+
+void act__registry_name_copy(const struct act__proc *p, char *buf,
+			     unsigned long len)
+{
+	/* p->name changes and its entry is freed only after its slot's
+	 * lock saw it cleared (register_in, unhook): the caller holds it */
+	snprintf(buf, len, "%s", p->name ? p->name->s : "");
 }

@@ -23,4 +23,9 @@ void act__registry_exit(struct act__rt *rt, struct act__proc *p);
 void act__registry_name_of(struct act__rt *rt, act_pid pid, char *buf,
 			   size_t len);
 
+/* Under p's lock (act__proc_lock): its registered name into buf (len
+ * bytes, at least 1), cut to fit; "" when it has none. */
+void act__registry_name_copy(const struct act__proc *p, char *buf,
+			     unsigned long len);
+
 #endif /* ACT_REGISTRY_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* vars.c - the table of ACTORS_* variables and its resolver; see vars.h. */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,6 +42,16 @@ static const struct act__var_word place_words[] = { { "idle", 0 },
 static const struct act__var_word backpressure_words[] = { { "mute", 0 },
 							   { "off", 1 },
 							   { NULL, 0 } };
+/* ACTORS_DUMP_SIGNAL: the signals a program leaves to its operator
+ * (SIGUSR1 and SIGUSR2 are 10 and 12 on every Linux port this runtime
+ * has); a real-time signal by number. Never one that the kernel sends
+ * for a fault or that cannot be caught. */
+static const struct act__var_word dump_words[] = {
+	{ "off", 0 },	       { "USR1", SIGUSR1 },	 { "SIGUSR1", SIGUSR1 },
+	{ "10", SIGUSR1 },     { "USR2", SIGUSR2 },	 { "SIGUSR2", SIGUSR2 },
+	{ "12", SIGUSR2 },     { "HUP", SIGHUP },	 { "SIGHUP", SIGHUP },
+	{ "WINCH", SIGWINCH }, { "SIGWINCH", SIGWINCH }, { NULL, 0 }
+};
 /* act__plan_bind_name and act__plan_bind_parse (plan.c) read these too */
 static const struct act__var_word bind_words[] = {
 	{ "none", ACT_BIND_NONE },
@@ -177,6 +188,17 @@ const struct act__var act__vars[ACT_VARS] = {
 		.doc = "Whether a process that sends to one with a backlog "
 		       "waits until that one has read it (mute) or never "
 		       "(off)",
+	},
+	[ACT_VAR_DUMP_SIGNAL] = {
+		.name = "ACTORS_DUMP_SIGNAL", .type = ACT_VAR_UINT,
+		POLICY(dump_signal),
+		.min = ACT_VARS_DUMP_RT_MIN, .max = ACT_VARS_DUMP_RT_MAX,
+		.words = dump_words,
+		.what = "a real-time signal number",
+		.def = 0,
+		.doc = "A signal that makes the runtime print every process "
+		       "(act_dump) on standard error, or none (off): no "
+		       "handler is installed unless one is named",
 	},
 	[ACT_VAR_BIND] = {
 		.name = "ACTORS_BIND", .type = ACT_VAR_WORD,

@@ -39,6 +39,7 @@ enum act__var_id {
 	ACT_VAR_WAKE,
 	ACT_VAR_PLACE,
 	ACT_VAR_BACKPRESSURE,
+	ACT_VAR_DUMP_SIGNAL,
 	ACT_VAR_BIND, /* the placement three: act__plan_resolve */
 	ACT_VAR_REACTOR_CPU,
 	ACT_VAR_CPUS,
@@ -73,6 +74,10 @@ enum act__var_id {
 #define ACT_VARS_TRACE_BUFFER_MAX ((size_t)16 << 30)
 #define ACT_VARS_TRACE_BUFFER_DEFAULT ((size_t)32 << 20)
 #define ACT_VARS_STACK_DEFAULT ((size_t)64 << 10)
+/* ACTORS_DUMP_SIGNAL's numbers: Linux's real-time signals past the two
+ * glibc keeps (SIGRTMIN is 34 there) */
+#define ACT_VARS_DUMP_RT_MIN 34
+#define ACT_VARS_DUMP_RT_MAX 64
 
 enum act__var_type {
 	ACT_VAR_UINT,	  /* a whole number in [min, max], or one of words */
@@ -144,6 +149,8 @@ struct act__settings {
 	uint32_t wake_last;		  /* ACTORS_WAKE: 0 waker, 1 last */
 	uint32_t place_random;		  /* ACTORS_PLACE: 0 idle, 1 random */
 	uint32_t backpressure_off; /* ACTORS_BACKPRESSURE: 0 mute, 1 off */
+	uint32_t dump_signal;	   /* ACTORS_DUMP_SIGNAL: 0 off, or the
+				    * signal that prints act_dump */
 	/* each variable's value where it was read and taken; NULL where
 	 * it was unset, not read (a field won) or not resolved */
 	const char *env[ACT_VARS];

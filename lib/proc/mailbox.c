@@ -172,3 +172,57 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	/* last: the pops above may have put a kept one on the list */
 	act__mailbox_held_sweep(p, slab, true);
 }
+
+/* An envelope an observer walks to: one for pid still queued counts;
+ * one for pid in another state means the walk left pid's queues. */
+static int count_one(struct act__envelope *e, act_pid pid)
+{
+	if (__atomic_load_n(&e->to.id, __ATOMIC_RELAXED) != pid.id)
+		return 0;
+	return atomic_load_explicit(&e->state, memory_order_relaxed) ==
+			       ACT_ENV_SENT ?
+		       1 :
+		       -1;
+}
+
+long act__mailbox_count(struct act__proc *p, act_pid pid, unsigned long max)
+{
+	struct act__mpsc_node *stub = &p->mbox.stub, *n;
+	uintptr_t t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+						      memory_order_relaxed);
+	struct act__envelope *e;
+	unsigned long steps = 0;
+	long count = 0;
+	int c;
+
+	/* the MPSC queue from its tail; the tail is received already when
+	 * it is the stub or kept (mailbox.h head), the stub may also sit
+	 * further on (put back by a pop) */
+	n = (struct act__mpsc_node *)(t & ~ACT_MBOX_KEPT);
+	if (n == stub || (t & ACT_MBOX_KEPT))
+		/* acquire: pairs with the release link store in
+		 * act__mpsc_push, as the pop's */
+		n = atomic_load_explicit(&n->next, memory_order_acquire);
+	for (; n && steps < max; steps++) {
+		if (n != stub) {
+			c = count_one(act__container_of(n, struct act__envelope,
+							node),
+				      pid);
+			if (c < 0)
+				return -1;
+			count += c;
+		}
+		/* acquire: pairs with the release link store in
+		 * act__mpsc_push */
+		n = atomic_load_explicit(&n->next, memory_order_acquire);
+	}
+	/* then the save queue, oldest first, ended by a NULL link */
+	e = __atomic_load_n(&p->save_head, __ATOMIC_RELAXED);
+	for (; e && steps < max; steps++, e = env_next(e)) {
+		c = count_one(e, pid);
+		if (c <= 0)
+			return -1; /* the save queue holds only pid's */
+		count += c;
+	}
+	return n || e ? -1 : count;
+}

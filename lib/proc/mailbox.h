@@ -233,6 +233,33 @@ act__mailbox_take_new(struct act__proc *p, struct act__slab *slab,
 	return NULL;
 }
 
+/*
+ * Any thread, for an observer (act_process_info): the messages for pid
+ * in p's mailbox and save queue, at most `max` nodes walked; -1 when the
+ * walk met what a mailbox of pid's does not hold (an envelope for pid
+ * not SENT) or ran past max. The owner may pop and save as it runs, so
+ * the count is exact only if it did not run meanwhile: the caller
+ * checks that (act__mailbox_count_stamp before and after). Safe to read
+ * because slots and slab chunks stay mapped while the runtime runs (I5,
+ * slab.h): a node freed meanwhile still reads as an envelope, and a
+ * foreign one's `to` is checked before it counts. See
+ * doc/design/overview.md "Observers".
+ */
+long act__mailbox_count(struct act__proc *p, act_pid pid, unsigned long max);
+
+/*
+ * Any thread: what changes whenever the owner takes something off the
+ * mailbox into a receive or the save queue within one wait: the queue's
+ * tail and the save queue's tail, folded.
+ */
+static inline uintptr_t act__mailbox_count_stamp(struct act__proc *p)
+{
+	return (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+					       memory_order_relaxed) ^
+	       ((uintptr_t)__atomic_load_n(&p->save_tail, __ATOMIC_RELAXED)
+		<< 1);
+}
+
 /* Owner: free the released entries (all of them when `all`). */
 void act__mailbox_held_sweep(struct act__proc *p, struct act__slab *slab,
 			     bool all);

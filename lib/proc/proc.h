@@ -170,9 +170,26 @@ struct act__proc {
 	_Atomic uint64_t reductions act__aligned; /* charged, all turns */
 	_Atomic uint64_t run_ticks; /* its turns' time, when turns are
 				     * timed (base/clock.h ticks) */
+	/* What it waits for, written before each wait switches out and
+	 * never cleared: it means something only while the state word
+	 * says the process waits (WAITING: wait_kind and wait_deadline;
+	 * IOWAIT: wait_op and wait_on, the fd; MUTED: wait_on, the
+	 * receiver's pid). One or two stores a wait (message.c wait_for,
+	 * reactor/io.c io_run, sched/backpressure.c). */
+	_Atomic int64_t wait_deadline; /* CLOCK_MONOTONIC ns; 0: none */
+	_Atomic uint64_t wait_on;      /* the fd, or the receiver's pid */
 	/* trace: the arrow of the wake that made it runnable, set by the
 	 * waker before the enqueue that publishes it; 0: none */
 	_Atomic uint32_t trace_flow;
+	_Atomic uint8_t wait_kind; /* enum act__wait_kind */
+	_Atomic uint8_t wait_op;   /* its I/O's IORING_OP_* */
+};
+
+/* wait_kind: what a WAITING process waits for. */
+enum act__wait_kind {
+	ACT_WK_ANY = 0, /* act_receive: any message */
+	ACT_WK_MATCH,	/* act_receive_match: a message it matches */
+	ACT_WK_SLEEP,	/* act_sleep: its deadline */
 };
 
 /* What a send reads and writes of its receiver (act__proc_lookup, the

@@ -108,6 +108,11 @@ static int64_t io_run(struct act__io *io, int64_t timeout_ns)
 		    atomic_load_explicit(&p->state, memory_order_relaxed)) +
 	    1;
 	p->wait_ticket = t;
+	/* for observers (proc.h's fifth line): relaxed, read only while
+	 * the state says IOWAIT, which the park publishes after these */
+	atomic_store_explicit(&p->wait_op, io->op, memory_order_relaxed);
+	atomic_store_explicit(&p->wait_on, (uint64_t)(uint32_t)io->fd,
+			      memory_order_relaxed);
 	io->p = p;
 	io->ticket = t;
 	io->res = 0;

@@ -388,14 +388,25 @@ static void *reactor_main(void *arg)
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
 		now = turn(r);
 		w = watch(r, now);
+		/* relaxed, then the exchange: the handler's seq_cst store
+		 * pairs with the re-check below, and a dump needs no order */
+		if (act__unlikely(atomic_load_explicit(&r->dump_req,
+						       memory_order_relaxed)) &&
+		    atomic_exchange_explicit(&r->dump_req, 0,
+					     memory_order_relaxed))
+			act__info_dump_requested(r->rt);
 		next = act__wheel_next_ns(&r->wheel);
 		seen = act__park_prepare(&r->bell);
 		/* seq_cst: the reactor's half of the Dekker pair with
 		 * act__reactor_arm_timeout's push and deadline load */
 		atomic_store_explicit(&r->next_deadline, next,
 				      memory_order_seq_cst);
+		/* seq_cst loads: each the load half of a Dekker pair with
+		 * the store that comes before a wake (the push, stop, the
+		 * dump handler's dump_req: runtime/info.c) */
 		if (act__mpsc_maybe_nonempty(&r->cmds) ||
-		    atomic_load_explicit(&r->stop, memory_order_seq_cst)) {
+		    atomic_load_explicit(&r->stop, memory_order_seq_cst) ||
+		    atomic_load_explicit(&r->dump_req, memory_order_seq_cst)) {
 			act__park_cancel(&r->bell);
 			/* submit_first: the turn submitted already */
 			if (!r->submit_first && r->ring.mode != ACT_RING_NONE)

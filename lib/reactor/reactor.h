@@ -130,6 +130,9 @@ struct act__reactor {
 	_Atomic uint32_t ready;	    /* 1 once ring is set up */
 	struct act__utimers timers; /* act_send_after and interval */
 	_Atomic uint32_t stop;
+	/* ACTORS_DUMP_SIGNAL's handler asks for act_dump (runtime/info.c):
+	 * set by the handler, taken by the reactor's loop */
+	_Atomic uint32_t dump_req;
 	_Atomic uint64_t n_fired; /* reactor writes, act_stats reads */
 	_Atomic uint32_t n_held;  /* timers on the wheel, as of its
 				   * last loop (reactor writes) */
@@ -215,6 +218,11 @@ void act__reactor_push(struct act__reactor *r, struct act__rcmd *c, uint8_t op);
 /* The reactor's side of user timers, implemented a layer above, in
  * lib/actor/timer.c (a fired timer is a send: doc/design/overview.md
  * "Layers"); reactor thread only. */
+/* The reactor found dump_req set: print act_dump on stderr (defined in
+ * lib/runtime/info.c, a hook from this layer up: scripts/check-layers.sh
+ * lists it). */
+void act__info_dump_requested(struct act__rt *rt);
+
 void act__timer_arm(struct act__reactor *r, struct act__utimer *u);
 void act__timer_fire(struct act__reactor *r, struct act__utimer *u);
 void act__timer_release(struct act__reactor *r, struct act__utimer *u);

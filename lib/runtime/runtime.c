@@ -23,6 +23,7 @@
 #include "runtime.h"
 #include "observe.h"
 #include "stats.h"
+#include "info.h"
 
 #define DEFAULT_MAX_PROCS (1u << 22)
 #define MAX_PROCS_LIMIT (1u << 31)
@@ -438,6 +439,11 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		goto err_reactor;
 	act__tls_set_worker(&rt->workers[0]);
 	act__rt_open(rt);
+	/* ACTORS_DUMP_SIGNAL: a handler only when asked for */
+	rc = act__info_signal_start(rt, (int)set.dump_signal);
+	if (rc)
+		fprintf(stderr, "actors: ACTORS_DUMP_SIGNAL: sigaction: %s\n",
+			strerror(-rc));
 	/* worker 0 is the caller's thread: its mask is put back at the end */
 	saved = act__plan_binding_get(&rt->topo);
 	/* a mask that could not be saved could not be put back: the
@@ -460,6 +466,8 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	}
 	act__fp_load(&caller_fp);
 	act__tls_set_worker(NULL);
+	/* no dump asked from now on: the reactor stops below */
+	act__info_signal_stop();
 	/* before anything is stopped or freed: a foreign act_send or
 	 * act_send_after inside now still finds the workers and the
 	 * reactor running */

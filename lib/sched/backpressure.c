@@ -63,8 +63,22 @@ void act__backpressure_mute(struct act__worker *w, struct act__proc *self,
 		&r->mutes, &h, self->index + 1, memory_order_release,
 		memory_order_relaxed));
 	act__count(&w->n_mutes);
+	/* for observers (proc.h's fifth line): whom it waits for, read
+	 * only while the state says MUTED, which the park publishes after
+	 * this; r's generation is its occupant's (or a later one's, if r
+	 * exited meanwhile: then the release comes anyway) */
+	atomic_store_explicit(
+		&self->wait_on,
+		act__proc_make_pid(&w->rt->procs,
+				   atomic_load_explicit(&r->gen,
+							memory_order_relaxed),
+				   r->index)
+			.id,
+		memory_order_relaxed);
 	if (act__unlikely(w->trace))
-		act__trace_event(w->trace, ACT_TR_MUTE, self->pid.id, r->pid.id,
+		act__trace_event(w->trace, ACT_TR_MUTE, self->pid.id,
+				 atomic_load_explicit(&self->wait_on,
+						      memory_order_relaxed),
 				 0);
 	/* it feeds r faster than r reads: a chatty process whatever its
 	 * turn held, to stay with r once released (act__proc_sticky) */

@@ -75,7 +75,7 @@ struct act__worker {
 	_Atomic uint64_t t_busy, t_spin, t_sleep;
 	/* observers (doc/observability.md); off: NULL, false */
 	struct act__trace_buf *trace; /* ACTORS_TRACE: this worker's events */
-	bool timed;		      /* turns are timed (run_ns, watch) */
+	bool timed;		      /* turns are timed (run_ticks, watch) */
 	uint64_t turn_t;	      /* timed: the tick the turn began */
 	uint32_t flow_in;	      /* trace: the arrow into this turn */
 	uint32_t runq_every;	      /* trace: turns to the next runq count */
