@@ -379,8 +379,9 @@ int json_obj_next(struct json *j, size_t *n, char *key, size_t cap, size_t *len)
 	}
 	if (*n > 0 && expect(j, ',', "',' or '}'"))
 		return -1;
-	if (*n == 0 && c != '"')
-		return json_fail(j, "a key (a string) or '}'");
+	if (json_peek(j) != JSON_STRING)
+		return json_fail(j, *n ? "a key (a string)" :
+					 "a key (a string) or '}'");
 	if (json_string(j, key, cap, len) ||
 	    expect(j, ':', "':' after the key"))
 		return -1;

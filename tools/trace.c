@@ -773,6 +773,9 @@ static int parse(struct json *j, struct trace_sum *s)
 	bool found = false;
 	int r;
 
+	if (json_peek(j) != JSON_OBJECT && json_peek(j) != JSON_NONE)
+		/* JSON, but no object: no trace either */
+		return json_skip(j) || json_end(j) ? -1 : 1;
 	if (json_obj_begin(j))
 		return -1;
 	while ((r = json_obj_next(j, &n, key, sizeof(key), &len)) > 0) {

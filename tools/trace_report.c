@@ -161,7 +161,7 @@ static const char *us(char *buf, int64_t ns)
 
 static int64_t mean(int64_t sum, int64_t n)
 {
-	return n > 0 ? sum / n : 0;
+	return n > 0 ? (sum + n / 2) / n : 0; /* to the nearest ns */
 }
 
 static int64_t total_dropped(const struct trace_sum *s)
