@@ -9,6 +9,10 @@
  *   actors bench timeouts [...] receive-timeout lateness, idle CPU
  *   actors topo [...]           the topology and the placement plan that
  *                               the environment gives (doc/topology.md)
+ *   actors trace [...] FILE     a summary of a trace that ACTORS_TRACE
+ *                               wrote (tools/trace.c,
+ *                               doc/observability.md)
+ *   actors vars [--man]         the ACTORS_* variables
  *   actors help | --version
  *
  * Each subcommand is one entry of commands[]; runtime errors (negative
@@ -43,6 +47,7 @@
 #include "../bench/bench.h"
 #include "../bench/echoload.h"
 #include "../examples/echo_server.h"
+#include "trace.h"
 
 static void usage(FILE *f);
 
@@ -1262,6 +1267,14 @@ static int cmd_vars(int argc, char **argv)
 	return 0;
 }
 
+/* ---- actors trace ---------------------------------------------------- */
+
+/* tools/trace.c: the reader, its aggregates and the report. */
+static int cmd_trace(int argc, char **argv)
+{
+	return actors_trace_main(argc, argv);
+}
+
 /* ---- dispatch --------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv)
@@ -1294,6 +1307,8 @@ static const struct command commands[] = {
 	  "run the benchmarks; print a table" },
 	{ "topo", cmd_topo, "[--synthetic DESC|--xml FILE] ...",
 	  "the topology and the placement plan" },
+	{ "trace", cmd_trace, "[--top N] [--json] FILE",
+	  "a summary of a trace (ACTORS_TRACE=FILE)" },
 	{ "vars", cmd_vars, "[--man]",
 	  "the ACTORS_* variables, their defaults and forms" },
 	{ "help", cmd_help, "", "this text" },
