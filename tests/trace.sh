@@ -50,6 +50,18 @@ else
 	bad "trace: $(cat "$tmp/check")"
 fi
 
+# the summary tool reads what the runtime wrote
+actors=$(pwd)/tools/actors
+if [ $rc -eq 0 ] && "$actors" trace "$tmp/t.json" >"$tmp/sum" 2>&1 &&
+	grep -q '^  reactor  *[0-9.]*%  *[0-9.]*%  *[0-9.]*%' "$tmp/sum" &&
+	grep -q ' trace-main$' "$tmp/sum" &&
+	grep -q ' trace_echoer$' "$tmp/sum" &&
+	grep -q '^  dropped   0$' "$tmp/sum"; then
+	ok "actors trace on the script's trace"
+else
+	bad "actors trace on the script's trace: $(cat "$tmp/sum")"
+fi
+
 # 2. ACTORS_STATS=50ms: lines while it runs, never early
 ACTORS_STATS=50ms "$run" sleep 2>"$tmp/stats"
 n=$(grep -c '^actors: [0-9.]*s worker 0 (cpu [0-9-]*): runs [0-9]* spawns [0-9]* steals [0-9]* parks [0-9]* runq [0-9]* busy [0-9.]*ms spin [0-9.]*ms sleep [0-9.]*ms$' "$tmp/stats")

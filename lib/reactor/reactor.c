@@ -354,8 +354,9 @@ static void trace_loop(struct act__reactor *r, uint64_t from)
 {
 	if (!r->trace)
 		return;
-	act__trace_event(r->trace, ACT_TR_LOOP, r->turn_sqes,
-			 from - r->trace->t0, r->turn_cqes);
+	r->trace_wait = act__clock_ticks();
+	act__trace_put(r->trace, ACT_TR_LOOP, r->trace_wait - r->trace->t0,
+		       r->turn_sqes, from - r->trace->t0, r->turn_cqes);
 	r->turn_sqes = r->turn_cqes = 0;
 }
 
@@ -428,7 +429,15 @@ static void *reactor_main(void *arg)
 			act__ring_wait(&r->ring, &r->bell, seen, next);
 		else
 			act__park_sleep(&r->bell, seen, next);
-		from = r->trace ? act__clock_ticks() : 0;
+		if (act__unlikely(r->trace)) {
+			uint64_t waited = act__clock_ticks();
+
+			/* the wait as a parked slice, between two loops */
+			act__trace_put(r->trace, ACT_TR_PARKED,
+				       waited - r->trace->t0, 0,
+				       r->trace_wait - r->trace->t0, 0);
+			from = waited;
+		}
 		phase_to(r, 0, (uint64_t)act__clock_now());
 	}
 	phase_to(r, 0, (uint64_t)act__clock_now());

@@ -165,6 +165,7 @@ struct act__reactor {
 	 * (busy: the turns, sleep: the waits), phase read by the watch */
 	struct act__trace_buf *trace;
 	uint32_t turn_sqes, turn_cqes;
+	uint64_t trace_wait; /* the tick its wait began */
 	int64_t watch_ns, watch_next;
 	void (*watch)(struct act__rt *rt, int64_t now);
 	_Atomic uint64_t t_busy, t_sleep;
