@@ -85,16 +85,18 @@ else
 	bad "ACTORS_STATS=50ms: no table at exit"
 fi
 
-# 3. ACTORS_LONG_SCHEDULE=5ms: the hog, once; not the polite one
+# 3. ACTORS_LONG_SCHEDULE=5ms: the hog's one 60 ms turn, reported once.
+# (The polite process, which yields all along, is not checked: a worker
+# thread the kernel takes off its CPU for 5 ms holds its worker that
+# long too, and is rightly reported, on a busy machine.)
 ACTORS_LONG_SCHEDULE=5ms "$run" long >"$tmp/pids" 2>"$tmp/long"
 hog=$(sed -n 's/^hog //p' "$tmp/pids")
-polite=$(sed -n 's/^polite //p' "$tmp/pids")
 n=$(grep -c "^actors: long schedule: process $hog (name -, entry trace_hog) has held worker [01] for [0-9.]* ms without a runtime call (ACTORS_LONG_SCHEDULE 5.0 ms)\$" "$tmp/long")
-m=$(grep -c "process $polite " "$tmp/long")
-if [ "$n" = 1 ] && [ "$m" = 0 ]; then
-	ok "ACTORS_LONG_SCHEDULE=5ms: the hog reported once, the polite one not"
+held=$(sed -n "s/^actors: long schedule: process $hog .* for \([0-9.]*\) ms .*/\1/p" "$tmp/long")
+if [ "$n" = 1 ] && awk -v h="$held" 'BEGIN { exit !(h >= 5.0) }'; then
+	ok "ACTORS_LONG_SCHEDULE=5ms: the hog reported once, after $held ms"
 else
-	bad "ACTORS_LONG_SCHEDULE=5ms: $n reports of the hog, $m of the polite one: $(cat "$tmp/long")"
+	bad "ACTORS_LONG_SCHEDULE=5ms: $n reports of the hog: $(cat "$tmp/long")"
 fi
 
 # 4. bad values: one line, -EINVAL (exit 100 + 22)

@@ -506,6 +506,10 @@ static const char *io_op_name(unsigned op)
 		return "close";
 	case IORING_OP_POLL_ADD:
 		return "poll";
+	case IORING_OP_FILES_UPDATE:
+		return "register";
+	case IORING_OP_SHUTDOWN:
+		return "shutdown";
 	default:
 		return "io";
 	}
