@@ -376,17 +376,22 @@ static void out_str(struct out *o, const char *s)
 struct pname {
 	uint64_t pid;
 	uintptr_t fn;
-	char *name;
+	char *name;	 /* registered, malloc'd */
+	const char *sym; /* fn's symbol, once looked up */
+	bool looked;
 };
 
 struct names {
 	struct pname *tab;
 	size_t mask;
+	unsigned shift; /* 64 - log2 of the table's size */
 };
 
 static struct pname *name_slot(struct names *nm, uint64_t pid)
 {
-	size_t i = (size_t)(pid * 0x9e3779b97f4a7c15ull) & nm->mask;
+	/* the product's high bits: a pid's low bits are its slot's index,
+	 * which every generation of the slot shares */
+	size_t i = (size_t)((pid * 0x9e3779b97f4a7c15ull) >> nm->shift);
 
 	while (nm->tab[i].pid && nm->tab[i].pid != pid)
 		i = (i + 1) & nm->mask;
@@ -476,15 +481,23 @@ static void arg_i(struct out *o, const char *k, int64_t v, bool first)
 static const char *pid_name(struct wctx *c, uint64_t pid, char *buf, size_t len)
 {
 	struct pname *p = name_slot(c->nm, pid);
-	const char *s;
+	char *q;
 
 	if (p->name)
 		return p->name;
-	s = fn_name(p->fn);
-	if (s)
-		return s;
-	snprintf(buf, len, "%" PRIu64, pid);
-	return buf;
+	if (!p->looked) { /* dladdr once a pid, not once a slice */
+		p->sym = fn_name(p->fn);
+		p->looked = true;
+	}
+	if (p->sym)
+		return p->sym;
+	q = buf + len - 1;
+	*q = '\0';
+	do { /* the pid in decimal, without printf */
+		*--q = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid && q > buf);
+	return q;
 }
 
 static const char *io_op_name(unsigned op)
@@ -692,6 +705,7 @@ static int collect_names(struct act__rt *rt, struct act__observe *o,
 	if (!nm->tab)
 		return -ENOMEM;
 	nm->mask = cap - 1;
+	nm->shift = 64 - (unsigned)__builtin_ctzll(cap);
 	for (i = 0; i < n; i++) {
 		const struct act__trace_buf *b = &o->bufs[i];
 
@@ -770,7 +784,7 @@ static void meta(struct out *o, uint32_t tid, const char *what,
 static int write_trace(struct act__rt *rt, struct act__observe *o)
 {
 	uint32_t n = rt->nworkers + 1, i;
-	struct names nm = { NULL, 0 };
+	struct names nm = { NULL, 0, 0 };
 	struct out out = { 0 };
 	struct wctx c;
 	char name[64];
