@@ -39,7 +39,8 @@
 
 static struct info_res {
 	act_pid main, target, l1, l2, io, dead;
-	int rc_target, rc_foreign, rc_io, rc_dead, rc_garbage, rc_none;
+	int rc_target, rc_foreign, rc_dead, rc_garbage, rc_none;
+	_Atomic int rc_io; /* written by io_proc, read by main meanwhile */
 	int rc_null, rc_dump;
 	struct act_process_info t, foreign, io_info;
 	int64_t now; /* when t was read */
@@ -90,7 +91,7 @@ static void io_proc(void *arg)
 	char c;
 
 	(void)arg;
-	ir.rc_io = (int)act_io_read(ir.pipe_fds[0], &c, 1, -1);
+	atomic_store(&ir.rc_io, (int)act_io_read(ir.pipe_fds[0], &c, 1, -1));
 }
 
 static void *foreign_thread(void *arg)
@@ -129,7 +130,7 @@ static void read_io(void)
 			ir.io_seen = true;
 			return;
 		}
-		if (ir.rc_io == -ENOSYS) {
+		if (atomic_load(&ir.rc_io) == -ENOSYS) {
 			ir.no_ring = true;
 			return;
 		}
@@ -162,7 +163,7 @@ static void info_main(void *arg)
 		ck_assert_int_eq(act_send(ir.target, TAG_OTHER, &i, sizeof(i)),
 				 0);
 	ck_assert_int_eq(pipe(ir.pipe_fds), 0);
-	ir.rc_io = 1; /* not yet returned */
+	atomic_store(&ir.rc_io, 1); /* not yet returned */
 	ir.io = tu_spawn(io_proc, NULL);
 	ir.dead = tu_spawn(noop_proc, NULL);
 	ck_assert(tu_wait_gone(ir.dead));
@@ -279,7 +280,7 @@ START_TEST(info_matches_setup)
 		ck_assert_int_eq(ir.io_info.wait_fd, ir.pipe_fds[0]);
 		ck_assert_str_eq(ir.io_info.name, "");
 		ck_assert(ir.io_info.fn == io_proc);
-		ck_assert_int_eq(ir.rc_io, 1);
+		ck_assert_int_eq(atomic_load(&ir.rc_io), 1);
 	}
 
 	ck_assert_int_eq(ir.rc_dead, -ESRCH);

@@ -88,7 +88,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->stack_size = stack_size;
 	p->fn = fn;
 	p->arg = arg;
-	p->save_head = p->save_tail = NULL;
+	/* relaxed-atomic: act_process_info reads them (mailbox.c) */
+	__atomic_store_n(&p->save_head, NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->save_tail, NULL, __ATOMIC_RELAXED);
 	p->held = NULL;
 	p->n_held = 0;
 	p->sweep_at = 64;

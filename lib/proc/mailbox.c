@@ -2,6 +2,11 @@
 /* mailbox.c - MPSC mailbox plus save queue; see mailbox.h. */
 #include "mailbox.h"
 
+/* The save queue's ends: the owner's, but act_process_info's walk reads
+ * them from other threads (act__mailbox_count), so they are stored
+ * relaxed-atomic; on every target a plain store. */
+#define SAVE_SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+
 static struct act__envelope *env_next(struct act__envelope *e)
 {
 	return (struct act__envelope *)atomic_load_explicit(
@@ -26,9 +31,9 @@ struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
 		if (prev)
 			env_set_next(prev, env_next(e));
 		else
-			p->save_head = env_next(e);
+			SAVE_SET(p->save_head, env_next(e));
 		if (p->save_tail == e)
-			p->save_tail = prev;
+			SAVE_SET(p->save_tail, prev);
 		return e;
 	}
 	return NULL;
@@ -40,8 +45,8 @@ static void save_append(struct act__proc *p, struct act__envelope *e)
 	if (p->save_tail)
 		env_set_next(p->save_tail, e);
 	else
-		p->save_head = e;
-	p->save_tail = e;
+		SAVE_SET(p->save_head, e);
+	SAVE_SET(p->save_tail, e);
 }
 
 /*
@@ -144,10 +149,10 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	 * state check before EXITING still meets the limit it reached
 	 * (links.h), and the next limited occupant starts its own */
 	while ((e = p->save_head)) {
-		p->save_head = env_next(e);
+		SAVE_SET(p->save_head, env_next(e));
 		act__slab_free(slab, e);
 	}
-	p->save_tail = NULL;
+	SAVE_SET(p->save_tail, NULL);
 	while ((e = act__mailbox_pop(p, slab))) {
 		if (!act__mailbox_kept(p, e))
 			act__slab_free(slab, e);
