@@ -306,6 +306,17 @@ static void out_s(struct out *o, const char *s)
 	o->n += n;
 }
 
+/* n bytes of s (n below the buffer's size) */
+static void out_mem(struct out *o, const char *s, size_t n)
+{
+	out_room(o, n);
+	memcpy(o->buf + o->n, s, n);
+	o->n += n;
+}
+
+/* A string literal, its length known to the compiler. */
+#define out_lit(o, s) out_mem((o), (s), sizeof(s) - 1)
+
 static void out_u(struct out *o, uint64_t v)
 {
 	char tmp[24];
@@ -323,7 +334,7 @@ static void out_u(struct out *o, uint64_t v)
 static void out_i(struct out *o, int64_t v)
 {
 	if (v < 0) {
-		out_s(o, "-");
+		out_lit(o, "-");
 		out_u(o, (uint64_t)0 - (uint64_t)v);
 	} else {
 		out_u(o, (uint64_t)v);
@@ -417,6 +428,32 @@ static int ord_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+/*
+ * A track's events are nearly in order already: each slice is recorded
+ * at its end, so only it moves back, past the instants recorded during
+ * it (at most a turn's reductions of them, or a reactor loop's SQEs).
+ * Insertion sort is linear in that; past 64 moves an event on average,
+ * qsort takes over.
+ */
+static void sort_nearly(struct ord *a, uint64_t n)
+{
+	uint64_t i, j, moves = 0;
+
+	for (i = 1; i < n; i++) {
+		struct ord x = a[i];
+
+		for (j = i; j > 0 && a[j - 1].key > x.key; j--) {
+			a[j] = a[j - 1];
+			if (++moves > 64 * n) {
+				a[j - 1] = x; /* a valid permutation again */
+				qsort(a, n, sizeof(*a), ord_cmp);
+				return;
+			}
+		}
+		a[j] = x;
+	}
+}
+
 static uint64_t ev_tick(const struct act__trace_ev *e)
 {
 	unsigned k = (unsigned)(e->tk >> 56);
@@ -449,24 +486,24 @@ static void head(struct wctx *c, const char *ph, const char *name,
 {
 	struct out *o = c->o;
 
-	out_s(o, ",\n{\"ph\":\"");
+	out_lit(o, ",\n{\"ph\":\"");
 	out_s(o, ph);
-	out_s(o, "\",\"pid\":1,\"tid\":");
+	out_lit(o, "\",\"pid\":1,\"tid\":");
 	out_u(o, c->tid);
-	out_s(o, ",\"ts\":");
+	out_lit(o, ",\"ts\":");
 	out_us(o, act__clock_ticks_ns(t, c->r));
-	out_s(o, ",\"name\":");
+	out_lit(o, ",\"name\":");
 	out_str(o, name);
-	out_s(o, ",\"cat\":\"");
+	out_lit(o, ",\"cat\":\"");
 	out_s(o, cat);
-	out_s(o, "\"");
+	out_lit(o, "\"");
 }
 
 static void arg_u(struct out *o, const char *k, uint64_t v, bool first)
 {
 	out_s(o, first ? "\"" : ",\"");
 	out_s(o, k);
-	out_s(o, "\":");
+	out_lit(o, "\":");
 	out_u(o, v);
 }
 
@@ -474,7 +511,7 @@ static void arg_i(struct out *o, const char *k, int64_t v, bool first)
 {
 	out_s(o, first ? "\"" : ",\"");
 	out_s(o, k);
-	out_s(o, "\":");
+	out_lit(o, "\":");
 	out_i(o, v);
 }
 
@@ -538,19 +575,19 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 	switch (k) {
 	case ACT_TR_RUN:
 		head(c, "X", pid_name(c, e->a, buf, sizeof(buf)), "run", e->b);
-		out_s(o, ",\"dur\":");
+		out_lit(o, ",\"dur\":");
 		out_us(o, act__clock_ticks_ns(t - e->b, c->r));
-		out_s(o, ",\"args\":{");
+		out_lit(o, ",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "reductions", (e->c >> 8) & 0xffffff, false);
-		out_s(o, ",\"why\":\"");
+		out_lit(o, ",\"why\":\"");
 		out_s(o, why_name[(e->c & 0xff) < 6 ? e->c & 0xff : 0]);
-		out_s(o, "\"}}");
+		out_lit(o, "\"}}");
 		if (e->c >> 32) {
 			head(c, "f", "wake", "flow", e->b);
-			out_s(o, ",\"bp\":\"e\",\"id\":");
+			out_lit(o, ",\"bp\":\"e\",\"id\":");
 			out_u(o, e->c >> 32);
-			out_s(o, "}");
+			out_lit(o, "}");
 		}
 		return;
 	case ACT_TR_SEARCH:
@@ -561,46 +598,46 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		     k == ACT_TR_PARKED ? "parked" :
 					  "loop",
 		     k == ACT_TR_LOOP ? "reactor" : "idle", e->b);
-		out_s(o, ",\"dur\":");
+		out_lit(o, ",\"dur\":");
 		out_us(o, act__clock_ticks_ns(t - e->b, c->r));
 		if (k == ACT_TR_LOOP) {
-			out_s(o, ",\"args\":{");
+			out_lit(o, ",\"args\":{");
 			arg_u(o, "sqes", e->a, true);
 			arg_u(o, "cqes", e->c, false);
-			out_s(o, "}");
+			out_lit(o, "}");
 		}
-		out_s(o, "}");
+		out_lit(o, "}");
 		return;
 	case ACT_TR_FLOW:
 		head(c, "s", "wake", "flow", t);
-		out_s(o, ",\"id\":");
+		out_lit(o, ",\"id\":");
 		out_u(o, e->a);
-		out_s(o, ",\"args\":{");
+		out_lit(o, ",\"args\":{");
 		arg_u(o, "pid", e->b, true);
-		out_s(o, "}}");
+		out_lit(o, "}}");
 		return;
 	case ACT_TR_RUNQ:
 		snprintf(buf, sizeof(buf), "runq worker %u", c->worker);
 		head(c, "C", buf, "sched", t);
-		out_s(o, ",\"args\":{");
+		out_lit(o, ",\"args\":{");
 		arg_u(o, "length", e->a, true);
-		out_s(o, "}}");
+		out_lit(o, "}}");
 		return;
 	case ACT_TR_IO_BEGIN:
 	case ACT_TR_IO_END:
 		head(c, k == ACT_TR_IO_BEGIN ? "b" : "e",
 		     io_op_name((unsigned)(e->c >> 32)), "io", t);
-		out_s(o, ",\"id\":\"0x");
+		out_lit(o, ",\"id\":\"0x");
 		snprintf(buf, sizeof(buf), "%" PRIx64, e->a);
 		out_s(o, buf);
-		out_s(o, "\",\"args\":{");
+		out_lit(o, "\",\"args\":{");
 		if (k == ACT_TR_IO_BEGIN) {
 			arg_u(o, "pid", e->b, true);
 			arg_i(o, "fd", (int32_t)(uint32_t)e->c, false);
 		} else {
 			arg_i(o, "res", (int64_t)e->b, true);
 		}
-		out_s(o, "}}");
+		out_lit(o, "}}");
 		return;
 	default:
 		break;
@@ -609,21 +646,21 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 	switch (k) {
 	case ACT_TR_SPAWN:
 		head(c, "i", "spawn", "proc", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "parent", e->c, false);
-		out_s(o, ",\"fn\":");
+		out_lit(o, ",\"fn\":");
 		out_str(o, fn_name(e->b) ? fn_name(e->b) : "?");
 		break;
 	case ACT_TR_EXIT:
 		head(c, "i", "exit", "proc", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_i(o, "reason", (int64_t)e->b, false);
 		break;
 	case ACT_TR_KILL:
 		head(c, "i", "kill", "proc", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "by", e->c, false);
 		arg_i(o, "reason", (int64_t)e->b, false);
@@ -631,38 +668,38 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 	case ACT_TR_SIG_EXIT:
 	case ACT_TR_SIG_DOWN:
 		head(c, "i", "signal", "proc", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{\"kind\":\"");
+		out_lit(o, ",\"s\":\"t\",\"args\":{\"kind\":\"");
 		out_s(o, k == ACT_TR_SIG_EXIT ? "exit" : "down");
-		out_s(o, "\"");
+		out_lit(o, "\"");
 		arg_u(o, "from", e->a, false);
 		arg_u(o, "to", e->b, false);
 		arg_i(o, "reason", (int64_t)e->c, false);
 		break;
 	case ACT_TR_STEAL:
 		head(c, "i", "steal", "sched", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "victim", e->a, true);
 		arg_u(o, "count", e->b, false);
 		break;
 	case ACT_TR_MUTE:
 		head(c, "i", "mute", "sched", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "receiver", e->b, false);
 		break;
 	case ACT_TR_RELEASE:
 		head(c, "i", "release", "sched", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		break;
 	case ACT_TR_WAKE_WORKER:
 		head(c, "i", "wake worker", "sched", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "worker", e->a, true);
 		break;
 	case ACT_TR_TIMER:
 		head(c, "i", "timer", "timer", t);
-		out_s(o, ",\"s\":\"t\",\"args\":{");
+		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		out_s(o,
 		      e->b ? ",\"kind\":\"message\"" : ",\"kind\":\"timeout\"");
@@ -670,7 +707,7 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 	default:
 		return; /* NAME, BYTES: read by collect_names */
 	}
-	out_s(o, "}}");
+	out_lit(o, "}}");
 }
 
 /* The events of buffer b still there, oldest first: [*first, b->n). */
@@ -761,7 +798,7 @@ static int write_track(struct wctx *c, const struct act__trace_buf *b)
 		ord[k].key = ev_tick(e) << 1 | !ev_slice(e);
 		ord[k++].e = e;
 	}
-	qsort(ord, k, sizeof(*ord), ord_cmp);
+	sort_nearly(ord, k);
 	for (j = 0; j < k; j++)
 		write_event(c, ord[j].e);
 	free(ord);
@@ -774,11 +811,11 @@ static void meta(struct out *o, uint32_t tid, const char *what,
 	out_s(o, first ? "\n{\"ph\":\"M\",\"pid\":1,\"tid\":" :
 			 ",\n{\"ph\":\"M\",\"pid\":1,\"tid\":");
 	out_u(o, tid);
-	out_s(o, ",\"name\":\"");
+	out_lit(o, ",\"name\":\"");
 	out_s(o, what);
-	out_s(o, "\",\"args\":{\"name\":");
+	out_lit(o, "\",\"args\":{\"name\":");
 	out_str(o, name);
-	out_s(o, "}}");
+	out_lit(o, "}}");
 }
 
 static int write_trace(struct act__rt *rt, struct act__observe *o)
@@ -801,15 +838,15 @@ static int write_trace(struct act__rt *rt, struct act__observe *o)
 	out_s(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
 		    "\"version\":\"actors " PACKAGE_VERSION "\",\"clock\":\"");
 	out_s(&out, act__clock_ticks_name());
-	out_s(&out, "\",\"workers\":");
+	out_lit(&out, "\",\"workers\":");
 	out_u(&out, rt->nworkers);
-	out_s(&out, ",\"dropped\":[");
+	out_lit(&out, ",\"dropped\":[");
 	for (i = 0; i < n; i++) {
 		if (i)
-			out_s(&out, ",");
+			out_lit(&out, ",");
 		out_u(&out, ev_first(&o->bufs[i]));
 	}
-	out_s(&out, "]},\"traceEvents\":[");
+	out_lit(&out, "]},\"traceEvents\":[");
 	snprintf(name, sizeof(name), "actors (pid %d)", (int)getpid());
 	meta(&out, 0, "process_name", name, true);
 	for (i = 0; i < n; i++) {
@@ -835,13 +872,13 @@ static int write_trace(struct act__rt *rt, struct act__observe *o)
 			head(&c, "i", "dropped", "trace",
 			     ev_tick(ev_at(&o->bufs[i],
 					   ev_first(&o->bufs[i]))));
-			out_s(&out, ",\"s\":\"t\",\"args\":{");
+			out_lit(&out, ",\"s\":\"t\",\"args\":{");
 			arg_u(&out, "events", ev_first(&o->bufs[i]), true);
-			out_s(&out, "}}");
+			out_lit(&out, "}}");
 		}
 		rc = write_track(&c, &o->bufs[i]);
 	}
-	out_s(&out, "\n]}\n");
+	out_lit(&out, "\n]}\n");
 	out_flush(&out);
 	if (!rc && out.err)
 		rc = -out.err;
