@@ -341,7 +341,7 @@ static int64_t watch(struct act__reactor *r, int64_t now)
 	if (!r->watch_ns)
 		return -1;
 	if (now >= r->watch_next) {
-		r->watch(r->rt, now);
+		act__observe_watch(r->rt, now);
 		r->watch_next += r->watch_ns;
 		if (r->watch_next <= now) /* late: keep the period from now */
 			r->watch_next = now + r->watch_ns;

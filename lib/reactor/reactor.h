@@ -160,14 +160,14 @@ struct act__reactor {
 	_Atomic uint64_t n_wake_loops; /* loops that queued a process */
 	/* observers (doc/observability.md): the trace's buffer (NULL:
 	 * off) and this loop's counts for it; the watch, a call into the
-	 * runtime every watch_ns (0: none) for ACTORS_STATS' lines and
-	 * ACTORS_LONG_SCHEDULE; time accounting in nanoseconds, as a worker's
-	 * (busy: the turns, sleep: the waits), phase read by the watch */
+	 * runtime (act__observe_watch) every watch_ns (0: none) for the
+	 * interval lines and ACTORS_LONG_SCHEDULE; time accounting in
+	 * nanoseconds, as a worker's (busy: the turns, sleep: the waits),
+	 * phase read by the watch */
 	struct act__trace_buf *trace;
 	uint32_t turn_sqes, turn_cqes;
 	uint64_t trace_wait; /* the tick its wait began */
 	int64_t watch_ns, watch_next;
-	void (*watch)(struct act__rt *rt, int64_t now);
 	_Atomic uint64_t t_busy, t_sleep;
 	_Atomic uint64_t phase; /* tick << 2 | 0 busy, 2 sleeping */
 	uint64_t phase_own;
@@ -216,14 +216,18 @@ static inline bool act__reactor_wake(struct act__reactor *r)
 /* Put c on the reactor's command queue (no ring). Any thread. */
 void act__reactor_push(struct act__reactor *r, struct act__rcmd *c, uint8_t op);
 
-/* The reactor's side of user timers, implemented a layer above, in
- * lib/actor/timer.c (a fired timer is a send: doc/design/overview.md
- * "Layers"); reactor thread only. */
 /* The reactor found dump_req set: print act_dump on stderr (defined in
  * lib/runtime/info.c, a hook from this layer up: scripts/check-layers.sh
  * lists it). */
 void act__info_dump_requested(struct act__rt *rt);
+/* The watch's time has come (watch_ns): the interval lines and the long
+ * schedules (defined in lib/runtime/observe.c, a hook as the one above);
+ * now in clock nanoseconds. */
+void act__observe_watch(struct act__rt *rt, int64_t now);
 
+/* The reactor's side of user timers, implemented a layer above, in
+ * lib/actor/timer.c (a fired timer is a send: doc/design/overview.md
+ * "Layers"); reactor thread only. */
 void act__timer_arm(struct act__reactor *r, struct act__utimer *u);
 void act__timer_fire(struct act__reactor *r, struct act__utimer *u);
 void act__timer_release(struct act__reactor *r, struct act__utimer *u);

@@ -200,7 +200,7 @@ static void long_schedules(struct act__rt *rt, struct act__observe *o)
 	}
 }
 
-static void watch(struct act__rt *rt, int64_t now)
+void act__observe_watch(struct act__rt *rt, int64_t now)
 {
 	struct act__observe *o = rt->obs;
 
@@ -261,10 +261,8 @@ int act__observe_start(struct act__rt *rt, const struct act__settings *s)
 	/* a long schedule is seen within a quarter of the limit */
 	if (o->long_ns && (!period || o->long_ns / 4 < period))
 		period = o->long_ns / 4;
-	if (period) {
+	if (period)
 		rt->reactor->watch_ns = (int64_t)period;
-		rt->reactor->watch = watch;
-	}
 	return 0;
 }
 
