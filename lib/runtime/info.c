@@ -28,6 +28,7 @@
 #include "actor/links.h"
 #include "actor/registry.h"
 #include "info.h"
+#include "observe.h"
 #include "proc/mailbox.h"
 #include "reactor/reactor.h"
 #include "sched/rt.h"
@@ -336,32 +337,33 @@ static void waits_for(const struct act_process_info *i, int64_t now, char *buf,
 }
 
 /* The name field: its registered name, else fn= and the entry
- * function's symbol (dladdr), else its object and offset, else its
- * address. */
+ * function's symbol (act__observe_symbol, as the trace names it), else
+ * its object and offset, else its address. */
 static void who(const struct act_process_info *i, char *buf, size_t len)
 {
+	/* a function pointer as the object address dladdr takes: POSIX
+	 * allows the conversion (dlsym returns one the other way) */
+	void *fn = *(void *const *)(const void *)&i->fn;
+	const char *base, *sym;
 	Dl_info dl;
-	const char *base;
 
 	if (i->name[0]) {
 		snprintf(buf, len, "%s", i->name);
 		return;
 	}
-	/* a function pointer as the object address dladdr takes: POSIX
-	 * allows the conversion (dlsym returns one the other way) */
+	sym = act__observe_symbol((uintptr_t)fn);
 	memset(&dl, 0, sizeof(dl));
-	if (!dladdr(*(void **)(void *)&i->fn, &dl)) {
-		snprintf(buf, len, "fn=%p", *(void **)(void *)&i->fn);
-	} else if (dl.dli_sname) {
-		snprintf(buf, len, "fn=%s", dl.dli_sname);
+	if (sym) {
+		snprintf(buf, len, "fn=%s", sym);
+	} else if (!dladdr(fn, &dl)) {
+		snprintf(buf, len, "fn=%p", fn);
 	} else {
 		base = dl.dli_fname ? strrchr(dl.dli_fname, '/') : NULL;
 		snprintf(buf, len, "fn=%s+%#lx",
 			 base	      ? base + 1 :
 			 dl.dli_fname ? dl.dli_fname :
 					"?",
-			 (unsigned long)((char *)*(void **)(void *)&i->fn -
-					 (char *)dl.dli_fbase));
+			 (unsigned long)((char *)fn - (char *)dl.dli_fbase));
 	}
 }
 

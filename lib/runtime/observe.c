@@ -152,9 +152,7 @@ static void stats_lines(struct act__rt *rt, struct act__observe *o, int64_t now)
 	fflush(stderr);
 }
 
-/* The symbol of an entry function, or NULL (a function the executable
- * does not export: link it with -rdynamic to have its name). */
-static const char *fn_name(uintptr_t fn)
+const char *act__observe_symbol(uintptr_t fn)
 {
 	Dl_info info;
 
@@ -189,7 +187,7 @@ static void long_schedules(struct act__rt *rt, struct act__observe *o)
 			continue;
 		o->reported[i] = t;
 		act__registry_name_of(rt, (act_pid){ pid }, name, sizeof(name));
-		sym = fn_name(fn);
+		sym = act__observe_symbol(fn);
 		fprintf(stderr,
 			"actors: long schedule: process %" PRIu64
 			" (name %s, entry %s) has held worker %u for %.1f ms "
@@ -521,7 +519,7 @@ static const char *pid_name(struct wctx *c, uint64_t pid, char *buf, size_t len)
 	if (p->name)
 		return p->name;
 	if (!p->looked) { /* dladdr once a pid, not once a slice */
-		p->sym = fn_name(p->fn);
+		p->sym = act__observe_symbol(p->fn);
 		p->looked = true;
 	}
 	if (p->sym)
@@ -648,7 +646,9 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "parent", e->c, false);
 		out_lit(o, ",\"fn\":");
-		out_str(o, fn_name(e->b) ? fn_name(e->b) : "?");
+		out_str(o, act__observe_symbol(e->b) ?
+				   act__observe_symbol(e->b) :
+				   "?");
 		break;
 	case ACT_TR_EXIT:
 		head(c, "i", "exit", "proc", t);

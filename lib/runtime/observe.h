@@ -22,6 +22,11 @@ int act__observe_start(struct act__rt *rt, const struct act__settings *s);
 /* After the reactor has stopped: write the trace, free everything. */
 void act__observe_stop(struct act__rt *rt);
 
+/* The symbol that starts exactly at fn, or NULL: a function the
+ * executable does not export (link it with -rdynamic to have its name);
+ * never the nearest symbol before it, which names another function. */
+const char *act__observe_symbol(uintptr_t fn);
+
 /* Time accounting, in nanoseconds, for act_stats (any thread). */
 void act__observe_worker_times(struct act__rt *rt, uint32_t i,
 			       struct act_worker_stats *ws);
