@@ -48,16 +48,21 @@ check(has("i", "exit", pid=pids["victim"], reason=-2),
       "victim's exit reason is killed")
 check(has("i", "kill", pid=pids["victim"], by=pids["main"]), "kill event")
 check(has("i", "timer", pid=pids["sleeper"], kind="timeout"), "timer event")
-check(has("b", "read", pid=pids["reader"]), "I/O begin of the read")
-check(any(e["ph"] == "e" and e["name"] == "read" and
-          e["args"].get("res") == 4 for e in ev), "I/O end of the read")
+# a kernel or seccomp profile without io_uring: the read fails at once
+# with ENOSYS (the runtime's fallback), so it has no operation to trace
+noring = "noring" in pids
+if not noring:
+    check(has("b", "read", pid=pids["reader"]), "I/O begin of the read")
+    check(any(e["ph"] == "e" and e["name"] == "read" and
+              e["args"].get("res") == 4 for e in ev), "I/O end of the read")
 runs = [e for e in ev if e["ph"] == "X" and e["cat"] == "run"]
 check(any(e["args"]["pid"] == pids["main"] and e["name"] == "trace-main"
           for e in runs), "main's slices named by its registered name")
 check(any(e["args"]["pid"] == pids["echoer"] and e["name"] == "trace_echoer"
           for e in runs), "echoer's slices named by its entry function")
-check(any(e["args"]["pid"] == pids["reader"] and e["args"]["why"] == "io"
-          for e in runs), "the reader's slice ends for I/O")
+check(noring or any(e["args"]["pid"] == pids["reader"] and
+                   e["args"]["why"] == "io" for e in runs),
+      "the reader's slice ends for I/O")
 check(any(e["args"]["pid"] == pids["victim"] and e["args"]["why"] == "exit"
           for e in runs), "the victim's last slice ends with its exit")
 check(all(e["args"]["why"] in ("receive", "yield", "io", "exit", "muted")
@@ -96,4 +101,5 @@ if bad:
 if not stole:
     print("trace-check: no steal in this run")
     sys.exit(3)
-print("trace-check: %d events, every check holds" % len(ev))
+print("trace-check: %d events, every check holds%s" % (
+    len(ev), " (no io_uring: the I/O checks left out)" if noring else ""))

@@ -50,6 +50,22 @@ else
 	bad "trace: $(cat "$tmp/check")"
 fi
 
+# without io_uring (the runtime's fallback, as on a kernel or seccomp
+# profile that lacks it): the same trace, the read refused at once
+if ACT_TEST_RING=none ACTORS_TRACE="$tmp/n.json" "$run" script \
+	>"$tmp/npids" 2>"$tmp/err" && grep -q '^noring ' "$tmp/npids"; then
+	python3 "$src/tests/trace-check.py" "$tmp/n.json" "$tmp/npids" \
+		>"$tmp/ncheck"
+	nrc=$?
+	if [ $nrc = 0 ] || [ $nrc = 3 ]; then
+		ok "trace without io_uring: $(head -1 "$tmp/ncheck")"
+	else
+		bad "trace without io_uring: $(cat "$tmp/ncheck")"
+	fi
+else
+	bad "trace_run script without io_uring: $(cat "$tmp/err" "$tmp/npids")"
+fi
+
 # the summary tool reads what the runtime wrote
 actors=$(pwd)/tools/actors
 if [ $rc -eq 0 ] && "$actors" trace "$tmp/t.json" >"$tmp/sum" 2>&1 &&

@@ -61,9 +61,15 @@ SHOWN void trace_sleeper(void *arg)
 SHOWN void trace_reader(void *arg)
 {
 	char buf[8];
+	ssize_t n;
 
 	(void)arg;
-	if (act_io_read(pipefd[0], buf, sizeof(buf), -1) != 4)
+	n = act_io_read(pipefd[0], buf, sizeof(buf), -1);
+	if (n == -ENOSYS) { /* no io_uring here: the checker is told */
+		say("noring", act_self());
+		return;
+	}
+	if (n != 4)
 		abort();
 }
 
