@@ -13,9 +13,12 @@
 #ifndef ACT_CLOCK_H
 #define ACT_CLOCK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "internal.h"
 
 /* CLOCK_MONOTONIC in nanoseconds (a vDSO call: no system call). */
 static inline int64_t act__clock_now(void)
@@ -74,6 +77,60 @@ double act__clock_cal_ratio(const struct act__clock_cal *c);
 static inline int64_t act__clock_ticks_ns(uint64_t ticks, double r)
 {
 	return (int64_t)((double)ticks * r);
+}
+
+/*
+ * Time accounting of a thread that is in one phase at a time (a worker:
+ * busy, spinning, sleeping; the reactor: busy, sleeping), in clock
+ * nanoseconds so that no tick ratio moves the totals. The owner moves it
+ * at the edges of its phases (never per message); anyone reads it.
+ */
+enum { ACT_PHASE_BUSY = 0, ACT_PHASE_SPIN, ACT_PHASE_SLEEP, ACT_PHASES };
+
+struct act__clock_phases {
+	_Atomic uint64_t total[ACT_PHASES]; /* the phases that ended */
+	/* the current one, start << 2 | phase, for readers; and the
+	 * owner's copy */
+	_Atomic uint64_t now;
+	uint64_t own;
+};
+
+/* Owner: start in phase p at ns. */
+static inline void act__clock_phase_start(struct act__clock_phases *ph,
+					  unsigned p, int64_t ns)
+{
+	ph->own = (uint64_t)ns << 2 | p;
+	/* relaxed: a snapshot for act__clock_phase_total */
+	atomic_store_explicit(&ph->now, ph->own, memory_order_relaxed);
+}
+
+/* Owner: enter phase `next` at ns; the one left goes to its total. */
+static inline void act__clock_phase_to(struct act__clock_phases *ph,
+				       unsigned next, int64_t ns)
+{
+	uint64_t at = ph->own >> 2, t = (uint64_t)ns;
+
+	act__count_n(&ph->total[ph->own & 3], t > at ? t - at : 0);
+	act__clock_phase_start(ph, next, ns);
+}
+
+/*
+ * Any thread: phase `which`'s total in ns, the phases that ended (it
+ * only grows); with now (clock ns, not 0) the current one too if it is
+ * `which` (read without a lock: a phase that ends between the two loads
+ * is counted twice or not at all, for that one reading).
+ */
+static inline uint64_t act__clock_phase_total(struct act__clock_phases *ph,
+					      unsigned which, uint64_t now)
+{
+	/* relaxed: figures, not decisions (act__clock_phase_to's stores) */
+	uint64_t t =
+		atomic_load_explicit(&ph->total[which], memory_order_relaxed);
+	uint64_t cur = atomic_load_explicit(&ph->now, memory_order_relaxed);
+
+	if (now && (cur & 3) == which && now > cur >> 2)
+		t += now - (cur >> 2);
+	return t;
 }
 
 #endif /* ACT_CLOCK_H */

@@ -322,18 +322,6 @@ static int64_t turn(struct act__reactor *r)
 	return now;
 }
 
-/* Time accounting: the reactor enters phase ph (0 busy, 2 sleeping) at
- * now (clock nanoseconds); the one it leaves is added to its total. */
-static void phase_to(struct act__reactor *r, unsigned ph, uint64_t now)
-{
-	uint64_t at = r->phase_own >> 2, d = now > at ? now - at : 0;
-
-	act__count_n((r->phase_own & 3) ? &r->t_sleep : &r->t_busy, d);
-	r->phase_own = now << 2 | ph;
-	/* relaxed: the watch's snapshot, checked against the totals */
-	atomic_store_explicit(&r->phase, r->phase_own, memory_order_relaxed);
-}
-
 /* The watch, when its time has come; how long until the next one (-1:
  * no watch). */
 static int64_t watch(struct act__reactor *r, int64_t now)
@@ -381,7 +369,7 @@ static void *reactor_main(void *arg)
 	atomic_store_explicit(&r->ready, 1, memory_order_release);
 	act__park_futex_wake(&r->ready, 1);
 
-	r->phase_own = (uint64_t)act__clock_now() << 2;
+	act__clock_phase_start(&r->phases, ACT_PHASE_BUSY, act__clock_now());
 	from = act__clock_ticks();
 	if (r->watch_ns)
 		r->watch_next = act__clock_now() + r->watch_ns;
@@ -424,7 +412,8 @@ static void *reactor_main(void *arg)
 		if (w >= 0 && (next < 0 || next > w))
 			next = w;
 		trace_loop(r, from);
-		phase_to(r, 2, (uint64_t)act__clock_now());
+		act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP,
+				    act__clock_now());
 		if (r->ring.mode != ACT_RING_NONE)
 			act__ring_wait(&r->ring, &r->bell, seen, next);
 		else
@@ -438,9 +427,10 @@ static void *reactor_main(void *arg)
 				       r->trace_wait - r->trace->t0, 0);
 			from = waited;
 		}
-		phase_to(r, 0, (uint64_t)act__clock_now());
+		act__clock_phase_to(&r->phases, ACT_PHASE_BUSY,
+				    act__clock_now());
 	}
-	phase_to(r, 0, (uint64_t)act__clock_now());
+	act__clock_phase_to(&r->phases, ACT_PHASE_BUSY, act__clock_now());
 	drop_all(r);
 	return NULL;
 }

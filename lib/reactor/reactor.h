@@ -168,9 +168,7 @@ struct act__reactor {
 	uint32_t turn_sqes, turn_cqes;
 	uint64_t trace_wait; /* the tick its wait began */
 	int64_t watch_ns, watch_next;
-	_Atomic uint64_t t_busy, t_sleep;
-	_Atomic uint64_t phase; /* tick << 2 | 0 busy, 2 sleeping */
-	uint64_t phase_own;
+	struct act__clock_phases phases; /* busy, sleeping */
 };
 
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt);

@@ -39,31 +39,14 @@ struct act__observe {
 
 /* ---- time accounting ---------------------------------------------------- */
 
-/* A phase total in nanoseconds: the phases that ended (it only grows),
- * and with `now` the current one too if it is `which` (the interval
- * lines: read without a lock, a phase that ends between the two loads is
- * counted twice or not at all, for one line). */
-static uint64_t phase_total(_Atomic uint64_t *total, _Atomic uint64_t *phase,
-			    unsigned which, uint64_t now)
-{
-	/* relaxed: figures, not decisions (phase_to's stores) */
-	uint64_t t = atomic_load_explicit(total, memory_order_relaxed);
-	uint64_t ph = atomic_load_explicit(phase, memory_order_relaxed);
-
-	if (now && (ph & 3) == which && now > ph >> 2)
-		t += now - (ph >> 2);
-	return t;
-}
-
 static void worker_times(struct act__rt *rt, uint32_t i,
 			 struct act_worker_stats *ws, uint64_t now)
 {
 	struct act__worker *w = &rt->workers[i];
 
-	ws->busy_ns = phase_total(&w->t_busy, &w->phase, ACT_PHASE_BUSY, now);
-	ws->spin_ns = phase_total(&w->t_spin, &w->phase, ACT_PHASE_SPIN, now);
-	ws->sleep_ns =
-		phase_total(&w->t_sleep, &w->phase, ACT_PHASE_SLEEP, now);
+	ws->busy_ns = act__clock_phase_total(&w->phases, ACT_PHASE_BUSY, now);
+	ws->spin_ns = act__clock_phase_total(&w->phases, ACT_PHASE_SPIN, now);
+	ws->sleep_ns = act__clock_phase_total(&w->phases, ACT_PHASE_SLEEP, now);
 }
 
 static void rt_times(struct act__rt *rt, struct act_stats *s, uint64_t now)
@@ -71,8 +54,10 @@ static void rt_times(struct act__rt *rt, struct act_stats *s, uint64_t now)
 	struct act__reactor *re = rt->reactor;
 
 	s->uptime_ns = (uint64_t)(act__clock_now() - rt->cal.ns0);
-	s->reactor_busy_ns = phase_total(&re->t_busy, &re->phase, 0, now);
-	s->reactor_sleep_ns = phase_total(&re->t_sleep, &re->phase, 2, now);
+	s->reactor_busy_ns =
+		act__clock_phase_total(&re->phases, ACT_PHASE_BUSY, now);
+	s->reactor_sleep_ns =
+		act__clock_phase_total(&re->phases, ACT_PHASE_SLEEP, now);
 }
 
 void act__observe_worker_times(struct act__rt *rt, uint32_t i,

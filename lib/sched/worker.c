@@ -366,32 +366,6 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 
 /* ---- idle: search, then sleep ------------------------------------------ */
 
-/*
- * Time accounting: w enters phase `next` (ACT_PHASE_*) at now (clock
- * nanoseconds, so that no ratio to ticks moves the totals); the
- * phase it leaves is added to its total. Only at the edges of idleness,
- * never per turn.
- */
-static void phase_to(struct act__worker *w, unsigned next, uint64_t now)
-{
-	uint64_t at = w->phase_own >> 2, d = now > at ? now - at : 0;
-
-	switch (w->phase_own & 3) {
-	case ACT_PHASE_BUSY:
-		act__count_n(&w->t_busy, d);
-		break;
-	case ACT_PHASE_SPIN:
-		act__count_n(&w->t_spin, d);
-		break;
-	default:
-		act__count_n(&w->t_sleep, d);
-		break;
-	}
-	w->phase_own = now << 2 | next;
-	/* relaxed: the watch's snapshot, checked against the totals */
-	atomic_store_explicit(&w->phase, w->phase_own, memory_order_relaxed);
-}
-
 /* Trace: a slice of kind (search, parked) on w, from tick `from` on. */
 static void trace_idle(struct act__worker *w, unsigned kind, uint64_t from,
 		       uint64_t to)
@@ -563,11 +537,13 @@ static void sleep_idle(struct act__worker *w)
 		uint64_t from = w->trace ? act__clock_ticks() : 0;
 
 		act__count(&w->n_sleeps);
-		phase_to(w, ACT_PHASE_SLEEP, (uint64_t)act__clock_now());
+		act__clock_phase_to(&w->phases, ACT_PHASE_SLEEP,
+				    act__clock_now());
 		/* stop is 0 here (just checked): sleep until it or the bell
 		 * moves */
 		act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
-		phase_to(w, ACT_PHASE_SPIN, (uint64_t)act__clock_now());
+		act__clock_phase_to(&w->phases, ACT_PHASE_SPIN,
+				    act__clock_now());
 		if (act__unlikely(w->trace))
 			trace_idle(w, ACT_TR_PARKED, from, act__clock_ticks());
 	}
@@ -601,11 +577,11 @@ static void idle(struct act__worker *w)
 	act__proc_flush_away(&w->rt->procs, &w->slots);
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
-	phase_to(w, ACT_PHASE_SPIN, (uint64_t)act__clock_now());
+	act__clock_phase_to(&w->phases, ACT_PHASE_SPIN, act__clock_now());
 	if (act__unlikely(w->trace))
 		act__trace_event(w->trace, ACT_TR_RUNQ, 0, 0, 0);
 	idle_loop(w);
-	phase_to(w, ACT_PHASE_BUSY, (uint64_t)act__clock_now());
+	act__clock_phase_to(&w->phases, ACT_PHASE_BUSY, act__clock_now());
 	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
 }
 
@@ -660,9 +636,7 @@ void act__worker_loop(struct act__worker *w)
 {
 	struct act__proc *p;
 
-	w->phase_own = (uint64_t)act__clock_now() << 2 | ACT_PHASE_BUSY;
-	/* relaxed: the watch's snapshot (phase_to) */
-	atomic_store_explicit(&w->phase, w->phase_own, memory_order_relaxed);
+	act__clock_phase_start(&w->phases, ACT_PHASE_BUSY, act__clock_now());
 	/* acquire: pairs with the release store of stop in reap/act_main */
 	while (!atomic_load_explicit(&w->rt->stop, memory_order_acquire)) {
 		/* a thief asked: offer half the surplus, and wake a searcher
@@ -676,7 +650,8 @@ void act__worker_loop(struct act__worker *w)
 		else
 			idle(w);
 	}
-	phase_to(w, ACT_PHASE_BUSY, (uint64_t)act__clock_now()); /* the last */
+	act__clock_phase_to(&w->phases, ACT_PHASE_BUSY,
+			    act__clock_now()); /* the last */
 	act__slab_flush_remote(&w->slab);
 	act__stack_flush_away(&w->stacks);
 	act__proc_flush_away(&w->rt->procs, &w->slots);

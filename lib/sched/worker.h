@@ -69,17 +69,15 @@ struct act__worker {
 		n_steal_fails, n_stolen, n_remote_wakes, n_parks, n_sleeps,
 		n_futex_wakes, n_mutes, n_exits, n_far_steals,
 		n_direct; /* switches from a process straight to the next */
-	/* time accounting, in nanoseconds: the phases that ended,
-	 * busy (running processes or between them), spinning (searching
-	 * for work) and sleeping; the current one is `phase` below */
-	_Atomic uint64_t t_busy, t_spin, t_sleep;
+	/* time accounting (base/clock.h): busy (running processes or
+	 * between them), spinning (searching for work), sleeping */
+	struct act__clock_phases phases;
 	/* observers (doc/observability.md); off: NULL, false */
 	struct act__trace_buf *trace; /* ACTORS_TRACE: this worker's events */
 	bool timed;		      /* turns are timed (run_ticks, watch) */
 	uint64_t turn_t;	      /* timed: the tick the turn began */
 	uint32_t flow_in;	      /* trace: the arrow into this turn */
 	uint32_t runq_every;	      /* trace: turns to the next runq count */
-	uint64_t phase_own;	      /* owner's copy of `phase` */
 
 	/* other threads */
 	struct act__runq rq act__aligned;
@@ -88,16 +86,12 @@ struct act__worker {
 	_Atomic uint8_t wants_work;
 
 	/* read by the reactor's watch (lib/runtime/observe.c), relaxed:
-	 * the current phase, tick << 2 | ACT_PHASE_*, and, with timed
-	 * turns, the running turn's first tick (0: between turns) and its
-	 * process's pid */
-	_Atomic uint64_t phase act__aligned;
-	_Atomic uint64_t watch_turn;
+	 * with timed turns, the running turn's first tick (0: between
+	 * turns), its process's pid and entry function */
+	_Atomic uint64_t watch_turn act__aligned;
 	_Atomic uint64_t watch_pid;
 	_Atomic uintptr_t watch_fn; /* its entry function */
 };
-
-enum { ACT_PHASE_BUSY = 0, ACT_PHASE_SPIN, ACT_PHASE_SLEEP };
 
 static inline uint64_t act__worker_rng(struct act__worker *w)
 {
