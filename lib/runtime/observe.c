@@ -882,12 +882,17 @@ done:
 void act__observe_stop(struct act__rt *rt)
 {
 	struct act__observe *o = rt->obs;
+	bool ran = false;
 	uint32_t i;
 	int rc;
 
 	if (!o)
 		return;
-	if (o->bufs && o->trace_path) {
+	/* a runtime that never ran (act_main failed on its way up) has
+	 * recorded nothing, and leaves no file behind */
+	for (i = 0; o->bufs && !ran && i <= rt->nworkers; i++)
+		ran = o->bufs[i].n != 0;
+	if (ran && o->trace_path) {
 		rc = write_trace(rt, o);
 		if (rc)
 			fprintf(stderr, "actors: ACTORS_TRACE: %s: %s\n",
