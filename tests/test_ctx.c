@@ -3,10 +3,10 @@
  * test_ctx.c - the architecture's context switch (lib/arch/ctx.h):
  * callee-saved registers are per context and survive a switch, the
  * floating-point control state is the thread's (the switch leaves it
- * alone: arch/fp.h); act__ctx_make starts entry(arg) on the given stack
- * with the ABI's alignment. Then through the runtime: processes spawned
- * with ACT_SPAWN_FPENV keep their own rounding modes across yields, and
- * nobody else sees them.
+ * alone: arch/fp.h); act__ctx_make starts entry(arg, arg2) on the given
+ * stack with the ABI's alignment. Then through the runtime: processes
+ * spawned with ACT_SPAWN_FPENV keep their own rounding modes across
+ * yields, and nobody else sees them.
  */
 #include <fenv.h>
 #include <stdint.h>
@@ -109,11 +109,12 @@ static int b_rounds;
 
 /* B: each round, come back with its own pattern loaded and see it again
  * when resumed, after main loaded different values in between. */
-static void reg_b_entry(void *arg)
+static void reg_b_entry(void *arg, void *arg2)
 {
 	int r;
 
 	(void)arg;
+	(void)arg2;
 	for (r = 0; r < REG_ROUNDS; r++) {
 		fill(b_in[r], 1000 + r);
 		reg_switch(&b_ctx, &main_ctx, b_in[r], b_out[r]);
@@ -129,7 +130,7 @@ START_TEST(callee_saved_survive)
 	uint64_t in[6], out[6];
 	int r, i;
 
-	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, reg_b_entry, NULL);
+	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, reg_b_entry, NULL, NULL);
 	for (r = 0; r < REG_ROUNDS; r++) {
 		fill(in, r);
 		memset(out, 0, sizeof(out));
@@ -218,11 +219,12 @@ static int fp_b_rounds;
 static int fp_b_mode[FP_ROUNDS];
 
 /* B reads what A left, then sets a mode of its own for A to see. */
-static void fp_b_entry(void *arg)
+static void fp_b_entry(void *arg, void *arg2)
 {
 	int r;
 
 	(void)arg;
+	(void)arg2;
 	fp_read(&fp_b_first);
 	for (r = 0; r < FP_ROUNDS; r++) {
 		fp_b_mode[r] = r % 2 ? FE_UPWARD : FE_TOWARDZERO;
@@ -249,7 +251,7 @@ START_TEST(fp_control_is_the_threads)
 
 	fegetenv(&saved);
 	ck_assert_int_eq(fesetround(FE_DOWNWARD), 0);
-	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, fp_b_entry, NULL);
+	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, fp_b_entry, NULL, NULL);
 	for (r = 0; r < FP_ROUNDS; r++) {
 		act__ctx_switch(&main_ctx, &b_ctx);
 		fp_read(&seen);
@@ -268,13 +270,13 @@ START_TEST(fp_control_is_the_threads)
 }
 END_TEST
 
-/* ---- act__ctx_make: argument, stack, alignment -------------------------- */
+/* ---- act__ctx_make: arguments, stack, alignment ------------------------- */
 
 #ifdef __x86_64__
 /* First instruction of the entry: record rsp as the call left it, then
- * continue in C with the argument untouched (rdi). */
+ * continue in C with the arguments untouched (rdi, rsi). */
 uintptr_t tc_probe_rsp;
-void tc_probe_c(void *arg);
+void tc_probe_c(void *arg, void *arg2);
 __asm__(".text\n"
 	".globl tc_probe_entry\n"
 	".hidden tc_probe_entry\n"
@@ -283,24 +285,25 @@ __asm__(".text\n"
 	"	movq %rsp, tc_probe_rsp(%rip)\n"
 	"	jmp tc_probe_c\n"
 	".size tc_probe_entry, .-tc_probe_entry\n");
-void tc_probe_entry(void *arg);
+void tc_probe_entry(void *arg, void *arg2);
 #define PROBE_ENTRY tc_probe_entry
 #else
 /* No asm probe here: the entry's stack alignment is checked through a
  * 16-byte-aligned local only. */
 #define PROBE_ENTRY tc_probe_c
-void tc_probe_c(void *arg);
+void tc_probe_c(void *arg, void *arg2);
 #endif
 
-static void *probe_arg;
+static void *probe_arg, *probe_arg2;
 static uintptr_t probe_local;
 static int probe_runs;
 
-__attribute__((noinline, used)) void tc_probe_c(void *arg)
+__attribute__((noinline, used)) void tc_probe_c(void *arg, void *arg2)
 {
 	_Alignas(16) volatile long double ld = 1.0L;
 
 	probe_arg = arg;
+	probe_arg2 = arg2;
 	probe_local = (uintptr_t)&ld;
 	probe_runs++;
 	for (;;)
@@ -316,15 +319,17 @@ START_TEST(ctx_make_entry)
 	for (off = 0; off < 48; off++) {
 		char *hi = stk + STACK_LEN - off;
 		void *arg = (void *)(uintptr_t)(0xabc000 + off);
+		void *arg2 = (void *)(uintptr_t)(0xdef000 + off);
 
-		probe_arg = NULL;
+		probe_arg = probe_arg2 = NULL;
 		probe_local = 0;
-		act__ctx_make(&b_ctx, hi, PROBE_ENTRY, arg);
+		act__ctx_make(&b_ctx, hi, PROBE_ENTRY, arg, arg2);
 		ck_assert_msg((uintptr_t)b_ctx.sp >= lo &&
 				      (uintptr_t)b_ctx.sp < (uintptr_t)hi,
 			      "off %d: sp %p outside the stack", off, b_ctx.sp);
 		act__ctx_switch(&main_ctx, &b_ctx);
 		ck_assert_ptr_eq(probe_arg, arg);
+		ck_assert_ptr_eq(probe_arg2, arg2);
 		ck_assert_msg(probe_local >= lo && probe_local < (uintptr_t)hi,
 			      "off %d: local at %#lx, stack [%#lx, %p)", off,
 			      (unsigned long)probe_local, (unsigned long)lo,
@@ -350,7 +355,7 @@ START_TEST(ctx_make_stays_below_hi)
 	size_t k, top = 261; /* a misaligned stack_hi */
 
 	memset(stk, 0xee, STACK_LEN);
-	act__ctx_make(&b_ctx, stk + STACK_LEN - top, PROBE_ENTRY, NULL);
+	act__ctx_make(&b_ctx, stk + STACK_LEN - top, PROBE_ENTRY, NULL, NULL);
 	act__ctx_switch(&main_ctx, &b_ctx);
 	act__ctx_switch(&main_ctx, &b_ctx); /* resumed once more */
 	for (k = STACK_LEN - top; k < STACK_LEN; k++)

@@ -6,8 +6,10 @@
  * way, trap_exit, a mailbox limit and N messages behind a selective
  * receive with a deadline, one in an I/O wait on a pipe, seen from a
  * process and from a thread outside the runtime, at 1 and 2 workers;
- * the walk; dead and garbage pids; the dump's lines; the signal's dump
- * on stderr and the variable's refusals.
+ * the walk; dead and garbage pids; the dump's lines; what a process
+ * waits for (a sleep, a receive with a deadline, one without after one
+ * with: no deadline); the signal's dump on stderr and the variable's
+ * refusals.
  *
  * The processes record what they saw; the checks run after act_main
  * returns, outside the runtime.
@@ -347,6 +349,117 @@ START_TEST(info_matches_setup)
 }
 END_TEST
 
+/* ======================================================================
+ * 2. What a waiting process waits for, after other waits
+ * ====================================================================== */
+
+#define TAG_LATE 4u
+
+static struct wait_res {
+	act_pid main, late, sleeper, timed;
+	int rc_late, rc_sleeper, rc_timed;
+	bool late_waits, sleeper_waits, timed_waits;
+	struct act_process_info late_i, sleeper_i, timed_i;
+	int64_t now;
+} wr;
+
+/* A receive with a deadline that passes, then one without: the second
+ * wait has no deadline, whatever the first one left. */
+static void late_proc(void *arg)
+{
+	struct act_msg *m;
+
+	(void)arg;
+	ck_assert(!act_receive(TU_MS)); /* nobody sends: it times out */
+	act_send(wr.main, TAG_LATE, NULL, 0);
+	m = act_receive(ACT_FOREVER); /* killed at the end */
+	if (m)
+		act_msg_free(m);
+}
+
+static void sleeper_proc(void *arg)
+{
+	(void)arg;
+	act_sleep(60 * TU_SEC); /* killed at the end */
+}
+
+static void timed_proc(void *arg)
+{
+	struct act_msg *m;
+
+	(void)arg;
+	m = act_receive(60 * TU_SEC); /* killed at the end */
+	if (m)
+		act_msg_free(m);
+}
+
+static bool read_waiting(act_pid p, struct act_process_info *i, int *rc)
+{
+	int64_t deadline = 0;
+	int k;
+
+	for (k = 0;; k++) {
+		*rc = act_process_info(p, i);
+		if (!*rc && i->state == ACT_PROC_WAITING)
+			return true;
+		if (!tu_wait_step(&deadline, k))
+			return false;
+	}
+}
+
+static void wait_main(void *arg)
+{
+	struct act_msg *m;
+
+	(void)arg;
+	wr.main = act_self();
+	wr.late = tu_spawn(late_proc, NULL);
+	wr.sleeper = tu_spawn(sleeper_proc, NULL);
+	wr.timed = tu_spawn(timed_proc, NULL);
+	m = act_receive_match(tu_tag_is, (void *)(uintptr_t)TAG_LATE,
+			      ACT_FOREVER);
+	act_msg_free(m);
+	/* after TAG_LATE, a WAITING late is in its second wait */
+	wr.late_waits = read_waiting(wr.late, &wr.late_i, &wr.rc_late);
+	wr.sleeper_waits =
+		read_waiting(wr.sleeper, &wr.sleeper_i, &wr.rc_sleeper);
+	wr.timed_waits = read_waiting(wr.timed, &wr.timed_i, &wr.rc_timed);
+	wr.now = act__clock_now();
+	act_kill(wr.late, ACT_EXIT_KILL);
+	act_kill(wr.sleeper, ACT_EXIT_KILL);
+	act_kill(wr.timed, ACT_EXIT_KILL);
+	ck_assert(tu_wait_gone(wr.late) && tu_wait_gone(wr.sleeper) &&
+		  tu_wait_gone(wr.timed));
+}
+
+START_TEST(info_wait_kinds)
+{
+	struct act_config cfg = tu_with_workers(_i + 1); /* 1 and 2 */
+
+	memset(&wr, 0, sizeof(wr));
+	ck_assert_int_eq(tu_run_main(&cfg, wait_main, NULL), 0);
+
+	ck_assert_msg(wr.late_waits, "late never waiting (rc %d)", wr.rc_late);
+	ck_assert_int_eq(wr.late_i.wait, ACT_WAIT_MESSAGE);
+	ck_assert_msg(wr.late_i.wait_deadline == 0,
+		      "an untimed wait shows the deadline %lld of the timed "
+		      "one before it",
+		      (long long)wr.late_i.wait_deadline);
+
+	ck_assert_msg(wr.sleeper_waits, "sleeper never waiting (rc %d)",
+		      wr.rc_sleeper);
+	ck_assert_int_eq(wr.sleeper_i.wait, ACT_WAIT_SLEEP);
+	ck_assert(wr.sleeper_i.wait_deadline > 0);
+	ck_assert(wr.sleeper_i.wait_deadline <= wr.now + 60 * TU_SEC);
+
+	ck_assert_msg(wr.timed_waits, "timed never waiting (rc %d)",
+		      wr.rc_timed);
+	ck_assert_int_eq(wr.timed_i.wait, ACT_WAIT_MESSAGE);
+	ck_assert(wr.timed_i.wait_deadline > 0);
+	ck_assert(wr.timed_i.wait_deadline <= wr.now + 60 * TU_SEC);
+}
+END_TEST
+
 /* No runtime: every call says so. */
 START_TEST(no_runtime)
 {
@@ -360,7 +473,7 @@ START_TEST(no_runtime)
 END_TEST
 
 /* ======================================================================
- * 2. ACTORS_DUMP_SIGNAL
+ * 3. ACTORS_DUMP_SIGNAL
  * ====================================================================== */
 
 static volatile sig_atomic_t prev_ran;
@@ -484,6 +597,7 @@ static Suite *info_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, info_matches_setup, 0, 2);
+	tcase_add_loop_test(tc, info_wait_kinds, 0, 2);
 	tcase_add_test(tc, no_runtime);
 	tcase_add_test(tc, signal_prints_dump);
 	tcase_add_test(tc, no_handler_by_default);

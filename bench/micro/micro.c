@@ -62,9 +62,10 @@ static double now_s(void)
 
 static struct act__ctx main_ctx, co_ctx;
 
-static void co_entry(void *arg)
+static void co_entry(void *arg, void *arg2)
 {
 	(void)arg;
+	(void)arg2;
 	for (;;)
 		act__ctx_switch(&co_ctx, &main_ctx);
 }
@@ -78,7 +79,7 @@ static double run_switch(void)
 
 	if (stk == MAP_FAILED)
 		return -1;
-	act__ctx_make(&co_ctx, (char *)stk + STACK_LEN, co_entry, NULL);
+	act__ctx_make(&co_ctx, (char *)stk + STACK_LEN, co_entry, NULL, NULL);
 	act__ctx_switch(&main_ctx, &co_ctx); /* first touch of its stack */
 	t0 = now_s();
 	for (i = 0; i < n_ops / 2; i++)

@@ -194,7 +194,7 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 /* Blocked part of a receive: park until a match, or the deadline. */
 static act__always_inline struct act__envelope *
 wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
-	 void *ctx, int64_t timeout_ns, enum act__wait_kind kind)
+	 void *ctx, int64_t timeout_ns, unsigned kind)
 {
 	struct act__worker *w = *wp;
 	struct act__rt *rt = w->rt;
@@ -205,24 +205,24 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 	struct act__envelope *e;
 
 	p->wait_ticket = t;
-	/* for observers (proc.h's fifth line): relaxed, read only while
-	 * the state says WAITING, which the park publishes after these */
-	atomic_store_explicit(&p->wait_kind, kind, memory_order_relaxed);
-	if (timeout_ns <= 0) {
-		atomic_store_explicit(&p->wait_deadline, 0,
-				      memory_order_relaxed);
-	} else {
+	if (timeout_ns > 0) {
 		int64_t now = act__clock_now();
 		int64_t end = timeout_ns < INT64_MAX - now ? now + timeout_ns :
 							     INT64_MAX;
 
+		/* for observers (proc.h), relaxed: read only while the
+		 * state says WAITING, which the park publishes after it */
 		atomic_store_explicit(&p->wait_deadline, end,
 				      memory_order_relaxed);
+		kind |= ACT_WK_TIMED;
 		armed = act__reactor_arm_timeout(rt->reactor, p, t, end);
 		if (!armed)
 			return NULL; /* no memory for the timer: time out */
 		p->armed = armed;
 	}
+	/* for observers, as the deadline; on the line the turn writes */
+	atomic_store_explicit(&p->wait_kind, (uint8_t)kind,
+			      memory_order_relaxed);
 	for (;;) {
 		act__worker_switch_out_w(w, p, ACT_SW_PARK);
 		act__proc_turn_begin(p);

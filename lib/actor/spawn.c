@@ -48,9 +48,11 @@ static struct act__worker *place(struct act__worker *w)
 									    w;
 }
 
-static void proc_entry(void *arg)
+/* A process's first code: its slot and its argument, which only its
+ * first frame kept (act__ctx_make), not the slot. */
+static void proc_entry(void *slot, void *arg)
 {
-	struct act__proc *p = arg;
+	struct act__proc *p = slot;
 	struct act__worker *w = act__tls_worker_self();
 
 	/* a process may have handed the worker straight to this one */
@@ -65,8 +67,25 @@ static void proc_entry(void *arg)
 	}
 	act__spawn_die_if_killed(
 		p); /* killed before its first turn: never runs */
-	p->fn(p->arg);
+	p->fn(arg);
 	act_exit(ACT_EXIT_NORMAL);
+}
+
+/* A spawn on a worker whose turns are timed (ACTORS_TRACE or
+ * ACTORS_LONG_SCHEDULE): what only timed turns keep, reset (untimed, the
+ * slot's zero stays zero: every worker is timed or not for the runtime's
+ * life), and the trace's spawn event. Out of line: act__spawn tests one
+ * flag. */
+static act__noinline __attribute__((cold)) void
+spawn_timed(struct act__worker *w, struct act__proc *p, void (*fn)(void *))
+{
+	/* worker.c turn_end, wake.h's flows */
+	atomic_store_explicit(&p->run_ticks, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->trace_flow, 0, memory_order_relaxed);
+	if (w->trace)
+		act__trace_event(w->trace, ACT_TR_SPAWN, p->pid.id,
+				 (uintptr_t)fn,
+				 w->current ? w->current->pid.id : 0);
 }
 
 act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
@@ -87,7 +106,9 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	}
 	p->stack_size = stack_size;
 	p->fn = fn;
-	p->arg = arg;
+	/* its argument goes to its first frame, not the slot */
+	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
+		      proc_entry, p, arg);
 	/* relaxed-atomic: act_process_info reads them (mailbox.c) */
 	__atomic_store_n(&p->save_head, NULL, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->save_tail, NULL, __ATOMIC_RELAXED);
@@ -103,20 +124,24 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	p->pid = act__proc_make_pid(
 		&w->rt->procs,
 		atomic_load_explicit(&p->gen, memory_order_relaxed), p->index);
-	p->armed = NULL;
+	/* armed is NULL: every wait that armed a timeout cleared it before
+	 * the process could exit (message.c wait_for), and a fresh slot is
+	 * zero; not written here, on the fifth line, which a spawn leaves
+	 * alone unless turns are timed */
+	if (ACT_DEBUG_ON && p->armed)
+		act__fatal("slot %u: a timeout armed at spawn", p->index);
 	atomic_store_explicit(&p->reductions, 0, memory_order_relaxed);
-	atomic_store_explicit(&p->run_ticks, 0, memory_order_relaxed);
-	atomic_store_explicit(&p->trace_flow, 0, memory_order_relaxed);
+	if (act__unlikely(w->timed))
+		spawn_timed(w, p, fn);
 	/* not killed; relaxed: published by the RUNNABLE release below */
 	atomic_store_explicit(&p->flags,
 			      (canary ? ACT_PF_CANARY : 0) |
-				      (fpenv ? ACT_PF_FPENV : 0),
+				      (fpenv ? ACT_PF_FPENV : 0) |
+				      (w->timed ? ACT_PF_TIMED : 0),
 			      memory_order_relaxed);
 	act__links_init(p, mailbox_limit);
 	if (rels) /* its state is not RUNNABLE yet: nothing runs it */
 		act__links_rels_attach(w->current, p, rels);
-	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
-		      proc_entry, p);
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
 	/* release: pairs with act__links_proc_live's acquire state load
 	 * (links.c), which then sees this occupant's generation, not the
@@ -130,9 +155,6 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	if (to != w)
 		act__count(&w->n_placed);
 	pid = p->pid;
-	if (act__unlikely(w->trace))
-		act__trace_event(w->trace, ACT_TR_SPAWN, pid.id, (uintptr_t)fn,
-				 w->current ? w->current->pid.id : 0);
 	/* from here p may run on another worker, exit, and its slot go to
 	 * a new process: read nothing of it after the enqueue */
 	act__wake_enqueue(w, to, p);

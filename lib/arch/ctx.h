@@ -91,12 +91,14 @@ static inline void act__ctx_switch(struct act__ctx *from, struct act__ctx *to)
 }
 
 /*
- * Prepare ctx so that the first switch to it calls entry(arg) on the stack
- * [stack_lo, stack_hi). entry must never return. Under TSan this also
- * makes ctx's fiber; pair it with act__ctx_destroy.
+ * Prepare ctx so that the first switch to it calls entry(arg, arg2) on the
+ * stack [stack_lo, stack_hi). entry must never return. Under TSan this
+ * also makes ctx's fiber; pair it with act__ctx_destroy. (Two arguments:
+ * a process's entry gets its slot and its argument, so that the slot
+ * need not keep the argument, the frame does.)
  */
-void act__ctx_make(struct act__ctx *ctx, void *stack_hi, void (*entry)(void *),
-		   void *arg);
+void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
+		   void (*entry)(void *, void *), void *arg, void *arg2);
 
 /*
  * ctx will not be switched to again (its process was reaped): free what

@@ -38,6 +38,12 @@ void act__trace_buf_destroy(struct act__trace_buf *b)
 	b->ev = NULL;
 }
 
+void act__trace_event(struct act__trace_buf *b, unsigned kind, uint64_t a,
+		      uint64_t x, uint64_t c)
+{
+	act__trace_put(b, kind, act__trace_now(b), a, x, c);
+}
+
 void act__trace_name(struct act__trace_buf *b, uint64_t pid, const char *name,
 		     size_t len)
 {

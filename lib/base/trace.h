@@ -96,12 +96,12 @@ static inline void act__trace_put(struct act__trace_buf *b, unsigned kind,
 	e->c = c;
 }
 
-/* The same, now. */
-static inline void act__trace_event(struct act__trace_buf *b, unsigned kind,
-				    uint64_t a, uint64_t x, uint64_t c)
-{
-	act__trace_put(b, kind, act__trace_now(b), a, x, c);
-}
+/* The same, now: out of line and cold, so that the hooks in hot code
+ * (`if (act__unlikely(w->trace)) act__trace_event(...)`) cost their
+ * test and nothing more when tracing is off (trace.c). */
+__attribute__((cold)) void act__trace_event(struct act__trace_buf *b,
+					    unsigned kind, uint64_t a,
+					    uint64_t x, uint64_t c);
 
 /* A flow id for an arrow from here: unique per buffer, and between
  * buffers by the buffer's index in the low byte. */

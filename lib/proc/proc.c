@@ -9,11 +9,21 @@
 #include "affinity/homes.h"
 #include "proc.h"
 
-/* Four cache lines: remote-written, owner-only, owner-only, and the
- * lifecycle's. (Five under TSan: struct act__ctx carries the process's
- * fiber there.) */
+/* Five cache lines: remote-written, owner-only, owner-only, the
+ * lifecycle's, and the observers' (proc.h). (Six under TSan: struct
+ * act__ctx carries the process's fiber there.) */
 #ifndef ACT_TSAN
 _Static_assert(sizeof(struct act__proc) == 5 * ACT_CACHELINE, "slot size");
+/* What a turn's switch and a wait write for observers is on the line
+ * the turn writes anyway (act__proc_turn_begin, act__proc_note_peer),
+ * not on the fifth (proc.h). */
+_Static_assert(offsetof(struct act__proc, reductions) / ACT_CACHELINE ==
+			       offsetof(struct act__proc, turn_msgs) /
+				       ACT_CACHELINE &&
+		       offsetof(struct act__proc, wait_kind) / ACT_CACHELINE ==
+			       offsetof(struct act__proc, turn_msgs) /
+				       ACT_CACHELINE,
+	       "observers' hot fields on the stealing hints' line");
 #endif
 
 /*

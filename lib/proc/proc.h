@@ -90,7 +90,10 @@ struct act__proc {
 	/* ACT_PF_KILLED: act_kill, exit at the next wait (set under the
 	 * lock); ACT_PF_CANARY: the owner's, set at spawn, its stack is
 	 * unguarded: check its canary at every switch; ACT_PF_FPENV: set
-	 * at spawn, ACT_SPAWN_FPENV. One byte for all,
+	 * at spawn, ACT_SPAWN_FPENV; ACT_PF_TIMED: set at spawn, its turns
+	 * are timed (the worker's `timed`, the same for every worker for
+	 * the runtime's life), so that a switch tests one byte for both
+	 * (act__worker_switch). One byte for all,
 	 * so that the line holds a 64-bit generation. */
 	_Atomic uint8_t flags;
 	/* its I/O operation's ACT_IO_* bits (io.h): here, not in the
@@ -112,14 +115,21 @@ struct act__proc {
 	uint32_t n_held;      /* entries on the held list */
 	uint32_t sweep_at;    /* n_held that triggers a sweep */
 
-	/* Third line: spawn, exit, timeouts. */
+	/* Third line: spawn, exit, and what every turn writes. */
 	struct act__envelope *save_tail;
 	void *stack_lo;
+	/* its entry function (its argument is kept by its first frame, not
+	 * here: act__ctx_make); read by observers, relaxed */
 	void (*fn)(void *);
-	void *arg;
-	intptr_t exit_reason;	    /* under lock until EXITING */
-	struct act__timeout *armed; /* its receive's timeout, or NULL */
-	uint32_t stack_size;	    /* at most 1 GiB */
+	/* for observers (act_process_info, act_dump), relaxed: here, on a
+	 * line every turn writes anyway (the stealing hints below), not on
+	 * the fifth: reductions charged at each switch (act__worker_switch),
+	 * and what a WAITING process waits for (enum act__wait_kind), set
+	 * before each wait's park publishes the state */
+	_Atomic uint64_t reductions;
+	intptr_t exit_reason; /* under lock until EXITING */
+	_Atomic uint8_t wait_kind;
+	uint32_t stack_size; /* at most 1 GiB */
 	uint32_t index;
 	/* One word, two lives. Free: the next slot on the free list
 	 * (free_next, act__proc_free_next). Alive: 0, or muted on a backlog
@@ -164,32 +174,34 @@ struct act__proc {
 	 * before the RMW that sets the bit */
 	int32_t accepted_fd;
 
-	/* Fifth line: what observers read (act_process_info, act_dump, the
-	 * trace). The owner writes it, at its switches and waits; anyone
-	 * reads it, relaxed: a snapshot, not a synchronised view. */
-	_Atomic uint64_t reductions act__aligned; /* charged, all turns */
+	/* Fifth line: what neither a message nor (untimed) a spawn or an
+	 * exit touches: a timed receive's timeout, and what observers read
+	 * (act_process_info, act_dump, the trace), relaxed: a snapshot, not
+	 * a synchronised view. */
+	struct act__timeout *armed act__aligned; /* its timed receive's
+						  * timeout, or NULL */
 	_Atomic uint64_t run_ticks; /* its turns' time, when turns are
 				     * timed (base/clock.h ticks) */
-	/* What it waits for, written before each wait switches out and
-	 * never cleared: it means something only while the state word
-	 * says the process waits (WAITING: wait_kind and wait_deadline;
-	 * IOWAIT: wait_op and wait_on, the fd; MUTED: wait_on, the
-	 * receiver's pid). One or two stores a wait (message.c wait_for,
-	 * reactor/io.c io_run, sched/backpressure.c). */
-	_Atomic int64_t wait_deadline; /* CLOCK_MONOTONIC ns; 0: none */
+	/* What it waits for beyond wait_kind, written before the wait
+	 * switches out and never cleared: it means something only while
+	 * the state word says the process waits (WAITING with
+	 * ACT_WK_TIMED: wait_deadline; IOWAIT: wait_op and wait_on, the
+	 * fd; MUTED: wait_on, the receiver's pid): message.c wait_for,
+	 * reactor/io.c io_run, sched/backpressure.c. */
+	_Atomic int64_t wait_deadline; /* CLOCK_MONOTONIC ns */
 	_Atomic uint64_t wait_on;      /* the fd, or the receiver's pid */
 	/* trace: the arrow of the wake that made it runnable, set by the
 	 * waker before the enqueue that publishes it; 0: none */
 	_Atomic uint32_t trace_flow;
-	_Atomic uint8_t wait_kind; /* enum act__wait_kind */
-	_Atomic uint8_t wait_op;   /* its I/O's IORING_OP_* */
+	_Atomic uint8_t wait_op; /* its I/O's IORING_OP_* */
 };
 
 /* wait_kind: what a WAITING process waits for. */
 enum act__wait_kind {
-	ACT_WK_ANY = 0, /* act_receive: any message */
-	ACT_WK_MATCH,	/* act_receive_match: a message it matches */
-	ACT_WK_SLEEP,	/* act_sleep: its deadline */
+	ACT_WK_ANY = 0,	     /* act_receive: any message */
+	ACT_WK_MATCH,	     /* act_receive_match: a message it matches */
+	ACT_WK_SLEEP,	     /* act_sleep: its deadline */
+	ACT_WK_TIMED = 0x80, /* or'ed in: it has a deadline, wait_deadline */
 };
 
 /* What a send reads and writes of its receiver (act__proc_lookup, the
@@ -205,6 +217,7 @@ _Static_assert(offsetof(struct act__proc, limited) < ACT_CACHELINE &&
 #define ACT_PF_KILLED 1u
 #define ACT_PF_CANARY 2u
 #define ACT_PF_FPENV 4u /* its own floating-point control state (arch/fp.h) */
+#define ACT_PF_TIMED 8u /* its turns are timed (worker.h `timed`) */
 
 /* The slot's lock: a spinlock held for a few stores (act_kill, act_exit).
  * After a while it yields, as act__spin_lock: a holder preempted on a

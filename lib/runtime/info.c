@@ -82,8 +82,8 @@ static int public_op(unsigned op)
 	}
 }
 
-/* What p, in state st, waits for: the fifth line (proc.h), which the
- * owner wrote before the park published st. */
+/* What p, in state st, waits for: wait_kind and the fifth line
+ * (proc.h), which the owner wrote before the park published st. */
 static void wait_info(struct act__proc *p, unsigned st,
 		      struct act_process_info *info)
 {
@@ -96,9 +96,13 @@ static void wait_info(struct act__proc *p, unsigned st,
 	switch (st) {
 	case ACT_PS_WAITING:
 		k = atomic_load_explicit(&p->wait_kind, memory_order_relaxed);
-		info->wait = k < 3 ? kinds[k] : ACT_WAIT_MESSAGE;
-		info->wait_deadline = atomic_load_explicit(
-			&p->wait_deadline, memory_order_relaxed);
+		info->wait = (k & ~ACT_WK_TIMED) < 3 ?
+				     kinds[k & ~ACT_WK_TIMED] :
+				     ACT_WAIT_MESSAGE;
+		/* an untimed wait leaves the deadline as it was */
+		if (k & ACT_WK_TIMED)
+			info->wait_deadline = atomic_load_explicit(
+				&p->wait_deadline, memory_order_relaxed);
 		break;
 	case ACT_PS_IOWAIT:
 		info->wait = ACT_WAIT_IO;

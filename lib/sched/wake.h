@@ -101,20 +101,9 @@ static inline bool act__wake_claim(struct act__proc *p, uint64_t ticket,
  */
 #define ACT_TRACE_FLOW_EVERY 8
 
-static inline void act__wake_trace_flow(struct act__worker *me,
-					struct act__proc *p)
-{
-	uint32_t id;
-
-	if (me->trace->sampled++ % ACT_TRACE_FLOW_EVERY)
-		return;
-	id = act__trace_flow_id(me->trace);
-
-	act__trace_put(me->trace, ACT_TR_FLOW, me->turn_t - me->trace->t0, id,
-		       p->pid.id, 0);
-	/* relaxed: the enqueue that follows publishes it (turn_begin) */
-	atomic_store_explicit(&p->trace_flow, id, memory_order_relaxed);
-}
+/* out of line (worker.c): the wake, inlined into every send, stays small */
+__attribute__((cold)) void act__wake_trace_flow(struct act__worker *me,
+						struct act__proc *p);
 
 /*
  * Make p, waiting in state `from` (WAITING, or MUTED for a backlog's

@@ -191,6 +191,21 @@ static void begin_run(struct act__worker *w, struct act__proc *p)
 	w->budget = w->reductions;
 }
 
+/* wake.h: a wake's flow arrow */
+void act__wake_trace_flow(struct act__worker *me, struct act__proc *p)
+{
+	uint32_t id;
+
+	if (me->trace->sampled++ % ACT_TRACE_FLOW_EVERY)
+		return;
+	id = act__trace_flow_id(me->trace);
+
+	act__trace_put(me->trace, ACT_TR_FLOW, me->turn_t - me->trace->t0, id,
+		       p->pid.id, 0);
+	/* relaxed: the enqueue that follows publishes it (turn_begin) */
+	atomic_store_explicit(&p->trace_flow, id, memory_order_relaxed);
+}
+
 /* Timed turns (w->timed): p's turn on w begins at tick now. */
 static void turn_begin(struct act__worker *w, struct act__proc *p, uint64_t now)
 {
@@ -300,7 +315,7 @@ static void run_one(struct act__worker *w, struct act__proc *p)
  * next of w's queue, when the loop would only pop it (no stop, no
  * thief waiting for a share); NULL: go through the loop.
  */
-static struct act__proc *next_direct(struct act__worker *w)
+static act__always_inline struct act__proc *next_direct(struct act__worker *w)
 {
 	if (atomic_load_explicit(&w->rt->stop, memory_order_relaxed) ||
 	    act__runq_should_publish(&w->rq))
@@ -315,14 +330,14 @@ static struct act__proc *next_direct(struct act__worker *w)
  * in proc_entry for a new one) then settles p on its own stack, once
  * p's registers are saved, exactly as the loop would (I2). An exit goes
  * through the loop: its reap sends signals, and must not run as
- * another process.
+ * another process. This is act__worker_switch's body; fpenv: p has its
+ * own floating-point control state (ACT_PF_FPENV), timed: its turns are
+ * timed (ACT_PF_TIMED).
  */
-void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
+static act__always_inline void switch_out(struct act__worker *w,
+					  struct act__proc *p, int reason,
+					  bool fpenv, bool timed)
 {
-	/* ACT_SPAWN_FPENV: p's floating-point control state waits here, on
-	 * its stack, while it is switched out */
-	bool fpenv = atomic_load_explicit(&p->flags, memory_order_relaxed) &
-		     ACT_PF_FPENV;
 	uint32_t used = (uint32_t)(w->reductions - w->budget);
 	struct act__fpctl own;
 	struct act__proc *next;
@@ -335,13 +350,15 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 			   "%llu is not settled",
 			   (unsigned long long)p->pid.id,
 			   (unsigned long long)w->leaving->pid.id);
-	if (act__unlikely(fpenv)) {
+	/* ACT_SPAWN_FPENV: p's floating-point control state waits here, on
+	 * its stack, while it is switched out */
+	if (fpenv) {
 		act__fp_save(&own);
 		act__fp_load(&w->fp_shared);
 	}
 	/* the turn's reductions, before next's turn resets the budget */
 	act__count_n(&p->reductions, used);
-	if (act__unlikely(w->timed)) {
+	if (timed) {
 		now = act__clock_ticks();
 		turn_end(w, p, reason, used, now);
 	}
@@ -351,7 +368,7 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 	if (next) {
 		act__count(&w->n_direct);
 		begin_run(w, next);
-		if (act__unlikely(now))
+		if (timed)
 			turn_begin(w, next, now);
 		act__ctx_switch(&p->ctx, &next->ctx);
 	} else {
@@ -360,8 +377,28 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 	/* p again, perhaps on another worker (I8) */
 	w = act__tls_worker_self();
 	settle(w);
-	if (act__unlikely(fpenv))
+	if (fpenv)
 		act__worker_fp_enter(w, &own);
+}
+
+/* The switch of a process with its own floating-point state or timed
+ * turns: a copy of its own, so that the common one tests the flags byte
+ * once and carries neither. */
+static act__noinline void switch_slow(struct act__worker *w,
+				      struct act__proc *p, int reason,
+				      unsigned flags)
+{
+	switch_out(w, p, reason, flags & ACT_PF_FPENV, flags & ACT_PF_TIMED);
+}
+
+void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
+{
+	unsigned flags = atomic_load_explicit(&p->flags, memory_order_relaxed);
+
+	if (act__unlikely(flags & (ACT_PF_FPENV | ACT_PF_TIMED)))
+		switch_slow(w, p, reason, flags);
+	else
+		switch_out(w, p, reason, false, false);
 }
 
 /* ---- idle: search, then sleep ------------------------------------------ */

@@ -74,10 +74,12 @@ struct act__worker {
 	struct act__clock_phases phases;
 	/* observers (doc/observability.md); off: NULL, false */
 	struct act__trace_buf *trace; /* ACTORS_TRACE: this worker's events */
-	bool timed;		      /* turns are timed (run_ticks, watch) */
-	uint64_t turn_t;	      /* timed: the tick the turn began */
-	uint32_t flow_in;	      /* trace: the arrow into this turn */
-	uint32_t runq_every;	      /* trace: turns to the next runq count */
+	/* turns are timed (run_ticks, watch); its spawns carry it in their
+	 * flags (ACT_PF_TIMED), which the switch tests */
+	bool timed;
+	uint64_t turn_t;     /* timed: the tick the turn began */
+	uint32_t flow_in;    /* trace: the arrow into this turn */
+	uint32_t runq_every; /* trace: turns to the next runq count */
 
 	/* other threads */
 	struct act__runq rq act__aligned;

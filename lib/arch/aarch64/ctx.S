@@ -47,7 +47,8 @@ act__ctx_switch_asm:
 	ret
 	.size	act__ctx_switch_asm, .-act__ctx_switch_asm
 
-/* First code on a new stack: x19 = entry, x20 = arg, lr was set here. */
+/* First code on a new stack: x19 = entry, x20 = arg, x21 = arg2, lr was
+ * set here. */
 	.globl	act__ctx_trampoline
 	.hidden	act__ctx_trampoline
 	.type	act__ctx_trampoline, %function
@@ -55,6 +56,7 @@ act__ctx_switch_asm:
 act__ctx_trampoline:
 	mov	x29, #0
 	mov	x0, x20
+	mov	x1, x21
 	blr	x19
 	brk	#0
 	.size	act__ctx_trampoline, .-act__ctx_trampoline

@@ -10,8 +10,8 @@
 
 void act__ctx_trampoline(void);
 
-void act__ctx_make(struct act__ctx *ctx, void *stack_hi, void (*entry)(void *),
-		   void *arg)
+void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
+		   void (*entry)(void *, void *), void *arg, void *arg2)
 {
 	uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;
 	uint64_t *f = (uint64_t *)(top - 176);
@@ -19,6 +19,7 @@ void act__ctx_make(struct act__ctx *ctx, void *stack_hi, void (*entry)(void *),
 	memset(f, 0, 176);
 	f[0] = (uint64_t)(uintptr_t)entry;		  /* x19 */
 	f[1] = (uint64_t)(uintptr_t)arg;		  /* x20 */
+	f[2] = (uint64_t)(uintptr_t)arg2;		  /* x21 */
 	f[11] = (uint64_t)(uintptr_t)act__ctx_trampoline; /* x30 (lr) */
 	ctx->sp = f;
 #ifdef ACT_TSAN

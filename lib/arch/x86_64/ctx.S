@@ -40,9 +40,10 @@ act__ctx_switch_asm:
 	.size	act__ctx_switch_asm, .-act__ctx_switch_asm
 
 /*
- * First code run on a new stack: r12 = entry, r13 = arg (popped by the
- * switch). The frame built by act__ctx_make leaves rsp 16-byte aligned
- * here, so the call below enters entry with the ABI's alignment.
+ * First code run on a new stack: r12 = entry, r13 = arg, r14 = arg2
+ * (popped by the switch). The frame built by act__ctx_make leaves rsp
+ * 16-byte aligned here, so the call below enters entry with the ABI's
+ * alignment.
  */
 	.globl	act__ctx_trampoline
 	.hidden	act__ctx_trampoline
@@ -53,6 +54,7 @@ act__ctx_trampoline:
 	.cfi_undefined rip
 	xorl	%ebp, %ebp
 	movq	%r13, %rdi
+	movq	%r14, %rsi
 	callq	*%r12
 	ud2
 	.cfi_endproc

@@ -10,15 +10,15 @@
 
 void act__ctx_trampoline(void);
 
-void act__ctx_make(struct act__ctx *ctx, void *stack_hi, void (*entry)(void *),
-		   void *arg)
+void act__ctx_make(struct act__ctx *ctx, void *stack_hi,
+		   void (*entry)(void *, void *), void *arg, void *arg2)
 {
 	uintptr_t top = (uintptr_t)stack_hi & ~(uintptr_t)15;
 	/* 7 words: popped, the trampoline starts with rsp at top */
 	uint64_t *f = (uint64_t *)(top - 56);
 
 	f[0] = 0;			   /* r15 */
-	f[1] = 0;			   /* r14 */
+	f[1] = (uint64_t)(uintptr_t)arg2;  /* r14 */
 	f[2] = (uint64_t)(uintptr_t)arg;   /* r13 */
 	f[3] = (uint64_t)(uintptr_t)entry; /* r12 */
 	f[4] = 0;			   /* rbx */
