@@ -93,19 +93,6 @@ static inline bool act__wake_claim(struct act__proc *p, uint64_t ticket,
 }
 
 /*
- * Trace: an arrow from the waker's turn to p's next one, for one wake in
- * ACT_TRACE_FLOW_EVERY (a wake is a message's cost; the reactor's, an I/O
- * completion's or a timer's, are all drawn). Its start is put at the
- * waker's turn's start (no clock read per message); p, claimed and not
- * yet queued, takes the id with it, published by the enqueue.
- */
-#define ACT_TRACE_FLOW_EVERY 8
-
-/* out of line (worker.c): the wake, inlined into every send, stays small */
-__attribute__((cold)) void act__wake_trace_flow(struct act__worker *me,
-						struct act__proc *p);
-
-/*
  * Make p, waiting in state `from` (WAITING, or MUTED for a backlog's
  * release, IOWAIT for a kill), runnable and queue it. me: the caller's
  * worker, or NULL (foreign thread; the reactor batches its own wakes).
@@ -118,7 +105,7 @@ static inline bool act__wake_state(struct act__worker *me, struct act__proc *p,
 	if (!act__wake_claim(p, ticket, from))
 		return false;
 	if (me && act__unlikely(me->trace))
-		act__wake_trace_flow(me, p);
+		act__worker_trace_wake(me, p);
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
 	if (me && me != owner) {
 		/* a chatty process stays with its peer (act__proc_sticky):

@@ -191,8 +191,8 @@ static void begin_run(struct act__worker *w, struct act__proc *p)
 	w->budget = w->reductions;
 }
 
-/* wake.h: a wake's flow arrow */
-void act__wake_trace_flow(struct act__worker *me, struct act__proc *p)
+/* worker.h: a wake's flow arrow */
+void act__worker_trace_wake(struct act__worker *me, struct act__proc *p)
 {
 	uint32_t id;
 

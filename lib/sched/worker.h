@@ -95,6 +95,20 @@ struct act__worker {
 	_Atomic uintptr_t watch_fn; /* its entry function */
 };
 
+/*
+ * Trace: an arrow from the waker's turn to p's next one, for one wake in
+ * ACT_TRACE_FLOW_EVERY (a wake is a message's cost; the reactor's, an I/O
+ * completion's or a timer's, are all drawn). Its start is put at the
+ * waker's turn's start (no clock read per message); p, claimed and not
+ * yet queued, takes the id with it, published by the enqueue.
+ */
+#define ACT_TRACE_FLOW_EVERY 8
+
+/* Out of line and cold: the wake (wake.h), inlined into every send,
+ * stays small. */
+__attribute__((cold)) void act__worker_trace_wake(struct act__worker *me,
+						  struct act__proc *p);
+
 static inline uint64_t act__worker_rng(struct act__worker *w)
 {
 	w->rng ^= w->rng << 13;
