@@ -7,10 +7,11 @@
  * "Observers"). Slots are type-stable (I5): a reader loads the
  * generation before and after and gives -ESRCH if the occupant changed
  * in between. The fields the owner writes as it runs (state, worker,
- * the fifth line) are read relaxed, a snapshot; the relations, the
- * flags of the fourth line and the name under the slot's lock, as
- * links.c and registry.c change them; the mailbox by a bounded walk
- * (act__mailbox_count), exact when the owner did not run during it.
+ * reductions, the wait: proc.h) are read relaxed, a snapshot; the
+ * relations, the flags of the fourth line and the name under the slot's
+ * lock, as links.c and registry.c change them; the mailbox by a bounded
+ * walk (act__mailbox_count), exact when the owner did not run during
+ * it.
  *
  * The signal: the handler only sets the reactor's dump_req and rings
  * its doorbell (atomics and one write or FUTEX_WAKE: async-signal-safe);
@@ -82,8 +83,8 @@ static int public_op(unsigned op)
 	}
 }
 
-/* What p, in state st, waits for: wait_kind and the fifth line
- * (proc.h), which the owner wrote before the park published st. */
+/* What p, in state st, waits for: wait_kind and the fifth line's
+ * fields (proc.h), which the owner wrote before the park published st. */
 static void wait_info(struct act__proc *p, unsigned st,
 		      struct act_process_info *info)
 {
