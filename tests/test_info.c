@@ -8,8 +8,8 @@
  * process and from a thread outside the runtime, at 1 and 2 workers;
  * the walk; dead and garbage pids; the dump's lines; what a process
  * waits for (a sleep, a receive with a deadline, one without after one
- * with: no deadline); the signal's dump on stderr and the variable's
- * refusals.
+ * with: no deadline); a walk past a malloc'd envelope its owner frees
+ * meanwhile; the signal's dump on stderr and the variable's refusals.
  *
  * The processes record what they saw; the checks run after act_main
  * returns, outside the runtime.
@@ -24,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "proc/mailbox.h"
 #include "testrt.h"
 
 #define TAG_READY 1u
@@ -460,6 +462,112 @@ START_TEST(info_wait_kinds)
 }
 END_TEST
 
+/* ======================================================================
+ * 3. A walk while the owner frees what it walks
+ * ====================================================================== */
+
+#define TAG_BIG 5u
+#define TAG_FREE 6u
+/* past the slab's classes and glibc's mmap threshold: malloc'd, and
+ * unmapped by the free unless a walk holds it back */
+#define BIG_LEN ((size_t)512 << 10)
+
+static struct free_res {
+	act_pid target;
+	_Atomic int freed;  /* the target freed the big message */
+	_Atomic int hooked; /* the hook ran at the big envelope */
+	_Atomic int walked; /* act_process_info returned */
+	int rc;
+	struct act_process_info info;
+} fr;
+
+static void big_target_proc(void *arg)
+{
+	struct act_msg *m;
+
+	(void)arg;
+	/* the big message waits, unmatched, behind this receive */
+	m = act_receive_match(tu_tag_is, (void *)(uintptr_t)TAG_FREE,
+			      ACT_FOREVER);
+	act_msg_free(m);
+	m = act_receive_match(tu_tag_is, (void *)(uintptr_t)TAG_BIG,
+			      ACT_FOREVER);
+	ck_assert(m && m->len == BIG_LEN);
+	act_msg_free(m);
+	atomic_store(&fr.freed, 1);
+	m = act_receive(ACT_FOREVER); /* killed at the end */
+	if (m)
+		act_msg_free(m);
+}
+
+/* The walk, at the big envelope (before it reads the envelope's link):
+ * has its owner free it, and waits until it did, up to 20 s. */
+static void free_under_walk(struct act__envelope *e)
+{
+	struct timespec step = { 0, 100000 };
+	int i;
+
+	if (e->msg.tag != TAG_BIG || atomic_exchange(&fr.hooked, 1))
+		return;
+	act_send(fr.target, TAG_FREE, NULL, 0);
+	for (i = 0; i < 200000 && !atomic_load(&fr.freed); i++)
+		nanosleep(&step, NULL);
+}
+
+static void *walk_thread(void *arg)
+{
+	(void)arg;
+	fr.rc = act_process_info(fr.target, &fr.info);
+	atomic_store(&fr.walked, 1);
+	return NULL;
+}
+
+static void free_main(void *arg)
+{
+	struct act_process_info i;
+	int64_t deadline = 0;
+	char *big = calloc(1, BIG_LEN);
+	pthread_t th;
+	int k;
+
+	(void)arg;
+	ck_assert(big);
+	fr.target = tu_spawn(big_target_proc, NULL);
+	ck_assert_int_eq(act_send(fr.target, TAG_BIG, big, BIG_LEN), 0);
+	free(big);
+	/* until the target waits with the big one queued */
+	for (k = 0; !(act_process_info(fr.target, &i) == 0 &&
+		      i.state == ACT_PROC_WAITING && i.mailbox_len == 1);
+	     k++)
+		ck_assert(tu_wait_step(&deadline, k));
+	act__mailbox_walk_hook = free_under_walk;
+	ck_assert_int_eq(pthread_create(&th, NULL, walk_thread, NULL), 0);
+	/* the target must run meanwhile: this worker waits as a process */
+	for (k = 0, deadline = 0; !atomic_load(&fr.walked); k++)
+		ck_assert(tu_wait_step(&deadline, k));
+	ck_assert_int_eq(pthread_join(th, NULL), 0);
+	act__mailbox_walk_hook = NULL;
+	act_kill(fr.target, ACT_EXIT_KILL);
+	ck_assert(tu_wait_gone(fr.target));
+}
+
+/* act_process_info's walk reaches a malloc'd envelope, and its owner
+ * takes and frees it before the walk reads on: the walk still reads
+ * memory of the envelope's, not memory gone back to the system (a
+ * crash) or handed out again. */
+START_TEST(walk_survives_free)
+{
+	struct act_config cfg = tu_with_workers(_i + 1); /* 1 and 2 */
+
+	memset(&fr, 0, sizeof(fr));
+	ck_assert_int_eq(tu_run_main(&cfg, free_main, NULL), 0);
+	ck_assert_msg(atomic_load(&fr.hooked), "the walk never met it");
+	ck_assert_msg(atomic_load(&fr.freed), "the owner never freed it");
+	ck_assert_int_eq(fr.rc, 0);
+	ck_assert(act_pid_eq(fr.info.pid, fr.target));
+}
+END_TEST
+
 /* No runtime: every call says so. */
 START_TEST(no_runtime)
 {
@@ -473,7 +581,7 @@ START_TEST(no_runtime)
 END_TEST
 
 /* ======================================================================
- * 3. ACTORS_DUMP_SIGNAL
+ * 4. ACTORS_DUMP_SIGNAL
  * ====================================================================== */
 
 static volatile sig_atomic_t prev_ran;
@@ -598,6 +706,7 @@ static Suite *info_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, info_matches_setup, 0, 2);
 	tcase_add_loop_test(tc, info_wait_kinds, 0, 2);
+	tcase_add_loop_test(tc, walk_survives_free, 0, 2);
 	tcase_add_test(tc, no_runtime);
 	tcase_add_test(tc, signal_prints_dump);
 	tcase_add_test(tc, no_handler_by_default);

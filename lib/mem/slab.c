@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* slab.c - envelope allocation; see slab.h for the design. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -275,12 +276,92 @@ static void rfree_add(struct act__slab *self, struct act__envelope *e)
 		rfree_flush(r);
 }
 
+/*
+ * Mailbox walks (act__slab_walk_begin) read envelopes that their owner
+ * may free meanwhile. A slab envelope stays one (its chunk stays mapped,
+ * its link points at an envelope or NULL); a malloc'd one goes back to
+ * malloc, which may unmap it or hand it out as anything, so while a walk
+ * runs none is: it waits on `deferred` (linked through held_prev, which
+ * a freed envelope no longer uses, so that its node link stays as a
+ * walker may be reading it), and the walk frees the list when it ends.
+ */
+static pthread_mutex_t walk_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int walking;
+static struct act__envelope *_Atomic deferred;
+
+static void foreign_release(struct act__envelope *e)
+{
+	atomic_fetch_sub_explicit(&foreign_out, 1, memory_order_relaxed);
+	free(e);
+}
+
+static void deferred_free(void)
+{
+	/* acquire: pairs with the release CAS in foreign_free, so each
+	 * envelope's held_prev link is seen */
+	struct act__envelope *e =
+		atomic_exchange_explicit(&deferred, NULL, memory_order_acquire);
+	struct act__envelope *n;
+
+	for (; e; e = n) {
+		n = e->held_prev;
+		foreign_release(e);
+	}
+}
+
+static void foreign_free(struct act__envelope *e)
+{
+	struct act__envelope *h;
+
+	/* seq_cst: the Dekker with act__slab_walk_begin's store and fence.
+	 * The envelope left its queue (the owner's pop or unlink) before
+	 * this fence; either the load below sees the walk, or the walk,
+	 * after its fence, sees the queue without it */
+	atomic_thread_fence(memory_order_seq_cst);
+	if (act__likely(
+		    !atomic_load_explicit(&walking, memory_order_seq_cst))) {
+		/* the load read act__slab_walk_end's seq_cst store of 0 (or
+		 * the start's): after every read of that walk */
+		foreign_release(e);
+		return;
+	}
+	h = atomic_load_explicit(&deferred, memory_order_relaxed);
+	do
+		e->held_prev = h;
+	/* release: pairs with the acquire exchange in deferred_free */
+	while (!atomic_compare_exchange_weak_explicit(
+		&deferred, &h, e, memory_order_release, memory_order_relaxed));
+}
+
+void act__slab_walk_begin(void)
+{
+	/* one walk at a time: a freer that saw it running may still push
+	 * after it ended, and only the next walk (or the runtime's end)
+	 * frees what came late; pairs with the unlock in
+	 * act__slab_walk_end */
+	pthread_mutex_lock(&walk_lock);
+	/* seq_cst store and fence: foreign_free's Dekker */
+	atomic_store_explicit(&walking, 1, memory_order_seq_cst);
+	atomic_thread_fence(memory_order_seq_cst);
+}
+
+void act__slab_walk_end(void)
+{
+	/* seq_cst: a freer that reads it frees at once (foreign_free) */
+	atomic_store_explicit(&walking, 0, memory_order_seq_cst);
+	deferred_free();
+	pthread_mutex_unlock(&walk_lock); /* pairs with the lock above */
+}
+
+void act__slab_walk_reclaim(void)
+{
+	deferred_free();
+}
+
 void act__slab_free_slow(struct act__slab *self, struct act__envelope *e)
 {
 	if (e->cls == ACT_SLAB_FOREIGN) {
-		atomic_fetch_sub_explicit(&foreign_out, 1,
-					  memory_order_relaxed);
-		free(e);
+		foreign_free(e);
 		return;
 	}
 	if (self && e->worker == self->worker && self->guests) {

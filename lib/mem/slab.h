@@ -210,4 +210,18 @@ int64_t act__slab_outstanding(struct act__slab *s);
 /* malloc'd envelopes still out, runtime-wide. */
 int64_t act__slab_foreign_outstanding(void);
 
+/*
+ * Any thread: between begin and end, no envelope's memory goes back to
+ * malloc (a malloc'd one freed meanwhile waits until end), so a walk of
+ * a mailbox that its owner changes meanwhile (act__mailbox_count) never
+ * reads memory that is unmapped or something else. One walk at a time:
+ * begin waits for a running one to end. Walks are the observers'
+ * (act_process_info), never a message's.
+ */
+void act__slab_walk_begin(void);
+void act__slab_walk_end(void);
+/* After every thread of the runtime ended: free what a freer put back
+ * after the last walk had ended. */
+void act__slab_walk_reclaim(void);
+
 #endif /* ACT_SLAB_H */

@@ -178,10 +178,14 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	act__mailbox_held_sweep(p, slab, true);
 }
 
+void (*act__mailbox_walk_hook)(struct act__envelope *e);
+
 /* An envelope an observer walks to: one for pid still queued counts;
  * one for pid in another state means the walk left pid's queues. */
 static int count_one(struct act__envelope *e, act_pid pid)
 {
+	if (act__unlikely(act__mailbox_walk_hook))
+		act__mailbox_walk_hook(e);
 	if (__atomic_load_n(&e->to.id, __ATOMIC_RELAXED) != pid.id)
 		return 0;
 	return atomic_load_explicit(&e->state, memory_order_relaxed) ==

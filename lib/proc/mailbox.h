@@ -239,13 +239,19 @@ act__mailbox_take_new(struct act__proc *p, struct act__slab *slab,
  * walk met what a mailbox of pid's does not hold (an envelope for pid
  * not SENT) or ran past max. The owner may pop and save as it runs, so
  * the count is exact only if it did not run meanwhile: the caller
- * checks that (act__mailbox_count_stamp before and after). Safe to read
- * because slots and slab chunks stay mapped while the runtime runs (I5,
- * slab.h): a node freed meanwhile still reads as an envelope, and a
- * foreign one's `to` is checked before it counts. See
- * doc/design/overview.md "Observers".
+ * checks that (act__mailbox_count_stamp before and after). Call it
+ * between act__slab_walk_begin and act__slab_walk_end: then what it
+ * reads stays readable. Slots and slab chunks stay mapped while the
+ * runtime runs (I5, slab.h), so a slab envelope freed meanwhile still
+ * reads as an envelope, and a malloc'd one freed meanwhile is not given
+ * back to malloc until the walk ends; a foreign one's `to` is checked
+ * before it counts. See doc/design/overview.md "Observers".
  */
 long act__mailbox_count(struct act__proc *p, act_pid pid, unsigned long max);
+
+/* Tests only (test_info): called with each envelope the walk reaches,
+ * before it reads the envelope's link; NULL otherwise. */
+extern void (*act__mailbox_walk_hook)(struct act__envelope *e);
 
 /*
  * Any thread: what changes whenever the owner takes something off the

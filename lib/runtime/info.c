@@ -171,7 +171,11 @@ static void mailbox_info(struct act__proc *p, act_pid pid,
 		 * wait (worker.c), so the owner's last pops come before */
 		s1 = atomic_load_explicit(&p->state, memory_order_acquire);
 		m1 = act__mailbox_count_stamp(p);
+		/* no envelope goes back to malloc during the walk: it
+		 * reads those the owner frees meanwhile (slab.h) */
+		act__slab_walk_begin();
 		c = act__mailbox_count(p, pid, WALK_MAX);
+		act__slab_walk_end();
 		if (c >= 0)
 			n = c;
 		/* acquire: orders the walk's loads before these */

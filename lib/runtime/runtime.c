@@ -208,6 +208,7 @@ static void reclaim(struct act__rt *rt)
 						    memory_order_relaxed);
 	act__last_leaks.procs = (int64_t)act__proc_table_used(t) - free_slots;
 	act__last_leaks.stacks = stacks;
+	act__slab_walk_reclaim(); /* malloc'd ones a walk held back */
 	act__last_leaks.envelopes = envs + act__slab_outstanding(&rt->foreign) +
 				    act__slab_foreign_outstanding();
 }
