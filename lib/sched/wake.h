@@ -104,7 +104,8 @@ static inline bool act__wake_state(struct act__worker *me, struct act__proc *p,
 
 	if (!act__wake_claim(p, ticket, from))
 		return false;
-	if (me && act__unlikely(me->trace))
+	if (me && act__unlikely(me->trace) &&
+	    !(me->trace->sampled++ % ACT_TRACE_FLOW_EVERY))
 		act__worker_trace_wake(me, p);
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
 	if (me && me != owner) {

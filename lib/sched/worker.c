@@ -194,11 +194,7 @@ static void begin_run(struct act__worker *w, struct act__proc *p)
 /* worker.h: a wake's flow arrow */
 void act__worker_trace_wake(struct act__worker *me, struct act__proc *p)
 {
-	uint32_t id;
-
-	if (me->trace->sampled++ % ACT_TRACE_FLOW_EVERY)
-		return;
-	id = act__trace_flow_id(me->trace);
+	uint32_t id = act__trace_flow_id(me->trace);
 
 	act__trace_put(me->trace, ACT_TR_FLOW, me->turn_t - me->trace->t0, id,
 		       p->pid.id, 0);
@@ -388,7 +384,12 @@ static act__noinline void switch_slow(struct act__worker *w,
 				      struct act__proc *p, int reason,
 				      unsigned flags)
 {
-	switch_out(w, p, reason, flags & ACT_PF_FPENV, flags & ACT_PF_TIMED);
+	/* timed turns without their own floating-point state, the trace's
+	 * every switch, as a copy of their own too */
+	if (!(flags & ACT_PF_FPENV))
+		switch_out(w, p, reason, false, true);
+	else
+		switch_out(w, p, reason, true, flags & ACT_PF_TIMED);
 }
 
 void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)

@@ -104,8 +104,8 @@ struct act__worker {
  */
 #define ACT_TRACE_FLOW_EVERY 8
 
-/* Out of line and cold: the wake (wake.h), inlined into every send,
- * stays small. */
+/* The sampled wakes' arrow (the wake, wake.h, counts them); out of line
+ * and cold: the wake, inlined into every send, stays small. */
 __attribute__((cold)) void act__worker_trace_wake(struct act__worker *me,
 						  struct act__proc *p);
 
