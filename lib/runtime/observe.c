@@ -298,18 +298,57 @@ static void out_mem(struct out *o, const char *s, size_t n)
 /* A string literal, its length known to the compiler. */
 #define out_lit(o, s) out_mem((o), (s), sizeof(s) - 1)
 
+/* "00" to "99": two digits a division, half the divisions of one. */
+static const char digit_pairs[200] =
+	"00010203040506070809101112131415161718192021222324252627282930313233"
+	"34353637383940414243444546474849505152535455565758596061626364656667"
+	"6869707172737475767778798081828384858687888990919293949596979899";
+
 static void out_u(struct out *o, uint64_t v)
 {
-	char tmp[24];
-	int i = 24;
+	static const uint64_t pow10[20] = {
+		1ull,
+		10ull,
+		100ull,
+		1000ull,
+		10000ull,
+		100000ull,
+		1000000ull,
+		10000000ull,
+		100000000ull,
+		1000000000ull,
+		10000000000ull,
+		100000000000ull,
+		1000000000000ull,
+		10000000000000ull,
+		100000000000000ull,
+		1000000000000000ull,
+		10000000000000000ull,
+		100000000000000000ull,
+		1000000000000000000ull,
+		10000000000000000000ull,
+	};
+	/* its digits, counted first (1233 / 4096 is log10(2), so t is
+	 * floor(log10(v)) or one less), then written from the last one
+	 * back, in place */
+	int t = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+	int n = t + (v >= pow10[t]);
+	char *q;
 
-	out_room(o, 24);
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	memcpy(o->buf + o->n, tmp + i, (size_t)(24 - i));
-	o->n += (size_t)(24 - i);
+	if (!n)
+		n = 1;
+	out_room(o, 20);
+	q = o->buf + o->n + n;
+	o->n += (size_t)n;
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10)
+		memcpy(q - 2, digit_pairs + 2 * v, 2);
+	else
+		q[-1] = (char)('0' + v);
 }
 
 static void out_i(struct out *o, int64_t v)
@@ -325,23 +364,36 @@ static void out_i(struct out *o, int64_t v)
 /* Nanoseconds as microseconds with three decimals. */
 static void out_us(struct out *o, int64_t ns)
 {
-	char frac[4];
+	uint64_t f;
 
 	if (ns < 0)
 		ns = 0;
+	f = (uint64_t)ns % 1000;
 	out_u(o, (uint64_t)ns / 1000);
-	frac[0] = '.';
-	frac[1] = (char)('0' + ns / 100 % 10);
-	frac[2] = (char)('0' + ns / 10 % 10);
-	frac[3] = (char)('0' + ns % 10);
 	out_room(o, 4);
-	memcpy(o->buf + o->n, frac, 4);
+	o->buf[o->n] = '.';
+	o->buf[o->n + 1] = (char)('0' + f / 100);
+	memcpy(o->buf + o->n + 2, digit_pairs + 2 * (f % 100), 2);
 	o->n += 4;
 }
 
 /* A JSON string, quoted and escaped. */
 static void out_str(struct out *o, const char *s)
 {
+	size_t n = 0;
+
+	/* the common case, a name with nothing to escape: one copy */
+	while (s[n] && s[n] != '"' && s[n] != '\\' &&
+	       (unsigned char)s[n] >= 0x20)
+		n++;
+	if (!s[n] && n + 2 <= o->cap) {
+		out_room(o, n + 2);
+		o->buf[o->n++] = '"';
+		memcpy(o->buf + o->n, s, n);
+		o->n += n;
+		o->buf[o->n++] = '"';
+		return;
+	}
 	out_room(o, 1);
 	o->buf[o->n++] = '"';
 	for (; *s; s++) {
@@ -460,62 +512,86 @@ struct wctx {
 	double r; /* ns per tick */
 	uint32_t tid;
 	uint32_t worker; /* the track's worker; the reactor: nworkers */
+	/* the last entry function looked up and its symbol: most pids
+	 * share a few (dladdr walks the symbol table each time) */
+	uintptr_t sym_fn;
+	const char *sym;
 };
 
-static void head(struct wctx *c, const char *ph, const char *name,
-		 const char *cat, uint64_t t)
+/* An event's first fields, named name, or pid's number if name is
+ * NULL. */
+static void head_as(struct wctx *c, char ph, const char *name, uint64_t pid,
+		    const char *cat, uint64_t t)
 {
 	struct out *o = c->o;
 
 	out_lit(o, ",\n{\"ph\":\"");
-	out_s(o, ph);
+	out_mem(o, &ph, 1);
 	out_lit(o, "\",\"pid\":1,\"tid\":");
 	out_u(o, c->tid);
 	out_lit(o, ",\"ts\":");
 	out_us(o, act__clock_ticks_ns(t, c->r));
 	out_lit(o, ",\"name\":");
-	out_str(o, name);
+	if (name) {
+		out_str(o, name);
+	} else {
+		out_lit(o, "\"");
+		out_u(o, pid);
+		out_lit(o, "\"");
+	}
 	out_lit(o, ",\"cat\":\"");
 	out_s(o, cat);
 	out_lit(o, "\"");
 }
 
-static void arg_u(struct out *o, const char *k, uint64_t v, bool first)
+static void head(struct wctx *c, char ph, const char *name, const char *cat,
+		 uint64_t t)
 {
-	out_s(o, first ? "\"" : ",\"");
-	out_s(o, k);
-	out_lit(o, "\":");
-	out_u(o, v);
+	head_as(c, ph, name, 0, cat, t);
 }
 
-static void arg_i(struct out *o, const char *k, int64_t v, bool first)
+/* An argument "k":v, k a string literal (its length the compiler's),
+ * after a comma unless first. */
+static void arg_key(struct out *o, const char *k, size_t n, bool first)
 {
-	out_s(o, first ? "\"" : ",\"");
-	out_s(o, k);
-	out_lit(o, "\":");
-	out_i(o, v);
+	out_room(o, n + 4);
+	if (!first)
+		o->buf[o->n++] = ',';
+	o->buf[o->n++] = '"';
+	memcpy(o->buf + o->n, k, n);
+	o->n += n;
+	o->buf[o->n++] = '"';
+	o->buf[o->n++] = ':';
 }
 
-static const char *pid_name(struct wctx *c, uint64_t pid, char *buf, size_t len)
+#define arg_u(o, k, v, first) \
+	(arg_key((o), "" k, sizeof(k) - 1, (first)), out_u((o), (v)))
+#define arg_i(o, k, v, first) \
+	(arg_key((o), "" k, sizeof(k) - 1, (first)), out_i((o), (v)))
+
+/* fn's symbol (act__observe_symbol), the last one asked for kept. */
+static const char *fn_symbol(struct wctx *c, uintptr_t fn)
+{
+	if (!c->sym_fn || fn != c->sym_fn) {
+		c->sym_fn = fn;
+		c->sym = act__observe_symbol(fn);
+	}
+	return c->sym;
+}
+
+/* pid's name or its entry function's symbol; NULL: neither, its
+ * number names it. */
+static const char *pid_name(struct wctx *c, uint64_t pid)
 {
 	struct pname *p = name_slot(c->nm, pid);
-	char *q;
 
 	if (p->name)
 		return p->name;
 	if (!p->looked) { /* dladdr once a pid, not once a slice */
-		p->sym = act__observe_symbol(p->fn);
+		p->sym = fn_symbol(c, p->fn);
 		p->looked = true;
 	}
-	if (p->sym)
-		return p->sym;
-	q = buf + len - 1;
-	*q = '\0';
-	do { /* the pid in decimal, without printf */
-		*--q = (char)('0' + pid % 10);
-		pid /= 10;
-	} while (pid && q > buf);
-	return q;
+	return p->sym;
 }
 
 static const char *io_op_name(unsigned op)
@@ -555,7 +631,7 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 
 	switch (k) {
 	case ACT_TR_RUN:
-		head(c, "X", pid_name(c, e->a, buf, sizeof(buf)), "run", e->b);
+		head_as(c, 'X', pid_name(c, e->a), e->a, "run", e->b);
 		out_lit(o, ",\"dur\":");
 		out_us(o, act__clock_ticks_ns(t - e->b, c->r));
 		out_lit(o, ",\"args\":{");
@@ -565,7 +641,7 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		out_s(o, why_name[(e->c & 0xff) < 6 ? e->c & 0xff : 0]);
 		out_lit(o, "\"}}");
 		if (e->c >> 32) {
-			head(c, "f", "wake", "flow", e->b);
+			head(c, 'f', "wake", "flow", e->b);
 			out_lit(o, ",\"bp\":\"e\",\"id\":");
 			out_u(o, e->c >> 32);
 			out_lit(o, "}");
@@ -574,7 +650,7 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 	case ACT_TR_SEARCH:
 	case ACT_TR_PARKED:
 	case ACT_TR_LOOP:
-		head(c, "X",
+		head(c, 'X',
 		     k == ACT_TR_SEARCH ? "search" :
 		     k == ACT_TR_PARKED ? "parked" :
 					  "loop",
@@ -590,7 +666,7 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		out_lit(o, "}");
 		return;
 	case ACT_TR_FLOW:
-		head(c, "s", "wake", "flow", t);
+		head(c, 's', "wake", "flow", t);
 		out_lit(o, ",\"id\":");
 		out_u(o, e->a);
 		out_lit(o, ",\"args\":{");
@@ -599,14 +675,14 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		return;
 	case ACT_TR_RUNQ:
 		snprintf(buf, sizeof(buf), "runq worker %u", c->worker);
-		head(c, "C", buf, "sched", t);
+		head(c, 'C', buf, "sched", t);
 		out_lit(o, ",\"args\":{");
 		arg_u(o, "length", e->a, true);
 		out_lit(o, "}}");
 		return;
 	case ACT_TR_IO_BEGIN:
 	case ACT_TR_IO_END:
-		head(c, k == ACT_TR_IO_BEGIN ? "b" : "e",
+		head(c, k == ACT_TR_IO_BEGIN ? 'b' : 'e',
 		     io_op_name((unsigned)(e->c >> 32)), "io", t);
 		out_lit(o, ",\"id\":\"0x");
 		snprintf(buf, sizeof(buf), "%" PRIx64, e->a);
@@ -626,23 +702,21 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 	/* instants */
 	switch (k) {
 	case ACT_TR_SPAWN:
-		head(c, "i", "spawn", "proc", t);
+		head(c, 'i', "spawn", "proc", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "parent", e->c, false);
 		out_lit(o, ",\"fn\":");
-		out_str(o, act__observe_symbol(e->b) ?
-				   act__observe_symbol(e->b) :
-				   "?");
+		out_str(o, fn_symbol(c, e->b) ? fn_symbol(c, e->b) : "?");
 		break;
 	case ACT_TR_EXIT:
-		head(c, "i", "exit", "proc", t);
+		head(c, 'i', "exit", "proc", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_i(o, "reason", (int64_t)e->b, false);
 		break;
 	case ACT_TR_KILL:
-		head(c, "i", "kill", "proc", t);
+		head(c, 'i', "kill", "proc", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "by", e->c, false);
@@ -650,7 +724,7 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		break;
 	case ACT_TR_SIG_EXIT:
 	case ACT_TR_SIG_DOWN:
-		head(c, "i", "signal", "proc", t);
+		head(c, 'i', "signal", "proc", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{\"kind\":\"");
 		out_s(o, k == ACT_TR_SIG_EXIT ? "exit" : "down");
 		out_lit(o, "\"");
@@ -659,29 +733,29 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		arg_i(o, "reason", (int64_t)e->c, false);
 		break;
 	case ACT_TR_STEAL:
-		head(c, "i", "steal", "sched", t);
+		head(c, 'i', "steal", "sched", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "victim", e->a, true);
 		arg_u(o, "count", e->b, false);
 		break;
 	case ACT_TR_MUTE:
-		head(c, "i", "mute", "sched", t);
+		head(c, 'i', "mute", "sched", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "receiver", e->b, false);
 		break;
 	case ACT_TR_RELEASE:
-		head(c, "i", "release", "sched", t);
+		head(c, 'i', "release", "sched", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		break;
 	case ACT_TR_WAKE_WORKER:
-		head(c, "i", "wake worker", "sched", t);
+		head(c, 'i', "wake worker", "sched", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "worker", e->a, true);
 		break;
 	case ACT_TR_TIMER:
-		head(c, "i", "timer", "timer", t);
+		head(c, 'i', "timer", "timer", t);
 		out_lit(o, ",\"s\":\"t\",\"args\":{");
 		arg_u(o, "pid", e->a, true);
 		out_s(o,
@@ -806,7 +880,7 @@ static int write_trace(struct act__rt *rt, struct act__observe *o)
 	uint32_t n = rt->nworkers + 1, i;
 	struct names nm = { NULL, 0, 0 };
 	struct out out = { 0 };
-	struct wctx c;
+	struct wctx c = { 0 };
 	char name[64];
 	int rc;
 
@@ -852,7 +926,7 @@ static int write_trace(struct act__rt *rt, struct act__observe *o)
 		c.worker = i;
 		if (ev_first(&o->bufs[i])) {
 			/* where this track's record begins, and why */
-			head(&c, "i", "dropped", "trace",
+			head(&c, 'i', "dropped", "trace",
 			     ev_tick(ev_at(&o->bufs[i],
 					   ev_first(&o->bufs[i]))));
 			out_lit(&out, ",\"s\":\"t\",\"args\":{");
