@@ -340,7 +340,8 @@ void act__slab_walk_begin(void)
 	 * frees what came late; pairs with the unlock in
 	 * act__slab_walk_end */
 	pthread_mutex_lock(&walk_lock);
-	/* seq_cst store and fence: foreign_free's Dekker */
+	/* seq_cst: the store half of the Dekker pair with foreign_free's
+	 * fence and load of walking, the fence before the walk's loads */
 	atomic_store_explicit(&walking, 1, memory_order_seq_cst);
 	atomic_thread_fence(memory_order_seq_cst);
 }
