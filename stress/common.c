@@ -28,6 +28,9 @@
 static const char *prog_name = "stress";
 static _Atomic unsigned n_reports;
 
+int st_progress_fd = -1;
+int st_stack_guard = ACT_GUARD_AUTO;
+
 /* ---- arguments ----------------------------------------------------------- */
 
 static void usage(const struct st_args *a, FILE *f)
@@ -266,11 +269,29 @@ static struct {
 	double last_change;
 } wd = { .mu = PTHREAD_MUTEX_INITIALIZER };
 
+/* One progress record on st_progress_fd (common.h); a full pipe or a
+ * gone reader loses the record, never the run. */
+static void report_progress(double now)
+{
+	char line[96];
+	int n;
+
+	if (st_progress_fd < 0)
+		return;
+	n = snprintf(line, sizeof(line),
+		     "progress %.2f %" PRIu64 " %" PRIu64 "\n", now - wd.t0,
+		     wd.w->progress ? wd.w->progress() : 0,
+		     wd.w->violations ? wd.w->violations() : 0);
+	if (write(st_progress_fd, line, (size_t)n) < 0)
+		st_progress_fd = -1;
+}
+
 void st_result(const struct st_watch *w, const char *verdict)
 {
 	char figs[512];
 
 	w->figures(figs, sizeof(figs));
+	report_progress(st_now()); /* the last record: the final figures */
 	printf("%s: %s: %s, %.2f s%s%s; rerun with --seed %" PRIu64 "\n",
 	       w->args->prog, w->args->sizes, figs,
 	       (wd.t_end ? wd.t_end : st_now()) - wd.t0, verdict ? ": " : "",
@@ -304,6 +325,7 @@ static void tick(double now)
 {
 	char why[96];
 
+	report_progress(now);
 	if (now - wd.t0 >= (double)wd.w->args->timeout) {
 		snprintf(why, sizeof(why), "TIMEOUT after %ld s",
 			 wd.w->args->timeout);
@@ -378,6 +400,7 @@ int st_run(const struct st_watch *w, void (*fn)(void *), void *arg)
 
 	act_config_init(&cfg);
 	cfg.schedulers = (int)w->args->workers;
+	cfg.stack_guard = st_stack_guard;
 	rc = st_watch_start(w);
 	if (rc) {
 		fprintf(stderr, "%s: no watchdog thread: %s\n", w->args->prog,

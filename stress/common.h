@@ -141,7 +141,24 @@ struct st_watch {
 	/* Optional, each tick: nonzero stops the run as a violation; it
 	 * says what on stderr. */
 	int (*check)(double now);
+	/* The violations so far (the sum st_finish is given at the end);
+	 * read by the progress reports, so only the program's atomics. */
+	uint64_t (*violations)(void);
 };
+
+/*
+ * Set by `actors stress` in the child that runs one test, before the
+ * test's main: where the watchdog writes a progress record each tick
+ * (-1: nowhere), and the act_config.stack_guard of st_run's runtime
+ * (ACT_GUARD_AUTO unless --guard). A record is one line,
+ *
+ *   progress <seconds> <progress> <violations>\n
+ *
+ * progress the watch's sum (operations; 0 without one), violations the
+ * watch's count so far (0 without one).
+ */
+extern int st_progress_fd;
+extern int st_stack_guard;
 
 double st_now(void); /* CLOCK_MONOTONIC seconds */
 /* A "VmRSS:"-style line of /proc/self/status (key without the colon),

@@ -435,12 +435,19 @@ static void ec_figures(char *buf, size_t n)
 		 st_get(&ec.errors), st_get(&ec.peak));
 }
 
-int main(int argc, char **argv)
+static uint64_t ec_violations(void)
+{
+	return st_get(&ec.misdelivered) + st_get(&ec.send_errors) +
+	       st_get(&ec.errors);
+}
+
+int st_main_exit_churn(int argc, char **argv)
 {
 	struct st_watch w = {
 		.args = &args,
 		.figures = ec_figures,
 		.progress = ec_progress,
+		.violations = ec_violations,
 	};
 	int rc = st_parse(&args, argc, argv);
 
@@ -454,9 +461,7 @@ int main(int argc, char **argv)
 	rc = st_run(&w, ec_main, NULL);
 	if (!rc)
 		check_counts();
-	rc = st_finish(&w, rc,
-		       st_get(&ec.misdelivered) + st_get(&ec.send_errors) +
-			       st_get(&ec.errors));
+	rc = st_finish(&w, rc, ec_violations());
 	free(ec.snipers);
 	return rc;
 }

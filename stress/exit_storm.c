@@ -524,12 +524,20 @@ static int setup(void)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static uint64_t es_violations(void)
+{
+	return st_get(&es.stray) + st_get(&es.bad_down) + st_get(&es.dup) +
+	       st_get(&es.bad_reason) + st_get(&es.unexpected) +
+	       st_get(&es.errors);
+}
+
+int st_main_exit_storm(int argc, char **argv)
 {
 	struct st_watch wt = {
 		.args = &args,
 		.figures = es_figures,
 		.progress = es_progress,
+		.violations = es_violations,
 	};
 	int rc = st_parse(&args, argc, argv);
 
@@ -540,8 +548,5 @@ int main(int argc, char **argv)
 	rc = st_run(&wt, es_main, NULL);
 	if (!rc)
 		check_counts();
-	return st_finish(&wt, rc,
-			 st_get(&es.stray) + st_get(&es.bad_down) +
-				 st_get(&es.dup) + st_get(&es.bad_reason) +
-				 st_get(&es.unexpected) + st_get(&es.errors));
+	return st_finish(&wt, rc, es_violations());
 }

@@ -281,6 +281,13 @@ static void fi_figures(char *buf, size_t n)
 		 st_get(&fi.errors));
 }
 
+/* What is wrong so far; the watchdog's progress reports read it too. */
+static uint64_t fi_violations(void)
+{
+	return st_get(&fi.lost) + st_get(&fi.dups) + st_get(&fi.order) +
+	       st_get(&fi.corrupt) + st_get(&fi.errors);
+}
+
 static uint64_t violations(void)
 {
 	uint64_t want = (uint64_t)n_senders * (uint64_t)args.iters;
@@ -290,16 +297,16 @@ static uint64_t violations(void)
 			  "sent %" PRIu64 ", received %" PRIu64
 			  ", want %" PRIu64 " each",
 			  st_get(&fi.sent), st_get(&fi.received), want);
-	return st_get(&fi.lost) + st_get(&fi.dups) + st_get(&fi.order) +
-	       st_get(&fi.corrupt) + st_get(&fi.errors);
+	return fi_violations();
 }
 
-int main(int argc, char **argv)
+int st_main_fanin(int argc, char **argv)
 {
 	struct st_watch w = {
 		.args = &args,
 		.figures = fi_figures,
 		.progress = fi_progress,
+		.violations = fi_violations,
 	};
 	int rc = st_parse(&args, argc, argv);
 

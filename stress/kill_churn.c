@@ -483,12 +483,20 @@ static void kc_figures(char *buf, size_t n)
 		 st_get(&kc.errors), kc.peak);
 }
 
-int main(int argc, char **argv)
+static uint64_t kc_violations(void)
+{
+	return st_get(&kc.misdelivered) + st_get(&kc.bad_down) +
+	       st_get(&kc.bad_handler) + st_get(&kc.send_errors) +
+	       st_get(&kc.leftover) + st_get(&kc.errors);
+}
+
+int st_main_kill_churn(int argc, char **argv)
 {
 	struct st_watch w = {
 		.args = &args,
 		.figures = kc_figures,
 		.progress = kc_progress,
+		.violations = kc_violations,
 	};
 	int rc = st_parse(&args, argc, argv);
 
@@ -497,9 +505,5 @@ int main(int argc, char **argv)
 	rc = st_run(&w, kc_main, NULL);
 	if (!rc)
 		check_counts();
-	return st_finish(&w, rc,
-			 st_get(&kc.misdelivered) + st_get(&kc.bad_down) +
-				 st_get(&kc.bad_handler) +
-				 st_get(&kc.send_errors) +
-				 st_get(&kc.leftover) + st_get(&kc.errors));
+	return st_finish(&w, rc, kc_violations());
 }

@@ -495,12 +495,20 @@ static void mf_figures(char *buf, size_t n)
 		 mf.rss_end_kb / 1024.0, ru.ru_maxrss / 1024.0);
 }
 
-int main(int argc, char **argv)
+static uint64_t mf_violations(void)
+{
+	return st_get(&mf.over_limit) + st_get(&mf.bad_count) +
+	       st_get(&mf.bad_order) + st_get(&mf.bad_down) +
+	       st_get(&mf.errors);
+}
+
+int st_main_mailbox_flood(int argc, char **argv)
 {
 	struct st_watch w = {
 		.args = &args,
 		.figures = mf_figures,
 		.progress = mf_progress,
+		.violations = mf_violations,
 	};
 	int rc = st_parse(&args, argc, argv);
 
@@ -516,8 +524,5 @@ int main(int argc, char **argv)
 	rc = st_run(&w, mf_main, NULL);
 	if (!rc)
 		check_counts();
-	return st_finish(&w, rc,
-			 st_get(&mf.over_limit) + st_get(&mf.bad_count) +
-				 st_get(&mf.bad_order) + st_get(&mf.bad_down) +
-				 st_get(&mf.errors));
+	return st_finish(&w, rc, mf_violations());
 }

@@ -428,12 +428,13 @@ static void check_end(void)
 				      "hammered");
 }
 
-int main(int argc, char **argv)
+int st_main_queue_hammer(int argc, char **argv)
 {
 	struct st_watch w = {
 		.args = &args,
 		.figures = qh_figures,
 		.progress = qh_progress,
+		.violations = violations,
 	};
 	int rc = st_parse(&args, argc, argv), k, started = 0, nrem = 0;
 

@@ -309,12 +309,19 @@ static void free_all(void)
 	free(sb.turns);
 }
 
-int main(int argc, char **argv)
+static uint64_t sb_violations(void)
+{
+	return st_get(&sb.wrong) + st_get(&sb.dups) + st_get(&sb.errors) +
+	       st_get(&sb.imbalance);
+}
+
+int st_main_spawn_burst(int argc, char **argv)
 {
 	struct st_watch w = {
 		.args = &args,
 		.figures = sb_figures,
 		.progress = sb_progress,
+		.violations = sb_violations,
 	};
 	int rc = st_parse(&args, argc, argv);
 
@@ -329,9 +336,7 @@ int main(int argc, char **argv)
 		check_values();
 		check_balance();
 	}
-	rc = st_finish(&w, rc,
-		       st_get(&sb.wrong) + st_get(&sb.dups) +
-			       st_get(&sb.errors) + st_get(&sb.imbalance));
+	rc = st_finish(&w, rc, sb_violations());
 	free_all();
 	return rc;
 }

@@ -361,12 +361,13 @@ static void init_pairs(void)
 	}
 }
 
-int main(int argc, char **argv)
+int st_main_wake_storm(int argc, char **argv)
 {
 	struct st_watch w = {
 		.args = &args,
 		.figures = ws_figures,
 		.progress = ws_progress,
+		.violations = violations,
 		.check = ws_check,
 	};
 	int rc = st_parse(&args, argc, argv);

@@ -12,6 +12,7 @@
  *   actors trace [...] FILE     a summary of a trace that ACTORS_TRACE
  *                               wrote (tools/trace.c,
  *                               doc/observability.md)
+ *   actors stress [TEST...]     the stress tests of stress/ (tools/stress.c)
  *   actors vars [--man]         the ACTORS_* variables
  *   actors help | --version
  *
@@ -47,6 +48,7 @@
 #include "../bench/bench.h"
 #include "../bench/echoload.h"
 #include "../examples/echo_server.h"
+#include "stress.h"
 #include "trace.h"
 
 static void usage(FILE *f);
@@ -1275,6 +1277,14 @@ static int cmd_trace(int argc, char **argv)
 	return actors_trace_main(argc, argv);
 }
 
+/* ---- actors stress --------------------------------------------------- */
+
+/* tools/stress.c: each test in a child, on the paths asked for. */
+static int cmd_stress(int argc, char **argv)
+{
+	return actors_stress_main(argc, argv);
+}
+
 /* ---- dispatch --------------------------------------------------------- */
 
 static int cmd_help(int argc, char **argv)
@@ -1309,6 +1319,8 @@ static const struct command commands[] = {
 	  "the topology and the placement plan" },
 	{ "trace", cmd_trace, "[--top N] [--json] FILE",
 	  "a summary of a trace (ACTORS_TRACE=FILE)" },
+	{ "stress", cmd_stress, "[TEST...] [--all-paths] ...",
+	  "the race stress tests, on this machine's kernel paths" },
 	{ "vars", cmd_vars, "[--man]",
 	  "the ACTORS_* variables, their defaults and forms" },
 	{ "help", cmd_help, "", "this text" },

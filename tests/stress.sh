@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# `actors stress` (tools/stress.c): every stress test run briefly through
+# the tool, its result line and the command that reruns it; a rerun of
+# that command with the same seed; --json; --all-paths' table; a run
+# that fails (its watchdog's timeout) gives a non-zero exit, a verdict
+# and the rerun line; bad command lines give one line and exit 2. Sizes
+# are small and nothing depends on timing: spawn_burst runs on one worker
+# without its steal count, mailbox_flood without its RSS check (sanitizer
+# builds' memory is not the runtime's). make stress runs the big sizes.
+set -u
+src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
+. "$src/tests/lib.sh"
+actors=$(pwd)/tools/actors # make check runs in the build directory
+
+# 1. each test, briefly
+while read -r name sizes; do
+	if "$actors" stress "$name" $sizes --workers 2 --timeout 300 \
+		>"$tmp/out" 2>"$tmp/err" &&
+		grep -q "^$name \[default\]: $name: workers " "$tmp/out" &&
+		grep -q "^  rerun: actors stress $name .*--seed [0-9][0-9]*$" \
+			"$tmp/out"; then
+		ok "$name: passed, with its rerun line"
+	else
+		bad "$name: $(cat "$tmp/out" "$tmp/err")"
+	fi
+done <<EOF
+wake_storm --pairs 8 --iters 2000
+fanin --senders 4 --iters 5000
+spawn_burst --iters 1000 --workers 1 --min-steals 0
+exit_churn --snipers 4 --iters 3000
+queue_hammer --procs 64 --iters 30000
+exit_storm --chains 20 --length 5 --monitors 10 --watchers 10
+kill_churn --drivers 2 --iters 2000
+mailbox_flood --senders 4 --rounds 1 --iters 500 --rss-check 0
+EOF
+
+# every test of the table was run above
+n=$("$actors" stress --list | wc -l)
+if [ "$n" = 8 ]; then
+	ok "--list: 8 tests"
+else
+	bad "--list: $n tests: $("$actors" stress --list)"
+fi
+
+# 2. the rerun line, run again: the same workload (sizes and seed)
+"$actors" stress fanin --senders 3 --iters 2000 --seed 4242 >"$tmp/a" 2>&1
+cmd=$(sed -n 's/^  rerun: actors //p' "$tmp/a")
+# shellcheck disable=SC2086
+"$actors" $cmd >"$tmp/b" 2>&1
+rc=$?
+sizes_a=$(sed -n 's/^fanin \[default\]: \(fanin: [^:]*\):.*/\1/p' "$tmp/a")
+sizes_b=$(sed -n 's/^fanin \[default\]: \(fanin: [^:]*\):.*/\1/p' "$tmp/b")
+if [ $rc = 0 ] && [ -n "$sizes_a" ] && [ "$sizes_a" = "$sizes_b" ] &&
+	echo "$cmd" | grep -q -- '--seed 4242$' &&
+	grep -q -- "^  rerun: actors $cmd\$" "$tmp/b"; then
+	ok "the rerun line reruns it: $cmd"
+else
+	bad "rerun: '$cmd' exit $rc: $(cat "$tmp/a" "$tmp/b")"
+fi
+
+# 3. --json: one object a test, nothing else on stdout
+if "$actors" stress wake_storm --pairs 4 --iters 1000 fanin --iters 1000 \
+	--json >"$tmp/j" 2>"$tmp/err" &&
+	python3 - "$tmp/j" <<'PY'; then
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+assert [o["test"] for o in objs] == ["wake_storm", "fanin"], objs
+for o in objs:
+    assert o["verdict"] == "pass" and o["status"] == 0, o
+    assert o["path"] == "default" and o["runs"] == 1, o
+    assert o["violations"] == 0 and o["operations"] > 0, o
+    assert o["rerun"].startswith("actors stress " + o["test"]), o
+assert objs[0]["figures"]["lost"] == 0, objs[0]
+assert objs[0]["figures"]["double-run"] == 0, objs[0]
+assert objs[1]["figures"]["out-of-order"] == 0, objs[1]
+assert objs[1]["figures"]["received"] == 8000, objs[1]
+PY
+	ok "--json: an object a test, the figures parsed"
+else
+	bad "--json: $(cat "$tmp/j" "$tmp/err")"
+fi
+
+# 4. --all-paths: each path a column, every cell passed
+if "$actors" stress wake_storm --pairs 4 --iters 500 --all-paths \
+	>"$tmp/t" 2>"$tmp/err" &&
+	grep -q '^test  *default  *.*park=futex ' "$tmp/t" &&
+	grep -q 'doorbell=none' "$tmp/t" &&
+	grep -q 'guard=mprotect' "$tmp/t" && grep -q 'guard=canary' "$tmp/t" &&
+	row=$(grep '^wake_storm  ' "$tmp/t") &&
+	! echo "$row" | grep -q 'fail\|timeout\|crash' &&
+	[ "$(echo "$row" | grep -o 'pass (1)' | wc -l)" = \
+		"$(sed -n 's/^test//p' "$tmp/t" | wc -w)" ]; then
+	ok "--all-paths: $(sed -n 's/^test//p' "$tmp/t" | wc -w) paths, all passed"
+else
+	bad "--all-paths: $(cat "$tmp/t" "$tmp/err")"
+fi
+
+# a forced path is the one taken: the runtime's paths line says so
+if ACTORS_STATS=1 "$actors" stress wake_storm --pairs 2 --iters 100 \
+	--park futex --doorbell none >"$tmp/out" 2>"$tmp/err" &&
+	grep -q '^actors: paths: park FUTEX_WAIT (forced)' "$tmp/err" &&
+	grep -q 'doorbell FUTEX_WAIT (no ring)' "$tmp/err"; then
+	ok "--park futex --doorbell none: the runtime took them"
+else
+	bad "forced paths: $(grep '^actors: park' "$tmp/err")"
+fi
+
+# 5. a run that fails: exit 1, its verdict, the line that reruns it
+"$actors" stress wake_storm --iters 1000000000 --timeout 1 --json \
+	>"$tmp/j" 2>"$tmp/err"
+rc=$?
+if [ $rc = 1 ] && python3 - "$tmp/j" <<'PY'; then
+import json, sys
+o = json.loads(open(sys.argv[1]).read())
+assert o["verdict"] == "timeout" and o["status"] == 2, o
+assert "TIMEOUT after 1 s" in o["result"], o
+assert "--timeout 1" in o["rerun"] and "--seed" in o["rerun"], o
+PY
+	ok "a timed-out run: exit 1, verdict timeout, its rerun line"
+else
+	bad "a failing run: exit $rc: $(cat "$tmp/j" "$tmp/err")"
+fi
+"$actors" stress wake_storm --iters 1000000000 --timeout 1 >"$tmp/out" 2>&1
+if grep -q '^  rerun with: actors stress wake_storm .*--timeout 1 ' \
+	"$tmp/out"; then
+	ok "a failed run says 'rerun with'"
+else
+	bad "no 'rerun with': $(cat "$tmp/out")"
+fi
+
+# 6. bad command lines: one line, exit 2
+while IFS='|' read -r args want; do
+	# shellcheck disable=SC2086
+	"$actors" stress $args >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+		grep -q -- "$want" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		ok "stress $args: $(cat "$tmp/err")"
+	else
+		bad "stress $args: exit $rc: $(cat "$tmp/out" "$tmp/err")"
+	fi
+done <<EOF
+no_such_test|no_such_test: no such test
+--park bogus|--park "bogus": expected futex_waitv or futex
+--doorbell|--doorbell "": expected uring, eventfd or none
+--guard none|--guard "none": expected madvise, mprotect or canary
+--duration 0|--duration "0": expected a duration
+--duration 5x|--duration "5x": expected a duration
+--workers 0|--workers "0": expected a whole number from 1 to 1024
+--bind sideways|--bind "sideways": expected none, core
+--pairs 3|--pairs: not an option of actors stress
+--all-paths --park futex|--all-paths: or --park
+--quick --duration 1s|--quick: or --duration
+EOF
+
+finish
