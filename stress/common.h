@@ -11,7 +11,8 @@
  *
  * Details of a violation go to stderr. Exit status: 0 passed, 1 a violation
  * (a wrong count, a stall: no progress for --stall seconds), 2 the
- * watchdog's --timeout, 64 a bad argument.
+ * watchdog's --timeout, 3 skipped (what it races is not on this path,
+ * said in the result line), 64 a bad argument.
  *
  * The seed drives the workload's own choices (each process seeds its PRNG
  * from the seed and its index). It does not drive the runtime's placement
@@ -35,6 +36,7 @@
 #define ST_EXIT_OK 0
 #define ST_EXIT_FAIL 1
 #define ST_EXIT_TIMEOUT 2
+#define ST_EXIT_SKIP 3 /* nothing to test here (no io_uring): said so */
 #define ST_EXIT_USAGE 64
 
 /* A program-specific flag: --name N, stored in *val. */

@@ -59,5 +59,13 @@ const struct st_test st_tests[] = {
 	  { "",
 	    "--workers 3 --senders 8 --rounds 3 --payload 1984 --iters 2000",
 	    NULL } },
+	{ "timer_race",
+	  st_main_timer_race,
+	  "timer cancels against fires: exactly one outcome each",
+	  { "", "--workers 2 --racers 64 --iters 2000", NULL } },
+	{ "io_cancel_race",
+	  st_main_io_cancel_race,
+	  "kills during reads and accepts: no buffer written after reuse",
+	  { "", "--workers 2 --readers 64 --acceptors 8 --iters 2000", NULL } },
 	{ NULL, NULL, NULL, { NULL } },
 };

@@ -33,12 +33,14 @@ queue_hammer --procs 64 --iters 30000
 exit_storm --chains 20 --length 5 --monitors 10 --watchers 10
 kill_churn --drivers 2 --iters 2000
 mailbox_flood --senders 4 --rounds 1 --iters 500 --rss-check 0
+timer_race --racers 8 --iters 500
+io_cancel_race --readers 8 --acceptors 2 --iters 500
 EOF
 
 # every test of the table was run above
 n=$("$actors" stress --list | wc -l)
-if [ "$n" = 8 ]; then
-	ok "--list: 8 tests"
+if [ "$n" = 10 ]; then
+	ok "--list: 10 tests"
 else
 	bad "--list: $n tests: $("$actors" stress --list)"
 fi
@@ -127,6 +129,16 @@ if grep -q '^  rerun with: actors stress wake_storm .*--timeout 1 ' \
 	ok "a failed run says 'rerun with'"
 else
 	bad "no 'rerun with': $(cat "$tmp/out")"
+fi
+
+# a test with nothing to race on a path (I/O without io_uring) says so
+# and is no failure; the table says skip
+if "$actors" stress io_cancel_race --iters 100 --doorbell none >"$tmp/out" \
+	2>"$tmp/err" && grep -q ': SKIP (no io_uring: nothing to race)$' \
+	"$tmp/out"; then
+	ok "io_cancel_race without io_uring: skipped, said, exit 0"
+else
+	bad "io_cancel_race --doorbell none: $(cat "$tmp/out" "$tmp/err")"
 fi
 
 # 6. bad command lines: one line, exit 2

@@ -816,6 +816,8 @@ static const char *verdict(int status)
 		return "pass";
 	case ST_EXIT_TIMEOUT:
 		return "timeout";
+	case ST_EXIT_SKIP:
+		return "skip";
 	case ST_EXIT_USAGE:
 		return "usage";
 	default:
@@ -911,7 +913,7 @@ static int run_test(const struct pick *pk, const struct path *p,
 	struct outcome oc, bad;
 	uint64_t seed = o.seed;
 	int q, rc, worst = 0;
-	bool have_bad = false;
+	bool have_bad = false, skipped = false;
 	double t0 = now_s();
 
 	path_label(p, label, sizeof(label));
@@ -938,23 +940,28 @@ static int run_test(const struct pick *pk, const struct path *p,
 		/* with --duration, a run that passed shows only in the
 		 * progress line and the summary below */
 		if (!o.json && (oc.status || !(o.duration > 0))) {
+			bool failed = oc.status && oc.status != ST_EXIT_SKIP;
+
 			printf("%s [%s]: %s\n  %s: %s\n", pk->t->name, label,
 			       oc.result[0] ? oc.result : "(no result line)",
-			       oc.status ? "rerun with" : "rerun", oc.rerun);
+			       failed ? "rerun with" : "rerun", oc.rerun);
 			fflush(stdout);
 		}
-		if (oc.status && (!have_bad || oc.status > worst)) {
+		if (oc.status && oc.status != ST_EXIT_SKIP &&
+		    (!have_bad || oc.status > worst)) {
 			bad = oc;
 			have_bad = true;
 			worst = oc.status;
 		}
 		seed++;
+		/* a skip, said and not a failure, is not repeated */
+		skipped |= oc.status == ST_EXIT_SKIP;
 		if (o.quick)
 			continue;
-		if (!(o.duration > 0) || now_s() >= v.ends)
+		if (skipped || !(o.duration > 0) || now_s() >= v.ends)
 			break;
 	}
-	cell->status = worst;
+	cell->status = !worst && skipped ? ST_EXIT_SKIP : worst;
 	if (!o.json && o.duration > 0) {
 		printf("%s [%s]: %d runs (seeds %" PRIu64 " to %" PRIu64
 		       "), %" PRIu64 " operations, %" PRIu64
