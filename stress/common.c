@@ -55,7 +55,8 @@ static void usage(const struct st_args *a, FILE *f)
 	      "  --stall S        fail when nothing progresses for S seconds "
 	      "(default 10)\n"
 	      "  --help           this text\n"
-	      "exit status: 0 passed, 1 violation, 2 timeout, 64 usage\n",
+	      "exit status: 0 passed, 1 violation, 2 timeout, 3 skipped, 64 "
+	      "usage\n",
 	      f);
 }
 

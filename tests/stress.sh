@@ -61,6 +61,31 @@ else
 	bad "rerun: '$cmd' exit $rc: $(cat "$tmp/a" "$tmp/b")"
 fi
 
+# the tool's options take --name=value too, after a test's name as well
+if "$actors" stress wake_storm --pairs 2 --iters 100 --seed=77 >"$tmp/out" \
+	2>&1 && grep -q -- '^  rerun: actors stress wake_storm .*--seed 77$' \
+	"$tmp/out" && ! grep -q -- '--seed=77' "$tmp/out"; then
+	ok "--seed=77 after the test's name is the tool's seed"
+else
+	bad "--seed=77: $(cat "$tmp/out")"
+fi
+# a test that refuses its own sizes: its line, exit 2 as for the tool's
+"$actors" stress wake_storm --pairs 0 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ $rc = 2 ] && grep -q "bad value '0' for --pairs" "$tmp/err"; then
+	ok "a test's bad size: exit 2, the test's line"
+else
+	bad "a test's bad size: exit $rc: $(cat "$tmp/out" "$tmp/err")"
+fi
+# TEST --help: the last test named
+if "$actors" stress fanin --window 1 timer_race --help >"$tmp/out" 2>&1 &&
+	grep -q '^usage: timer_race ' "$tmp/out" &&
+	grep -q -- '--racers N' "$tmp/out"; then
+	ok "TEST --help: the last test's own options"
+else
+	bad "TEST --help: $(cat "$tmp/out")"
+fi
+
 # 3. --json: one object a test, nothing else on stdout
 if "$actors" stress wake_storm --pairs 4 --iters 1000 fanin --iters 1000 \
 	--json >"$tmp/j" 2>"$tmp/err" &&

@@ -190,6 +190,8 @@ struct pick {
 	int nwords;
 };
 
+static const struct st_test *help_test; /* TEST --help */
+
 static struct opts {
 	struct pick pick[MAX_TESTS];
 	int npick;
@@ -354,19 +356,28 @@ static int parse_bind(const char *v)
 /* One of the tool's own options at argv[*i]; -1: not one of them. */
 static int own_option(char **argv, int argc, int *i)
 {
-	const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+	const char *arg = argv[*i], *eq = strchr(arg, '=');
+	const char *v = eq ? eq + 1 : *i + 1 < argc ? argv[*i + 1] : NULL;
+	char a[32];
 	long x;
 	int rc;
 
+	/* --name=value as --name value */
+	snprintf(a, sizeof(a), "%.*s", eq ? (int)(eq - arg) : (int)strlen(arg),
+		 arg);
+	if (eq && (!strcmp(a, "--json") || !strcmp(a, "--quick") ||
+		   !strcmp(a, "--all-paths")))
+		return usage_error("%s takes no value", a);
 	if (!strcmp(a, "--json"))
 		return (o.json = true), 0;
 	if (!strcmp(a, "--quick"))
 		return (o.quick = true), 0;
 	if (!strcmp(a, "--all-paths"))
 		return (o.all_paths = true), 0;
-	(*i)++; /* the rest take a value */
-	if (!strcmp(a, "--workers"))
-		return parse_count(a, v, 1, 1024, &o.workers);
+	if (!eq)
+		(*i)++; /* the rest take a value */
+	if (!strcmp(a, "--workers") || !strcmp(a, "--threads"))
+		return parse_count("--workers", v, 1, 1024, &o.workers);
 	if (!strcmp(a, "--iters"))
 		return parse_count(a, v, 1, 1L << 40, &o.iters);
 	if (!strcmp(a, "--timeout"))
@@ -391,7 +402,8 @@ static int own_option(char **argv, int argc, int *i)
 		o.seeded = !rc;
 		return rc;
 	}
-	(*i)--;
+	if (!eq)
+		(*i)--;
 	return -1;
 }
 
@@ -399,8 +411,9 @@ static int own_option(char **argv, int argc, int *i)
  * are that test's, before any, every test's. */
 static bool test_size(const char *a)
 {
-	static const char *const sizes[] = { "--workers", "--iters",
-					     "--timeout", "--stall" };
+	static const char *const sizes[] = { "--workers", "--threads",
+					     "--iters", "--timeout",
+					     "--stall" };
 	size_t i, n;
 
 	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -421,8 +434,10 @@ static int parse(int argc, char **argv)
 		const char *a = argv[i];
 
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			if (cur) /* the test's own flags */
+			if (cur) { /* the flags of the test named last */
+				help_test = cur->t;
 				return -2;
+			}
 			usage(stdout);
 			return 1;
 		}
@@ -592,6 +607,7 @@ static void child(const struct pick *pk, struct argvb *b, const struct path *p,
 }
 
 struct outcome {
+	uint64_t seed;
 	int status;	   /* the child's exit status; 128 + signal */
 	double seconds;	   /* the run, as the parent saw it */
 	uint64_t progress; /* the last record's operations */
@@ -742,6 +758,7 @@ static int run_one(const struct pick *pk, char *quick, const struct path *p,
 	pid_t pid;
 
 	memset(oc, 0, sizeof(*oc));
+	oc->seed = seed;
 	build_argv(&b, pk, quick, seed);
 	rerun_command(&b, p, oc->rerun, sizeof(oc->rerun));
 	if (pipe(po) || pipe(pe) || pipe(pp)) {
@@ -875,8 +892,9 @@ static void json_figures(const char *result)
 	printf("}");
 }
 
+/* seed: the reported run's (the worst one's, else the last one's) */
 static void json_run(const char *test, const char *path, int runs,
-		     uint64_t seed, double seconds, uint64_t ops, uint64_t viol,
+		     double seconds, uint64_t ops, uint64_t viol,
 		     const struct outcome *last, const struct outcome *bad)
 {
 	const struct outcome *r = bad ? bad : last;
@@ -888,7 +906,8 @@ static void json_run(const char *test, const char *path, int runs,
 	printf(",\"verdict\":\"%s\",\"status\":%d,\"runs\":%d,\"seed\":%" PRIu64
 	       ",\"seconds\":%.3f,\"operations\":%" PRIu64
 	       ",\"violations\":%" PRIu64 ",\"figures\":",
-	       verdict(r->status), r->status, runs, seed, seconds, ops, viol);
+	       verdict(r->status), r->status, runs, r->seed, seconds, ops,
+	       viol);
 	json_figures(r->result);
 	printf(",\"result\":");
 	json_str(r->result);
@@ -934,6 +953,8 @@ static int run_test(const struct pick *pk, const struct path *p,
 		if (rc)
 			return 1;
 		cell->runs++;
+		if (oc.status == ST_EXIT_USAGE) /* the test refused its flags */
+			return 2;
 		v.ops_done += oc.progress;
 		v.viol_done += oc.violations;
 		clear_line(&v);
@@ -963,16 +984,19 @@ static int run_test(const struct pick *pk, const struct path *p,
 	}
 	cell->status = !worst && skipped ? ST_EXIT_SKIP : worst;
 	if (!o.json && o.duration > 0) {
+		const struct outcome *r = have_bad ? &bad : &oc;
+
 		printf("%s [%s]: %d runs (seeds %" PRIu64 " to %" PRIu64
 		       "), %" PRIu64 " operations, %" PRIu64
-		       " violations, %.1f s: %s\n  last: %s\n  rerun: %s\n",
+		       " violations, %.1f s: %s\n  %s: %s\n  %s: %s\n",
 		       pk->t->name, label, cell->runs, o.seed, seed - 1,
-		       v.ops_done, v.viol_done, now_s() - t0, verdict(worst),
-		       oc.result, oc.rerun);
+		       v.ops_done, v.viol_done, now_s() - t0,
+		       verdict(cell->status), have_bad ? "worst" : "last",
+		       r->result, have_bad ? "rerun with" : "rerun", r->rerun);
 		fflush(stdout);
 	}
 	if (o.json)
-		json_run(pk->t->name, label, cell->runs, o.seed, now_s() - t0,
+		json_run(pk->t->name, label, cell->runs, now_s() - t0,
 			 v.ops_done, v.viol_done, &oc, have_bad ? &bad : NULL);
 	return worst != 0;
 }
@@ -1010,12 +1034,9 @@ int actors_stress_main(int argc, char **argv)
 	int rc, i, j, npaths = 1, failed = 0;
 
 	rc = parse(argc, argv);
-	if (rc == -2) { /* TEST --help: the test's own */
-		for (i = 1; i < argc && !find_test(argv[i]); i++)
-			;
-		return find_test(argv[i])->main(
-			2, (char *[]){ argv[i], "--help", NULL });
-	}
+	if (rc == -2) /* TEST --help: the test's own */
+		return help_test->main(2, (char *[]){ (char *)help_test->name,
+						      "--help", NULL });
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	if (o.all_paths) {
@@ -1029,8 +1050,12 @@ int actors_stress_main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < o.npick; i++)
-		for (j = 0; j < npaths; j++)
-			failed |= run_test(&o.pick[i], &paths[j], &cells[i][j]);
+		for (j = 0; j < npaths; j++) {
+			rc = run_test(&o.pick[i], &paths[j], &cells[i][j]);
+			if (rc == 2)
+				return 2; /* a test refused its sizes */
+			failed |= rc;
+		}
 	if (o.all_paths && !o.json)
 		table(paths, npaths, cells);
 	return failed ? 1 : 0;
