@@ -196,6 +196,7 @@ static struct opts {
 	struct pick pick[MAX_TESTS];
 	int npick;
 	long workers, iters, timeout, stall; /* 0: the test's default */
+	long drop_wakes; /* --drop-wakeups: the planted lost wakeup */
 	uint64_t seed;
 	bool seeded, json, quick, all_paths;
 	double duration; /* seconds; 0: one run */
@@ -233,6 +234,9 @@ static void usage(FILE *f)
 		"this kernel has)\n"
 		"  --all-paths        every test on every path this kernel "
 		"has, then a table\n"
+		"  --drop-wakeups N   a test switch: drop one process wake in "
+		"N, a planted lost\n"
+		"                     wakeup the tests must report\n"
 		"  --quick            the quick profile (make stress): each "
 		"test's runs of stress/tests.c\n"
 		"  --timeout S        a run's watchdog (default 60)\n"
@@ -386,6 +390,8 @@ static int own_option(char **argv, int argc, int *i)
 		return parse_count(a, v, 1, 1000000000L, &o.stall);
 	if (!strcmp(a, "--duration"))
 		return parse_duration(v, &o.duration);
+	if (!strcmp(a, "--drop-wakeups"))
+		return parse_count(a, v, 1, 1000000000L, &o.drop_wakes);
 	if (!strcmp(a, "--bind"))
 		return parse_bind(v);
 	if (!strcmp(a, "--park"))
@@ -578,7 +584,9 @@ static void rerun_command(const struct argvb *b, const struct path *p,
 		n += (size_t)snprintf(buf + n, len - n, " --guard %s",
 				      guard_words[p->guard]);
 	if (o.bind && n < len)
-		snprintf(buf + n, len - n, " --bind %s", o.bind);
+		n += (size_t)snprintf(buf + n, len - n, " --bind %s", o.bind);
+	if (o.drop_wakes && n < len)
+		snprintf(buf + n, len - n, " --drop-wakeups %ld", o.drop_wakes);
 }
 
 /* In the child: the paths, then the test. Never returns. */
@@ -599,6 +607,9 @@ static void child(const struct pick *pk, struct argvb *b, const struct path *p,
 		st_stack_guard = p->guard;
 	if (o.bind)
 		setenv("ACTORS_BIND", o.bind, 1);
+	/* the planted lost wakeup (base/park.h), to show the suite finds
+	 * one */
+	act__park_test_drop_wakes = (uint32_t)o.drop_wakes;
 	/* a full pipe loses a record, it never stops the watchdog */
 	fcntl(prog, F_SETFL, fcntl(prog, F_GETFL) | O_NONBLOCK);
 	st_progress_fd = prog;

@@ -137,7 +137,8 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	atomic_store_explicit(&p->flags,
 			      (canary ? ACT_PF_CANARY : 0) |
 				      (fpenv ? ACT_PF_FPENV : 0) |
-				      (w->timed ? ACT_PF_TIMED : 0),
+				      (w->timed ? ACT_PF_TIMED : 0) |
+				      (w->hooks ? ACT_PF_HOOKED : 0),
 			      memory_order_relaxed);
 	act__links_init(p, mailbox_limit);
 	if (rels) /* its state is not RUNNABLE yet: nothing runs it */

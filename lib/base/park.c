@@ -15,6 +15,7 @@
  * never a spin.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "park.h"
+#include "spin.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
@@ -41,6 +43,32 @@ struct act__futex_waitv {
 };
 
 bool act__park_force_futex_wait;
+bool act__park_test_hooks;
+uint32_t act__park_test_drop_wakes;
+
+void act__park_test_delay(uint64_t *rng)
+{
+	uint64_t x = *rng;
+	uint32_t n;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*rng = x ? x : 1;
+	switch (x % 8) {
+	case 0:
+	case 1:
+	case 2:
+	case 3:
+		return; /* no delay: the window as it is */
+	case 7:
+		sched_yield(); /* the thread off its CPU for a while */
+		return;
+	default:
+		for (n = (uint32_t)(x >> 40) % 2048; n; n--)
+			act__spin_relax();
+	}
+}
 /* 0 unknown, 1 works, -1 missing or refused; workers that sleep for the
  * first time probe at once, each storing the same answer (relaxed:
  * nothing else hangs on it) */

@@ -35,6 +35,25 @@ bool act__park_waitv_available(void);
 void act__park_describe(char *buf, size_t len);
 /* Test switch: take the FUTEX_WAIT path even where futex_waitv exists. */
 extern bool act__park_force_futex_wait;
+
+/*
+ * Test switches of the park race (`actors stress park_race`, tools/
+ * stress.c), read when act_main starts: act__park_test_hooks puts a
+ * random short delay (act__park_test_delay) between the steps of every
+ * park and wake protocol (a process's park and its waker's claim, a
+ * worker's sleep and its waker's ring, the reactor's); act__park_test_
+ * drop_wakes, when N > 0, drops one process wake in N after its claim
+ * (the process stays RUNNABLE and in no queue: a lost wakeup, planted,
+ * which the stress tests must report). The hooks are tested where a
+ * test is made anyway (the flags byte of a switch's settle, the wake's
+ * trace test), so that off they cost nothing.
+ */
+extern bool act__park_test_hooks;
+extern uint32_t act__park_test_drop_wakes;
+
+/* Nothing, a spin of up to a few thousand pauses, or a sched_yield, by
+ * the xorshift state *rng (its owner's). Cold. */
+__attribute__((cold)) void act__park_test_delay(uint64_t *rng);
 void act__park_futex_wake(_Atomic uint32_t *word, int n);
 
 /*

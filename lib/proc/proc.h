@@ -216,8 +216,9 @@ _Static_assert(offsetof(struct act__proc, limited) < ACT_CACHELINE &&
 
 #define ACT_PF_KILLED 1u
 #define ACT_PF_CANARY 2u
-#define ACT_PF_FPENV 4u /* its own floating-point control state (arch/fp.h) */
-#define ACT_PF_TIMED 8u /* its turns are timed (worker.h `timed`) */
+#define ACT_PF_FPENV 4u	  /* its own floating-point control state (arch/fp.h) */
+#define ACT_PF_TIMED 8u	  /* its turns are timed (worker.h `timed`) */
+#define ACT_PF_HOOKED 16u /* the park race's delays (base/park.h) */
 
 /* The slot's lock: a spinlock held for a few stores (act_kill, act_exit).
  * After a while it yields, as act__spin_lock: a holder preempted on a

@@ -386,6 +386,8 @@ static void *reactor_main(void *arg)
 			act__info_dump_requested(r->rt);
 		next = act__wheel_next_ns(&r->wheel);
 		seen = act__park_prepare(&r->bell);
+		if (act__unlikely(r->hooks)) /* base/park.h's park race */
+			act__park_test_delay(&r->hook_rng);
 		/* seq_cst: the reactor's half of the Dekker pair with
 		 * act__reactor_arm_timeout's push and deadline load */
 		atomic_store_explicit(&r->next_deadline, next,
@@ -412,6 +414,8 @@ static void *reactor_main(void *arg)
 		if (w >= 0 && (next < 0 || next > w))
 			next = w;
 		trace_loop(r, from);
+		if (act__unlikely(r->hooks)) /* and before the sleep */
+			act__park_test_delay(&r->hook_rng);
 		act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP,
 				    act__clock_now());
 		if (r->ring.mode != ACT_RING_NONE)

@@ -165,6 +165,9 @@ struct act__reactor {
 	 * nanoseconds, as a worker's (busy: the turns, sleep: the waits),
 	 * phase read by the watch */
 	struct act__trace_buf *trace;
+	/* the park race's delays (base/park.h): before each sleep */
+	bool hooks;
+	uint64_t hook_rng;
 	uint32_t turn_sqes, turn_cqes;
 	uint64_t trace_wait; /* the tick its wait began */
 	int64_t watch_ns, watch_next;

@@ -213,6 +213,26 @@ static void reclaim(struct act__rt *rt)
 				    act__slab_foreign_outstanding();
 }
 
+/* The park race's test switches (base/park.h), as they are now: off
+ * unless a stress test set them before act_main. After the observers,
+ * whose trace makes the wake's slow path too. */
+static void test_switches(struct act__rt *rt)
+{
+	uint32_t i;
+
+	for (i = 0; i < rt->nworkers; i++) {
+		struct act__worker *w = &rt->workers[i];
+
+		w->hooks = act__park_test_hooks;
+		w->drop_every = act__park_test_drop_wakes;
+		w->drop_count = 0;
+		w->hook_rng = 0x9e3779b97f4a7c15ull * (i + 1);
+		w->slow = w->trace || w->hooks || w->drop_every;
+	}
+	rt->reactor->hooks = act__park_test_hooks;
+	rt->reactor->hook_rng = 0x2545f4914f6cdd1dull;
+}
+
 static void destroy(struct act__rt *rt)
 {
 	uint32_t i;
@@ -432,6 +452,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rc = act__observe_start(rt, &set);
 	if (rc)
 		goto err_rt;
+	test_switches(rt);
 	rc = act__reactor_start(rt->reactor, rt);
 	if (rc)
 		goto err_rt;

@@ -97,16 +97,24 @@ static inline bool act__wake_claim(struct act__proc *p, uint64_t ticket,
  * release, IOWAIT for a kill), runnable and queue it. me: the caller's
  * worker, or NULL (foreign thread; the reactor batches its own wakes).
  */
-static inline bool act__wake_state(struct act__worker *me, struct act__proc *p,
-				   uint64_t ticket, unsigned from)
+/*
+ * The wake itself; slow (me non-NULL, me->slow): the trace's arrow and
+ * the park race's delays around the claim, and its planted lost wakeup
+ * (act__worker_woke, base/park.h). The common wake is a copy without.
+ */
+static act__always_inline bool act__wake_state_as(struct act__worker *me,
+						  struct act__proc *p,
+						  uint64_t ticket,
+						  unsigned from, bool slow)
 {
 	struct act__worker *owner;
 
+	if (slow && me->hooks) /* between the publish and the claim */
+		act__park_test_delay(&me->hook_rng);
 	if (!act__wake_claim(p, ticket, from))
 		return false;
-	if (me && act__unlikely(me->trace) &&
-	    !(me->trace->sampled++ % ACT_TRACE_FLOW_EVERY))
-		act__worker_trace_wake(me, p);
+	if (slow && act__worker_woke(me, p))
+		return true; /* dropped: planted, a test's only */
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
 	if (me && me != owner) {
 		/* a chatty process stays with its peer (act__proc_sticky):
@@ -122,6 +130,14 @@ static inline bool act__wake_state(struct act__worker *me, struct act__proc *p,
 	}
 	act__wake_enqueue(me, owner, p);
 	return true;
+}
+
+static inline bool act__wake_state(struct act__worker *me, struct act__proc *p,
+				   uint64_t ticket, unsigned from)
+{
+	if (me && act__unlikely(me->slow))
+		return act__worker_wake_slow(me, p, ticket, from);
+	return act__wake_state_as(me, p, ticket, from, false);
 }
 
 /* The wake of every wait source: a message (ticket 0), a timer, I/O. */

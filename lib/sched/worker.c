@@ -61,8 +61,17 @@ void act__worker_switch_out(struct act__proc *p, int reason)
 	act__worker_switch_out_w(act__tls_worker_self(), p, reason);
 }
 
-/* I2, on the worker's stack: publish WAITING, then look again. */
-static void park_proc(struct act__worker *w, struct act__proc *p)
+/* The park race's delay (base/park.h) on w, when hooked. */
+static act__always_inline void test_delay(struct act__worker *w, bool hooked)
+{
+	if (hooked)
+		act__park_test_delay(&w->hook_rng);
+}
+
+/* I2, on the worker's stack: publish WAITING, then look again. hooked:
+ * the park race's delay between the two (ACT_PF_HOOKED). */
+static act__always_inline void park_proc(struct act__worker *w,
+					 struct act__proc *p, bool hooked)
 {
 	uint64_t t = p->wait_ticket;
 	uint64_t waiting = act__ps_make(t, ACT_PS_WAITING);
@@ -72,6 +81,7 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
 	 * act__mpsc_push / the timer's timeout_fired store, each followed by
 	 * the seq_cst state load in act__wake */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
+	test_delay(w, hooked);
 	if (!act__mailbox_maybe_nonempty(p) && !act__proc_killed(p) &&
 	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
 		return;
@@ -88,7 +98,8 @@ static void park_proc(struct act__worker *w, struct act__proc *p)
  * Backpressure (backpressure.h), on the worker's stack: publish MUTED,
  * then look again, as park_proc does; only the release ends this wait.
  */
-static void mute_park(struct act__worker *w, struct act__proc *p)
+static act__always_inline void mute_park(struct act__worker *w,
+					 struct act__proc *p, bool hooked)
 {
 	/* each mute is a wait of its own ticket (act__backpressure_release
 	 * finds it), so a CAS left over from an earlier mute, ours or the
@@ -103,6 +114,7 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
 	 * act__backpressure_release's seq_cst store of mute_next, followed by
 	 * the seq_cst state load in act__wake_state */
 	atomic_store_explicit(&p->state, muted, memory_order_seq_cst);
+	test_delay(w, hooked);
 	if (atomic_load_explicit(&p->mute_next, memory_order_seq_cst))
 		return;
 	/* Released meanwhile: take it back unless the releaser did.
@@ -118,7 +130,8 @@ static void mute_park(struct act__worker *w, struct act__proc *p)
  * operation (io.h) and the kill flag again. Messages do not end this
  * wait; a kill does, once, to have the operation cancelled.
  */
-static void park_io(struct act__worker *w, struct act__proc *p)
+static act__always_inline void park_io(struct act__worker *w,
+				       struct act__proc *p, bool hooked)
 {
 	uint64_t t = p->wait_ticket;
 	uint64_t waiting = act__ps_make(t, ACT_PS_IOWAIT);
@@ -129,6 +142,7 @@ static void park_io(struct act__worker *w, struct act__proc *p)
 	 * of killed, each followed by the seq_cst state load in
 	 * act__wake_claim */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
+	test_delay(w, hooked);
 	if (!act__ioword_wants_run(p))
 		return;
 	/* acq_rel: the CAS the reactor's wake races (act__wake_claim);
@@ -191,6 +205,23 @@ static void begin_run(struct act__worker *w, struct act__proc *p)
 	w->budget = w->reductions;
 }
 
+/* wake.h: the wake of a worker that traces or is hooked */
+bool act__worker_wake_slow(struct act__worker *me, struct act__proc *p,
+			   uint64_t ticket, unsigned from)
+{
+	return act__wake_state_as(me, p, ticket, from, true);
+}
+
+bool act__worker_woke(struct act__worker *me, struct act__proc *p)
+{
+	if (me->trace && !(me->trace->sampled++ % ACT_TRACE_FLOW_EVERY))
+		act__worker_trace_wake(me, p);
+	if (me->hooks)
+		act__park_test_delay(&me->hook_rng);
+	/* the planted lost wakeup: claimed, never queued */
+	return me->drop_every && !(++me->drop_count % me->drop_every);
+}
+
 /* worker.h: a wake's flow arrow */
 void act__worker_trace_wake(struct act__worker *me, struct act__proc *p)
 {
@@ -248,21 +279,13 @@ static void turn_end(struct act__worker *w, struct act__proc *p, int reason,
 				(uint64_t)w->flow_in << 32);
 }
 
-/* act__worker_settle, inlined into the switch it follows. */
-static act__always_inline void settle(struct act__worker *w)
+/* What the switch that p left by asks of w; hooked: with the park
+ * race's delays. */
+static act__always_inline void settle_as(struct act__worker *w,
+					 struct act__proc *p, bool hooked)
 {
-	struct act__proc *p = w->leaving;
 	uint64_t s;
 
-	if (!p)
-		return;
-	w->leaving = NULL;
-	act__count(&w->n_switches);
-	if (act__unlikely(
-		    atomic_load_explicit(&p->flags, memory_order_relaxed) &
-		    ACT_PF_CANARY) &&
-	    !act__stack_canary_ok(p->stack_lo))
-		act__overflow_report(p->pid.id, p->stack_size);
 	switch (w->switch_reason) {
 	case ACT_SW_YIELD:
 		s = atomic_load_explicit(&p->state, memory_order_relaxed);
@@ -273,13 +296,13 @@ static act__always_inline void settle(struct act__worker *w)
 		act__runq_push_fifo(&w->rq, p);
 		break;
 	case ACT_SW_PARK:
-		park_proc(w, p);
+		park_proc(w, p, hooked);
 		break;
 	case ACT_SW_MUTE:
-		mute_park(w, p);
+		mute_park(w, p, hooked);
 		break;
 	case ACT_SW_IOWAIT:
-		park_io(w, p);
+		park_io(w, p, hooked);
 		break;
 	case ACT_SW_EXIT:
 		reap(w, p);
@@ -287,6 +310,36 @@ static act__always_inline void settle(struct act__worker *w)
 	default:
 		act__fatal("bad switch reason %d", w->switch_reason);
 	}
+}
+
+/* A settle that checks a canary or is hooked: out of line, so that the
+ * common one tests the flags byte once. */
+static act__noinline void settle_slow(struct act__worker *w,
+				      struct act__proc *p, unsigned flags)
+{
+	if ((flags & ACT_PF_CANARY) && !act__stack_canary_ok(p->stack_lo))
+		act__overflow_report(p->pid.id, p->stack_size);
+	if (flags & ACT_PF_HOOKED)
+		settle_as(w, p, true);
+	else
+		settle_as(w, p, false);
+}
+
+/* act__worker_settle, inlined into the switch it follows. */
+static act__always_inline void settle(struct act__worker *w)
+{
+	struct act__proc *p = w->leaving;
+	unsigned flags;
+
+	if (!p)
+		return;
+	w->leaving = NULL;
+	act__count(&w->n_switches);
+	flags = atomic_load_explicit(&p->flags, memory_order_relaxed);
+	if (act__unlikely(flags & (ACT_PF_CANARY | ACT_PF_HOOKED)))
+		settle_slow(w, p, flags);
+	else
+		settle_as(w, p, false);
 }
 
 void act__worker_settle(struct act__worker *w)
@@ -567,6 +620,8 @@ static void sleep_idle(struct act__worker *w)
 	atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
 	atomic_fetch_or_explicit(word, bit, memory_order_seq_cst);
 	seen = act__park_prepare(&w->bell);
+	if (act__unlikely(w->hooks)) /* the park race (base/park.h) */
+		act__park_test_delay(&w->hook_rng);
 	/* seq_cst: the re-check, load half of those pairs */
 	if ((atomic_load_explicit(word, memory_order_seq_cst) & bit) &&
 	    !act__runq_maybe_nonempty(&w->rq) &&
@@ -628,6 +683,8 @@ void act__worker_wake_idle(struct act__rt *rt, struct act__worker *me)
 	uint32_t zero = 0, i;
 	uint64_t m, bit;
 
+	if (me && act__unlikely(me->hooks)) /* between publish and ring */
+		act__park_test_delay(&me->hook_rng);
 	/* one searcher at a time is woken: claim the unit for it;
 	 * seq_cst: the waker's read of the searchers (Go's rule), after
 	 * it published work: the load half of sleep_idle's Dekker pair */

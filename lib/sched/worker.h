@@ -77,6 +77,14 @@ struct act__worker {
 	/* turns are timed (run_ticks, watch); its spawns carry it in their
 	 * flags (ACT_PF_TIMED), which the switch tests */
 	bool timed;
+	/* the park race's test switches (base/park.h): delays in the
+	 * protocols (its spawns carry ACT_PF_HOOKED, which the settle
+	 * tests), and one wake in drop_every dropped */
+	bool hooks;
+	/* the wake's cold path (wake.h): tracing, or the test switches */
+	bool slow;
+	uint32_t drop_every, drop_count;
+	uint64_t hook_rng;   /* the delays' PRNG state */
 	uint64_t turn_t;     /* timed: the tick the turn began */
 	uint32_t flow_in;    /* trace: the arrow into this turn */
 	uint32_t runq_every; /* trace: turns to the next runq count */
@@ -106,6 +114,12 @@ struct act__worker {
 
 /* The sampled wakes' arrow (the wake, wake.h, counts them); out of line
  * and cold: the wake, inlined into every send, stays small. */
+/* wake.h's slow wake (tracing or the park race's switches), out of line;
+ * and what it does after its claim: true when the wake is dropped (the
+ * planted lost wakeup of base/park.h). */
+bool act__worker_wake_slow(struct act__worker *me, struct act__proc *p,
+			   uint64_t ticket, unsigned from);
+bool act__worker_woke(struct act__worker *me, struct act__proc *p);
 __attribute__((cold)) void act__worker_trace_wake(struct act__worker *me,
 						  struct act__proc *p);
 
