@@ -11,29 +11,13 @@
 # one line per check and ends with "N passed, N failed"
 # (scripts/summary.sh counts that).
 set -u
-passed=0
-failed=0
-tmp=$(mktemp -d)
+src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
+. "$src/tests/lib.sh"
 actors=$(pwd)/tools/actors # make check runs in the build directory
-golden=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)/tests/topo
+golden=$src/tests/topo
 
-cleanup() {
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	echo "PASS: $1"
-	passed=$((passed + 1))
-}
-
-bad() {
-	echo "FAIL: $1"
-	failed=$((failed + 1))
-}
-
-# The caller's own settings must not leak into the plans.
-unset ACTORS_BIND ACTORS_CPUS ACTORS_REACTOR_CPU ACTORS_SCHEDULERS
+# The caller's own settings must not leak into the plans: tests/lib.sh
+# unset every ACTORS_* variable.
 
 SERVER='pack:2 numa:2 core:16 pu:2'    # 2 sockets, 4 nodes, 64 cores, SMT2
 LAPTOP='pack:1 l3:1 core:8 pu:1'       # 8 cores, one L3, no SMT
@@ -235,5 +219,4 @@ else
 	bad "topo --synthetic: status $rc: $(tail -n 6 "$tmp/out")"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -9,26 +9,10 @@
 # `make check` from the build directory. Prints one line per check and
 # ends with "N passed, N failed" (scripts/summary.sh counts that).
 set -u
-passed=0
-failed=0
-tmp=$(mktemp -d)
+src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
+. "$src/tests/lib.sh"
 actors=$(pwd)/tools/actors # make check runs in the build directory
-fixtures=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)/tests/trace
-
-cleanup() {
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	echo "PASS: $1"
-	passed=$((passed + 1))
-}
-
-bad() {
-	echo "FAIL: $1"
-	failed=$((failed + 1))
-}
+fixtures=$src/tests/trace
 
 has_json=false
 command -v python3 >/dev/null 2>&1 && has_json=true
@@ -253,5 +237,4 @@ else
 	echo "SKIP: big trace (no python3 to write it)"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

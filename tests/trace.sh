@@ -7,27 +7,9 @@
 # `make check` from the build directory; prints one line per check and
 # ends with "N passed, N failed" (scripts/summary.sh counts that).
 set -u
-passed=0
-failed=0
-tmp=$(mktemp -d)
-run=$(pwd)/tests/trace_run # make check runs in the build directory
 src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
-
-for v in $(env | sed -n 's/^\(ACTORS_[A-Za-z0-9_]*\)=.*/\1/p'); do
-	unset "$v"
-done
-cleanup() {
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-ok() {
-	echo "PASS: $1"
-	passed=$((passed + 1))
-}
-bad() {
-	echo "FAIL: $1"
-	failed=$((failed + 1))
-}
+. "$src/tests/lib.sh"
+run=$(pwd)/tests/trace_run # make check runs in the build directory
 
 # 1. the trace of the script; a run without a steal is run again
 rc=3
@@ -141,5 +123,4 @@ else
 	bad "an unwritable trace file: exit $rc, $(cat "$tmp/err")"
 fi
 
-echo "$passed passed, $failed failed"
-[ $failed = 0 ]
+finish
