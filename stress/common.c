@@ -244,6 +244,16 @@ double st_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+bool st_stalled(struct st_stall *s, uint64_t v, double now, long stall)
+{
+	if (v != s->seen || !s->since) {
+		s->seen = v;
+		s->since = now;
+		return false;
+	}
+	return now - s->since >= (double)stall;
+}
+
 uint64_t st_stats_sum(const struct act_worker_stats *ws, int n,
 		      size_t field_offset)
 {

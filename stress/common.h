@@ -163,6 +163,17 @@ extern int st_progress_fd;
 extern int st_stack_guard;
 
 double st_now(void); /* CLOCK_MONOTONIC seconds */
+
+/* A watchdog's view of one counter that must keep moving (a ping-pong
+ * pair's rounds): the value it saw last and since when. */
+struct st_stall {
+	uint64_t seen;
+	double since;
+};
+
+/* Watchdog: has v stood still for stall seconds? (A finished one never
+ * stalls: the caller does not ask.) */
+bool st_stalled(struct st_stall *s, uint64_t v, double now, long stall);
 /* A "VmRSS:"-style line of /proc/self/status (key without the colon),
  * in KiB; -1 if absent. */
 long st_status_kb(const char *key);

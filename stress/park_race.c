@@ -51,8 +51,7 @@ struct pair {
 	act_pid pong;
 	uint32_t index;
 	struct side side[2];
-	uint64_t seen; /* watchdog only */
-	double since;  /* watchdog only */
+	struct st_stall watch; /* watchdog only: rounds + done */
 } __attribute__((aligned(64)));
 
 static long n_pairs = 32, hooks = 1;
@@ -250,14 +249,7 @@ static bool stalled(struct pair *p, double now, int *told)
 	uint64_t done = st_get(&p->done);
 	uint64_t v = st_get(&p->rounds) + done;
 
-	if (done == 2)
-		return false;
-	if (v != p->seen || !p->since) {
-		p->seen = v;
-		p->since = now;
-		return false;
-	}
-	if (now - p->since < (double)args.stall)
+	if (done == 2 || !st_stalled(&p->watch, v, now, args.stall))
 		return false;
 	if ((*told)++ < 10)
 		fprintf(stderr,

@@ -47,9 +47,8 @@ struct pair {
 	_Atomic uint64_t done;	 /* sides that finished */
 	act_pid pong;
 	uint32_t index;
-	struct side side[2]; /* 0 ping, 1 pong */
-	uint64_t seen;	     /* watchdog only: rounds + done */
-	double since;	     /* watchdog only: when seen last moved */
+	struct side side[2];   /* 0 ping, 1 pong */
+	struct st_stall watch; /* watchdog only: rounds + done */
 } __attribute__((aligned(64)));
 
 static long n_pairs = 64;
@@ -275,14 +274,7 @@ static bool pair_stalled(struct pair *pr, double now, int *told)
 	uint64_t done = st_get(&pr->done);
 	uint64_t v = st_get(&pr->rounds) + done;
 
-	if (done == 2)
-		return false;
-	if (v != pr->seen || !pr->since) {
-		pr->seen = v;
-		pr->since = now;
-		return false;
-	}
-	if (now - pr->since < (double)args.stall)
+	if (done == 2 || !st_stalled(&pr->watch, v, now, args.stall))
 		return false;
 	if ((*told)++ >= 10)
 		return true;
