@@ -30,7 +30,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -69,28 +68,6 @@ static struct {
 	bool done, waitv, ring, uring_bell, madvise;
 } have;
 
-static bool probe_waitv(void)
-{
-#ifdef SYS_futex_waitv
-	/* a value that does not match: EAGAIN at once where the call
-	 * exists (lib/base/park.c probes the same way) */
-	struct {
-		uint64_t val, uaddr;
-		uint32_t flags, reserved;
-	} w;
-	uint32_t word = 1;
-
-	w.val = 0;
-	w.uaddr = (uintptr_t)&word;
-	w.flags = 2 | 128; /* FUTEX_32 | FUTEX_PRIVATE_FLAG */
-	w.reserved = 0;
-	return syscall(SYS_futex_waitv, &w, 1, 0, NULL, CLOCK_MONOTONIC) < 0 &&
-	       errno == EAGAIN;
-#else
-	return false;
-#endif
-}
-
 /* MADV_GUARD_INSTALL, probed in a child: the probe sets the library's
  * guard mode, which this process leaves as it is. */
 static bool probe_madvise(void)
@@ -113,7 +90,7 @@ static void probe(void)
 	if (have.done)
 		return;
 	have.done = true;
-	have.waitv = probe_waitv();
+	have.waitv = act__park_waitv_available(); /* this process's probe */
 	act__ring_init(&g, 8, why, sizeof(why));
 	have.ring = g.mode != ACT_RING_NONE;
 	have.uring_bell = g.mode == ACT_RING_FUTEX;

@@ -93,14 +93,10 @@ static inline bool act__wake_claim(struct act__proc *p, uint64_t ticket,
 }
 
 /*
- * Make p, waiting in state `from` (WAITING, or MUTED for a backlog's
- * release, IOWAIT for a kill), runnable and queue it. me: the caller's
- * worker, or NULL (foreign thread; the reactor batches its own wakes).
- */
-/*
- * The wake itself; slow (me non-NULL, me->slow): the trace's arrow and
- * the park race's delays around the claim, and its planted lost wakeup
- * (act__worker_woke, base/park.h). The common wake is a copy without.
+ * act__wake_state's body; slow (me non-NULL, me->slow): the trace's
+ * arrow and the park race's delays around the claim, and its planted
+ * lost wakeup (act__worker_woke, base/park.h). The common wake is a copy
+ * without.
  */
 static act__always_inline bool act__wake_state_as(struct act__worker *me,
 						  struct act__proc *p,
@@ -132,6 +128,11 @@ static act__always_inline bool act__wake_state_as(struct act__worker *me,
 	return true;
 }
 
+/*
+ * Make p, waiting in state `from` (WAITING, or MUTED for a backlog's
+ * release, IOWAIT for a kill), runnable and queue it. me: the caller's
+ * worker, or NULL (foreign thread; the reactor batches its own wakes).
+ */
 static inline bool act__wake_state(struct act__worker *me, struct act__proc *p,
 				   uint64_t ticket, unsigned from)
 {

@@ -457,13 +457,13 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 
 /* ---- idle: search, then sleep ------------------------------------------ */
 
-/* Trace: a slice of kind (search, parked) on w, from tick `from` on. */
+/* Trace (w->trace set): a slice of kind (search, parked) on w, from
+ * tick `from` to `to`. */
 static void trace_idle(struct act__worker *w, unsigned kind, uint64_t from,
 		       uint64_t to)
 {
-	if (act__unlikely(w->trace))
-		act__trace_put(w->trace, kind, to - w->trace->t0, 0,
-			       from - w->trace->t0, 0);
+	act__trace_put(w->trace, kind, to - w->trace->t0, 0,
+		       from - w->trace->t0, 0);
 }
 
 /*
