@@ -778,6 +778,85 @@ START_TEST(double_free_detected)
 }
 END_TEST
 
+/* ---- a dead process's mailbox is freed whole ----------------------------- */
+
+enum { MP_N = 100, MP_STOPPED = 40 }; /* messages; the one mid-push */
+
+struct mp_drain {
+	struct act__proc *p;
+	struct act__slab *slab;
+};
+
+static void *mp_drain_thread(void *arg)
+{
+	struct mp_drain *d = arg;
+
+	act__mailbox_drain(d->p, d->slab);
+	return NULL;
+}
+
+static unsigned mp_freed(struct act__envelope **e)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < MP_N; i++)
+		n += atomic_load(&e[i]->state) == ACT_ENV_FREE;
+	return n;
+}
+
+/*
+ * A sender stopped between its push's exchange and its link (preempted,
+ * on a busy machine) hides its message and every one pushed after it.
+ * The reap's drain used to end there and leave them all until the
+ * slot's next occupant popped past them: a mailbox flood of 10,000 kept
+ * a dead receiver's messages and made the next round carve as many
+ * again. Now the drain waits for the link. Arranged: message MP_STOPPED
+ * is pushed by hand without its link, the rest behind it; the link is
+ * made once the drain has freed every message before the one the break
+ * follows.
+ */
+START_TEST(drain_waits_for_a_sender_mid_push)
+{
+	struct act__proc *p = aligned_alloc(ACT_CACHELINE, sizeof(*p));
+	struct act__envelope *e[MP_N];
+	struct act__mpsc_node *prev = NULL;
+	struct act__slab slab;
+	struct mp_drain d = { p, &slab };
+	pthread_t t;
+	unsigned i;
+
+	ck_assert_ptr_nonnull(p);
+	memset(p, 0, sizeof(*p));
+	act__mpsc_init(&p->mbox);
+	act__slab_init(&slab, 0);
+	for (i = 0; i < MP_N; i++) {
+		e[i] = act__slab_alloc(&slab, 8);
+		ck_assert_ptr_nonnull(e[i]);
+		atomic_store(&e[i]->state, ACT_ENV_SENT);
+		if (i != MP_STOPPED) {
+			act__mpsc_push(&p->mbox, &e[i]->node);
+			continue;
+		}
+		/* act__mpsc_push's first two steps, not its link */
+		atomic_store(&e[i]->node.next, NULL);
+		prev = atomic_exchange(&p->mbox.head, &e[i]->node);
+	}
+	ck_assert_int_eq(act__slab_outstanding(&slab), MP_N);
+	ck_assert_int_eq(pthread_create(&t, NULL, mp_drain_thread, &d), 0);
+	/* all before the break but the last, which stays kept in the
+	 * queue (mailbox.h) while nothing follows it */
+	while (mp_freed(e) < MP_STOPPED - 1)
+		sleep_ns(100000);
+	atomic_store_explicit(&prev->next, &e[MP_STOPPED]->node,
+			      memory_order_release);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_uint_eq(mp_freed(e), MP_N);
+	ck_assert_int_eq(act__slab_outstanding(&slab), 0);
+	act__slab_destroy(&slab);
+	free(p);
+}
+END_TEST
+
 static Suite *mailbox_suite(void)
 {
 	Suite *s = suite_create("mailbox");
@@ -808,6 +887,7 @@ static Suite *mailbox_suite(void)
 	tcase_add_test(tc, test_large_messages);
 	tcase_add_test(tc, test_reserved_tags_refused);
 	tcase_add_test(tc, test_unreceived_messages_freed);
+	tcase_add_test(tc, drain_waits_for_a_sender_mid_push);
 	tcase_add_loop_test(tc, double_free_detected, DF_RECEIVER,
 			    DF_THREAD_TWICE + 1);
 	suite_add_tcase(s, tc);

@@ -26,6 +26,13 @@ static inline void act__spin_relax(void)
 }
 
 /*
+ * One step of a wait for another thread's next few instructions: a
+ * pause, and every 256th step a sched_yield instead, so that a
+ * thread preempted on this CPU gets to run them. *spins starts at 0.
+ */
+void act__spin_backoff(unsigned *spins);
+
+/*
  * A spinlock for critical sections of a few loads and stores. After a
  * while it yields the CPU, so a holder preempted by the kernel (more
  * threads than cores) is not spun against for a whole time slice.

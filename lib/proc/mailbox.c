@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mailbox.c - MPSC mailbox plus save queue; see mailbox.h. */
 #include "mailbox.h"
+#include "base/spin.h"
 
 /* The save queue's ends: the owner's, but act_process_info's walk reads
  * them from other threads (act__mailbox_count), so they are stored
@@ -140,9 +141,31 @@ void act__mailbox_held_sweep(struct act__proc *p, struct act__slab *slab,
 	p->sweep_at = 2 * p->n_held + 64;
 }
 
+/*
+ * Owner, once pops return NULL: is a sender between its exchange and its
+ * link? Then what it pushes, and everything pushed after it, is not
+ * reachable from the tail yet.
+ */
+static bool mbox_mid_push(struct act__proc *p)
+{
+	struct act__mpsc *q = &p->mbox;
+	struct act__mpsc_node *n =
+		(struct act__mpsc_node *)((uintptr_t)atomic_load_explicit(
+						  &q->tail,
+						  memory_order_relaxed) &
+					  ~ACT_MBOX_KEPT);
+
+	/* acquire: pairs with the release link store in act__mpsc_push
+	 * (linked: the next pop goes on); then with the seq_cst exchange
+	 * on head, as in act__mpsc_pop */
+	return atomic_load_explicit(&n->next, memory_order_acquire) ||
+	       atomic_load_explicit(&q->head, memory_order_acquire) != n;
+}
+
 void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 {
 	struct act__envelope *e;
+	unsigned spins = 0;
 	uintptr_t t;
 
 	/* the limit's count is left as it is: a sender that passed the
@@ -153,26 +176,37 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 		act__slab_free(slab, e);
 	}
 	SAVE_SET(p->save_tail, NULL);
-	while ((e = act__mailbox_pop(p, slab))) {
-		if (!act__mailbox_kept(p, e))
-			act__slab_free(slab, e);
-	}
-	/* the last one, kept: off the queue and freed, or, with a sender
-	 * mid-push behind it, freed by the pop that moves past it (this
-	 * slot's next occupant's; at stop no sender is left) */
-	t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
-					    memory_order_relaxed);
-	if (t & ACT_MBOX_KEPT) {
+	/*
+	 * Every message queued, to the end: a sender stopped (preempted)
+	 * between its exchange and its link hides its message and every
+	 * one pushed after it, up to the mailbox's limit, which would
+	 * otherwise stay until the slot's next occupant pops past them. Its
+	 * next two instructions link them, so wait for that, yielding the
+	 * CPU after a while in case it waits for this one. It ends: only
+	 * the senders that passed the state check before EXITING still
+	 * push, each once.
+	 */
+	for (;;) {
+		while ((e = act__mailbox_pop(p, slab))) {
+			if (!act__mailbox_kept(p, e))
+				act__slab_free(slab, e);
+		}
+		if (mbox_mid_push(p)) {
+			act__spin_backoff(&spins);
+			continue;
+		}
+		/* the last one, kept: off the queue and freed; a sender
+		 * that came in between makes it unreceived again, and the
+		 * pops go on */
+		t = (uintptr_t)atomic_load_explicit(&p->mbox.tail,
+						    memory_order_relaxed);
+		if (!(t & ACT_MBOX_KEPT))
+			break;
 		e = act__container_of((struct act__mpsc_node *)(t &
 								~ACT_MBOX_KEPT),
 				      struct act__envelope, node);
 		if (mbox_detach(p))
 			act__slab_free(slab, e);
-		else /* relaxed: the next occupant's pop reads it after the
-		      * slot's release and reuse (act__proc_slot_free's release
-		      * store of gen) */
-			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
-					      memory_order_relaxed);
 	}
 	/* last: the pops above may have put a kept one on the list */
 	act__mailbox_held_sweep(p, slab, true);
