@@ -274,7 +274,8 @@ static void sender(void *arg)
 
 /* ---- the main process ---------------------------------------------------- */
 
-static void one_round(const act_pid *senders, long round)
+/* One round; returns its receiver (0: none was spawned). */
+static act_pid one_round(const act_pid *senders, long round)
 {
 	struct act_spawn_opts o = {
 		.flags = ACT_SPAWN_MONITOR,
@@ -294,7 +295,7 @@ static void one_round(const act_pid *senders, long round)
 	r = act_spawn_opt(receiver, NULL, &o);
 	if (!r.id || !ref) {
 		st_report(&mf.errors, "round %ld: spawn failed", round);
-		return;
+		return r;
 	}
 	m = act_receive(ACT_FOREVER);
 	if (!m || m->tag != MF_READY)
@@ -354,25 +355,23 @@ static void one_round(const act_pid *senders, long round)
 			  round, accepted, args.iters, nobufs, r.id,
 			  (uint32_t)r.id, (uint32_t)(r.id >> 32));
 	st_add(&mf.rounds, 1);
+	return r;
 }
 
 /*
- * Waits until the last receiver is reaped: act_stats counts its exit at
- * the start of its reap, which then frees its mailbox in the same call
- * on that worker (lib/sched/worker.c), a fraction of a millisecond for 10,000
- * envelopes; 2 ms more covers it. Otherwise the next round's senders
- * could carve new envelopes while the last round's still wait to be
- * freed, and the peak RSS would measure that overlap, not the limit.
+ * Waits until the round's receiver r is reaped: act_process_info says
+ * ACT_PROC_EXITING until its worker has freed its mailbox and its slot,
+ * and -ESRCH from then on (lib/sched/worker.c, reap). Otherwise the next
+ * round's senders could carve new envelopes while the last round's still
+ * wait to be freed, and the peak RSS would measure that overlap, not the
+ * limit. Exact: no time is assumed.
  */
-static void wait_reaped(void)
+static void wait_reaped(act_pid r)
 {
-	struct act_stats st;
+	struct act_process_info info;
 
-	do
+	while (r.id && act_process_info(r, &info) == 0 && !st_get(&mf.errors))
 		act_sleep(100000);
-	while (act_stats(&st, NULL, 0) > 0 &&
-	       st.procs_alive > 1 + (uint64_t)n_senders && !st_get(&mf.errors));
-	act_sleep(2000000);
 }
 
 static void mf_main(void *arg)
@@ -400,10 +399,11 @@ static void mf_main(void *arg)
 	act_sleep(10000000); /* the senders are waiting for GO */
 	mf.hwm_base_kb = st_status_kb("VmHWM");
 	for (i = 0; i < n_rounds && !st_get(&mf.over_limit); i++) {
-		one_round(senders, i);
+		act_pid r = one_round(senders, i);
+
 		if (i == 0)
 			mf.round1_hwm_kb = st_status_kb("VmHWM");
-		wait_reaped();
+		wait_reaped(r);
 	}
 	for (i = 0; i < n_senders; i++)
 		if (act_send(senders[i], MF_STOP, NULL, 0))
