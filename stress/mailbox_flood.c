@@ -30,9 +30,10 @@
  * Memory. An envelope is the message's 64-byte header and its payload,
  * rounded up to a slab size class (powers of two, 128 B to 16 KiB,
  * lib/mem/slab.h): the default payload, 960 B, makes exactly 1 KiB. Slab
- * memory stays mapped and with the worker that carved it; a worker
- * carves new envelopes only when those it carved before are all in use
- * (or held back by another worker, in batches of remote frees). So:
+ * memory stays mapped and with the worker that carved it; an envelope
+ * goes back to its slab and no other slab takes it, so a worker carves
+ * new envelopes only when those it carved before are all in use (or held
+ * back by another worker, in batches of remote frees). So:
  *   - after the first round, the peak RSS (VmHWM) must be under
  *     the peak before the flood + limit x envelope x 1.1 + 1 MiB
  *     (the receiver's stack, the round's small messages, the /proc read);

@@ -343,37 +343,49 @@ START_TEST(guest_slab_per_home)
 END_TEST
 
 /*
- * A worker whose free list ran dry takes another worker's remote-freed
- * envelopes before it carves fresh memory: senders pulled from one worker
- * to another leave their first envelopes there. The adopted envelopes
- * become its own, and each slab's count still balances.
+ * A slab carves only when what it carved before is in use: envelopes go
+ * back to the slab they came from, and no other slab takes them. Slabs
+ * used to take another worker's remote-freed envelopes before carving,
+ * and made them theirs; then worker 0 took worker 1's, kept them on its
+ * own free list, and worker 1 carved a second set: 2 x N envelopes on
+ * one slab where N are ever in use (mailbox_flood's RSS bound failed on
+ * it). Here: N carved on 1 and freed by 0, allocated on 0, freed by 0,
+ * then allocated on 1 again.
  */
-START_TEST(adopts_remote_frees_before_carving)
+START_TEST(carves_only_what_is_in_use)
 {
-	enum { N = 64 };
+	enum { N = 5000 }; /* class 0: 2,047 to a chunk, so 3 chunks */
 	struct act__rt *rt = fake_rt(2);
 	struct act__slab *s0 = &rt->workers[0].slab, *s1 = &rt->workers[1].slab;
-	struct act__envelope *e[N], *a;
-	unsigned i;
+	struct act__envelope **e = calloc(N, sizeof(*e));
+	unsigned i, c1;
 
+	ck_assert_ptr_nonnull(e);
 	for (i = 0; i < N; i++)
 		e[i] = act__slab_alloc(s1, 40);
+	c1 = chunk_count(s1);
+	ck_assert_uint_eq(c1, 3);
 	for (i = 0; i < N; i++) /* freed by worker 0: back to worker 1 */
 		act__slab_free(s0, e[i]);
 	act__slab_flush_remote(s0);
 	ck_assert_int_eq(act__slab_outstanding(s1), 0);
-	ck_assert_uint_eq(chunk_count(s0), 0);
-	for (i = 0; i < N; i++) {
-		a = act__slab_alloc(s0, 40);
-		ck_assert_uint_eq(a->worker, 0);
-		e[i] = a;
+	for (i = 0; i < N; i++) { /* worker 0 carves its own */
+		e[i] = act__slab_alloc(s0, 40);
+		ck_assert_uint_eq(e[i]->worker, 0);
 	}
-	ck_assert_uint_eq(chunk_count(s0), 0); /* nothing carved */
-	ck_assert_int_eq(act__slab_outstanding(s0), N);
+	ck_assert_uint_eq(chunk_count(s0), 3);
 	for (i = 0; i < N; i++)
 		act__slab_free(s0, e[i]);
+	for (i = 0; i < N; i++) { /* worker 1 has its N back */
+		e[i] = act__slab_alloc(s1, 40);
+		ck_assert_uint_eq(e[i]->worker, 1);
+	}
+	ck_assert_uint_eq(chunk_count(s1), c1);
+	for (i = 0; i < N; i++)
+		act__slab_free(s1, e[i]);
 	ck_assert_int_eq(act__slab_outstanding(s0), 0);
 	ck_assert_int_eq(act__slab_outstanding(s1), 0);
+	free(e);
 	fake_rt_free(rt);
 }
 END_TEST
@@ -827,7 +839,7 @@ static Suite *slab_suite(void)
 	tcase_add_test(tc, owner_reuse_no_growth);
 	tcase_add_test(tc, remote_free_off_worker);
 	tcase_add_test(tc, remote_free_from_other_worker);
-	tcase_add_test(tc, adopts_remote_frees_before_carving);
+	tcase_add_test(tc, carves_only_what_is_in_use);
 	tcase_add_test(tc, guest_slab_per_home);
 	tcase_add_test(tc, remote_free_concurrent);
 	tcase_add_test(tc, foreign_counted);

@@ -9,7 +9,10 @@
  * atomics; any other thread frees onto a per-class lock-free list that the
  * owner takes whole with one exchange when its own list runs dry. A
  * worker's chunks come from its memory home's NUMA node (homes.h), and an
- * envelope freed anywhere goes back to the slab it came from.
+ * envelope freed anywhere goes back to the slab it came from: it names
+ * that slab for life, and no other slab takes it, so a slab carves only
+ * when all it carved before is in use or held back by other workers
+ * (the bound mailbox_flood checks; slab.c, act__slab_alloc_slow).
  *
  * Carved where the receiver reads it: with more than one home, a worker
  * has a guest slab for each other home, bound to that home's node, owned
@@ -29,6 +32,7 @@
 #include <stdint.h>
 
 #include "actors.h"
+#include "base/fatal.h"
 #include "base/internal.h"
 #include "base/mpsc.h"
 
@@ -118,8 +122,7 @@ struct act__slab {
 	/* other threads: remote frees, own cache line */
 	struct act__envelope *_Atomic remote[ACT_SLAB_CLASSES] act__aligned;
 	_Atomic uint64_t n_remote_free;
-	/* memory home of the chunks (homes.h): set before any thread runs,
-	 * read by adopt_remote on the line it reads anyway */
+	/* memory home of the chunks (homes.h): set before any thread runs */
 	int home;
 };
 
@@ -155,14 +158,16 @@ static inline int act__slab_class(size_t payload)
 	return total <= 128 ? 0 : 64 - __builtin_clzll(total - 1) - 7;
 }
 
-/* Owner: hand out e, the head of class c's free list. */
+/* Owner: hand out e, the head of class c's free list (or one carved or
+ * taken back from the remote list: they are s's and of class c). */
 static inline struct act__envelope *act__slab_take(struct act__slab *s, int c,
 						   struct act__envelope *e)
 {
+	if (ACT_DEBUG_ON && (e->sid != s->sid || e->cls != c))
+		act__fatal("envelope of slab %#x class %u on slab %#x class %d",
+			   e->sid, e->cls, s->sid, c);
 	s->free[c] = (struct act__envelope *)atomic_load_explicit(
 		&e->node.next, memory_order_relaxed);
-	e->cls = (uint8_t)c;
-	e->sid = s->sid;
 	s->n_alloc++;
 	return e;
 }
