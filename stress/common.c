@@ -53,7 +53,7 @@ static void usage(const struct st_args *a, FILE *f)
 	      "  --timeout S      watchdog: give up after S seconds, exit 2 "
 	      "(default 60)\n"
 	      "  --stall S        fail when nothing progresses for S seconds "
-	      "(default 10)\n"
+	      "(default 5)\n"
 	      "  --help           this text\n"
 	      "exit status: 0 passed, 1 violation, 2 timeout, 3 skipped, 64 "
 	      "usage\n",

@@ -54,7 +54,7 @@ struct st_args {
 	long workers;		/* --workers/--threads: default 4 */
 	long iters;		/* --iters: the program's default */
 	long timeout;		/* --timeout seconds: default 60 */
-	long stall;		/* --stall seconds: default 10 */
+	long stall;		/* --stall seconds: default 5 */
 	uint64_t seed;		/* --seed: default from the clock */
 	const struct st_flag *flags; /* the program's own, NULL-named end */
 	char sizes[160];	     /* "workers 4 pairs 64 rounds 100000" */

@@ -71,7 +71,7 @@ static struct st_args args = {
 	.workers = 4,
 	.iters = 100000000,
 	.timeout = 60,
-	.stall = 10,
+	.stall = 5,
 	.flags = flags,
 };
 

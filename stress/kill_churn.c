@@ -85,7 +85,7 @@ static struct st_args args = {
 	.workers = 2,
 	.iters = 100000,
 	.timeout = 60,
-	.stall = 10,
+	.stall = 5,
 	.flags = flags,
 };
 

@@ -56,7 +56,7 @@ static struct st_args args = {
 	.workers = 3,
 	.iters = 1000000,
 	.timeout = 60,
-	.stall = 10,
+	.stall = 5,
 	.flags = flags,
 };
 

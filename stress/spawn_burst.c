@@ -69,7 +69,7 @@ static struct st_args args = {
 	.workers = 4,
 	.iters = 10000,
 	.timeout = 60,
-	.stall = 10,
+	.stall = 5,
 	.flags = flags,
 };
 

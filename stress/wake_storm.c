@@ -65,7 +65,7 @@ static struct st_args args = {
 	.workers = 4,
 	.iters = 50000, /* 100,000 took 9-30 s on a busy 2-core VM */
 	.timeout = 60,
-	.stall = 10,
+	.stall = 5,
 	.flags = flags,
 };
 

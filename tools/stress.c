@@ -218,7 +218,7 @@ static void usage(FILE *f)
 		"test's runs of stress/tests.c\n"
 		"  --timeout S        a run's watchdog (default 60)\n"
 		"  --stall S          fail a run that makes no progress for S "
-		"(default 10)\n"
+		"(default 5)\n"
 		"  --json             one JSON object a test and path on "
 		"stdout, nothing else\n"
 		"  --list             the tests\n"
