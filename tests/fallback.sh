@@ -28,6 +28,7 @@ set -- "ACT_TEST_FUTEX_WAIT=1 test_multi" \
 	"ACT_TEST_RING=eventfd test_io_kill" \
 	"ACT_TEST_RING=none test_timers" \
 	"ACT_TEST_RING=none test_mailbox" \
+	"ACT_TEST_RING=none test_info" \
 	"ACT_TEST_NUMA=fake:2 test_multi" \
 	"ACT_TEST_NUMA=fake:2 test_spawn" \
 	"ACT_TEST_NUMA=force test_spawn" \
