@@ -50,6 +50,15 @@ static void save_append(struct act__proc *p, struct act__envelope *e)
 	SAVE_SET(p->save_tail, e);
 }
 
+/* Owner: the tail's node, kept or not. */
+static struct act__mpsc_node *mbox_tail_node(struct act__mpsc *q)
+{
+	return (struct act__mpsc_node *)((uintptr_t)atomic_load_explicit(
+						 &q->tail,
+						 memory_order_relaxed) &
+					 ~ACT_MBOX_KEPT);
+}
+
 /*
  * Owner: the kept envelope is needed off the queue (its link, for the
  * save queue): put the stub behind it, as Vyukov's pop does. False when
@@ -59,11 +68,7 @@ static void save_append(struct act__proc *p, struct act__envelope *e)
 static bool mbox_detach(struct act__proc *p)
 {
 	struct act__mpsc *q = &p->mbox;
-	struct act__mpsc_node *n =
-		(struct act__mpsc_node *)((uintptr_t)atomic_load_explicit(
-						  &q->tail,
-						  memory_order_relaxed) &
-					  ~ACT_MBOX_KEPT);
+	struct act__mpsc_node *n = mbox_tail_node(q);
 	struct act__mpsc_node *next;
 
 	/* acquire: pairs with the release link store in act__mpsc_push */
@@ -149,11 +154,7 @@ void act__mailbox_held_sweep(struct act__proc *p, struct act__slab *slab,
 static bool mbox_mid_push(struct act__proc *p)
 {
 	struct act__mpsc *q = &p->mbox;
-	struct act__mpsc_node *n =
-		(struct act__mpsc_node *)((uintptr_t)atomic_load_explicit(
-						  &q->tail,
-						  memory_order_relaxed) &
-					  ~ACT_MBOX_KEPT);
+	struct act__mpsc_node *n = mbox_tail_node(q);
 
 	/* acquire: pairs with the release link store in act__mpsc_push
 	 * (linked: the next pop goes on); then with the seq_cst exchange
