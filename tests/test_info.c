@@ -202,8 +202,9 @@ static void info_main(void *arg)
 	ck_assert(tu_wait_gone(ir.target));
 	if (write(ir.pipe_fds[1], "x", 1) != 1)
 		ck_abort_msg("pipe write");
-	if (ir.no_ring)
-		ck_assert_int_eq(act_send(ir.io, TAG_GO, NULL, 0), 0);
+	/* without a ring it waits for a message (it may have seen -ENOSYS
+	 * after read_io gave up); with one it has read and may be gone */
+	(void)act_send(ir.io, TAG_GO, NULL, 0);
 	ck_assert(tu_wait_gone(ir.io));
 	act_kill(ir.l1, ACT_EXIT_KILL);
 	act_kill(ir.l2, ACT_EXIT_KILL);

@@ -787,11 +787,14 @@ struct mp_drain {
 	struct act__slab *slab;
 };
 
+static _Atomic bool mp_drained;
+
 static void *mp_drain_thread(void *arg)
 {
 	struct mp_drain *d = arg;
 
 	act__mailbox_drain(d->p, d->slab);
+	atomic_store(&mp_drained, true);
 	return NULL;
 }
 
@@ -842,11 +845,25 @@ START_TEST(drain_waits_for_a_sender_mid_push)
 		prev = atomic_exchange(&p->mbox.head, &e[i]->node);
 	}
 	ck_assert_int_eq(act__slab_outstanding(&slab), MP_N);
+	atomic_store(&mp_drained, false);
 	ck_assert_int_eq(pthread_create(&t, NULL, mp_drain_thread, &d), 0);
-	/* all before the break but the last, which stays kept in the
-	 * queue (mailbox.h) while nothing follows it */
-	while (mp_freed(e) < MP_STOPPED - 1)
+	/* at the break: all before it freed but the last, which stays
+	 * kept in the queue (mailbox.h) while nothing follows it */
+	for (i = 0;
+	     !atomic_load(&mp_drained) &&
+	     (mp_freed(e) < MP_STOPPED - 1 ||
+	      (uintptr_t)atomic_load(&p->mbox.tail) !=
+		      ((uintptr_t)&e[MP_STOPPED - 1]->node | ACT_MBOX_KEPT));
+	     i++) {
+		ck_assert_msg(i < 600000, "the drain never reached the break");
 		sleep_ns(100000);
+	}
+	/* the old drain returned in microseconds from here */
+	sleep_ns(20000000);
+	ck_assert_msg(!atomic_load(&mp_drained),
+		      "the drain returned with messages behind the break");
+	/* release: pairs with the drain's acquire load of next (the
+	 * link act__mpsc_push would have made) */
 	atomic_store_explicit(&prev->next, &e[MP_STOPPED]->node,
 			      memory_order_release);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
