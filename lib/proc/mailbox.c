@@ -53,6 +53,8 @@ static void save_append(struct act__proc *p, struct act__envelope *e)
 /* Owner: the tail's node, kept or not. */
 static struct act__mpsc_node *mbox_tail_node(struct act__mpsc *q)
 {
+	/* relaxed: the owner's own word, atomic only for the hints other
+	 * threads read (mpsc.h: park_proc's re-check; act__mailbox_count) */
 	return (struct act__mpsc_node *)((uintptr_t)atomic_load_explicit(
 						 &q->tail,
 						 memory_order_relaxed) &
