@@ -312,7 +312,10 @@ struct act_worker_stats {
 	uint64_t busy_ns;      /* time running processes or between them */
 	uint64_t spin_ns;      /* time searching for work, idle */
 	uint64_t sleep_ns;     /* time asleep, idle */
-	uint64_t reserved[2];
+	uint64_t msg_bytes;    /* memory it mapped for messages: 256 KiB
+				* chunks of envelopes, reused, kept until
+				* the runtime stops */
+	uint64_t reserved[1];
 };
 
 /* Any thread while a runtime runs. Returns the number of workers. */

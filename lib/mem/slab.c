@@ -65,6 +65,7 @@ static void slab_unmap(struct act__slab *s)
 		c = next;
 	}
 	s->chunks = NULL;
+	atomic_store_explicit(&s->mapped, 0, memory_order_relaxed);
 	s->bump = s->bump_end = NULL;
 	memset(s->free, 0, sizeof(s->free));
 }
@@ -95,6 +96,7 @@ static int slab_grow(struct act__slab *s)
 	c->len = CHUNK_LEN;
 	c->next = s->chunks;
 	s->chunks = c;
+	act__count_n(&s->mapped, CHUNK_LEN);
 	s->bump = (char *)c + 128; /* first 128 bytes: the chunk header */
 	s->bump_end = (char *)c + CHUNK_LEN;
 	return 0;
@@ -379,6 +381,18 @@ int64_t act__slab_outstanding(struct act__slab *s)
 
 	for (h = 0; h < s->nguests; h++)
 		n += slab_out(&s->guests[h]);
+	return n;
+}
+
+uint64_t act__slab_mapped(const struct act__slab *s)
+{
+	uint64_t n = atomic_load_explicit(&s->mapped, memory_order_relaxed);
+	uint32_t h;
+
+	/* the guests are made before any thread runs (act__slab_set_home) */
+	for (h = 0; h < s->nguests; h++)
+		n += atomic_load_explicit(&s->guests[h].mapped,
+					  memory_order_relaxed);
 	return n;
 }
 

@@ -108,9 +108,10 @@ struct act__slab {
 	char *bump; /* carving point in the current chunk */
 	char *bump_end;
 	struct act__slab_chunk *chunks;
-	uint64_t n_alloc; /* envelopes handed out */
-	uint64_t n_free;  /* freed by the owner */
-	uint32_t sid;	  /* worker | home << 16 (act__envelope) */
+	_Atomic uint64_t mapped; /* bytes of chunks; act_stats reads it */
+	uint64_t n_alloc;	 /* envelopes handed out */
+	uint64_t n_free;	 /* freed by the owner */
+	uint32_t sid;		 /* worker | home << 16 (act__envelope) */
 	uint16_t worker;
 	struct act__rfree rfree[ACT_RFREE_SLOTS];
 	struct act__numa *numa; /* binds new chunks; NULL: unbound */
@@ -212,6 +213,8 @@ void act__slab_flush_remote(struct act__slab *self);
 /* Envelopes still out (alloc - frees), its guests' included; exact once
  * all threads stopped and flushed their remote frees. */
 int64_t act__slab_outstanding(struct act__slab *s);
+/* Any thread: bytes of chunks s and its guests mapped (act_stats). */
+uint64_t act__slab_mapped(const struct act__slab *s);
 /* malloc'd envelopes still out, runtime-wide. */
 int64_t act__slab_foreign_outstanding(void);
 

@@ -36,6 +36,7 @@ static void worker_stats(const struct act__worker *w,
 	s->futex_wakes = LOAD(w->n_futex_wakes);
 	s->mutes = LOAD(w->n_mutes);
 	s->far_steals = LOAD(w->n_far_steals);
+	s->msg_bytes = act__slab_mapped(&w->slab);
 	s->cpu = w->rt->plan.w[w->index].cpu;
 	s->node = w->rt->plan.w[w->index].node;
 	act__observe_worker_times(w->rt, w->index, s);
