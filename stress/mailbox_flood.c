@@ -45,7 +45,12 @@
  *     ACT_RFREE_BATCH (16 x 32) envelopes held back by the others. That
  *     bound does not grow with the rounds: memory is reused.
  * Both are printed with the peaks; under a sanitizer (shadow memory) they
- * are not checked, nor with --rss-check 0.
+ * are not checked, nor with --rss-check 0. Exactly, and always checked:
+ * at the end, each worker's act_worker_stats.msg_bytes (the chunks its
+ * slab mapped) is within the chunks for a limit's worth of envelopes,
+ * one refused per sender, and the (workers - 1) x 16 x 32 the others
+ * may hold back for it, plus one chunk for the small messages
+ * (msg_bound).
  *
  * Why the limit, not backpressure, is what bounds memory here: a sender
  * is muted only when its receiver has a backlog, and a process marks
@@ -89,6 +94,7 @@ enum {
 #define ENV_HDR 64	     /* lib/mem/slab.h: ACT_ENV_HDR */
 #define RFREE_HELD (16 * 32) /* ACT_RFREE_SLOTS x ACT_RFREE_BATCH */
 #define FIXED_SLACK_KB 1024
+#define CHUNK_BYTES ((uint64_t)256 << 10) /* lib/mem/slab.c */
 
 static long n_senders = 4, n_rounds = 20, payload = 960, rss_check = 1,
 	    yield_refused = 1;
@@ -131,6 +137,7 @@ static struct {
 	_Atomic uint64_t over_limit, bad_count, bad_order, bad_down;
 	_Atomic uint64_t errors;
 	long hwm_base_kb, hwm_peak_kb, rss_end_kb, round1_hwm_kb;
+	uint64_t msg_max; /* act_worker_stats.msg_bytes, the most of one */
 	uint64_t mutes;
 	size_t env;
 } mf;
@@ -164,6 +171,20 @@ static long bound_kb(void)
 {
 	return mf.hwm_base_kb + args.workers * limit_kb() + FIXED_SLACK_KB +
 	       (long)(args.workers * RFREE_HELD * (long)mf.env / 1024);
+}
+
+/* One worker's message memory, exactly (act_worker_stats.msg_bytes, in
+ * 256 KiB chunks with a 128-byte header each): its senders' envelopes
+ * of one round (the limit, and a refused one per sender), those the
+ * other workers held back for it, and a chunk for the small messages
+ * that share the chunks. */
+static uint64_t msg_bound(void)
+{
+	uint64_t per_chunk = (CHUNK_BYTES - 128) / mf.env;
+	uint64_t envs = (uint64_t)args.iters + (uint64_t)n_senders +
+			(uint64_t)(args.workers - 1) * RFREE_HELD;
+
+	return ((envs + per_chunk - 1) / per_chunk + 1) * CHUNK_BYTES;
 }
 
 /* ---- the receiver -------------------------------------------------------- */
@@ -413,9 +434,12 @@ static void mf_main(void *arg)
 	mf.rss_end_kb = st_status_kb("VmRSS");
 	n = act_workers();
 	ws = calloc((size_t)n, sizeof(*ws));
-	if (ws && act_stats(&st, ws, n) == n)
+	if (ws && act_stats(&st, ws, n) == n) {
 		mf.mutes = ST_STATS_SUM(ws, n, mutes);
-	else
+		for (i = 0; i < n; i++)
+			if (ws[i].msg_bytes > mf.msg_max)
+				mf.msg_max = ws[i].msg_bytes;
+	} else
 		st_report(&mf.errors, "act_stats failed");
 	free(ws);
 	free(senders);
@@ -445,6 +469,11 @@ static void check_counts(void)
 			  "%" PRIu64 " senders muted: backpressure "
 			  "took part",
 			  mf.mutes);
+	if (mf.msg_max > msg_bound())
+		st_report(&mf.errors,
+			  "a worker mapped %" PRIu64 " KiB for messages, "
+			  "over the bound %" PRIu64 " KiB",
+			  mf.msg_max >> 10, msg_bound() >> 10);
 	if (checking_rss() && (mf.hwm_base_kb < 0 || mf.hwm_peak_kb < 0))
 		st_report(&mf.errors, "no VmHWM in /proc/self/status");
 	if (checking_rss() && mf.round1_hwm_kb > bound1_kb())
@@ -478,7 +507,8 @@ static void mf_figures(char *buf, size_t n)
 		 "x 1.1 = %.1f MiB; peak RSS before the flood %.1f MiB, after "
 		 "round 1 %.1f (bound %.1f = before + limit + %d KiB), at the "
 		 "end %.1f (bound %.1f = before + %ld x limit + %.1f)%s, "
-		 "end RSS %.1f, ru_maxrss %.1f MiB",
+		 "end RSS %.1f, ru_maxrss %.1f MiB; message memory, the most "
+		 "of one worker %.1f MiB (bound %.1f)",
 		 st_get(&mf.rounds), st_get(&mf.accepted), st_get(&mf.nobufs),
 		 st_get(&mf.esrch), st_get(&mf.downs), st_get(&mf.handlers),
 		 st_get(&mf.over_limit), st_get(&mf.bad_count),
@@ -493,7 +523,9 @@ static void mf_figures(char *buf, size_t n)
 		 MF_SANITIZER	? " (not checked: "
 				  "sanitizer)" :
 				  " (not checked)",
-		 mf.rss_end_kb / 1024.0, ru.ru_maxrss / 1024.0);
+		 mf.rss_end_kb / 1024.0, ru.ru_maxrss / 1024.0,
+		 (double)mf.msg_max / (1 << 20),
+		 (double)msg_bound() / (1 << 20));
 }
 
 static uint64_t mf_violations(void)
