@@ -112,14 +112,14 @@ struct act__worker {
  */
 #define ACT_TRACE_FLOW_EVERY 8
 
-/* The sampled wakes' arrow (the wake, wake.h, counts them); out of line
- * and cold: the wake, inlined into every send, stays small. */
 /* wake.h's slow wake (tracing or the park race's switches), out of line;
  * and what it does after its claim: true when the wake is dropped (the
  * planted lost wakeup of base/park.h). */
 bool act__worker_wake_slow(struct act__worker *me, struct act__proc *p,
 			   uint64_t ticket, unsigned from);
 bool act__worker_woke(struct act__worker *me, struct act__proc *p);
+/* The sampled wakes' arrow (the wake, wake.h, counts them); out of line
+ * and cold: the wake, inlined into every send, stays small. */
 __attribute__((cold)) void act__worker_trace_wake(struct act__worker *me,
 						  struct act__proc *p);
 
