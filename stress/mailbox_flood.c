@@ -38,9 +38,10 @@
  *     the peak before the flood + limit x envelope x 1.1 + 1 MiB
  *     (the receiver's stack, the round's small messages, the /proc read);
  *   - at the end, after all rounds, under
- *     the peak before + workers x limit x envelope x 1.1 + 1 MiB
- *     + workers x 16 x 32 envelopes
- *     since each worker's slab may have carved up to a limit's worth (its
+ *     the peak before + workers x homes x limit x envelope x 1.1
+ *     + 1 MiB + workers x 16 x 32 envelopes
+ *     since each of each worker's slabs (one per memory home, homes())
+ *     may have carved up to a limit's worth (its
  *     senders may send a whole round) and may have up to ACT_RFREE_SLOTS x
  *     ACT_RFREE_BATCH (16 x 32) envelopes held back by the others. That
  *     bound does not grow with the rounds: memory is reused.
@@ -67,6 +68,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <actors.h>
 
@@ -138,6 +140,7 @@ static struct {
 	_Atomic uint64_t errors;
 	long hwm_base_kb, hwm_peak_kb, rss_end_kb, round1_hwm_kb;
 	uint64_t msg_max; /* act_worker_stats.msg_bytes, the most of one */
+	long homes;	  /* homes(), at most */
 	uint64_t mutes;
 	size_t env;
 } mf;
@@ -164,12 +167,37 @@ static long bound1_kb(void)
 	return mf.hwm_base_kb + limit_kb() + FIXED_SLACK_KB;
 }
 
-/* Over all rounds: each worker's slab may have carved a limit's worth
- * (its senders may send a whole round), plus the envelopes other workers
- * held back in their batches of remote frees. */
+/*
+ * The memory homes the runtime may have made, at most (lib/affinity/
+ * homes.c): the machine's NUMA nodes, or ACT_TEST_NUMA=fake:K's K. With
+ * more than one, a worker carves for a receiver of another home from a
+ * guest slab of that home's (lib/mem/slab.h), so each of its slabs may
+ * carve a limit's worth over the rounds.
+ */
+static long homes(void)
+{
+	const char *t = getenv("ACT_TEST_NUMA");
+	long n = 0, k;
+	char path[64];
+
+	for (k = 0; k < 1024; k++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%ld",
+			 k);
+		if (access(path, F_OK) == 0)
+			n++;
+	}
+	if (t && !strncmp(t, "fake:", 5) && (k = atol(t + 5)) > n)
+		n = k;
+	return n > 0 ? n : 1;
+}
+
+/* Over all rounds: each of each worker's slabs may have carved a limit's
+ * worth (its senders may send a whole round), plus the envelopes other
+ * workers held back in their batches of remote frees. */
 static long bound_kb(void)
 {
-	return mf.hwm_base_kb + args.workers * limit_kb() + FIXED_SLACK_KB +
+	return mf.hwm_base_kb + args.workers * mf.homes * limit_kb() +
+	       FIXED_SLACK_KB +
 	       (long)(args.workers * RFREE_HELD * (long)mf.env / 1024);
 }
 
@@ -177,14 +205,18 @@ static long bound_kb(void)
  * 256 KiB chunks with a 128-byte header each): its senders' envelopes
  * of one round (the limit, and a refused one per sender), those the
  * other workers held back for it, and a chunk for the small messages
- * that share the chunks. */
+ * that share the chunks; with more than one home, that for each home's
+ * slab. */
 static uint64_t msg_bound(void)
 {
 	uint64_t per_chunk = (CHUNK_BYTES - 128) / mf.env;
 	uint64_t envs = (uint64_t)args.iters + (uint64_t)n_senders +
 			(uint64_t)(args.workers - 1) * RFREE_HELD;
 
-	return ((envs + per_chunk - 1) / per_chunk + 1) * CHUNK_BYTES;
+	/* a limit's worth on each home's slab; the rest on any */
+	envs += (uint64_t)(mf.homes - 1) * (uint64_t)args.iters;
+	return ((envs + per_chunk - 1) / per_chunk + (uint64_t)mf.homes) *
+	       CHUNK_BYTES;
 }
 
 /* ---- the receiver -------------------------------------------------------- */
@@ -420,6 +452,7 @@ static void mf_main(void *arg)
 	}
 	act_sleep(10000000); /* the senders are waiting for GO */
 	mf.hwm_base_kb = st_status_kb("VmHWM");
+	mf.homes = homes();
 	for (i = 0; i < n_rounds && !st_get(&mf.over_limit); i++) {
 		act_pid r = one_round(senders, i);
 
@@ -516,8 +549,9 @@ static void mf_figures(char *buf, size_t n)
 		 st_get(&mf.errors), mf.mutes, mf.env, limit_kb() / 1024.0,
 		 mf.hwm_base_kb / 1024.0, mf.round1_hwm_kb / 1024.0,
 		 bound1_kb() / 1024.0, FIXED_SLACK_KB, mf.hwm_peak_kb / 1024.0,
-		 bound_kb() / 1024.0, args.workers,
-		 (bound_kb() - mf.hwm_base_kb - args.workers * limit_kb()) /
+		 bound_kb() / 1024.0, args.workers * mf.homes,
+		 (bound_kb() - mf.hwm_base_kb -
+		  args.workers * mf.homes * limit_kb()) /
 			 1024.0,
 		 checking_rss() ? "" :
 		 MF_SANITIZER	? " (not checked: "
