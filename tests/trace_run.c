@@ -88,9 +88,19 @@ SHOWN void trace_spinner(void *arg)
 		act_yield();
 }
 
+/* Until pid is reaped (act_process_info: -ESRCH), so that its exit is
+ * in the trace whatever the machine's speed. */
+static void wait_gone(act_pid pid)
+{
+	struct act_process_info info;
+
+	while (act_process_info(pid, &info) == 0)
+		act_sleep(1000000);
+}
+
 SHOWN void trace_main(void *arg)
 {
-	act_pid self = act_self(), p, spin[64];
+	act_pid self = act_self(), p, spin[64], named[4];
 	struct act_msg *m;
 	int i;
 
@@ -100,19 +110,23 @@ SHOWN void trace_main(void *arg)
 		abort();
 	p = act_spawn(trace_echoer, NULL);
 	say("echoer", p);
+	named[0] = p;
 	act_send(p, 1, "ping", 4);
 	m = act_receive(ACT_FOREVER);
 	act_msg_free(m);
-	say("sleeper", act_spawn(trace_sleeper, NULL));
+	named[1] = act_spawn(trace_sleeper, NULL);
+	say("sleeper", named[1]);
 	if (pipe(pipefd))
 		abort();
 	p = act_spawn(trace_reader, NULL);
 	say("reader", p);
+	named[2] = p;
 	act_sleep(1000000);
 	if (write(pipefd[1], "data", 4) != 4)
 		abort();
 	p = act_spawn(trace_victim, NULL);
 	say("victim", p);
+	named[3] = p;
 	act_yield();
 	act_kill(p, ACT_EXIT_KILL);
 	/* a surplus on this worker for the other to steal */
@@ -121,7 +135,11 @@ SHOWN void trace_main(void *arg)
 	say("spinner", spin[0]);
 	for (i = 0; i < 400; i++)
 		act_yield();
-	act_sleep(20000000); /* the others finish */
+	/* the others finish: their exits are checked */
+	for (i = 0; i < 4; i++)
+		wait_gone(named[i]);
+	for (i = 0; i < 64; i++)
+		wait_gone(spin[i]);
 }
 
 SHOWN void trace_hog(void *arg)
