@@ -187,8 +187,10 @@ static bool grow_large(struct kv_hash *h)
 	for (i = 0; i < 2 * h->n; i++)
 		free(h->fv[i]);
 	free(h->fv);
+	/* n and cap count the small array's pairs: none are left (they
+	 * were kept once, and hash_free walked a NULL array past them) */
 	h->fv = NULL;
-	h->cap = 0;
+	h->n = h->cap = 0;
 	return true;
 }
 
@@ -299,11 +301,13 @@ static void hash_free(struct kv_hash *h)
 {
 	size_t i;
 
-	if (h->large)
+	if (h->large) {
 		dict_clear(&h->d, NULL);
-	for (i = 0; i < 2 * h->n; i++)
-		free(h->fv[i]);
-	free(h->fv);
+	} else {
+		for (i = 0; i < 2 * h->n; i++)
+			free(h->fv[i]);
+		free(h->fv);
+	}
 	free(h);
 }
 
