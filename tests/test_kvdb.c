@@ -200,6 +200,7 @@ static void run(struct kv_db *db, const char *line, const char *want)
 {
 	struct resp_arg a[16];
 	char copy[256], *save, *t;
+	struct kv_client cl = { .id = 1 };
 	const struct kv_cmd *c;
 	struct out o;
 	int n = 0;
@@ -215,7 +216,7 @@ static void run(struct kv_db *db, const char *line, const char *want)
 	if (!c)
 		kv_reply_unknown(&o, n, a);
 	else if (kv_cmd_check(c, n, a, &o))
-		kv_cmd_run(c, db, n, a, &o);
+		kv_cmd_run(c, db, &cl, n, a, &o);
 	ck_assert_msg(!want || (o.len == strlen(want) &&
 				!memcmp(o.p, want, o.len)),
 		      "%s: %.*s, not %s", line, (int)o.len, o.p, want);

@@ -3,19 +3,26 @@
  * cmd.h - the kv example's commands: their table, and each one run on a
  * shard's keyspace with redis-server 7.0's replies.
  *
- * Where a command runs: KV_CONN commands (PING, ECHO, QUIT, SELECT,
- * COMMAND, CONFIG) on the connection, with no keyspace; KV_EVERY commands
- * (DBSIZE, FLUSHALL) on every shard, their replies merged; the others on
- * the shard of their keys. A command of several keys (DEL, EXISTS, MGET,
- * MSET) is split by shard, each part run as the same command on its
- * keys, and the parts' replies merged (kv_merge). A single shard runs any
- * command whole (the tests run the table that way).
+ * The commands live by type, as redis's t_*.c do: c_conn.c (the
+ * connection's own: PING, ECHO, QUIT, SELECT, COMMAND, CONFIG, ...),
+ * c_keys.c, c_string.c, c_list.c, c_hash.c, c_set.c, c_zset.c and
+ * c_stream.c; each exports its part of the table (cmd_impl.h) and cmd.c
+ * makes them one, sorted by name, the first time one is looked up.
+ *
+ * Where a command runs: KV_CONN commands on the connection, with its
+ * kv_client and no keyspace; KV_EVERY commands (DBSIZE, FLUSHALL) on
+ * every shard, their replies merged; the others on the shard of their
+ * keys. A command of several keys (DEL, EXISTS, MGET, MSET) is split by
+ * shard, each part run as the same command on its keys, and the parts'
+ * replies merged (kv_merge). A single shard runs any command whole (the
+ * tests run the table that way).
  */
 #ifndef KV_CMD_H
 #define KV_CMD_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "db.h"
 #include "out.h"
@@ -26,6 +33,7 @@ enum {
 	KV_EVERY = 1 << 1, /* runs on every shard */
 	KV_MULTI = 1 << 2, /* several keys, split by shard */
 	KV_CLOSE = 1 << 3, /* the connection closes after its reply */
+	KV_WRITE = 1 << 4, /* may change the keyspace */
 };
 
 /* How the parts of a split command's replies come together. */
@@ -36,6 +44,11 @@ enum kv_merge {
 	KV_MERGE_ARRAY, /* elements back in key order: MGET */
 };
 
+/* A connection's own state, for the commands that run on it. */
+struct kv_client {
+	uint64_t id;
+};
+
 struct kv_cmd {
 	const char *name; /* lower case, as redis names it in errors */
 	int arity;	  /* redis's: n exactly, -n at least n */
@@ -43,8 +56,11 @@ struct kv_cmd {
 	int key_step;	  /* keys at first_key, +step, ... to the end */
 	unsigned flags;
 	enum kv_merge merge;
+	/* a shard's command, or (KV_CONN) the connection's */
 	void (*run)(struct kv_db *db, int argc, const struct resp_arg *argv,
 		    struct out *o);
+	void (*run_conn)(struct kv_client *cl, int argc,
+			 const struct resp_arg *argv, struct out *o);
 };
 
 /* Limits and the answers of CONFIG GET, set once before any command. */
@@ -57,7 +73,8 @@ extern struct kv_settings kv_settings;
 
 /* The command named argv[0], any case, or NULL. */
 const struct kv_cmd *kv_cmd_find(const char *name, size_t n);
-/* The table, for COMMAND. */
+/* The table, for COMMAND, sorted by name; a command's index in it is
+ * the same in every thread for the life of the process. */
 const struct kv_cmd *kv_cmd_table(size_t *n);
 
 /* Replies for a command that cannot run: unknown, or a wrong arity (false
@@ -66,8 +83,8 @@ void kv_reply_unknown(struct out *o, int argc, const struct resp_arg *argv);
 bool kv_cmd_check(const struct kv_cmd *c, int argc, const struct resp_arg *argv,
 		  struct out *o);
 
-/* Runs c whole on db (a KV_CONN command ignores db). */
-void kv_cmd_run(const struct kv_cmd *c, struct kv_db *db, int argc,
-		const struct resp_arg *argv, struct out *o);
+/* Runs c whole: on db, or a KV_CONN command on cl. */
+void kv_cmd_run(const struct kv_cmd *c, struct kv_db *db, struct kv_client *cl,
+		int argc, const struct resp_arg *argv, struct out *o);
 
 #endif /* KV_CMD_H */

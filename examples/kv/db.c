@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* db.c - a shard's keyspace and its lists and hashes (db.h). */
+/* db.c - a shard's keyspace, and its objects made and freed (db.h). */
 #include "db.h"
 
 #include <stdlib.h>
@@ -14,301 +14,56 @@ int64_t kv_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-struct kv_str *kv_str_new(const void *p, size_t n)
-{
-	struct kv_str *s;
-
-	if (n > UINT32_MAX)
-		return NULL;
-	s = malloc(sizeof(*s) + n);
-	if (!s)
-		return NULL;
-	s->len = (uint32_t)n;
-	if (n)
-		memcpy(s->p, p, n);
-	return s;
-}
-
 /* ---- objects ----------------------------------------------------------- */
 
-static void *obj(struct kv_entry *e)
+void *db_obj(const struct kv_entry *e)
 {
 	void *o;
 
-	memcpy(&o, kv_val(e), sizeof(o));
+	memcpy(&o, e->data + e->klen, sizeof(o));
 	return o;
 }
 
-struct kv_list *db_list(struct kv_entry *e)
+static void *obj_new(enum kv_type type)
 {
-	return obj(e);
-}
-
-struct kv_hash *db_hash(struct kv_entry *e)
-{
-	return obj(e);
-}
-
-bool list_push(struct kv_list *l, bool left, struct kv_str *s)
-{
-	struct kv_str **a;
-	size_t cap, i;
-
-	if (l->n == l->cap) {
-		cap = l->cap ? l->cap * 2 : 8;
-		a = malloc(cap * sizeof(*a));
-		if (!a)
-			return false;
-		for (i = 0; i < l->n; i++) /* unrolled from the ring */
-			a[i] = l->a[(l->head + i) & (l->cap - 1)];
-		free(l->a);
-		l->a = a;
-		l->cap = cap;
-		l->head = 0;
+	switch (type) {
+	case KV_LIST:
+		return list_new();
+	case KV_HASH:
+		return hash_new();
+	case KV_SET:
+		return set_new();
+	case KV_ZSET:
+		return zset_new();
+	case KV_STREAM:
+		return stream_new();
+	case KV_STRING:
+		break;
 	}
-	if (left) {
-		l->head = (l->head - 1) & (l->cap - 1);
-		l->a[l->head] = s;
-	} else {
-		l->a[(l->head + l->n) & (l->cap - 1)] = s;
+	return NULL;
+}
+
+static void obj_free(enum kv_type type, void *o)
+{
+	switch (type) {
+	case KV_LIST:
+		list_free(o);
+		break;
+	case KV_HASH:
+		hash_free(o);
+		break;
+	case KV_SET:
+		set_free(o);
+		break;
+	case KV_ZSET:
+		zset_free(o);
+		break;
+	case KV_STREAM:
+		stream_free(o);
+		break;
+	case KV_STRING:
+		break;
 	}
-	l->n++;
-	return true;
-}
-
-struct kv_str *list_pop(struct kv_list *l, bool left)
-{
-	struct kv_str *s;
-
-	if (!l->n)
-		return NULL;
-	if (left) {
-		s = l->a[l->head];
-		l->head = (l->head + 1) & (l->cap - 1);
-	} else {
-		s = l->a[(l->head + l->n - 1) & (l->cap - 1)];
-	}
-	l->n--;
-	return s;
-}
-
-struct kv_str *list_at(const struct kv_list *l, size_t i)
-{
-	return l->a[(l->head + i) & (l->cap - 1)];
-}
-
-static void list_free(struct kv_list *l)
-{
-	while (l->n)
-		free(list_pop(l, true));
-	free(l->a);
-	free(l);
-}
-
-/* A large hash's fields: entries keyed by the field, the value inline. */
-static struct kv_entry *field_find(struct kv_hash *h, const char *f, size_t fn)
-{
-	return dict_find(&h->d, f, fn, (uint32_t)kv_hash(f, fn));
-}
-
-static bool small_find(struct kv_hash *h, const char *f, size_t fn, size_t *at)
-{
-	size_t i;
-
-	for (i = 0; i < h->n; i++) {
-		struct kv_str *s = h->fv[2 * i];
-
-		if (s->len == fn && !memcmp(s->p, f, fn)) {
-			*at = i;
-			return true;
-		}
-	}
-	return false;
-}
-
-bool hash_get(struct kv_hash *h, const char *f, size_t fn, const char **v,
-	      size_t *vn)
-{
-	struct kv_entry *e;
-	size_t i;
-
-	if (h->large) {
-		e = field_find(h, f, fn);
-		if (!e)
-			return false;
-		*v = kv_val(e);
-		*vn = e->vlen;
-		return true;
-	}
-	if (!small_find(h, f, fn, &i))
-		return false;
-	*v = h->fv[2 * i + 1]->p;
-	*vn = h->fv[2 * i + 1]->len;
-	return true;
-}
-
-static int large_set(struct kv_hash *h, const char *f, size_t fn, const char *v,
-		     size_t vn)
-{
-	uint32_t hv = (uint32_t)kv_hash(f, fn);
-	struct kv_entry *e = dict_find(&h->d, f, fn, hv), *ne;
-
-	ne = kv_entry_new(f, fn, hv, vn);
-	if (!ne)
-		return -1;
-	memcpy(kv_val(ne), v, vn);
-	ne->vlen = (uint32_t)vn;
-	if (e) {
-		dict_remove(&h->d, e);
-		free(e);
-	}
-	dict_add(&h->d, ne);
-	return e ? 0 : 1;
-}
-
-/* Small to large: every pair into a dict, the array freed. */
-static bool grow_large(struct kv_hash *h)
-{
-	struct kv_dict d = h->d;
-	size_t i;
-
-	dict_init(&h->d);
-	h->large = true;
-	for (i = 0; i < h->n; i++) {
-		struct kv_str *f = h->fv[2 * i], *v = h->fv[2 * i + 1];
-
-		if (large_set(h, f->p, f->len, v->p, v->len) < 0) {
-			dict_clear(&h->d, NULL);
-			h->d = d;
-			h->large = false;
-			return false;
-		}
-	}
-	for (i = 0; i < 2 * h->n; i++)
-		free(h->fv[i]);
-	free(h->fv);
-	/* n and cap count the small array's pairs: none are left (they
-	 * were kept once, and hash_free walked a NULL array past them) */
-	h->fv = NULL;
-	h->n = h->cap = 0;
-	return true;
-}
-
-int hash_set(struct kv_hash *h, const char *f, size_t fn, const char *v,
-	     size_t vn)
-{
-	struct kv_str *sf, *sv, **a;
-	size_t i;
-
-	if (!h->large &&
-	    (fn > KV_HASH_SMALL_BYTES || vn > KV_HASH_SMALL_BYTES ||
-	     (h->n >= KV_HASH_SMALL_FIELDS && !small_find(h, f, fn, &i))) &&
-	    !grow_large(h))
-		return -1;
-	if (h->large)
-		return large_set(h, f, fn, v, vn);
-	sv = kv_str_new(v, vn);
-	if (!sv)
-		return -1;
-	if (small_find(h, f, fn, &i)) {
-		free(h->fv[2 * i + 1]);
-		h->fv[2 * i + 1] = sv;
-		return 0;
-	}
-	sf = kv_str_new(f, fn);
-	if (!sf) {
-		free(sv);
-		return -1;
-	}
-	if (h->n == h->cap) {
-		size_t cap = h->cap ? h->cap * 2 : 4;
-
-		a = realloc(h->fv, 2 * cap * sizeof(*a));
-		if (!a) {
-			free(sf);
-			free(sv);
-			return -1;
-		}
-		h->fv = a;
-		h->cap = cap;
-	}
-	h->fv[2 * h->n] = sf;
-	h->fv[2 * h->n + 1] = sv;
-	h->n++;
-	return 1;
-}
-
-bool hash_del(struct kv_hash *h, const char *f, size_t fn)
-{
-	struct kv_entry *e;
-	size_t i;
-
-	if (h->large) {
-		e = field_find(h, f, fn);
-		if (!e)
-			return false;
-		dict_remove(&h->d, e);
-		free(e);
-		return true;
-	}
-	if (!small_find(h, f, fn, &i))
-		return false;
-	free(h->fv[2 * i]);
-	free(h->fv[2 * i + 1]);
-	/* the order of the rest kept, as in redis's listpack */
-	memmove(&h->fv[2 * i], &h->fv[2 * i + 2],
-		(h->n - i - 1) * 2 * sizeof(*h->fv));
-	h->n--;
-	return true;
-}
-
-size_t hash_len(const struct kv_hash *h)
-{
-	return h->large ? dict_count(&h->d) : h->n;
-}
-
-struct each {
-	void (*fn)(const char *, size_t, const char *, size_t, void *);
-	void *ctx;
-};
-
-static void each_entry(struct kv_entry *e, void *ctx)
-{
-	struct each *x = ctx;
-
-	x->fn(kv_key(e), e->klen, kv_val(e), e->vlen, x->ctx);
-}
-
-void hash_each(struct kv_hash *h,
-	       void (*fn)(const char *f, size_t fn, const char *v, size_t vn,
-			  void *ctx),
-	       void *ctx)
-{
-	struct each x = { fn, ctx };
-	size_t i, cursor = 0;
-
-	if (h->large) {
-		while (dict_scan(&h->d, &cursor, SIZE_MAX, each_entry, &x))
-			;
-		return;
-	}
-	for (i = 0; i < h->n; i++)
-		fn(h->fv[2 * i]->p, h->fv[2 * i]->len, h->fv[2 * i + 1]->p,
-		   h->fv[2 * i + 1]->len, ctx);
-}
-
-static void hash_free(struct kv_hash *h)
-{
-	size_t i;
-
-	if (h->large) {
-		dict_clear(&h->d, NULL);
-	} else {
-		for (i = 0; i < 2 * h->n; i++)
-			free(h->fv[i]);
-		free(h->fv);
-	}
-	free(h);
 }
 
 /* ---- the keyspace ------------------------------------------------------ */
@@ -321,10 +76,8 @@ void db_init(struct kv_db *db)
 
 static void drop(struct kv_entry *e)
 {
-	if (e->type == KV_LIST)
-		list_free(db_list(e));
-	else if (e->type == KV_HASH)
-		hash_free(db_hash(e));
+	if (e->type != KV_STRING)
+		obj_free((enum kv_type)e->type, db_obj(e));
 	free(e);
 }
 
@@ -367,26 +120,20 @@ struct kv_entry *db_add(struct kv_db *db, const char *k, size_t klen,
 	struct kv_entry *e;
 	void *o = NULL;
 
-	if (type == KV_LIST)
-		o = calloc(1, sizeof(struct kv_list));
-	else if (type == KV_HASH)
-		o = calloc(1, sizeof(struct kv_hash));
 	if (type != KV_STRING) {
+		o = obj_new(type);
 		if (!o)
 			return NULL;
 		vcap = sizeof(o);
 	}
 	e = kv_entry_new(k, klen, hash, vcap);
 	if (!e) {
-		free(o);
+		obj_free(type, o);
 		return NULL;
 	}
 	e->type = (uint8_t)type;
-	if (o) {
+	if (o)
 		memcpy(kv_val(e), &o, sizeof(o));
-		if (type == KV_HASH)
-			dict_init(&db_hash(e)->d);
-	}
 	dict_add(&db->keys, e);
 	return e;
 }

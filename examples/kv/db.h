@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * db.h - one shard's keyspace: keys to strings, lists and hashes, with
- * expiry lazy on access and a bounded sweep (db_sweep) for the keys no
- * one reads again.
+ * db.h - one shard's keyspace: keys to strings and to objects (lists,
+ * hashes, sets, sorted sets, streams), with expiry lazy on access and a
+ * bounded sweep (db_sweep) for the keys no one reads again.
  *
- * A string's bytes live in its key's entry. A list is a ring of items, a
- * hash is a small array of (field, value) pairs in insertion order until
- * it has more than 128 fields or a field or value over 64 bytes, then a
- * dict: the same thresholds as redis's listpack encoding, so that
- * HGETALL answers in redis's order wherever redis keeps one.
+ * A string's bytes live in its key's entry; an object's pointer does,
+ * and the object is made and freed with its key (db_add, db_delete).
  */
 #ifndef KV_DB_H
 #define KV_DB_H
@@ -18,28 +15,11 @@
 #include <stdint.h>
 
 #include "dict.h"
-
-#define KV_HASH_SMALL_FIELDS 128
-#define KV_HASH_SMALL_BYTES 64
-
-struct kv_str {
-	uint32_t len;
-	char p[];
-};
-
-struct kv_list {
-	struct kv_str **a;
-	size_t cap; /* a power of two, or 0 */
-	size_t head;
-	size_t n;
-};
-
-struct kv_hash {
-	bool large;
-	size_t n, cap;	    /* small: pairs */
-	struct kv_str **fv; /* small: field, value, field, value... */
-	struct kv_dict d;   /* large: field -> value entries */
-};
+#include "hash.h"
+#include "list.h"
+#include "set.h"
+#include "stream.h"
+#include "zset.h"
 
 struct kv_db {
 	struct kv_dict keys;
@@ -58,9 +38,11 @@ size_t db_count(const struct kv_db *db);
 /* The live entry of key (an expired one is removed first), or NULL. */
 struct kv_entry *db_find(struct kv_db *db, const char *k, size_t klen,
 			 uint32_t hash);
+/* Removes e from db and frees it with its object. */
 void db_delete(struct kv_db *db, struct kv_entry *e);
-/* A new entry of type, expiry 0, with vcap value bytes, added to db. NULL
- * on no memory. The key must not be in db. */
+/* A new entry of type, expiry 0, added to db: a string with vcap value
+ * bytes, or a new empty object of the type. NULL on no memory. The key
+ * must not be in db. */
 struct kv_entry *db_add(struct kv_db *db, const char *k, size_t klen,
 			uint32_t hash, enum kv_type type, size_t vcap);
 /* e's string value set to v (e may move: the new entry is returned, NULL
@@ -75,29 +57,27 @@ void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms);
 /* Removes expired keys among up to `buckets` buckets; returns them. */
 size_t db_sweep(struct kv_db *db, size_t buckets);
 
-/* Objects behind list and hash entries. */
-struct kv_list *db_list(struct kv_entry *e);
-struct kv_hash *db_hash(struct kv_entry *e);
-
-struct kv_str *kv_str_new(const void *p, size_t n);
-
-bool list_push(struct kv_list *l, bool left, struct kv_str *s);
-struct kv_str *list_pop(struct kv_list *l, bool left);
-struct kv_str *list_at(const struct kv_list *l, size_t i);
-
-/* True and the value of field in *v, *vn; false if it is not there. */
-bool hash_get(struct kv_hash *h, const char *f, size_t fn, const char **v,
-	      size_t *vn);
-/* Sets field to value: 1 if the field is new, 0 if replaced, -1 on no
- * memory. */
-int hash_set(struct kv_hash *h, const char *f, size_t fn, const char *v,
-	     size_t vn);
-bool hash_del(struct kv_hash *h, const char *f, size_t fn);
-size_t hash_len(const struct kv_hash *h);
-/* Calls fn on every (field, value), in insertion order while small. */
-void hash_each(struct kv_hash *h,
-	       void (*fn)(const char *f, size_t fn, const char *v, size_t vn,
-			  void *ctx),
-	       void *ctx);
+/* The object behind an entry of that type. */
+void *db_obj(const struct kv_entry *e);
+static inline struct kv_list *db_list(const struct kv_entry *e)
+{
+	return db_obj(e);
+}
+static inline struct kv_hash *db_hash(const struct kv_entry *e)
+{
+	return db_obj(e);
+}
+static inline struct kv_set *db_set(const struct kv_entry *e)
+{
+	return db_obj(e);
+}
+static inline struct kv_zset *db_zset(const struct kv_entry *e)
+{
+	return db_obj(e);
+}
+static inline struct kv_stream *db_stream(const struct kv_entry *e)
+{
+	return db_obj(e);
+}
 
 #endif /* KV_DB_H */

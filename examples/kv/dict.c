@@ -260,3 +260,18 @@ struct kv_entry *kv_entry_new(const void *key, size_t klen, uint32_t hash,
 	memcpy(e->data, key, klen);
 	return e;
 }
+
+struct kv_str *kv_str_new(const void *p, size_t n)
+{
+	struct kv_str *s;
+
+	if (n > UINT32_MAX)
+		return NULL;
+	s = malloc(sizeof(*s) + n);
+	if (!s)
+		return NULL;
+	s->len = (uint32_t)n;
+	if (n)
+		memcpy(s->p, p, n);
+	return s;
+}

@@ -6,9 +6,11 @@
  * the whole move.
  *
  * An entry is one allocation: its header, the key's bytes, then the
- * value's (a string's bytes, or a pointer to a list or a hash). The
- * keyspace of a shard and a large hash's fields are both dicts of
- * entries. One owner (a shard process): nothing here is shared.
+ * value's (a string's bytes, or a pointer to its object). The keyspace
+ * of a shard and a large hash's fields are both dicts of entries. A
+ * kv_str is the other unit of storage: a length and bytes, for the items
+ * of lists and small hashes. One owner (a shard process): nothing here
+ * is shared.
  */
 #ifndef KV_DICT_H
 #define KV_DICT_H
@@ -21,6 +23,9 @@ enum kv_type {
 	KV_STRING = 1,
 	KV_LIST,
 	KV_HASH,
+	KV_SET,
+	KV_ZSET,
+	KV_STREAM,
 };
 
 struct kv_entry {
@@ -33,6 +38,14 @@ struct kv_entry {
 	uint8_t type;  /* enum kv_type */
 	char data[];   /* key, then value (or its object's pointer) */
 };
+
+struct kv_str {
+	uint32_t len;
+	char p[];
+};
+
+/* A string of p[0..n): NULL on no memory or past 4 GiB. */
+struct kv_str *kv_str_new(const void *p, size_t n);
 
 struct kv_dict {
 	struct kv_entry **t[2]; /* t[1] is the new table while rehashing */

@@ -230,7 +230,8 @@ static void shard_batch(struct shard *s, const char *p, size_t len,
 		at = data;
 		mark = s->rep.len;
 		put32(&s->rep, 0);
-		kv_cmd_run(&table[cmd], &s->db, (int)argc, s->argv, &s->rep);
+		kv_cmd_run(&table[cmd], &s->db, NULL, (int)argc, s->argv,
+			   &s->rep);
 		rlen = (uint32_t)(s->rep.len - mark - 4);
 		if (!s->rep.failed)
 			memcpy(s->rep.p + mark, &rlen, 4);
@@ -336,6 +337,7 @@ struct conn {
 	const char **rp;
 	size_t *rlen, *rat;
 	bool close_after;
+	struct kv_client client; /* for its own commands (cmd.h) */
 };
 
 static uint32_t shard_of(const struct resp_arg *key)
@@ -481,7 +483,7 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 	else if (!kv_cmd_check(cmd, argc, argv, &c->local))
 		; /* its arity error */
 	else if (cmd->flags & KV_CONN) {
-		kv_cmd_run(cmd, NULL, argc, argv, &c->local);
+		kv_cmd_run(cmd, NULL, &c->client, argc, argv, &c->local);
 		if (cmd->flags & KV_CLOSE)
 			c->close_after = true;
 	} else if (cmd->flags & (KV_MULTI | KV_EVERY)) {

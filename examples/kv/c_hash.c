@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * c_hash.c - the kv example's hash commands (cmd.h), with redis-server
+ * 7.0's replies: the same checks in the same order, so that the same bad
+ * command gets the same error. Redis 7.0's t_hash.c is the reference.
+ */
+#include "cmd_impl.h"
+
+#include <limits.h>
+
+static struct kv_hash *hash_for_write(struct kv_db *db,
+				      const struct resp_arg *k,
+				      struct kv_entry **ep, struct out *o)
+{
+	uint32_t h = hash_of(k);
+	struct kv_entry *e = db_find(db, k->p, k->len, h);
+
+	if (wrong(e, KV_HASH, o))
+		return NULL;
+	if (!e && !(e = db_add(db, k->p, k->len, h, KV_HASH, 0))) {
+		nomem(o);
+		return NULL;
+	}
+	*ep = e;
+	return db_hash(e);
+}
+
+static void c_hset(struct kv_db *db, int argc, const struct resp_arg *v,
+		   struct out *o)
+{
+	struct kv_entry *e;
+	struct kv_hash *h;
+	long long created = 0;
+	int i, r;
+
+	if (argc % 2 == 1) {
+		arity_error(o, "hset");
+		return;
+	}
+	h = hash_for_write(db, &v[1], &e, o);
+	if (!h)
+		return;
+	for (i = 2; i < argc; i += 2) {
+		r = hash_set(h, v[i].p, v[i].len, v[i + 1].p, v[i + 1].len);
+		if (r < 0)
+			break;
+		created += r;
+	}
+	if (!hash_len(h))
+		db_delete(db, e);
+	if (i < argc)
+		nomem(o);
+	else
+		out_int(o, created);
+}
+
+static void c_hget(struct kv_db *db, int argc, const struct resp_arg *v,
+		   struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+	const char *val;
+	size_t n;
+
+	(void)argc;
+	if (wrong(e, KV_HASH, o))
+		return;
+	if (e && hash_get(db_hash(e), v[2].p, v[2].len, &val, &n))
+		out_bulk(o, val, n);
+	else
+		out_null(o);
+}
+
+static void c_hdel(struct kv_db *db, int argc, const struct resp_arg *v,
+		   struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+	struct kv_hash *h;
+	long long n = 0;
+	int i;
+
+	if (wrong(e, KV_HASH, o))
+		return;
+	if (!e) {
+		out_int(o, 0);
+		return;
+	}
+	h = db_hash(e);
+	for (i = 2; i < argc; i++)
+		n += hash_del(h, v[i].p, v[i].len);
+	if (!hash_len(h))
+		db_delete(db, e);
+	out_int(o, n);
+}
+
+static void c_hlen(struct kv_db *db, int argc, const struct resp_arg *v,
+		   struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+
+	(void)argc;
+	if (!wrong(e, KV_HASH, o))
+		out_int(o, e ? (long long)hash_len(db_hash(e)) : 0);
+}
+
+static void pair(const char *f, size_t fn, const char *v, size_t vn, void *ctx)
+{
+	out_bulk(ctx, f, fn);
+	out_bulk(ctx, v, vn);
+}
+
+static void c_hgetall(struct kv_db *db, int argc, const struct resp_arg *v,
+		      struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+	struct kv_hash *h;
+
+	(void)argc;
+	if (wrong(e, KV_HASH, o))
+		return;
+	if (!e) {
+		out_array(o, 0);
+		return;
+	}
+	h = db_hash(e);
+	out_array(o, 2 * (long long)hash_len(h));
+	hash_each(h, pair, o);
+}
+
+static void c_hincrby(struct kv_db *db, int argc, const struct resp_arg *v,
+		      struct out *o)
+{
+	long long incr, val = 0;
+	struct kv_entry *e;
+	struct kv_hash *h;
+	const char *cur;
+	char buf[24];
+	size_t n;
+	size_t len;
+
+	(void)argc;
+	if (!getll(&v[3], &incr)) {
+		out_error(o, KV_ERR_NOTINT);
+		return;
+	}
+	h = hash_for_write(db, &v[1], &e, o);
+	if (!h)
+		return;
+	if (hash_get(h, v[2].p, v[2].len, &cur, &n) &&
+	    !resp_string2ll(cur, n, &val)) {
+		out_error(o, "ERR hash value is not an integer");
+		goto out;
+	}
+	if ((incr < 0 && val < 0 && incr < LLONG_MIN - val) ||
+	    (incr > 0 && val > 0 && incr > LLONG_MAX - val)) {
+		out_error(o, KV_ERR_OVERFLOW);
+		goto out;
+	}
+	val += incr;
+	len = out_lltoa(buf, val);
+	if (hash_set(h, v[2].p, v[2].len, buf, len) < 0)
+		nomem(o);
+	else
+		out_int(o, val);
+out:
+	if (!hash_len(h))
+		db_delete(db, e); /* created for nothing */
+}
+
+const struct kv_cmd kv_cmds_hash[] = {
+	KV_CMD("hdel", -3, 1, 0, KV_WRITE, 0, c_hdel),
+	KV_CMD("hget", 3, 1, 0, 0, 0, c_hget),
+	KV_CMD("hgetall", 2, 1, 0, 0, 0, c_hgetall),
+	KV_CMD("hincrby", 4, 1, 0, KV_WRITE, 0, c_hincrby),
+	KV_CMD("hlen", 2, 1, 0, 0, 0, c_hlen),
+	KV_CMD("hset", -4, 1, 0, KV_WRITE, 0, c_hset),
+	{ .name = NULL },
+};

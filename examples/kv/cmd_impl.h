@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_impl.h - what the command files (c_*.c) share: their parts of the
+ * table, and the checks and replies every command makes the same way.
+ * Internal to the commands; kv_server.c and the tests use cmd.h.
+ */
+#ifndef KV_CMD_IMPL_H
+#define KV_CMD_IMPL_H
+
+#include <stdbool.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cmd.h"
+
+/* Each file's commands, ended by one with a NULL name. */
+extern const struct kv_cmd kv_cmds_conn[], kv_cmds_keys[], kv_cmds_string[],
+	kv_cmds_list[], kv_cmds_hash[], kv_cmds_set[], kv_cmds_zset[],
+	kv_cmds_stream[];
+
+/* A row of a table: a shard's command (merge: how a split one's parts
+ * come together, 0 for none), or the connection's own. */
+#define KV_CMD(nm, ar, first, step, fl, mg, fn)                          \
+	{                                                                \
+		.name = (nm), .arity = (ar), .first_key = (first),       \
+		.key_step = (step), .flags = (fl), .merge = (mg),        \
+		.run = (fn)                                              \
+	}
+#define KV_CONN_CMD(nm, ar, fl, fn)                                      \
+	{                                                                \
+		.name = (nm), .arity = (ar), .flags = KV_CONN | (fl),    \
+		.run_conn = (fn)                                         \
+	}
+
+#define ERR_POSITIVE "ERR value is out of range, must be positive"
+
+/* True if a is word, any case. */
+static inline bool is(const struct resp_arg *a, const char *word)
+{
+	size_t n = strlen(word);
+
+	return a->len == n && !strncasecmp(a->p, word, n);
+}
+
+static inline bool getll(const struct resp_arg *a, long long *v)
+{
+	return resp_string2ll(a->p, a->len, v);
+}
+
+static inline uint32_t hash_of(const struct resp_arg *k)
+{
+	return (uint32_t)kv_hash(k->p, k->len);
+}
+
+static inline struct kv_entry *lookup(struct kv_db *db,
+				      const struct resp_arg *k)
+{
+	return db_find(db, k->p, k->len, hash_of(k));
+}
+
+static inline void nomem(struct out *o)
+{
+	out_error(o, "OOM command not allowed when used memory > 'maxmemory'.");
+}
+
+/* True and the reply if e is not of type t (a missing key passes). */
+static inline bool wrong(const struct kv_entry *e, enum kv_type t,
+			 struct out *o)
+{
+	if (e && e->type != t) {
+		out_error(o, KV_ERR_WRONGTYPE);
+		return true;
+	}
+	return false;
+}
+
+static inline void arity_error(struct out *o, const char *name)
+{
+	out_errorf(o, "ERR wrong number of arguments for '%s' command", name);
+}
+
+/* An argument in an error, as redis cuts it: 128 bytes at most. */
+#define ARG_FMT "%.*s"
+#define ARG(a) (int)((a)->len > 128 ? 128 : (a)->len), (a)->p
+
+#endif /* KV_CMD_IMPL_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * list.h - the kv example's list: a ring of strings, a power of two long,
+ * so that a push or a pop at either end is O(1) and an index is one mask.
+ * Inserts and removals inside it move the shorter side. One owner (a
+ * shard process): nothing here is shared.
+ */
+#ifndef KV_LIST_H
+#define KV_LIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "dict.h"
+
+struct kv_list {
+	struct kv_str **a;
+	size_t cap; /* a power of two, or 0 */
+	size_t head;
+	size_t n;
+};
+
+struct kv_list *list_new(void);
+/* Frees l and every string in it. */
+void list_free(struct kv_list *l);
+
+/* s at the head (left) or the tail; false on no memory (s not taken). */
+bool list_push(struct kv_list *l, bool left, struct kv_str *s);
+/* The string at the head or the tail, taken out; NULL when empty. */
+struct kv_str *list_pop(struct kv_list *l, bool left);
+/* The i-th string, 0 at the head; i < l->n. */
+struct kv_str *list_at(const struct kv_list *l, size_t i);
+
+#endif /* KV_LIST_H */
