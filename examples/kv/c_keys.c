@@ -29,7 +29,6 @@ static void c_flushall(struct kv_db *db, int argc, const struct resp_arg *v,
 	out_status(o, KV_OK);
 }
 
-
 static void c_del(struct kv_db *db, int argc, const struct resp_arg *v,
 		  struct out *o)
 {
@@ -189,13 +188,24 @@ static void c_persist(struct kv_db *db, int argc, const struct resp_arg *v,
 	out_int(o, 1);
 }
 
+static void c_type(struct kv_db *db, int argc, const struct resp_arg *v,
+		   struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+
+	(void)argc;
+	out_status(o, e ? db_type_name((enum kv_type)e->type) : "none");
+}
+
 const struct kv_cmd kv_cmds_keys[] = {
 	KV_CMD("dbsize", 1, 0, 0, KV_EVERY, KV_MERGE_SUM, c_dbsize),
 	KV_CMD("del", -2, 1, 1, KV_MULTI | KV_WRITE, KV_MERGE_SUM, c_del),
 	KV_CMD("exists", -2, 1, 1, KV_MULTI, KV_MERGE_SUM, c_exists),
 	KV_CMD("expire", -3, 1, 0, KV_WRITE, 0, c_expire),
-	KV_CMD("flushall", -1, 0, 0, KV_EVERY | KV_WRITE, KV_MERGE_OK, c_flushall),
+	KV_CMD("flushall", -1, 0, 0, KV_EVERY | KV_WRITE, KV_MERGE_OK,
+	       c_flushall),
 	KV_CMD("persist", 2, 1, 0, KV_WRITE, 0, c_persist),
+	KV_CMD("type", 2, 1, 0, 0, 0, c_type),
 	KV_CMD("pexpire", -3, 1, 0, KV_WRITE, 0, c_pexpire),
 	KV_CMD("pttl", 2, 1, 0, 0, 0, c_pttl),
 	KV_CMD("ttl", 2, 1, 0, 0, 0, c_ttl),

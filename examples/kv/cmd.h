@@ -39,9 +39,13 @@ enum {
 /* How the parts of a split command's replies come together. */
 enum kv_merge {
 	KV_MERGE_NONE = 0,
-	KV_MERGE_SUM,	/* integers added: DEL, EXISTS, DBSIZE */
-	KV_MERGE_OK,	/* +OK once: MSET, FLUSHALL */
-	KV_MERGE_ARRAY, /* elements back in key order: MGET */
+	KV_MERGE_SUM,	 /* integers added: DEL, EXISTS, DBSIZE */
+	KV_MERGE_OK,	 /* +OK once: MSET, FLUSHALL */
+	KV_MERGE_ARRAY,	 /* elements back in key order: MGET */
+	KV_MERGE_SINTER, /* the parts' arrays intersected: SINTER */
+	KV_MERGE_SUNION, /* united: SUNION */
+	KV_MERGE_SDIFF,	 /* the first key's part less the others: SDIFF */
+	KV_MERGE_CONCAT, /* the parts' arrays one after the other: KEYS */
 };
 
 /* A connection's own state, for the commands that run on it. */

@@ -20,16 +20,15 @@ extern const struct kv_cmd kv_cmds_conn[], kv_cmds_keys[], kv_cmds_string[],
 
 /* A row of a table: a shard's command (merge: how a split one's parts
  * come together, 0 for none), or the connection's own. */
-#define KV_CMD(nm, ar, first, step, fl, mg, fn)                          \
-	{                                                                \
-		.name = (nm), .arity = (ar), .first_key = (first),       \
-		.key_step = (step), .flags = (fl), .merge = (mg),        \
-		.run = (fn)                                              \
+#define KV_CMD(nm, ar, first, step, fl, mg, fn)                               \
+	{                                                                     \
+		.name = (nm), .arity = (ar), .first_key = (first),            \
+		.key_step = (step), .flags = (fl), .merge = (mg), .run = (fn) \
 	}
-#define KV_CONN_CMD(nm, ar, fl, fn)                                      \
-	{                                                                \
-		.name = (nm), .arity = (ar), .flags = KV_CONN | (fl),    \
-		.run_conn = (fn)                                         \
+#define KV_CONN_CMD(nm, ar, fl, fn)                                   \
+	{                                                             \
+		.name = (nm), .arity = (ar), .flags = KV_CONN | (fl), \
+		.run_conn = (fn)                                      \
 	}
 
 #define ERR_POSITIVE "ERR value is out of range, must be positive"

@@ -24,6 +24,17 @@ void *db_obj(const struct kv_entry *e)
 	return o;
 }
 
+const char *db_type_name(enum kv_type type)
+{
+	static const char *const names[] = {
+		[KV_STRING] = "string", [KV_LIST] = "list",
+		[KV_HASH] = "hash",	[KV_SET] = "set",
+		[KV_ZSET] = "zset",	[KV_STREAM] = "stream",
+	};
+
+	return type >= KV_STRING && type <= KV_STREAM ? names[type] : "none";
+}
+
 static void *obj_new(enum kv_type type)
 {
 	switch (type) {

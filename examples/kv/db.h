@@ -57,6 +57,9 @@ void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms);
 /* Removes expired keys among up to `buckets` buckets; returns them. */
 size_t db_sweep(struct kv_db *db, size_t buckets);
 
+/* The type's name, as TYPE answers it: "string", "list", ... */
+const char *db_type_name(enum kv_type type);
+
 /* The object behind an entry of that type. */
 void *db_obj(const struct kv_entry *e);
 static inline struct kv_list *db_list(const struct kv_entry *e)

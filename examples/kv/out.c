@@ -2,6 +2,7 @@
 /* out.c - RESP2 replies into a growing buffer (out.h). */
 #include "out.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -183,4 +184,17 @@ void out_bulk_ll(struct out *o, long long v)
 	char buf[24];
 
 	out_bulk(o, buf, out_lltoa(buf, v));
+}
+
+void out_double(struct out *o, double d)
+{
+	char buf[32];
+	int n;
+
+	if (isinf(d)) { /* libc's spelling varies: redis writes its own */
+		out_bulk(o, d > 0 ? "inf" : "-inf", d > 0 ? 3 : 4);
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), "%.17g", d);
+	out_bulk(o, buf, (size_t)n);
 }

@@ -37,6 +37,8 @@ void out_null(struct out *o);			       /* $-1 */
 void out_null_array(struct out *o);		       /* *-1 */
 void out_array(struct out *o, long long n);	       /* *n */
 void out_bulk_ll(struct out *o, long long v);	       /* v as a bulk */
+/* d as a bulk, as redis 7.0's addReplyDouble: "%.17g", "inf", "-inf" */
+void out_double(struct out *o, double d);
 
 /* The decimal v in d (room for 20 characters, no NUL); its length.
  * snprintf's "%lld" without the format machinery: every reply's lengths

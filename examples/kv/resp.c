@@ -8,7 +8,9 @@
 #include "resp.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,4 +397,61 @@ enum resp_status resp_parse(struct resp_parser *ps, char *buf, size_t len)
 	ps->used = base;
 	rebase(ps, base);
 	return RESP_MORE;
+}
+
+/* The bytes as a C string for strtod: on the stack when short. */
+static char *cstr(const char *s, size_t len, char *buf, size_t room)
+{
+	char *p = len < room ? buf : malloc(len + 1);
+
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+int resp_string2d(const char *s, size_t len, double *out)
+{
+	char buf[64], *p, *end;
+	double v;
+	int ok;
+
+	if (len == 0 || !(p = cstr(s, len, buf, sizeof(buf))))
+		return 0;
+	errno = 0;
+	v = strtod(p, &end);
+	/* redis's string2d: all of it, no leading blank, not NaN, and an
+	 * overflow or an underflow to zero refused */
+	ok = !isspace((unsigned char)p[0]) && (size_t)(end - p) == len &&
+	     !(errno == ERANGE &&
+	       (v == HUGE_VAL || v == -HUGE_VAL || fpclassify(v) == FP_ZERO)) &&
+	     !isnan(v);
+	if (p != buf)
+		free(p);
+	if (ok)
+		*out = v;
+	return ok;
+}
+
+int resp_string2ld(const char *s, size_t len, long double *out)
+{
+	char buf[RESP_LDOUBLE_MAX], *end;
+	long double v;
+
+	/* redis's string2ld: at most 5k characters, the rest as string2d,
+	 * and EINVAL refused too */
+	if (len == 0 || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	v = strtold(buf, &end);
+	if (isspace((unsigned char)buf[0]) || (size_t)(end - buf) != len ||
+	    (errno == ERANGE &&
+	     (v == HUGE_VALL || v == -HUGE_VALL || fpclassify(v) == FP_ZERO)) ||
+	    errno == EINVAL || isnan(v))
+		return 0;
+	*out = v;
+	return 1;
 }

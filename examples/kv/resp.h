@@ -91,5 +91,10 @@ enum resp_status resp_parse(struct resp_parser *ps, char *buf, size_t len);
 
 /* redis's string2ll: 1 and *out on a plain integer, else 0. */
 int resp_string2ll(const char *s, size_t len, long long *out);
+/* redis's string2d (a score, a float): 1 and *out, else 0. */
+int resp_string2d(const char *s, size_t len, double *out);
+/* redis's string2ld (INCRBYFLOAT's long double): 1 and *out, else 0. */
+#define RESP_LDOUBLE_MAX 5120 /* MAX_LONG_DOUBLE_CHARS: longer is refused */
+int resp_string2ld(const char *s, size_t len, long double *out);
 
 #endif /* KV_RESP_H */
