@@ -128,6 +128,68 @@ START_TEST(list_ring_wraps)
 }
 END_TEST
 
+/* Inserts, removals and removals by value at every place, on a ring that
+ * wraps, against a plain array. */
+START_TEST(list_edits_against_a_model)
+{
+	enum { N = 300 };
+	static int model[4 * N];
+	struct kv_list *l = list_new();
+	unsigned r = 12345;
+	int n = 0, i, k, v, pick;
+	struct kv_str *s;
+	char b[16];
+	size_t gone;
+
+	ck_assert_ptr_nonnull(l);
+	for (i = 0; i < 4 * N; i++) {
+		r = r * 1103515245u + 12345u;
+		pick = (int)((r >> 8) % (unsigned)(n + 1));
+		v = (int)((r >> 20) % 8); /* few values: LREM finds many */
+		snprintf(b, sizeof(b), "%d", v);
+		if (i % 7 == 6 && n) { /* a removal by value, either way */
+			bool tail = (r >> 4) & 1;
+			int keep = 0, lim = (int)((r >> 5) % 3), seen = 0;
+
+			gone = list_remove_equal(l, b, strlen(b) + 1, tail,
+						 (size_t)lim);
+			for (k = 0; k < n; k++) {
+				int at = tail ? n - 1 - k : k;
+
+				if (model[at] == v && (!lim || seen < lim)) {
+					seen++;
+					model[at] = -1;
+				}
+			}
+			for (k = 0; k < n; k++)
+				if (model[k] != -1)
+					model[keep++] = model[k];
+			ck_assert_uint_eq(gone, (size_t)(n - keep));
+			n = keep;
+		} else if (i % 3 == 2 && pick < n) {
+			s = list_remove(l, (size_t)pick);
+			ck_assert_int_eq(atoi(s->p), model[pick]);
+			free(s);
+			memmove(&model[pick], &model[pick + 1],
+				(size_t)(n - pick - 1) * sizeof(int));
+			n--;
+		} else {
+			ck_assert(list_insert(l, (size_t)pick,
+					      kv_str_new(b, strlen(b) + 1)));
+			memmove(&model[pick + 1], &model[pick],
+				(size_t)(n - pick) * sizeof(int));
+			model[pick] = v;
+			n++;
+		}
+		ck_assert_uint_eq(l->n, (size_t)n);
+		for (k = 0; k < n; k++)
+			ck_assert_int_eq(atoi(list_at(l, (size_t)k)->p),
+					 model[k]);
+	}
+	list_free(l);
+}
+END_TEST
+
 /* Small to large past 128 fields or 64 bytes: nothing lost, and small
  * hashes keep insertion order (redis's listpack order). */
 START_TEST(hash_small_to_large)
@@ -398,6 +460,7 @@ static Suite *kvdb_suite(void)
 	tcase_add_test(tc, dict_through_rehash);
 	tcase_add_test(tc, scan_sees_each_once);
 	tcase_add_test(tc, list_ring_wraps);
+	tcase_add_test(tc, list_edits_against_a_model);
 	tcase_add_test(tc, hash_small_to_large);
 	tcase_add_test(tc, command_lookup);
 	tcase_add_test(tc, decimal_as_printf);

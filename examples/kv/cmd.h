@@ -34,6 +34,8 @@ enum {
 	KV_MULTI = 1 << 2, /* several keys, split by shard */
 	KV_CLOSE = 1 << 3, /* the connection closes after its reply */
 	KV_WRITE = 1 << 4, /* may change the keyspace */
+	KV_CROSS = 1 << 5, /* its keys on several shards: the connection
+			      runs it in steps (MSETNX, RENAME, SMOVE) */
 };
 
 /* How the parts of a split command's replies come together. */

@@ -31,6 +31,10 @@ extern const struct kv_cmd kv_cmds_conn[], kv_cmds_keys[], kv_cmds_string[],
 		.run_conn = (fn)                                      \
 	}
 
+/* A long double as INCRBYFLOAT writes it into buf[0..room): its length
+ * (c_string.c; HINCRBYFLOAT's too). */
+size_t kv_ld2string(char *buf, size_t room, long double v);
+
 #define ERR_POSITIVE "ERR value is out of range, must be positive"
 
 /* True if a is word, any case. */

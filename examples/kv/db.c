@@ -194,7 +194,10 @@ struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e, const void *v,
 		if (!e)
 			return NULL;
 	}
-	memcpy(kv_val(e) + e->vlen, v, n);
+	if (v)
+		memcpy(kv_val(e) + e->vlen, v, n);
+	else
+		memset(kv_val(e) + e->vlen, 0, n);
 	e->vlen = (uint32_t)want;
 	return e;
 }

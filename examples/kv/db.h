@@ -49,7 +49,8 @@ struct kv_entry *db_add(struct kv_db *db, const char *k, size_t klen,
  * on no memory with e as it was). */
 struct kv_entry *db_set_value(struct kv_db *db, struct kv_entry *e,
 			      const void *v, size_t vlen);
-/* e's string value with n bytes appended (may move, NULL on no memory). */
+/* e's string value with n bytes appended, zeros if v is NULL (e may
+ * move, NULL on no memory). */
 struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e, const void *v,
 			   size_t n);
 void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms);

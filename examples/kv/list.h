@@ -30,5 +30,16 @@ bool list_push(struct kv_list *l, bool left, struct kv_str *s);
 struct kv_str *list_pop(struct kv_list *l, bool left);
 /* The i-th string, 0 at the head; i < l->n. */
 struct kv_str *list_at(const struct kv_list *l, size_t i);
+/* The i-th string freed and s in its place; i < l->n. */
+void list_set(struct kv_list *l, size_t i, struct kv_str *s);
+/* s as the i-th string (i <= l->n), those from i one further on; false on
+ * no memory (s not taken). */
+bool list_insert(struct kv_list *l, size_t i, struct kv_str *s);
+/* The i-th string taken out (i < l->n), the others closing up. */
+struct kv_str *list_remove(struct kv_list *l, size_t i);
+/* Frees the strings equal to p[0..n), the first `limit` of them from the
+ * head or the tail (0: all), in one pass; how many. */
+size_t list_remove_equal(struct kv_list *l, const char *p, size_t n,
+			 bool from_tail, size_t limit);
 
 #endif /* KV_LIST_H */

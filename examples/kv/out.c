@@ -179,6 +179,22 @@ void out_array(struct out *o, long long n)
 	line_ll(o, '*', n);
 }
 
+void out_array_at(struct out *o, size_t at, long long n)
+{
+	char head[24];
+	size_t k;
+
+	head[0] = '*';
+	k = 1 + out_lltoa(head + 1, n);
+	head[k++] = '\r';
+	head[k++] = '\n';
+	if (!out_room(o, k))
+		return;
+	memmove(o->p + at + k, o->p + at, o->len - at);
+	memcpy(o->p + at, head, k);
+	o->len += k;
+}
+
 void out_bulk_ll(struct out *o, long long v)
 {
 	char buf[24];

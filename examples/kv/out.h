@@ -36,7 +36,10 @@ void out_bulk(struct out *o, const void *p, size_t n); /* $n p */
 void out_null(struct out *o);			       /* $-1 */
 void out_null_array(struct out *o);		       /* *-1 */
 void out_array(struct out *o, long long n);	       /* *n */
-void out_bulk_ll(struct out *o, long long v);	       /* v as a bulk */
+/* An array's header of n put in at byte `at`, before the n elements
+ * written there (redis's deferred length) */
+void out_array_at(struct out *o, size_t at, long long n);
+void out_bulk_ll(struct out *o, long long v); /* v as a bulk */
 /* d as a bulk, as redis 7.0's addReplyDouble: "%.17g", "inf", "-inf" */
 void out_double(struct out *o, double d);
 
