@@ -15,9 +15,11 @@
 #include "../examples/kv/cmd.h"
 
 /* 64 bytes: a byte more is past a small hash's limit */
-#define LONG64 "0123456789012345678901234567890123456789012345678901234567890123"
+#define LONG64 \
+	"0123456789012345678901234567890123456789012345678901234567890123"
 
-static inline struct kv_entry *add_key(struct kv_db *db, const char *k, const char *v)
+static inline struct kv_entry *add_key(struct kv_db *db, const char *k,
+				       const char *v)
 {
 	uint32_t h = (uint32_t)kv_hash(k, strlen(k));
 	struct kv_entry *e = db_add(db, k, strlen(k), h, KV_STRING, 0);
