@@ -7,6 +7,8 @@
 #include "cmd_impl.h"
 
 #include <limits.h>
+#include <math.h>
+#include <stdlib.h>
 
 static struct kv_hash *hash_for_write(struct kv_db *db,
 				      const struct resp_arg *k,
@@ -166,12 +168,200 @@ out:
 		db_delete(db, e); /* created for nothing */
 }
 
+static void c_hmset(struct kv_db *db, int argc, const struct resp_arg *v,
+		    struct out *o)
+{
+	struct out scratch;
+
+	if (argc % 2 == 1) {
+		arity_error(o, "hmset");
+		return;
+	}
+	out_init(&scratch); /* HSET's count, not wanted: +OK instead */
+	c_hset(db, argc, v, &scratch);
+	if (scratch.len && scratch.p[0] == ':')
+		out_status(o, KV_OK);
+	else
+		out_raw(o, scratch.p, scratch.len);
+	out_free(&scratch);
+}
+
+static void c_hsetnx(struct kv_db *db, int argc, const struct resp_arg *v,
+		     struct out *o)
+{
+	struct kv_entry *e;
+	struct kv_hash *h;
+	const char *cur;
+	size_t n;
+
+	(void)argc;
+	h = hash_for_write(db, &v[1], &e, o);
+	if (!h)
+		return;
+	if (hash_get(h, v[2].p, v[2].len, &cur, &n))
+		out_int(o, 0);
+	else if (hash_set(h, v[2].p, v[2].len, v[3].p, v[3].len) < 0)
+		nomem(o);
+	else
+		out_int(o, 1);
+	if (!hash_len(h))
+		db_delete(db, e); /* created for a failed set */
+}
+
+static void c_hmget(struct kv_db *db, int argc, const struct resp_arg *v,
+		    struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+	const char *val;
+	size_t n;
+	int i;
+
+	if (wrong(e, KV_HASH, o))
+		return;
+	out_array(o, argc - 2);
+	for (i = 2; i < argc; i++) {
+		if (e && hash_get(db_hash(e), v[i].p, v[i].len, &val, &n))
+			out_bulk(o, val, n);
+		else
+			out_null(o);
+	}
+}
+
+static void c_hexists(struct kv_db *db, int argc, const struct resp_arg *v,
+		      struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+	const char *val;
+	size_t n;
+
+	(void)argc;
+	if (!wrong(e, KV_HASH, o))
+		out_int(o,
+			e && hash_get(db_hash(e), v[2].p, v[2].len, &val, &n));
+}
+
+static void c_hstrlen(struct kv_db *db, int argc, const struct resp_arg *v,
+		      struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+	const char *val;
+	size_t n = 0;
+
+	(void)argc;
+	if (wrong(e, KV_HASH, o))
+		return;
+	if (!e || !hash_get(db_hash(e), v[2].p, v[2].len, &val, &n))
+		n = 0;
+	out_int(o, (long long)n);
+}
+
+static void field(const char *f, size_t fn, const char *v, size_t vn, void *ctx)
+{
+	(void)v;
+	(void)vn;
+	out_bulk(ctx, f, fn);
+}
+
+static void value(const char *f, size_t fn, const char *v, size_t vn, void *ctx)
+{
+	(void)f;
+	(void)fn;
+	out_bulk(ctx, v, vn);
+}
+
+/* HKEYS, HVALS: one of each pair, in HGETALL's order. */
+static void each_one(struct kv_db *db, const struct resp_arg *v,
+		     void (*fn)(const char *, size_t, const char *, size_t,
+				void *),
+		     struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+
+	if (wrong(e, KV_HASH, o))
+		return;
+	if (!e) {
+		out_array(o, 0);
+		return;
+	}
+	out_array(o, (long long)hash_len(db_hash(e)));
+	hash_each(db_hash(e), fn, o);
+}
+
+static void c_hkeys(struct kv_db *db, int argc, const struct resp_arg *v,
+		    struct out *o)
+{
+	(void)argc;
+	each_one(db, v, field, o);
+}
+
+static void c_hvals(struct kv_db *db, int argc, const struct resp_arg *v,
+		    struct out *o)
+{
+	(void)argc;
+	each_one(db, v, value, o);
+}
+
+static void c_hincrbyfloat(struct kv_db *db, int argc, const struct resp_arg *v,
+			   struct out *o)
+{
+	long double incr, val = 0;
+	struct kv_entry *e;
+	struct kv_hash *h;
+	const char *cur;
+	size_t n, len;
+	char *buf;
+
+	(void)argc;
+	if (!resp_string2ld(v[3].p, v[3].len, &incr)) {
+		out_error(o, "ERR value is not a valid float");
+		return;
+	}
+	if (isnan(incr) || isinf(incr)) {
+		out_error(o, "ERR value is NaN or Infinity");
+		return;
+	}
+	h = hash_for_write(db, &v[1], &e, o);
+	if (!h)
+		return;
+	if (hash_get(h, v[2].p, v[2].len, &cur, &n) &&
+	    !resp_string2ld(cur, n, &val)) {
+		out_error(o, "ERR hash value is not a float");
+		return;
+	}
+	val += incr;
+	buf = isnan(val) || isinf(val) ? NULL : malloc(RESP_LDOUBLE_MAX);
+	if (!buf) {
+		if (isnan(val) || isinf(val))
+			out_error(o, "ERR increment would produce NaN or "
+				     "Infinity");
+		else
+			nomem(o);
+	} else {
+		len = kv_ld2string(buf, RESP_LDOUBLE_MAX, val);
+		if (hash_set(h, v[2].p, v[2].len, buf, len) < 0)
+			nomem(o);
+		else
+			out_bulk(o, buf, len);
+		free(buf);
+	}
+	if (!hash_len(h))
+		db_delete(db, e); /* created for nothing */
+}
+
 const struct kv_cmd kv_cmds_hash[] = {
 	KV_CMD("hdel", -3, 1, 0, KV_WRITE, 0, c_hdel),
+	KV_CMD("hexists", 3, 1, 0, 0, 0, c_hexists),
 	KV_CMD("hget", 3, 1, 0, 0, 0, c_hget),
 	KV_CMD("hgetall", 2, 1, 0, 0, 0, c_hgetall),
 	KV_CMD("hincrby", 4, 1, 0, KV_WRITE, 0, c_hincrby),
+	KV_CMD("hincrbyfloat", 4, 1, 0, KV_WRITE, 0, c_hincrbyfloat),
+	KV_CMD("hkeys", 2, 1, 0, 0, 0, c_hkeys),
 	KV_CMD("hlen", 2, 1, 0, 0, 0, c_hlen),
+	KV_CMD("hmget", -3, 1, 0, 0, 0, c_hmget),
+	KV_CMD("hmset", -4, 1, 0, KV_WRITE, 0, c_hmset),
 	KV_CMD("hset", -4, 1, 0, KV_WRITE, 0, c_hset),
+	KV_CMD("hsetnx", 4, 1, 0, KV_WRITE, 0, c_hsetnx),
+	KV_CMD("hstrlen", 3, 1, 0, 0, 0, c_hstrlen),
+	KV_CMD("hvals", 2, 1, 0, 0, 0, c_hvals),
 	{ .name = NULL },
 };
