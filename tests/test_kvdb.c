@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kvtest.h"
+#include "../examples/kv/glob.h"
 
 /* Every key findable at every moment of growth and of removal, while
  * rehashes run a bucket at a time. */
@@ -69,6 +70,19 @@ static void count_entry(struct kv_entry *e, void *ctx)
 }
 
 /* A scan pass with no change between calls sees each entry once. */
+static void mark_seen(struct kv_entry *e, void *ctx)
+{
+	unsigned char *seen = ctx;
+	char k[32];
+
+	if (e->klen > 5 && e->klen < sizeof(k) &&
+	    !memcmp(kv_key(e), "keep:", 5)) {
+		memcpy(k, kv_key(e), e->klen);
+		k[e->klen] = '\0';
+		seen[strtoul(k + 5, NULL, 10)] = 1;
+	}
+}
+
 START_TEST(scan_sees_each_once)
 {
 	struct kv_db db;
@@ -187,6 +201,262 @@ START_TEST(list_edits_against_a_model)
 					 model[k]);
 	}
 	list_free(l);
+}
+END_TEST
+
+/* KEYS' patterns as redis-server 7.0.15 matched them (the table was made
+ * with KEYS against it), and the bytes after a pattern never read: each
+ * pattern is copied to the end of a buffer of its own size. */
+START_TEST(glob_as_redis)
+{
+	static const struct {
+		const char *pat, *s;
+		bool match;
+	} cases[] = {
+		{ "*", "a", true },	      { "*", "ab", true },
+		{ "*", "abc", true },	      { "*", "b", true },
+		{ "*", "ba", true },	      { "*", "a*c", true },
+		{ "*", "a\\c", true },	      { "*", "[a", true },
+		{ "*", "x]", true },	      { "*", "h1", true },
+		{ "*", "-", true },	      { "*", "a-z", true },
+		{ "*", "^x", true },	      { "*", "aaa", true },
+		{ "a*", "a", true },	      { "a*", "ab", true },
+		{ "a*", "abc", true },	      { "a*", "b", false },
+		{ "a*", "ba", false },	      { "a*", "a*c", true },
+		{ "a*", "a\\c", true },	      { "a*", "[a", false },
+		{ "a*", "x]", false },	      { "a*", "h1", false },
+		{ "a*", "-", false },	      { "a*", "a-z", true },
+		{ "a*", "^x", false },	      { "a*", "aaa", true },
+		{ "?", "a", true },	      { "?", "ab", false },
+		{ "?", "abc", false },	      { "?", "b", true },
+		{ "?", "ba", false },	      { "?", "a*c", false },
+		{ "?", "a\\c", false },	      { "?", "[a", false },
+		{ "?", "x]", false },	      { "?", "h1", false },
+		{ "?", "-", true },	      { "?", "a-z", false },
+		{ "?", "^x", false },	      { "?", "aaa", false },
+		{ "??", "a", false },	      { "??", "ab", true },
+		{ "??", "abc", false },	      { "??", "b", false },
+		{ "??", "ba", true },	      { "??", "a*c", false },
+		{ "??", "a\\c", false },      { "??", "[a", true },
+		{ "??", "x]", true },	      { "??", "h1", true },
+		{ "??", "-", false },	      { "??", "a-z", false },
+		{ "??", "^x", true },	      { "??", "aaa", false },
+		{ "*c", "a", false },	      { "*c", "ab", false },
+		{ "*c", "abc", true },	      { "*c", "b", false },
+		{ "*c", "ba", false },	      { "*c", "a*c", true },
+		{ "*c", "a\\c", true },	      { "*c", "[a", false },
+		{ "*c", "x]", false },	      { "*c", "h1", false },
+		{ "*c", "-", false },	      { "*c", "a-z", false },
+		{ "*c", "^x", false },	      { "*c", "aaa", false },
+		{ "a?c", "a", false },	      { "a?c", "ab", false },
+		{ "a?c", "abc", true },	      { "a?c", "b", false },
+		{ "a?c", "ba", false },	      { "a?c", "a*c", true },
+		{ "a?c", "a\\c", true },      { "a?c", "[a", false },
+		{ "a?c", "x]", false },	      { "a?c", "h1", false },
+		{ "a?c", "-", false },	      { "a?c", "a-z", false },
+		{ "a?c", "^x", false },	      { "a?c", "aaa", false },
+		{ "[ab]", "a", true },	      { "[ab]", "ab", false },
+		{ "[ab]", "abc", false },     { "[ab]", "b", true },
+		{ "[ab]", "ba", false },      { "[ab]", "a*c", false },
+		{ "[ab]", "a\\c", false },    { "[ab]", "[a", false },
+		{ "[ab]", "x]", false },      { "[ab]", "h1", false },
+		{ "[ab]", "-", false },	      { "[ab]", "a-z", false },
+		{ "[ab]", "^x", false },      { "[ab]", "aaa", false },
+		{ "[^a]", "a", false },	      { "[^a]", "ab", false },
+		{ "[^a]", "abc", false },     { "[^a]", "b", true },
+		{ "[^a]", "ba", false },      { "[^a]", "a*c", false },
+		{ "[^a]", "a\\c", false },    { "[^a]", "[a", false },
+		{ "[^a]", "x]", false },      { "[^a]", "h1", false },
+		{ "[^a]", "-", true },	      { "[^a]", "a-z", false },
+		{ "[^a]", "^x", false },      { "[^a]", "aaa", false },
+		{ "[a-b]*", "a", true },      { "[a-b]*", "ab", true },
+		{ "[a-b]*", "abc", true },    { "[a-b]*", "b", true },
+		{ "[a-b]*", "ba", true },     { "[a-b]*", "a*c", true },
+		{ "[a-b]*", "a\\c", true },   { "[a-b]*", "[a", false },
+		{ "[a-b]*", "x]", false },    { "[a-b]*", "h1", false },
+		{ "[a-b]*", "-", false },     { "[a-b]*", "a-z", true },
+		{ "[a-b]*", "^x", false },    { "[a-b]*", "aaa", true },
+		{ "[b-a]*", "a", true },      { "[b-a]*", "ab", true },
+		{ "[b-a]*", "abc", true },    { "[b-a]*", "b", true },
+		{ "[b-a]*", "ba", true },     { "[b-a]*", "a*c", true },
+		{ "[b-a]*", "a\\c", true },   { "[b-a]*", "[a", false },
+		{ "[b-a]*", "x]", false },    { "[b-a]*", "h1", false },
+		{ "[b-a]*", "-", false },     { "[b-a]*", "a-z", true },
+		{ "[b-a]*", "^x", false },    { "[b-a]*", "aaa", true },
+		{ "a\\*c", "a", false },      { "a\\*c", "ab", false },
+		{ "a\\*c", "abc", false },    { "a\\*c", "b", false },
+		{ "a\\*c", "ba", false },     { "a\\*c", "a*c", true },
+		{ "a\\*c", "a\\c", false },   { "a\\*c", "[a", false },
+		{ "a\\*c", "x]", false },     { "a\\*c", "h1", false },
+		{ "a\\*c", "-", false },      { "a\\*c", "a-z", false },
+		{ "a\\*c", "^x", false },     { "a\\*c", "aaa", false },
+		{ "a\\\\c", "a", false },     { "a\\\\c", "ab", false },
+		{ "a\\\\c", "abc", false },   { "a\\\\c", "b", false },
+		{ "a\\\\c", "ba", false },    { "a\\\\c", "a*c", false },
+		{ "a\\\\c", "a\\c", true },   { "a\\\\c", "[a", false },
+		{ "a\\\\c", "x]", false },    { "a\\\\c", "h1", false },
+		{ "a\\\\c", "-", false },     { "a\\\\c", "a-z", false },
+		{ "a\\\\c", "^x", false },    { "a\\\\c", "aaa", false },
+		{ "[a", "a", true },	      { "[a", "ab", false },
+		{ "[a", "abc", false },	      { "[a", "b", false },
+		{ "[a", "ba", false },	      { "[a", "a*c", false },
+		{ "[a", "a\\c", false },      { "[a", "[a", false },
+		{ "[a", "x]", false },	      { "[a", "h1", false },
+		{ "[a", "-", false },	      { "[a", "a-z", false },
+		{ "[a", "^x", false },	      { "[a", "aaa", false },
+		{ "a[", "a", false },	      { "a[", "ab", false },
+		{ "a[", "abc", false },	      { "a[", "b", false },
+		{ "a[", "ba", false },	      { "a[", "a*c", false },
+		{ "a[", "a\\c", false },      { "a[", "[a", false },
+		{ "a[", "x]", false },	      { "a[", "h1", false },
+		{ "a[", "-", false },	      { "a[", "a-z", false },
+		{ "a[", "^x", false },	      { "a[", "aaa", false },
+		{ "**a**", "a", true },	      { "**a**", "ab", true },
+		{ "**a**", "abc", true },     { "**a**", "b", false },
+		{ "**a**", "ba", true },      { "**a**", "a*c", true },
+		{ "**a**", "a\\c", true },    { "**a**", "[a", true },
+		{ "**a**", "x]", false },     { "**a**", "h1", false },
+		{ "**a**", "-", false },      { "**a**", "a-z", true },
+		{ "**a**", "^x", false },     { "**a**", "aaa", true },
+		{ "*[", "a", false },	      { "*[", "ab", false },
+		{ "*[", "abc", false },	      { "*[", "b", false },
+		{ "*[", "ba", false },	      { "*[", "a*c", false },
+		{ "*[", "a\\c", false },      { "*[", "[a", false },
+		{ "*[", "x]", false },	      { "*[", "h1", false },
+		{ "*[", "-", false },	      { "*[", "a-z", false },
+		{ "*[", "^x", false },	      { "*[", "aaa", false },
+		{ "[\\]]", "a", false },      { "[\\]]", "ab", false },
+		{ "[\\]]", "abc", false },    { "[\\]]", "b", false },
+		{ "[\\]]", "ba", false },     { "[\\]]", "a*c", false },
+		{ "[\\]]", "a\\c", false },   { "[\\]]", "[a", false },
+		{ "[\\]]", "x]", false },     { "[\\]]", "h1", false },
+		{ "[\\]]", "-", false },      { "[\\]]", "a-z", false },
+		{ "[\\]]", "^x", false },     { "[\\]]", "aaa", false },
+		{ "x]", "a", false },	      { "x]", "ab", false },
+		{ "x]", "abc", false },	      { "x]", "b", false },
+		{ "x]", "ba", false },	      { "x]", "a*c", false },
+		{ "x]", "a\\c", false },      { "x]", "[a", false },
+		{ "x]", "x]", true },	      { "x]", "h1", false },
+		{ "x]", "-", false },	      { "x]", "a-z", false },
+		{ "x]", "^x", false },	      { "x]", "aaa", false },
+		{ "[]]", "a", false },	      { "[]]", "ab", false },
+		{ "[]]", "abc", false },      { "[]]", "b", false },
+		{ "[]]", "ba", false },	      { "[]]", "a*c", false },
+		{ "[]]", "a\\c", false },     { "[]]", "[a", false },
+		{ "[]]", "x]", false },	      { "[]]", "h1", false },
+		{ "[]]", "-", false },	      { "[]]", "a-z", false },
+		{ "[]]", "^x", false },	      { "[]]", "aaa", false },
+		{ "\\", "a", false },	      { "\\", "ab", false },
+		{ "\\", "abc", false },	      { "\\", "b", false },
+		{ "\\", "ba", false },	      { "\\", "a*c", false },
+		{ "\\", "a\\c", false },      { "\\", "[a", false },
+		{ "\\", "x]", false },	      { "\\", "h1", false },
+		{ "\\", "-", false },	      { "\\", "a-z", false },
+		{ "\\", "^x", false },	      { "\\", "aaa", false },
+		{ "a\\", "a", false },	      { "a\\", "ab", false },
+		{ "a\\", "abc", false },      { "a\\", "b", false },
+		{ "a\\", "ba", false },	      { "a\\", "a*c", false },
+		{ "a\\", "a\\c", false },     { "a\\", "[a", false },
+		{ "a\\", "x]", false },	      { "a\\", "h1", false },
+		{ "a\\", "-", false },	      { "a\\", "a-z", false },
+		{ "a\\", "^x", false },	      { "a\\", "aaa", false },
+		{ "[a-]", "a", true },	      { "[a-]", "ab", false },
+		{ "[a-]", "abc", false },     { "[a-]", "b", false },
+		{ "[a-]", "ba", false },      { "[a-]", "a*c", false },
+		{ "[a-]", "a\\c", false },    { "[a-]", "[a", false },
+		{ "[a-]", "x]", false },      { "[a-]", "h1", false },
+		{ "[a-]", "-", false },	      { "[a-]", "a-z", false },
+		{ "[a-]", "^x", false },      { "[a-]", "aaa", false },
+		{ "[-a]", "a", true },	      { "[-a]", "ab", false },
+		{ "[-a]", "abc", false },     { "[-a]", "b", false },
+		{ "[-a]", "ba", false },      { "[-a]", "a*c", false },
+		{ "[-a]", "a\\c", false },    { "[-a]", "[a", false },
+		{ "[-a]", "x]", false },      { "[-a]", "h1", false },
+		{ "[-a]", "-", true },	      { "[-a]", "a-z", false },
+		{ "[-a]", "^x", false },      { "[-a]", "aaa", false },
+		{ "^x", "a", false },	      { "^x", "ab", false },
+		{ "^x", "abc", false },	      { "^x", "b", false },
+		{ "^x", "ba", false },	      { "^x", "a*c", false },
+		{ "^x", "a\\c", false },      { "^x", "[a", false },
+		{ "^x", "x]", false },	      { "^x", "h1", false },
+		{ "^x", "-", false },	      { "^x", "a-z", false },
+		{ "^x", "^x", true },	      { "^x", "aaa", false },
+		{ "*a*a*a*", "a", false },    { "*a*a*a*", "ab", false },
+		{ "*a*a*a*", "abc", false },  { "*a*a*a*", "b", false },
+		{ "*a*a*a*", "ba", false },   { "*a*a*a*", "a*c", false },
+		{ "*a*a*a*", "a\\c", false }, { "*a*a*a*", "[a", false },
+		{ "*a*a*a*", "x]", false },   { "*a*a*a*", "h1", false },
+		{ "*a*a*a*", "-", false },    { "*a*a*a*", "a-z", false },
+		{ "*a*a*a*", "^x", false },   { "*a*a*a*", "aaa", true },
+		{ "[^]]*", "a", false },      { "[^]]*", "ab", false },
+		{ "[^]]*", "abc", false },    { "[^]]*", "b", false },
+		{ "[^]]*", "ba", false },     { "[^]]*", "a*c", false },
+		{ "[^]]*", "a\\c", false },   { "[^]]*", "[a", false },
+		{ "[^]]*", "x]", true },      { "[^]]*", "h1", false },
+		{ "[^]]*", "-", false },      { "[^]]*", "a-z", false },
+		{ "[^]]*", "^x", false },     { "[^]]*", "aaa", false },
+		{ "[\\-]", "a", false },      { "[\\-]", "ab", false },
+		{ "[\\-]", "abc", false },    { "[\\-]", "b", false },
+		{ "[\\-]", "ba", false },     { "[\\-]", "a*c", false },
+		{ "[\\-]", "a\\c", false },   { "[\\-]", "[a", false },
+		{ "[\\-]", "x]", false },     { "[\\-]", "h1", false },
+		{ "[\\-]", "-", true },	      { "[\\-]", "a-z", false },
+		{ "[\\-]", "^x", false },     { "[\\-]", "aaa", false },
+	};
+	size_t i, pn;
+	char *p;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		pn = strlen(cases[i].pat);
+		p = malloc(pn + 1);
+		ck_assert_ptr_nonnull(p);
+		memcpy(p, cases[i].pat, pn);
+		p[pn] = '*'; /* past the end: must not count */
+		ck_assert_msg(kv_glob(p, pn, cases[i].s, strlen(cases[i].s),
+				      false) == cases[i].match,
+			      "'%s' against '%s'", cases[i].pat, cases[i].s);
+		free(p);
+	}
+	ck_assert(kv_glob("A*", 2, "abc", 3, true));
+	ck_assert(!kv_glob("A*", 2, "abc", 3, false));
+}
+END_TEST
+
+/* SCAN's guarantee: a key there for the whole walk is seen, although the
+ * table grows, is rehashed and shrinks between the calls. */
+START_TEST(scan_rb_sees_every_lasting_key)
+{
+	enum { N = 3000 };
+	static unsigned char seen[N];
+	struct kv_db db;
+	size_t cursor = 0, calls = 0, i;
+	char k[32];
+
+	db_init(&db);
+	for (i = 0; i < N; i++) {
+		snprintf(k, sizeof(k), "keep:%zu", i);
+		add_key(&db, k, "x");
+	}
+	do {
+		cursor = dict_scan_rb(&db.keys, cursor, mark_seen, seen);
+		/* churn between calls: grow by a lot (the table doubles and
+		 * is rehashed a bucket at a time meanwhile), then take it all
+		 * away and shrink */
+		for (i = 0; i < 40 && calls < 60; i++) {
+			snprintf(k, sizeof(k), "tmp:%zu:%zu", calls, i);
+			add_key(&db, k, "y");
+		}
+		for (i = 0; i < 60 * 40 && calls == 60; i++) {
+			snprintf(k, sizeof(k), "tmp:%zu:%zu", i / 40, i % 40);
+			db_delete(&db, find_key(&db, k));
+		}
+		if (calls == 60)
+			dict_shrink(&db.keys);
+		calls++;
+	} while (cursor);
+	for (i = 0; i < N; i++)
+		ck_assert_msg(seen[i], "keep:%zu not seen", i);
+	db_flush(&db);
 }
 END_TEST
 
@@ -459,6 +729,8 @@ static Suite *kvdb_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, dict_through_rehash);
 	tcase_add_test(tc, scan_sees_each_once);
+	tcase_add_test(tc, scan_rb_sees_every_lasting_key);
+	tcase_add_test(tc, glob_as_redis);
 	tcase_add_test(tc, list_ring_wraps);
 	tcase_add_test(tc, list_edits_against_a_model);
 	tcase_add_test(tc, hash_small_to_large);

@@ -48,6 +48,7 @@ enum kv_merge {
 	KV_MERGE_SUNION, /* united: SUNION */
 	KV_MERGE_SDIFF,	 /* the first key's part less the others: SDIFF */
 	KV_MERGE_CONCAT, /* the parts' arrays one after the other: KEYS */
+	KV_MERGE_SCAN,	 /* one shard's SCAN, its cursor the client's */
 };
 
 /* A connection's own state, for the commands that run on it. */

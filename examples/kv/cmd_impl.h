@@ -45,6 +45,14 @@ static inline bool is(const struct resp_arg *a, const char *word)
 	return a->len == n && !strncasecmp(a->p, word, n);
 }
 
+/* strcasecmp of an argument and a C string. */
+static inline int strcasecmp_arg(const struct resp_arg *a, const char *s)
+{
+	size_t n = strlen(s);
+
+	return a->len != n || strncasecmp(a->p, s, n);
+}
+
 static inline bool getll(const struct resp_arg *a, long long *v)
 {
 	return resp_string2ll(a->p, a->len, v);
@@ -82,8 +90,10 @@ static inline void arity_error(struct out *o, const char *name)
 	out_errorf(o, "ERR wrong number of arguments for '%s' command", name);
 }
 
-/* An argument in an error, as redis cuts it: 128 bytes at most. */
-#define ARG_FMT "%.*s"
+/* An argument in an error, as redis cuts it: 128 bytes at most (unknown
+ * commands and subcommands); ARGZ, as redis's "%s" of an argument: up to
+ * its first NUL. Both for "%.*s". */
 #define ARG(a) (int)((a)->len > 128 ? 128 : (a)->len), (a)->p
+#define ARGZ(a) (int)strnlen((a)->p, (a)->len), (a)->p
 
 #endif /* KV_CMD_IMPL_H */

@@ -202,6 +202,24 @@ struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e, const void *v,
 	return e;
 }
 
+struct kv_entry *db_rename(struct kv_db *db, struct kv_entry *e, const char *k,
+			   size_t klen, uint32_t hash)
+{
+	struct kv_entry *ne = kv_entry_new(k, klen, hash, e->vcap);
+
+	if (!ne)
+		return NULL;
+	ne->expire_ms = e->expire_ms;
+	ne->type = e->type;
+	ne->vlen = e->vlen;
+	memcpy(kv_val(ne), kv_val(e),
+	       e->type == KV_STRING ? e->vlen : sizeof(void *));
+	dict_remove(&db->keys, e);
+	free(e); /* its object, if any, is ne's now */
+	dict_add(&db->keys, ne);
+	return ne;
+}
+
 void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms)
 {
 	if (e->expire_ms && !at_ms)

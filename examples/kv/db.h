@@ -54,6 +54,10 @@ struct kv_entry *db_set_value(struct kv_db *db, struct kv_entry *e,
 struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e, const void *v,
 			   size_t n);
 void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms);
+/* e under the name k (not in db), with its value, object and expiry: the
+ * new entry, or NULL on no memory with e as it was. */
+struct kv_entry *db_rename(struct kv_db *db, struct kv_entry *e, const char *k,
+			   size_t klen, uint32_t hash);
 
 /* Removes expired keys among up to `buckets` buckets; returns them. */
 size_t db_sweep(struct kv_db *db, size_t buckets);

@@ -222,6 +222,62 @@ bool dict_scan(struct kv_dict *d, size_t *cursor, size_t buckets,
 	return true;
 }
 
+static size_t rev(size_t v)
+{
+	size_t r = 0;
+	unsigned i;
+
+	for (i = 0; i < sizeof(v) * 8; i++, v >>= 1)
+		r = (r << 1) | (v & 1);
+	return r;
+}
+
+/* The cursor's next value within mask: its reversed bits plus one. */
+static size_t rev_next(size_t v, size_t mask)
+{
+	v |= ~mask;
+	return rev(rev(v) + 1);
+}
+
+static void chain_each(struct kv_entry *e,
+		       void (*fn)(struct kv_entry *e, void *ctx), void *ctx)
+{
+	struct kv_entry *next;
+
+	for (; e; e = next) {
+		next = e->next;
+		fn(e, ctx);
+	}
+}
+
+size_t dict_scan_rb(struct kv_dict *d, size_t cursor,
+		    void (*fn)(struct kv_entry *e, void *ctx), void *ctx)
+{
+	size_t v = cursor, m0, m1;
+	int small, large;
+
+	if (!dict_count(d))
+		return 0;
+	if (!rehashing(d)) {
+		m0 = d->size[0] - 1;
+		chain_each(d->t[0][v & m0], fn, ctx);
+		return rev_next(v, m0);
+	}
+	/* the smaller table's bucket, then every bucket of the larger one
+	 * that its entries may have gone to (t[0]'s buckets below the
+	 * rehash point are empty: all moved) */
+	small = d->size[0] <= d->size[1] ? 0 : 1;
+	large = 1 - small;
+	m0 = d->size[small] - 1;
+	m1 = d->size[large] - 1;
+	chain_each(d->t[small][v & m0], fn, ctx);
+	do {
+		chain_each(d->t[large][v & m1], fn, ctx);
+		v = rev_next(v, m1);
+	} while (v & (m0 ^ m1));
+	return v;
+}
+
 void dict_clear(struct kv_dict *d, void (*drop)(struct kv_entry *e))
 {
 	struct kv_entry *e, *next;

@@ -91,6 +91,18 @@ void dict_remove(struct kv_dict *d, struct kv_entry *e);
  */
 bool dict_scan(struct kv_dict *d, size_t *cursor, size_t buckets,
 	       void (*fn)(struct kv_entry *e, void *ctx), void *ctx);
+/*
+ * SCAN's walk (redis's dictScan): the buckets in the order of their
+ * index's bits reversed, so that a key there from the first call to the
+ * last is seen at least once although the table grows, shrinks or is
+ * being rehashed between calls (a key may be seen twice). Calls fn on
+ * the entries of the next bucket (of each table, while rehashing) and
+ * returns the cursor to pass next, 0 when the walk is over. fn must not
+ * change d.
+ */
+size_t dict_scan_rb(struct kv_dict *d, size_t cursor,
+		    void (*fn)(struct kv_entry *e, void *ctx), void *ctx);
+
 /* Halves the table while it is less than an eighth full (the owner's
  * periodic work: removals never move a table). */
 void dict_shrink(struct kv_dict *d);

@@ -127,7 +127,7 @@ void out_error(struct out *o, const char *s)
 
 void out_errorf(struct out *o, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[512], *p = buf;
 	va_list ap;
 	int n, i;
 
@@ -136,12 +136,22 @@ void out_errorf(struct out *o, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		n = 0;
-	if ((size_t)n >= sizeof(buf))
-		n = sizeof(buf) - 1;
+	if ((size_t)n >= sizeof(buf)) { /* an argument quoted whole */
+		p = malloc((size_t)n + 1);
+		if (!p) {
+			o->failed = true;
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	for (i = 0; i < n; i++) /* as redis: no line end inside an error */
-		if (buf[i] == '\r' || buf[i] == '\n')
-			buf[i] = ' ';
-	line(o, '-', buf, (size_t)n);
+		if (p[i] == '\r' || p[i] == '\n')
+			p[i] = ' ';
+	line(o, '-', p, (size_t)n);
+	if (p != buf)
+		free(p);
 }
 
 void out_int(struct out *o, long long v)
