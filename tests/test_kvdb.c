@@ -520,6 +520,11 @@ START_TEST(command_lookup)
 	t = kv_cmd_table(&n);
 	for (i = 0; i < n; i++) {
 		len = strlen(t[i].name);
+		if (t[i].flags & KV_INTERNAL) { /* the connection's own */
+			ck_assert_ptr_null(kv_cmd_find(t[i].name, len));
+			ck_assert_ptr_eq(kv_cmd_internal(t[i].name), &t[i]);
+			continue;
+		}
 		ck_assert_ptr_eq(kv_cmd_find(t[i].name, len), &t[i]);
 		for (k = 0; k < len; k++) /* upper, and mixed */
 			up[k] = (char)(k % 2 ? t[i].name[k] :

@@ -69,15 +69,17 @@ static void c_command(struct kv_client *cl, int argc, const struct resp_arg *v,
 		      struct out *o)
 {
 	const struct kv_cmd *t;
-	size_t n, i;
+	size_t n, i, shown;
 
 	(void)cl;
 	t = kv_cmd_table(&n);
+	for (i = 0, shown = 0; i < n; i++)
+		shown += !(t[i].flags & KV_INTERNAL);
 	if (argc >= 2 && is(&v[1], "count")) {
 		if (argc != 2)
 			arity_error(o, "command|count");
 		else
-			out_int(o, (long long)n);
+			out_int(o, (long long)shown);
 		return;
 	}
 	if (argc >= 2 && is(&v[1], "docs")) {
@@ -89,16 +91,21 @@ static void c_command(struct kv_client *cl, int argc, const struct resp_arg *v,
 		return;
 	}
 	/* minimal: name, arity, flags, first key, last key, step */
-	out_array(o, (long long)n);
+	out_array(o, (long long)shown);
 	for (i = 0; i < n; i++) {
 		bool keys = t[i].first_key > 0;
 
+		if (t[i].flags & KV_INTERNAL)
+			continue;
 		out_array(o, 6);
 		out_bulk(o, t[i].name, strlen(t[i].name));
 		out_int(o, t[i].arity);
 		out_array(o, 0);
 		out_int(o, t[i].first_key);
-		out_int(o, !keys ? 0 : t[i].key_step ? -1 : t[i].first_key);
+		out_int(o, !keys	 ? 0 :
+			   t[i].last_key ? t[i].last_key :
+			   t[i].key_step ? -1 :
+					   t[i].first_key);
 		out_int(o, keys ? (t[i].key_step ? t[i].key_step : 1) : 0);
 	}
 }

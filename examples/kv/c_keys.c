@@ -271,8 +271,7 @@ static void c_keys(struct kv_db *db, int argc, const struct resp_arg *v,
 	out_array_at(o, mark, n);
 }
 
-/* redis's parseScanCursorOrReply: strtoul's base 10, "-1" included. */
-static bool scan_cursor(const struct resp_arg *a, size_t *cursor, struct out *o)
+bool kv_scan_cursor(const struct resp_arg *a, size_t *cursor, struct out *o)
 {
 	char buf[32], *end;
 	unsigned long c;
@@ -364,7 +363,7 @@ static void c_scan(struct kv_db *db, int argc, const struct resp_arg *v,
 	long long n = 0;
 	char cur[24];
 
-	if (!scan_cursor(&v[1], &cursor, o) ||
+	if (!kv_scan_cursor(&v[1], &cursor, o) ||
 	    !scan_options(argc, v, &count, &match, &type, o))
 		return;
 	visits = count > LLONG_MAX / 10 ? LLONG_MAX : count * 10;
@@ -439,6 +438,50 @@ static void c_renamenx(struct kv_db *db, int argc, const struct resp_arg *v,
 	rename_generic(db, v, true, o);
 }
 
+/*
+ * TAKE key and PUT key entry, the halves of a RENAME across shards (and
+ * only that: KV_INTERNAL, no client can name them). TAKE detaches the
+ * key's entry and replies its address; PUT attaches that entry under its
+ * new name, replacing what was there. The entry is malloc'd memory that
+ * was the source shard's and is the destination's after PUT: handed
+ * over, not copied, whatever its size.
+ */
+static void c_take(struct kv_db *db, int argc, const struct resp_arg *v,
+		   struct out *o)
+{
+	struct kv_entry *e = lookup(db, &v[1]);
+
+	(void)argc;
+	if (!e) {
+		out_null(o);
+		return;
+	}
+	db_detach(db, e);
+	out_bulk(o, &e, sizeof(e));
+}
+
+static void c_put(struct kv_db *db, int argc, const struct resp_arg *v,
+		  struct out *o)
+{
+	struct kv_entry *e, *d;
+
+	(void)argc;
+	if (v[2].len != sizeof(e)) {
+		out_error(o, "ERR PUT: not an entry");
+		return;
+	}
+	memcpy(&e, v[2].p, sizeof(e));
+	d = lookup(db, &v[1]);
+	if (d)
+		db_delete(db, d);
+	if (db_attach(db, e, v[1].p, v[1].len, hash_of(&v[1]))) {
+		out_status(o, KV_OK);
+	} else {
+		db_entry_free(e);
+		nomem(o);
+	}
+}
+
 const struct kv_cmd kv_cmds_keys[] = {
 	KV_CMD("dbsize", 1, 0, 0, KV_EVERY, KV_MERGE_SUM, c_dbsize),
 	KV_CMD("del", -2, 1, 1, KV_MULTI | KV_WRITE, KV_MERGE_SUM, c_del),
@@ -456,9 +499,11 @@ const struct kv_cmd kv_cmds_keys[] = {
 	KV_CMD("pexpireat", -3, 1, 0, KV_WRITE, 0, c_pexpireat),
 	KV_CMD("pexpiretime", 2, 1, 0, 0, 0, c_pexpiretime),
 	KV_CMD("pttl", 2, 1, 0, 0, 0, c_pttl),
-	KV_CMD("rename", 3, 1, 1, KV_WRITE | KV_CROSS, 0, c_rename),
-	KV_CMD("renamenx", 3, 1, 1, KV_WRITE | KV_CROSS, 0, c_renamenx),
+	KV_CMD("put", 3, 1, 0, KV_WRITE | KV_INTERNAL, 0, c_put),
+	KV_CMD_KEYS("rename", 3, 1, 2, 1, KV_WRITE | KV_CROSS, c_rename),
+	KV_CMD_KEYS("renamenx", 3, 1, 2, 1, KV_WRITE | KV_CROSS, c_renamenx),
 	KV_CMD("scan", -2, 0, 0, 0, KV_MERGE_SCAN, c_scan),
+	KV_CMD("take", 2, 1, 0, KV_WRITE | KV_INTERNAL, 0, c_take),
 	KV_CMD("touch", -2, 1, 1, KV_MULTI, KV_MERGE_SUM, c_exists),
 	KV_CMD("ttl", 2, 1, 0, 0, 0, c_ttl),
 	KV_CMD("type", 2, 1, 0, 0, 0, c_type),

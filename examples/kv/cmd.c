@@ -96,6 +96,8 @@ static void make_table(void)
 		add_part(parts[i]);
 	qsort(table, ntable, sizeof(table[0]), by_name);
 	for (i = 0; i < ntable; i++) {
+		if (table[i].flags & KV_INTERNAL)
+			continue; /* no client finds it */
 		len = strlen(table[i].name);
 		key = name_key(table[i].name, len);
 		s = slot_of(key, len);
@@ -112,6 +114,18 @@ const struct kv_cmd *kv_cmd_table(size_t *n)
 	pthread_once(&once, make_table);
 	*n = ntable;
 	return table;
+}
+
+const struct kv_cmd *kv_cmd_internal(const char *name)
+{
+	size_t i;
+
+	pthread_once(&once, make_table);
+	for (i = 0; i < ntable; i++)
+		if ((table[i].flags & KV_INTERNAL) &&
+		    !strcmp(table[i].name, name))
+			return &table[i];
+	return NULL;
 }
 
 const struct kv_cmd *kv_cmd_find(const char *name, size_t n)

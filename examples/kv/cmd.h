@@ -29,13 +29,15 @@
 #include "resp.h"
 
 enum {
-	KV_CONN = 1 << 0,  /* runs on the connection */
-	KV_EVERY = 1 << 1, /* runs on every shard */
-	KV_MULTI = 1 << 2, /* several keys, split by shard */
-	KV_CLOSE = 1 << 3, /* the connection closes after its reply */
-	KV_WRITE = 1 << 4, /* may change the keyspace */
-	KV_CROSS = 1 << 5, /* its keys on several shards: the connection
+	KV_CONN = 1 << 0,     /* runs on the connection */
+	KV_EVERY = 1 << 1,    /* runs on every shard */
+	KV_MULTI = 1 << 2,    /* several keys, split by shard */
+	KV_CLOSE = 1 << 3,    /* the connection closes after its reply */
+	KV_WRITE = 1 << 4,    /* may change the keyspace */
+	KV_CROSS = 1 << 5,    /* its keys on several shards: the connection
 			      runs it in steps (MSETNX, RENAME, SMOVE) */
+	KV_INTERNAL = 1 << 6, /* the connection's own steps, not a client's:
+				 not found by name, not in COMMAND */
 };
 
 /* How the parts of a split command's replies come together. */
@@ -61,6 +63,7 @@ struct kv_cmd {
 	int arity;	  /* redis's: n exactly, -n at least n */
 	int first_key;	  /* 0: none */
 	int key_step;	  /* keys at first_key, +step, ... to the end */
+	int last_key;	  /* or up to this one, when it is not 0 */
 	unsigned flags;
 	enum kv_merge merge;
 	/* a shard's command, or (KV_CONN) the connection's */
@@ -83,6 +86,13 @@ const struct kv_cmd *kv_cmd_find(const char *name, size_t n);
 /* The table, for COMMAND, sorted by name; a command's index in it is
  * the same in every thread for the life of the process. */
 const struct kv_cmd *kv_cmd_table(size_t *n);
+
+/* An internal command by name (KV_INTERNAL), or NULL. */
+const struct kv_cmd *kv_cmd_internal(const char *name);
+
+/* redis's parseScanCursorOrReply: SCAN's cursor, strtoul's base 10 ("-1"
+ * included), or false and "invalid cursor". */
+bool kv_scan_cursor(const struct resp_arg *a, size_t *cursor, struct out *o);
 
 /* Replies for a command that cannot run: unknown, or a wrong arity (false
  * from kv_cmd_check). */

@@ -25,6 +25,13 @@ extern const struct kv_cmd kv_cmds_conn[], kv_cmds_keys[], kv_cmds_string[],
 		.name = (nm), .arity = (ar), .first_key = (first),            \
 		.key_step = (step), .flags = (fl), .merge = (mg), .run = (fn) \
 	}
+/* A command of keys first..last by step (RENAME, SMOVE) */
+#define KV_CMD_KEYS(nm, ar, first, last, step, fl, fn)                 \
+	{                                                              \
+		.name = (nm), .arity = (ar), .first_key = (first),     \
+		.last_key = (last), .key_step = (step), .flags = (fl), \
+		.run = (fn)                                            \
+	}
 #define KV_CONN_CMD(nm, ar, fl, fn)                                   \
 	{                                                             \
 		.name = (nm), .arity = (ar), .flags = KV_CONN | (fl), \

@@ -202,8 +202,10 @@ struct kv_entry *db_append(struct kv_db *db, struct kv_entry *e, const void *v,
 	return e;
 }
 
-struct kv_entry *db_rename(struct kv_db *db, struct kv_entry *e, const char *k,
-			   size_t klen, uint32_t hash)
+/* A copy of e (its value bytes, or its object's pointer, and its expiry)
+ * named k: NULL on no memory. */
+static struct kv_entry *renamed(const struct kv_entry *e, const char *k,
+				size_t klen, uint32_t hash)
 {
 	struct kv_entry *ne = kv_entry_new(k, klen, hash, e->vcap);
 
@@ -212,12 +214,49 @@ struct kv_entry *db_rename(struct kv_db *db, struct kv_entry *e, const char *k,
 	ne->expire_ms = e->expire_ms;
 	ne->type = e->type;
 	ne->vlen = e->vlen;
-	memcpy(kv_val(ne), kv_val(e),
+	memcpy(kv_val(ne), e->data + e->klen,
 	       e->type == KV_STRING ? e->vlen : sizeof(void *));
+	return ne;
+}
+
+struct kv_entry *db_rename(struct kv_db *db, struct kv_entry *e, const char *k,
+			   size_t klen, uint32_t hash)
+{
+	struct kv_entry *ne = renamed(e, k, klen, hash);
+
+	if (!ne)
+		return NULL;
 	dict_remove(&db->keys, e);
 	free(e); /* its object, if any, is ne's now */
 	dict_add(&db->keys, ne);
 	return ne;
+}
+
+struct kv_entry *db_detach(struct kv_db *db, struct kv_entry *e)
+{
+	if (e->expire_ms)
+		db->expires--;
+	dict_remove(&db->keys, e);
+	return e;
+}
+
+struct kv_entry *db_attach(struct kv_db *db, struct kv_entry *e, const char *k,
+			   size_t klen, uint32_t hash)
+{
+	struct kv_entry *ne = renamed(e, k, klen, hash);
+
+	if (!ne)
+		return NULL;
+	free(e);
+	if (ne->expire_ms)
+		db->expires++;
+	dict_add(&db->keys, ne);
+	return ne;
+}
+
+void db_entry_free(struct kv_entry *e)
+{
+	drop(e);
 }
 
 void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms)

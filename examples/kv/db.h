@@ -59,6 +59,18 @@ void db_set_expire(struct kv_db *db, struct kv_entry *e, int64_t at_ms);
 struct kv_entry *db_rename(struct kv_db *db, struct kv_entry *e, const char *k,
 			   size_t klen, uint32_t hash);
 
+/*
+ * A key handed from one shard to another (RENAME across shards): e taken
+ * out of db whole (db_detach), then put into the other db under the name
+ * k, not there (db_attach: the new entry, or NULL on no memory with e
+ * still detached). Until it is attached the entry belongs to whoever
+ * holds it, who frees it with db_entry_free if it cannot be.
+ */
+struct kv_entry *db_detach(struct kv_db *db, struct kv_entry *e);
+struct kv_entry *db_attach(struct kv_db *db, struct kv_entry *e, const char *k,
+			   size_t klen, uint32_t hash);
+void db_entry_free(struct kv_entry *e);
+
 /* Removes expired keys among up to `buckets` buckets; returns them. */
 size_t db_sweep(struct kv_db *db, size_t buckets);
 

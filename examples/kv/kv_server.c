@@ -291,7 +291,7 @@ static void shard_proc(void *arg)
 
 /* ---- a connection ------------------------------------------------------- */
 
-enum { P_LOCAL, P_SHARD, P_SPLIT };
+enum { P_LOCAL, P_SHARD, P_SPLIT, P_CROSS };
 
 /* Where each command of a batch gets its reply. */
 struct plan {
@@ -338,6 +338,10 @@ struct conn {
 	size_t *rlen, *rat;
 	bool close_after;
 	struct kv_client client; /* for its own commands (cmd.h) */
+	/* P_CROSS: the batch's last command, run in steps after the rest */
+	const struct kv_cmd *cross;
+	struct out cross_args; /* its arguments' bytes, then their lengths */
+	int cross_argc;
 };
 
 static uint32_t shard_of(const struct resp_arg *key)
@@ -365,13 +369,26 @@ static bool grow(void **p, size_t *cap, size_t want, size_t size)
 	return true;
 }
 
+/* One command of a request: [cmd][argc][len x argc][bytes]. */
+static void pack_cmd(struct out *o, const struct kv_cmd *cmd, int argc,
+		     const struct resp_arg *argv)
+{
+	size_t ntable;
+	int i;
+
+	put32(o, (uint32_t)(cmd - kv_cmd_table(&ntable)));
+	put32(o, (uint32_t)argc);
+	for (i = 0; i < argc; i++)
+		put32(o, (uint32_t)argv[i].len);
+	for (i = 0; i < argc; i++)
+		out_raw(o, argv[i].p, argv[i].len);
+}
+
 /* One command into shard s's request of this batch. */
 static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd, int argc,
 		 const struct resp_arg *argv)
 {
-	size_t ntable;
 	struct out *o = &c->req[s];
-	int i;
 
 	if (!c->nreq[s]) {
 		c->touched[c->ntouched++] = s; /* once a batch: nreq was 0 */
@@ -386,12 +403,7 @@ static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd, int argc,
 		o->failed = true;
 	else
 		c->offs[s].v[c->offs[s].n++] = o->len;
-	put32(o, (uint32_t)(cmd - kv_cmd_table(&ntable)));
-	put32(o, (uint32_t)argc);
-	for (i = 0; i < argc; i++)
-		put32(o, (uint32_t)argv[i].len);
-	for (i = 0; i < argc; i++)
-		out_raw(o, argv[i].p, argv[i].len);
+	pack_cmd(o, cmd, argc, argv);
 	c->nreq[s]++;
 }
 
@@ -408,6 +420,7 @@ static bool add_part(struct conn *c, uint32_t s)
 static bool split(struct conn *c, struct plan *pl, const struct kv_cmd *cmd,
 		  int argc, const struct resp_arg *argv)
 {
+	const struct kv_cmd *sunion = kv_cmd_find("sunion", 6);
 	uint32_t s, first, j, nk;
 	int i, step = cmd->key_step, n;
 	bool one = true;
@@ -464,9 +477,79 @@ static bool split(struct conn *c, struct plan *pl, const struct kv_cmd *cmd,
 			if (step == 2)
 				c->sub[n++] = argv[i + 1];
 		}
-		pack(c, sj, cmd, n, c->sub);
+		/* SDIFF: the first key's part less the others' union */
+		pack(c, sj, cmd->merge == KV_MERGE_SDIFF && j ? sunion : cmd, n,
+		     c->sub);
 	}
 	c->nkeys += nk;
+	return true;
+}
+
+/* SCAN: the client's cursor is the shard's cursor times the shards plus
+ * the shard; the shard's SCAN runs with its own, and merge() turns the
+ * shard's next cursor back into the client's. */
+static bool scan_plan(struct conn *c, struct plan *pl, const struct kv_cmd *cmd,
+		      int argc, const struct resp_arg *argv)
+{
+	size_t cursor, n = (size_t)srv.nshards;
+	struct resp_arg sub[64];
+	char buf[24];
+	uint32_t s;
+
+	if (!kv_scan_cursor(&argv[1], &cursor, &c->local))
+		return true; /* its error, here */
+	if (argc > 64) {     /* no such SCAN is valid: its syntax error */
+		out_error(&c->local, KV_ERR_SYNTAX);
+		return true;
+	}
+	s = (uint32_t)(cursor % n);
+	memcpy(sub, argv, (size_t)argc * sizeof(*sub));
+	sub[1].p = buf;
+	sub[1].len = (size_t)snprintf(buf, sizeof(buf), "%zu", cursor / n);
+	if (!add_part(c, s))
+		return false;
+	pl->kind = P_SPLIT;
+	pl->merge = KV_MERGE_SCAN;
+	pl->part0 = (uint32_t)c->nparts - 1;
+	pl->nparts = 1;
+	pl->nkeys = 0;
+	pack(c, s, cmd, argc, sub);
+	return true;
+}
+
+/* The shard of each key of a KV_CROSS command: true if they are all on
+ * one (*s), else false. */
+static bool one_shard(const struct kv_cmd *cmd, int argc,
+		      const struct resp_arg *argv, uint32_t *s)
+{
+	int last = cmd->last_key ? cmd->last_key : argc - 1, i;
+
+	*s = shard_of(&argv[cmd->first_key]);
+	for (i = cmd->first_key; i <= last; i += cmd->key_step)
+		if (shard_of(&argv[i]) != *s)
+			return false;
+	return true;
+}
+
+/* A command in steps across shards: its arguments kept (the input they
+ * point into moves), the batch ended with it (run_cross). */
+static bool cross_plan(struct conn *c, struct plan *pl,
+		       const struct kv_cmd *cmd, int argc,
+		       const struct resp_arg *argv)
+{
+	int i;
+
+	c->cross_args.len = 0;
+	c->cross_args.failed = false;
+	for (i = 0; i < argc; i++)
+		out_raw(&c->cross_args, argv[i].p, argv[i].len);
+	for (i = 0; i < argc; i++)
+		out_raw(&c->cross_args, &argv[i].len, sizeof(argv[i].len));
+	if (c->cross_args.failed)
+		return false;
+	c->cross = cmd;
+	c->cross_argc = argc;
+	pl->kind = P_CROSS;
 	return true;
 }
 
@@ -475,6 +558,7 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 {
 	struct plan *pl = &c->plan[c->nplan++];
 	const struct kv_cmd *cmd = kv_cmd_find(argv[0].p, argv[0].len);
+	uint32_t s;
 
 	pl->kind = P_LOCAL;
 	pl->off = c->local.len;
@@ -486,6 +570,11 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 		kv_cmd_run(cmd, NULL, &c->client, argc, argv, &c->local);
 		if (cmd->flags & KV_CLOSE)
 			c->close_after = true;
+	} else if (cmd->merge == KV_MERGE_SCAN) {
+		if (!scan_plan(c, pl, cmd, argc, argv))
+			return false;
+	} else if ((cmd->flags & KV_CROSS) && !one_shard(cmd, argc, argv, &s)) {
+		return cross_plan(c, pl, cmd, argc, argv);
 	} else if (cmd->flags & (KV_MULTI | KV_EVERY)) {
 		return split(c, pl, cmd, argc, argv);
 	} else {
@@ -493,7 +582,8 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 		pl->shard = shard_of(&argv[cmd->first_key]);
 		pack(c, pl->shard, cmd, argc, argv);
 	}
-	pl->len = c->local.len - pl->off;
+	if (pl->kind == P_LOCAL)
+		pl->len = c->local.len - pl->off;
 	return true;
 }
 
@@ -527,7 +617,7 @@ static enum resp_status plan_batch(struct conn *c)
 	c->nplan = 0;
 	c->nparts = c->nkeys = 0;
 	c->local.len = 0;
-	while (c->nplan < BATCH_MAX && !c->close_after) {
+	while (c->nplan < BATCH_MAX && !c->close_after && !c->cross) {
 		st = resp_parse(&c->ps, c->in + pos, c->have - pos);
 		pos += c->ps.used;
 		if (st != RESP_CMD)
@@ -561,33 +651,155 @@ static size_t reply_len(const char *p)
 	return at;
 }
 
+/* One part's reply in a merge, and where its elements start. */
+struct part {
+	const char *r;
+	size_t len, at;
+};
+
+/* The next bulk of an array of bulks at *p: its bytes, *p past it. */
+static struct resp_arg next_bulk(const char **p)
+{
+	struct resp_arg a;
+	char *end;
+
+	a.len = (size_t)strtoull(*p + 1, &end, 10);
+	a.p = end + 2;
+	*p = a.p + a.len + 2;
+	return a;
+}
+
+/* An open-addressed set of the elements of set replies, for SINTER,
+ * SUNION and SDIFF across shards: each element's mark says in how many
+ * parts (or whether in the first) it is. */
+struct eset {
+	struct eslot {
+		const char *p;
+		size_t len;
+		uint32_t mark;
+	} * s;
+	size_t mask;
+};
+
+static struct eslot *eset_find(struct eset *es, struct resp_arg a, bool *added)
+{
+	size_t i = (size_t)kv_hash(a.p, a.len) & es->mask;
+
+	for (; es->s[i].p; i = (i + 1) & es->mask)
+		if (es->s[i].len == a.len && !memcmp(es->s[i].p, a.p, a.len))
+			return &es->s[i];
+	es->s[i].p = a.p;
+	es->s[i].len = a.len;
+	es->s[i].mark = 0;
+	*added = true;
+	return &es->s[i];
+}
+
+/* SINTER, SUNION, SDIFF of the parts' sets, in the order redis would
+ * have no reason to keep either: the first part's, then the others'. */
+static void merge_sets(struct conn *c, const struct plan *pl, struct part *pt)
+{
+	struct eset es = { NULL, 0 };
+	size_t total = 0, n, i, mark = c->out.len, emitted = 0;
+	uint32_t p;
+	struct eslot *sl;
+	const char *q;
+	bool added;
+
+	for (p = 0; p < pl->nparts; p++)
+		total += (size_t)strtoull(pt[p].r + 1, NULL, 10);
+	for (n = 16; n < 2 * total; n *= 2)
+		;
+	es.s = calloc(n, sizeof(*es.s));
+	es.mask = n - 1;
+	if (!es.s) {
+		c->out.failed = true;
+		return;
+	}
+	for (p = 0; p < pl->nparts; p++) {
+		q = pt[p].r + pt[p].at;
+		n = (size_t)strtoull(pt[p].r + 1, NULL, 10);
+		for (i = 0; i < n; i++) {
+			struct resp_arg a = next_bulk(&q);
+
+			added = false;
+			sl = eset_find(&es, a, &added);
+			if (pl->merge == KV_MERGE_SUNION) {
+				if (added) {
+					out_bulk(&c->out, a.p, a.len);
+					emitted++;
+				}
+			} else if (pl->merge == KV_MERGE_SINTER) {
+				if (sl->mark == p) /* in every part so far */
+					sl->mark = p + 1;
+			} else { /* SDIFF: in the first, in no other */
+				sl->mark = p == 0 && added;
+			}
+		}
+	}
+	if (pl->merge != KV_MERGE_SUNION) {
+		q = pt[0].r + pt[0].at;
+		n = (size_t)strtoull(pt[0].r + 1, NULL, 10);
+		for (i = 0; i < n; i++) {
+			struct resp_arg a = next_bulk(&q);
+
+			sl = eset_find(&es, a, &added);
+			if (sl->mark ==
+			    (pl->merge == KV_MERGE_SINTER ? pl->nparts : 1)) {
+				out_bulk(&c->out, a.p, a.len);
+				emitted++;
+			}
+		}
+	}
+	out_array_at(&c->out, mark, (long long)emitted);
+	free(es.s);
+}
+
+/* SCAN's reply from one shard, its next cursor made the client's. */
+static void merge_scan(struct conn *c, const struct plan *pl, struct part *pt)
+{
+	uint32_t s = c->parts[pl->part0], n = (uint32_t)srv.nshards;
+	const char *q = pt->r + pt->at;
+	struct resp_arg cur = next_bulk(&q);
+	size_t next = (size_t)strtoull(cur.p, NULL, 10);
+	char buf[24];
+
+	/* the shard's walk over: the next shard's from its start */
+	next = next ? next * n + s : s + 1 < n ? s + 1 : 0;
+	out_array(&c->out, 2);
+	out_bulk(&c->out, buf, (size_t)snprintf(buf, sizeof(buf), "%zu", next));
+	out_raw(&c->out, q, pt->len - (size_t)(q - pt->r));
+}
+
 static void merge(struct conn *c, const struct plan *pl)
 {
-	const char *err = NULL, *r[64], **rv = r;
-	size_t errlen = 0, len, at[64], *av = at, j;
+	struct part stack[64], *pt = stack;
+	const char *err = NULL;
+	size_t errlen = 0, len, j, total = 0;
 	long long sum = 0;
 	uint32_t p;
 
-	if (pl->nparts > 64) { /* more shards than the stack arrays */
-		rv = malloc(pl->nparts * sizeof(*rv));
-		av = malloc(pl->nparts * sizeof(*av));
-		if (!rv || !av) {
+	if (pl->nparts > 64) { /* more shards than the stack array */
+		pt = malloc(pl->nparts * sizeof(*pt));
+		if (!pt) {
 			c->out.failed = true;
-			goto out;
+			return;
 		}
 	}
 	for (p = 0; p < pl->nparts; p++) {
-		rv[p] = next_reply(c, c->parts[pl->part0 + p], &len);
-		if (!rv[p])
+		pt[p].r = next_reply(c, c->parts[pl->part0 + p], &pt[p].len);
+		if (!pt[p].r)
 			goto out;
-		av[p] = 0;
-		if (!err && rv[p][0] == '-') {
-			err = rv[p];
-			errlen = len;
-		} else if (rv[p][0] == ':') {
-			sum += strtoll(rv[p] + 1, NULL, 10);
-		} else if (rv[p][0] == '*') {
-			av[p] = (size_t)(strchr(rv[p], '\r') - rv[p]) + 2;
+		pt[p].at = 0;
+		if (!err && pt[p].r[0] == '-') {
+			err = pt[p].r;
+			errlen = pt[p].len;
+		} else if (pt[p].r[0] == ':') {
+			sum += strtoll(pt[p].r + 1, NULL, 10);
+		} else if (pt[p].r[0] == '*') {
+			pt[p].at =
+				(size_t)(strchr(pt[p].r, '\r') - pt[p].r) + 2;
+			total += (size_t)strtoull(pt[p].r + 1, NULL, 10);
 		}
 	}
 	if (err) {
@@ -596,20 +808,27 @@ static void merge(struct conn *c, const struct plan *pl)
 		out_int(&c->out, sum);
 	} else if (pl->merge == KV_MERGE_OK) {
 		out_status(&c->out, KV_OK);
+	} else if (pl->merge == KV_MERGE_CONCAT) {
+		out_array(&c->out, (long long)total);
+		for (p = 0; p < pl->nparts; p++)
+			out_raw(&c->out, pt[p].r + pt[p].at,
+				pt[p].len - pt[p].at);
+	} else if (pl->merge == KV_MERGE_SCAN) {
+		merge_scan(c, pl, pt);
+	} else if (pl->merge != KV_MERGE_ARRAY) {
+		merge_sets(c, pl, pt);
 	} else { /* each key's element from its part, in key order */
 		out_array(&c->out, pl->nkeys);
 		for (j = 0; j < pl->nkeys; j++) {
 			p = c->keypart[pl->key0 + j];
-			len = reply_len(rv[p] + av[p]);
-			out_raw(&c->out, rv[p] + av[p], len);
-			av[p] += len;
+			len = reply_len(pt[p].r + pt[p].at);
+			out_raw(&c->out, pt[p].r + pt[p].at, len);
+			pt[p].at += len;
 		}
 	}
 out:
-	if (rv != r) {
-		free(rv);
-		free(av);
-	}
+	if (pt != stack)
+		free(pt);
 }
 
 static bool flush_out(struct conn *c);
@@ -714,6 +933,240 @@ static const char *next_reply(struct conn *c, uint32_t s, size_t *len)
 	return r;
 }
 
+/*
+ * One command on shard s, now, its reply into rep (a step of a command
+ * across shards, after the batch before it is done): a request of its
+ * own, with a sequence number of its own.
+ */
+static bool call_shard(struct conn *c, uint32_t s, const struct kv_cmd *cmd,
+		       int argc, const struct resp_arg *argv, struct out *rep)
+{
+	struct out *o = &c->req[s];
+	struct act_msg *m;
+	const char *p;
+	void *owned;
+	size_t len;
+	bool ok;
+
+	c->seq++;
+	o->len = 0;
+	o->failed = false;
+	put32(o, c->seq);
+	put32(o, s);
+	put32(o, 1);
+	pack_cmd(o, cmd, argc, argv);
+	if (o->failed || send_copy(srv.shards[s], T_REQ, o->p, o->len))
+		return false;
+	for (;;) {
+		m = act_receive(ACT_FOREVER);
+		if (!m)
+			continue;
+		if (m->tag != T_REP && m->tag != T_REP_PTR) {
+			act_msg_free(m);
+			continue;
+		}
+		p = payload(m, &len, &owned);
+		if (get32(p) == c->seq && get32(p + 4) == s)
+			break;
+		act_msg_free(m); /* not this call's: cannot happen */
+		free(owned);
+	}
+	ok = get32(p + 8) == 1;
+	if (ok)
+		out_raw(rep, p + 16, get32(p + 12));
+	act_msg_free(m);
+	free(owned);
+	return ok && !rep->failed;
+}
+
+/* call_shard of the command named `name` (a client's or an internal
+ * one), with that name as its argv[0]. */
+static bool step(struct conn *c, uint32_t s, const char *name, int argc,
+		 struct resp_arg *argv, struct out *rep)
+{
+	const struct kv_cmd *cmd = kv_cmd_find(name, strlen(name));
+
+	if (!cmd)
+		cmd = kv_cmd_internal(name);
+	argv[0].p = name;
+	argv[0].len = strlen(name);
+	rep->len = 0;
+	return cmd && call_shard(c, s, cmd, argc, argv, rep);
+}
+
+/* An integer reply's value, or -1. */
+static long long rep_int(const struct out *rep)
+{
+	return rep->len && rep->p[0] == ':' ? strtoll(rep->p + 1, NULL, 10) :
+					      -1;
+}
+
+/*
+ * RENAME, RENAMENX with the two keys on two shards: TAKE the key's entry
+ * from one, PUT it in the other under its new name (RENAMENX asks both
+ * whether the keys are there first, as redis checks them). Not atomic:
+ * another client may see neither key between the steps, as with any
+ * command across shards.
+ */
+static bool cross_rename(struct conn *c, const struct resp_arg *v, bool nx,
+			 struct out *rep)
+{
+	uint32_t from = shard_of(&v[1]), to = shard_of(&v[2]);
+	struct resp_arg a[3] = { { NULL, 0 }, v[1], { NULL, 0 } };
+	struct kv_entry *e;
+	struct out put;
+	bool ok;
+
+	if (nx) {
+		if (!step(c, from, "exists", 2, a, rep))
+			return false;
+		if (rep_int(rep) != 1) {
+			out_error(&c->out, "ERR no such key");
+			return true;
+		}
+		a[1] = v[2];
+		if (!step(c, to, "exists", 2, a, rep))
+			return false;
+		if (rep_int(rep) != 0) {
+			out_int(&c->out, 0);
+			return true;
+		}
+		a[1] = v[1];
+	}
+	if (!step(c, from, "take", 2, a, rep))
+		return false;
+	if (rep->len != 6 + sizeof(e)) { /* "$-1": gone meanwhile */
+		out_error(&c->out, "ERR no such key");
+		return true;
+	}
+	memcpy(&e, rep->p + 4, sizeof(e)); /* after "$8\r\n" */
+	a[1] = v[2];
+	a[2].p = rep->p + 4;
+	a[2].len = sizeof(e);
+	out_init(&put);
+	ok = step(c, to, "put", 3, a, &put);
+	if (!ok && !put.len)
+		db_entry_free(e); /* the shard never had it: it is ours */
+	else if (nx && put.len && put.p[0] == '+')
+		out_int(&c->out, 1);
+	else
+		out_raw(&c->out, put.p, put.len);
+	out_free(&put);
+	return ok;
+}
+
+/* MSETNX across shards: EXISTS on each shard's keys, then MSET of each
+ * shard's pairs if none was there. */
+static bool cross_msetnx(struct conn *c, int argc, const struct resp_arg *v,
+			 struct out *rep)
+{
+	struct resp_arg *a = malloc((size_t)argc * sizeof(*a));
+	long long there = 0;
+	uint32_t s;
+	int i, n;
+	bool ok = a != NULL;
+
+	for (s = 0; ok && s < (uint32_t)srv.nshards && !there; s++) {
+		for (i = 1, n = 1; i < argc; i += 2)
+			if (shard_of(&v[i]) == s)
+				a[n++] = v[i];
+		if (n > 1)
+			ok = step(c, s, "exists", n, a, rep) &&
+			     (there = rep_int(rep)) >= 0;
+	}
+	for (s = 0; ok && !there && s < (uint32_t)srv.nshards; s++) {
+		for (i = 1, n = 1; i < argc; i += 2) {
+			if (shard_of(&v[i]) == s) {
+				a[n++] = v[i];
+				a[n++] = v[i + 1];
+			}
+		}
+		if (n > 1)
+			ok = step(c, s, "mset", n, a, rep) && rep->p[0] == '+';
+	}
+	if (ok)
+		out_int(&c->out, !there);
+	free(a);
+	return ok;
+}
+
+/*
+ * SMOVE src dst member with the keys on two shards, in redis's order: a
+ * missing source is 0, a wrong type of either is WRONGTYPE, then the
+ * member taken out of the source (0 if it was not there) and added to
+ * the destination.
+ */
+static bool cross_smove(struct conn *c, const struct resp_arg *v,
+			struct out *rep)
+{
+	uint32_t from = shard_of(&v[1]), to = shard_of(&v[2]);
+	struct resp_arg a[3] = { { NULL, 0 }, v[1], v[3] };
+
+	if (!step(c, from, "type", 2, a, rep))
+		return false;
+	if (rep->len == 7 && !memcmp(rep->p, "+none\r\n", 7)) {
+		out_int(&c->out, 0);
+		return true;
+	}
+	if (rep->len != 6 || memcmp(rep->p, "+set\r\n", 6))
+		goto wrongtype;
+	a[1] = v[2];
+	if (!step(c, to, "type", 2, a, rep))
+		return false;
+	if (!(rep->len == 7 && !memcmp(rep->p, "+none\r\n", 7)) &&
+	    !(rep->len == 6 && !memcmp(rep->p, "+set\r\n", 6)))
+		goto wrongtype;
+	a[1] = v[1];
+	if (!step(c, from, "srem", 3, a, rep))
+		return false;
+	if (rep_int(rep) != 1) {
+		out_raw(&c->out, rep->p, rep->len); /* :0, or its error */
+		return true;
+	}
+	a[1] = v[2];
+	if (!step(c, to, "sadd", 3, a, rep))
+		return false;
+	out_int(&c->out, 1);
+	return true;
+wrongtype:
+	out_error(&c->out, KV_ERR_WRONGTYPE);
+	return true;
+}
+
+/* The batch's last command, across shards, in its steps; its reply goes
+ * after the rest of the batch's. */
+static bool run_cross(struct conn *c)
+{
+	const struct kv_cmd *cmd = c->cross;
+	int argc = c->cross_argc, i;
+	struct resp_arg *v = malloc((size_t)argc * sizeof(*v));
+	const char *p = c->cross_args.p;
+	struct out rep;
+	bool ok;
+
+	c->cross = NULL;
+	if (!v)
+		return false;
+	for (i = 0; i < argc; i++) { /* the bytes, then the lengths */
+		memcpy(&v[i].len,
+		       c->cross_args.p + c->cross_args.len -
+			       (size_t)(argc - i) * sizeof(size_t),
+		       sizeof(size_t));
+		v[i].p = p;
+		p += v[i].len;
+	}
+	out_init(&rep);
+	if (!strcmp(cmd->name, "msetnx"))
+		ok = cross_msetnx(c, argc, v, &rep);
+	else if (!strcmp(cmd->name, "smove"))
+		ok = cross_smove(c, v, &rep);
+	else
+		ok = cross_rename(c, v, !strcmp(cmd->name, "renamenx"), &rep);
+	out_free(&rep);
+	free(v);
+	return ok && !c->out.failed;
+}
+
 /* Sends each shard its part of the batch, waits for their replies, and
  * writes the replies to the client in the order of the commands. */
 static bool run_batch(struct conn *c)
@@ -741,9 +1194,9 @@ static bool run_batch(struct conn *c)
 			p = next_reply(c, pl->shard, &len);
 			if (p)
 				out_raw(&c->out, p, len);
-		} else {
+		} else if (pl->kind == P_SPLIT) {
 			merge(c, pl);
-		}
+		} /* P_CROSS: the last, run once the rest is done */
 		if (c->out.len > OUT_FLUSH && !flush_out(c))
 			c->out.failed = true;
 	}
@@ -759,6 +1212,8 @@ static bool run_batch(struct conn *c)
 		c->owned[s] = NULL;
 	}
 	c->ntouched = 0;
+	if (c->cross && !c->out.failed && !run_cross(c))
+		c->out.failed = true;
 	return !c->out.failed;
 }
 
@@ -856,6 +1311,7 @@ static void conn_free(struct conn *c)
 	free(c->touched);
 	out_free(&c->out);
 	out_free(&c->local);
+	out_free(&c->cross_args);
 	resp_free(&c->ps);
 	free(c->in);
 	free(c->req);
