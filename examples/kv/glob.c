@@ -33,7 +33,7 @@ static bool klass(struct pat *pt, int c, bool nocase)
 	bool not = at(pt, 0) == '^', match = false;
 	int lo, hi, t;
 
-	if (not)
+	if (not )
 		next(pt, 1);
 	for (;; next(pt, 1)) {
 		if (at(pt, 0) == '\\' && pt->n >= 2) {
