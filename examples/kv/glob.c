@@ -30,10 +30,10 @@ static int fold(int c, bool nocase)
  * matches, with pt left on its closing ']' (or its last byte). */
 static bool klass(struct pat *pt, int c, bool nocase)
 {
-	bool not = at(pt, 0) == '^', match = false;
+	bool negate = at(pt, 0) == '^', match = false;
 	int lo, hi, t;
 
-	if (not )
+	if (negate)
 		next(pt, 1);
 	for (;; next(pt, 1)) {
 		if (at(pt, 0) == '\\' && pt->n >= 2) {
@@ -60,7 +60,7 @@ static bool klass(struct pat *pt, int c, bool nocase)
 			match |= fold(at(pt, 0), nocase) == fold(c, nocase);
 		}
 	}
-	return not ? !match : match;
+	return negate ? !match : match;
 }
 
 static bool glob(struct pat pt, const char *s, size_t sn, bool nocase,
