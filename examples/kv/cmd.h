@@ -51,12 +51,71 @@ enum kv_merge {
 	KV_MERGE_SDIFF,	 /* the first key's part less the others: SDIFF */
 	KV_MERGE_CONCAT, /* the parts' arrays one after the other: KEYS */
 	KV_MERGE_SCAN,	 /* one shard's SCAN, its cursor the client's */
+	KV_MERGE_INFO,	 /* the shards' counts added, INFO's text */
 };
 
-/* A connection's own state, for the commands that run on it. */
+#define KV_REDIS_VERSION "7.0.15" /* the server whose replies these are */
+
+/*
+ * A connection's own state, for the commands that run on it. Every
+ * connection's is in one registry (kv_client_add) for CLIENT LIST: the
+ * owner writes its name under kv_client_lock, the rest once before it is
+ * added or (last_*) as relaxed atomics, so a list taken under the lock
+ * on another thread reads whole values.
+ */
 struct kv_client {
 	uint64_t id;
+	int fd;
+	char addr[64], laddr[64]; /* "ip:port", as redis writes them */
+	char name[128];		  /* "": none */
+	int64_t created_ms;
+	_Atomic int64_t last_ms;
+	const char *_Atomic last_cmd; /* a table name, or NULL */
+	struct kv_client *prev, *next;
 };
+
+void kv_client_add(struct kv_client *cl); /* a new id too */
+void kv_client_remove(struct kv_client *cl);
+void kv_client_lock(void);
+void kv_client_unlock(void);
+/* fn on every client (self first if it is not registered), under the
+ * lock. */
+void kv_clients_each(struct kv_client *self,
+		     void (*fn)(const struct kv_client *cl, void *ctx),
+		     void *ctx);
+
+/* INFO's sections, by bit. */
+enum {
+	KV_INFO_SERVER,
+	KV_INFO_CLIENTS,
+	KV_INFO_MEMORY,
+	KV_INFO_PERSISTENCE,
+	KV_INFO_STATS,
+	KV_INFO_REPLICATION,
+	KV_INFO_CPU,
+	KV_INFO_MODULES,
+	KV_INFO_ERRORSTATS,
+	KV_INFO_CLUSTER,
+	KV_INFO_KEYSPACE,
+};
+/* The sections that need the shards' counts. */
+#define KV_INFO_FROM_SHARDS ((1u << KV_INFO_STATS) | (1u << KV_INFO_KEYSPACE))
+
+/* INFO's figures: the shards' summed, then the server's. */
+struct kv_info {
+	long long keys, expires, expired;
+	int port, workers;
+	const char *executable;
+	long long uptime_s, clients, connections, rejected, commands;
+	int aof_enabled, aof_loading, aof_rewriting, aof_write_ok;
+	long long aof_rewrites, aof_size;
+};
+
+/* The sections INFO's arguments ask for (argv[0] is INFO). */
+unsigned kv_info_sections(int argc, const struct resp_arg *argv);
+/* INFO's reply for those sections: in's shard counts set, the server's
+ * filled by kv_settings.info. */
+void kv_info_reply(struct out *o, unsigned mask, struct kv_info *in);
 
 struct kv_cmd {
 	const char *name; /* lower case, as redis names it in errors */
@@ -78,6 +137,7 @@ struct kv_settings {
 	long long proto_max_bulk_len;
 	long long maxclients;
 	int shards;
+	void (*info)(struct kv_info *in); /* the server's INFO figures */
 };
 extern struct kv_settings kv_settings;
 

@@ -7,6 +7,7 @@
 #ifndef KV_CMD_IMPL_H
 #define KV_CMD_IMPL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <strings.h>
@@ -16,7 +17,7 @@
 /* Each file's commands, ended by one with a NULL name. */
 extern const struct kv_cmd kv_cmds_conn[], kv_cmds_keys[], kv_cmds_string[],
 	kv_cmds_list[], kv_cmds_hash[], kv_cmds_set[], kv_cmds_zset[],
-	kv_cmds_stream[];
+	kv_cmds_stream[], kv_cmds_server[];
 
 /* A row of a table: a shard's command (merge: how a split one's parts
  * come together, 0 for none), or the connection's own. */

@@ -34,6 +34,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -88,7 +89,11 @@ static struct {
 	act_pid *shards;
 	_Atomic int clients;
 	_Atomic uint64_t accepted, rejected, closed;
+	_Atomic uint64_t commands; /* INFO's total_commands_processed */
 	int err, signal;
+	int port, workers;
+	int64_t started_ns;
+	const char *executable;
 } srv;
 
 static int64_t now_ns(void)
@@ -303,6 +308,7 @@ struct plan {
 	uint32_t nparts;
 	uint32_t key0; /* P_SPLIT by key: c->keypart[key0 .. + nkeys) */
 	uint32_t nkeys;
+	unsigned info; /* KV_MERGE_INFO: the sections asked for */
 };
 
 struct offs {
@@ -517,6 +523,25 @@ static bool scan_plan(struct conn *c, struct plan *pl, const struct kv_cmd *cmd,
 	return true;
 }
 
+/* INFO: the shards asked for their counts only when a section needs
+ * them, else the reply made here. */
+static bool info_plan(struct conn *c, struct plan *pl, const struct kv_cmd *cmd,
+		      int argc, const struct resp_arg *argv)
+{
+	unsigned mask = kv_info_sections(argc, argv);
+	struct kv_info none;
+
+	if (!(mask & KV_INFO_FROM_SHARDS)) {
+		memset(&none, 0, sizeof(none));
+		kv_info_reply(&c->local, mask, &none);
+		return true;
+	}
+	if (!split(c, pl, cmd, argc, argv))
+		return false;
+	pl->info = mask;
+	return true;
+}
+
 /* The shard of each key of a KV_CROSS command: true if they are all on
  * one (*s), else false. */
 static bool one_shard(const struct kv_cmd *cmd, int argc,
@@ -562,6 +587,9 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 
 	pl->kind = P_LOCAL;
 	pl->off = c->local.len;
+	if (cmd) /* for CLIENT LIST: a table name, never freed */
+		atomic_store_explicit(&c->client.last_cmd, cmd->name,
+				      memory_order_relaxed);
 	if (!cmd)
 		kv_reply_unknown(&c->local, argc, argv);
 	else if (!kv_cmd_check(cmd, argc, argv, &c->local))
@@ -572,6 +600,9 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 			c->close_after = true;
 	} else if (cmd->merge == KV_MERGE_SCAN) {
 		if (!scan_plan(c, pl, cmd, argc, argv))
+			return false;
+	} else if (cmd->merge == KV_MERGE_INFO) {
+		if (!info_plan(c, pl, cmd, argc, argv))
 			return false;
 	} else if ((cmd->flags & KV_CROSS) && !one_shard(cmd, argc, argv, &s)) {
 		return cross_plan(c, pl, cmd, argc, argv);
@@ -615,6 +646,8 @@ static enum resp_status plan_batch(struct conn *c)
 
 	c->seq++; /* the batch's requests carry it, its replies too */
 	c->nplan = 0;
+	atomic_store_explicit(&c->client.last_ms, kv_now_ms(),
+			      memory_order_relaxed);
 	c->nparts = c->nkeys = 0;
 	c->local.len = 0;
 	while (c->nplan < BATCH_MAX && !c->close_after && !c->cross) {
@@ -627,6 +660,8 @@ static enum resp_status plan_batch(struct conn *c)
 			break;
 		}
 	}
+	atomic_fetch_add_explicit(&srv.commands, (uint64_t)c->nplan,
+				  memory_order_relaxed);
 	memmove(c->in, c->in + pos, c->have - pos);
 	c->have -= pos;
 	if (c->cap > IN_KEEP && c->have < c->cap / 4 && st != RESP_CMD)
@@ -771,6 +806,23 @@ static void merge_scan(struct conn *c, const struct plan *pl, struct part *pt)
 	out_raw(&c->out, q, pt->len - (size_t)(q - pt->r));
 }
 
+/* INFO: the shards' keys, keys with a TTL and expired keys added. */
+static void merge_info(struct conn *c, const struct plan *pl, struct part *pt)
+{
+	struct kv_info in;
+	const char *q;
+	uint32_t p;
+
+	memset(&in, 0, sizeof(in));
+	for (p = 0; p < pl->nparts; p++) {
+		q = pt[p].r + pt[p].at;
+		in.keys += strtoll(q + 1, (char **)&q, 10);
+		in.expires += strtoll(q + 3, (char **)&q, 10);
+		in.expired += strtoll(q + 3, NULL, 10);
+	}
+	kv_info_reply(&c->out, pl->info, &in);
+}
+
 static void merge(struct conn *c, const struct plan *pl)
 {
 	struct part stack[64], *pt = stack;
@@ -815,6 +867,8 @@ static void merge(struct conn *c, const struct plan *pl)
 				pt[p].len - pt[p].at);
 	} else if (pl->merge == KV_MERGE_SCAN) {
 		merge_scan(c, pl, pt);
+	} else if (pl->merge == KV_MERGE_INFO) {
+		merge_info(c, pl, pt);
 	} else if (pl->merge != KV_MERGE_ARRAY) {
 		merge_sets(c, pl, pt);
 	} else { /* each key's element from its part, in key order */
@@ -1268,6 +1322,46 @@ static bool fill(struct conn *c)
 	return true;
 }
 
+/* An address as redis writes it in CLIENT LIST: ip:port, [ip6]:port. */
+static void addr_text(const struct sockaddr_storage *ss, char *buf, size_t room)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	int port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const void *)ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip));
+		port = ntohs(s4->sin_port);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const void *)ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(s6->sin6_port);
+	}
+	snprintf(buf, room, ss->ss_family == AF_INET6 ? "[%s]:%d" : "%s:%d", ip,
+		 port);
+}
+
+/* The connection's CLIENT fields, once; registered by conn_proc. */
+static void client_init(struct kv_client *cl, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	cl->fd = fd;
+	cl->created_ms = kv_now_ms();
+	atomic_init(&cl->last_ms, cl->created_ms);
+	atomic_init(&cl->last_cmd, NULL);
+	memset(&ss, 0, sizeof(ss));
+	if (getpeername(fd, (struct sockaddr *)&ss, &len) == 0)
+		addr_text(&ss, cl->addr, sizeof(cl->addr));
+	len = sizeof(ss);
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
+		addr_text(&ss, cl->laddr, sizeof(cl->laddr));
+}
+
 static struct conn *conn_new(int fd)
 {
 	size_t ns = (size_t)srv.nshards;
@@ -1289,6 +1383,7 @@ static struct conn *conn_new(int fd)
 	c->rlen = calloc(ns, sizeof(*c->rlen));
 	c->rat = calloc(ns, sizeof(*c->rat));
 	resp_init(&c->ps, kv_settings.proto_max_bulk_len);
+	client_init(&c->client, fd);
 	return c; /* conn_ok says whether it is whole */
 }
 
@@ -1302,6 +1397,7 @@ static void conn_free(struct conn *c)
 {
 	int s;
 
+	kv_client_remove(&c->client);
 	for (s = 0; c->req && s < srv.nshards; s++)
 		out_free(&c->req[s]);
 	for (s = 0; c->offs && s < srv.nshards; s++)
@@ -1336,6 +1432,8 @@ static void conn_proc(void *arg)
 	/* in the ring's table until the act_io_close below: no descriptor
 	 * lookup per receive and send (a refusal only costs that lookup) */
 	(void)act_io_register(fd);
+	if (c && conn_ok(c))
+		kv_client_add(&c->client);
 	while (c && conn_ok(c)) {
 		st = plan_batch(c);
 		if (c->nplan && !run_batch(c))
@@ -1455,6 +1553,24 @@ static void watcher_proc(void *arg)
 	act_send(srv.main, T_SIGNAL, &sig, sizeof(sig));
 }
 
+/* INFO's figures of the server (kv_settings.info): called by any
+ * connection, so only atomics and what main set before act_main. */
+static void server_info(struct kv_info *in)
+{
+	in->port = srv.port;
+	in->workers = act_workers();
+	in->executable = srv.executable;
+	in->uptime_s = (now_ns() - srv.started_ns) / 1000000000LL;
+	in->clients = atomic_load_explicit(&srv.clients, memory_order_relaxed);
+	in->connections = (long long)atomic_load_explicit(&srv.accepted,
+							  memory_order_relaxed);
+	in->rejected = (long long)atomic_load_explicit(&srv.rejected,
+						       memory_order_relaxed);
+	in->commands = (long long)atomic_load_explicit(&srv.commands,
+						       memory_order_relaxed);
+	in->aof_write_ok = 1;
+}
+
 struct opts {
 	const char *host;
 	int port;
@@ -1474,6 +1590,7 @@ static void main_proc(void *arg)
 
 	srv.main = act_self();
 	srv.nshards = o->shards ? o->shards : act_workers();
+	kv_settings.shards = srv.nshards;
 	srv.shards = calloc((size_t)srv.nshards, sizeof(*srv.shards));
 	if (!srv.shards) {
 		srv.err = -ENOMEM;
@@ -1655,6 +1772,9 @@ int main(int argc, char **argv)
 		return rc;
 	kv_settings.proto_max_bulk_len = o.max_bulk;
 	kv_settings.maxclients = o.maxclients;
+	kv_settings.info = server_info;
+	srv.started_ns = now_ns();
+	srv.executable = realpath("/proc/self/exe", NULL);
 	/* a seed of its own each run, so that clients cannot aim keys at
 	 * one bucket (getrandom would do; the clock is enough for that) */
 	seed = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 32);
@@ -1667,6 +1787,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kv_server: signals: %s\n", strerror(-rc));
 		return 1;
 	}
+	srv.port = port;
 	printf(strchr(o.host, ':') ? "kv_server: listening on [%s]:%d\n" :
 				     "kv_server: listening on %s:%d\n",
 	       o.host, port);

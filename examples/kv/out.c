@@ -154,6 +154,23 @@ void out_errorf(struct out *o, const char *fmt, ...)
 		free(p);
 }
 
+void out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *d;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(d = out_room(o, (size_t)n + 1)))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	o->len += (size_t)n;
+}
+
 void out_int(struct out *o, long long v)
 {
 	line_ll(o, ':', v);

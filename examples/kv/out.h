@@ -31,6 +31,9 @@ void out_error(struct out *o, const char *s);  /* -s (s has its class) */
 void out_errorf(struct out *o, const char *fmt,
 		...) /* -..., line ends blanked */
 	__attribute__((format(printf, 2, 3)));
+/* printf's text appended, as it is (no RESP framing) */
+void out_printf(struct out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void out_int(struct out *o, long long v);	       /* :v */
 void out_bulk(struct out *o, const void *p, size_t n); /* $n p */
 void out_null(struct out *o);			       /* $-1 */
