@@ -244,6 +244,9 @@ ACT_API int act_io_connect(int fd, const struct sockaddr *addr,
 			   socklen_t addrlen);
 ACT_API int act_io_close(int fd);
 ACT_API int act_io_poll(int fd, short events);
+/* act_io_fsync: fsync(2) of fd, or fdatasync(2) with this flag */
+#define ACT_IO_FSYNC_DATASYNC 1u
+ACT_API int act_io_fsync(int fd, unsigned flags);
 ACT_API ssize_t act_io_read_timeout(int fd, void *buf, size_t n, int64_t off,
 				    int64_t timeout_ns);
 ACT_API ssize_t act_io_write_timeout(int fd, const void *buf, size_t n,
@@ -259,6 +262,7 @@ ACT_API int act_io_connect_timeout(int fd, const struct sockaddr *addr,
 				   socklen_t addrlen, int64_t timeout_ns);
 ACT_API int act_io_close_timeout(int fd, int64_t timeout_ns);
 ACT_API int act_io_poll_timeout(int fd, short events, int64_t timeout_ns);
+ACT_API int act_io_fsync_timeout(int fd, unsigned flags, int64_t timeout_ns);
 /*
  * Registered files: act_io_* calls on a registered fd skip the kernel's
  * descriptor lookup. Close it with act_io_close (which unregisters it
@@ -355,6 +359,7 @@ enum act_io_op {
 	ACT_IO_OP_CLOSE,
 	ACT_IO_OP_POLL,
 	ACT_IO_OP_OTHER,
+	ACT_IO_OP_FSYNC, /* after OTHER: the values before it stay */
 };
 
 /* act_process_info.flags */

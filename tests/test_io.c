@@ -338,6 +338,13 @@ static void file_main(void *arg)
 	ck_assert_int_eq(act_io_read(fc.fd, buf, 2, 0), 2);
 	ck_assert(!memcmp(buf, "XY", 2));
 	ck_assert_int_eq(act_io_write(fc.fd, "z", 1, 50), 1);
+	/* fsync and fdatasync through the ring; a flag the kernel has no
+	 * word for is refused before it is asked */
+	ck_assert_int_eq(act_io_fsync(fc.fd, 0), 0);
+	ck_assert_int_eq(act_io_fsync(fc.fd, ACT_IO_FSYNC_DATASYNC), 0);
+	ck_assert_int_eq(act_io_fsync_timeout(fc.fd, 0, TU_SEC), 0);
+	ck_assert_int_eq(act_io_fsync(fc.fd, 2), -EINVAL);
+	ck_assert_int_eq(act_io_fsync(-1, 0), -EBADF);
 	ck_assert_int_eq(lseek(fc.fd, 0, SEEK_CUR), 5);
 	ck_assert_int_eq(lseek(fc.fd, 101, SEEK_SET), 101);
 	ck_assert_int_eq(act_io_read(fc.fd, buf, 10, -1), 2);
@@ -982,6 +989,9 @@ static unsigned enosys_calls(void)
 	       -ENOSYS;
 	bad += act_io_close_timeout(p[1], TU_SEC) != -ENOSYS;
 	bad += act_io_poll_timeout(p[1], POLLOUT, TU_SEC) != -ENOSYS;
+	bad += act_io_fsync(p[1], 0) != -ENOSYS;
+	bad += act_io_fsync_timeout(p[1], ACT_IO_FSYNC_DATASYNC, TU_SEC) !=
+	       -ENOSYS;
 	bad += act_io_register(p[0]) != -ENOSYS;
 	bad += act_io_unregister(p[0]) != -ENOSYS;
 	/* nothing happened to them */
@@ -1067,6 +1077,8 @@ static unsigned eperm_calls(void)
 	bad += act_io_register(p[0]) != -EPERM;
 	bad += act_io_unregister(p[0]) != -EPERM;
 	bad += act_io_poll_timeout(p[0], POLLIN, TU_SEC) != -EPERM;
+	bad += act_io_fsync(p[0], 0) != -EPERM;
+	bad += act_io_fsync_timeout(p[0], 0, TU_SEC) != -EPERM;
 	/* nothing was done: both ends open, the data still there */
 	bad += fcntl(p[0], F_GETFD) < 0 || fcntl(p[1], F_GETFD) < 0;
 	bad += tu_unread(p[0]) != 2;

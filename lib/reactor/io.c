@@ -314,6 +314,15 @@ int act_io_close_timeout(int fd, int64_t timeout_ns)
 	return (int)io_rw(IORING_OP_CLOSE, fd, NULL, 0, 0, 0, timeout_ns);
 }
 
+int act_io_fsync_timeout(int fd, unsigned flags, int64_t timeout_ns)
+{
+	/* the kernel's IORING_FSYNC_DATASYNC is the only flag it knows */
+	if (flags & ~ACT_IO_FSYNC_DATASYNC)
+		return -EINVAL;
+	return (int)io_rw(IORING_OP_FSYNC, fd, NULL, 0, 0,
+			  flags ? IORING_FSYNC_DATASYNC : 0, timeout_ns);
+}
+
 /*
  * Registration is an operation like the others (IORING_OP_FILES_UPDATE
  * of one slot, the descriptor's number): the ring is the reactor's, and
@@ -387,6 +396,11 @@ int act_io_close(int fd)
 int act_io_poll(int fd, short events)
 {
 	return act_io_poll_timeout(fd, events, ACT_FOREVER);
+}
+
+int act_io_fsync(int fd, unsigned flags)
+{
+	return act_io_fsync_timeout(fd, flags, ACT_FOREVER);
 }
 
 /* ---- the reactor's side ---------------------------------------------- */
@@ -648,6 +662,9 @@ static void prep(const struct act__reactor *r, struct io_uring_sqe *sqe,
 		break;
 	case IORING_OP_POLL_ADD:
 		io_uring_prep_poll_add(sqe, io->fd, (unsigned)io->flags);
+		break;
+	case IORING_OP_FSYNC:
+		io_uring_prep_fsync(sqe, io->fd, (unsigned)io->flags);
 		break;
 	case IORING_OP_FILES_UPDATE:
 		io_uring_prep_files_update(sqe, (int *)io->buf, 1,

@@ -78,6 +78,8 @@ static int public_op(unsigned op)
 		return ACT_IO_OP_CLOSE;
 	case IORING_OP_POLL_ADD:
 		return ACT_IO_OP_POLL;
+	case IORING_OP_FSYNC:
+		return ACT_IO_OP_FSYNC;
 	default:
 		return ACT_IO_OP_OTHER;
 	}
@@ -306,9 +308,10 @@ static const char *op_name(int op)
 		[ACT_IO_OP_SEND] = "send",	 [ACT_IO_OP_ACCEPT] = "accept",
 		[ACT_IO_OP_CONNECT] = "connect", [ACT_IO_OP_CLOSE] = "close",
 		[ACT_IO_OP_POLL] = "poll",	 [ACT_IO_OP_OTHER] = "other",
+		[ACT_IO_OP_FSYNC] = "fsync",
 	};
 
-	return op >= 0 && op <= ACT_IO_OP_OTHER ? names[op] : "?";
+	return op >= 0 && op <= ACT_IO_OP_FSYNC ? names[op] : "?";
 }
 
 /* The waits-for field: one word, no blank ("-", "message+12.5ms",

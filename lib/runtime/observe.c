@@ -617,6 +617,8 @@ static const char *io_op_name(unsigned op)
 		return "register";
 	case IORING_OP_SHUTDOWN:
 		return "shutdown";
+	case IORING_OP_FSYNC:
+		return "fsync";
 	default:
 		return "io";
 	}
