@@ -38,6 +38,7 @@ enum {
 			      runs it in steps (MSETNX, RENAME, SMOVE) */
 	KV_INTERNAL = 1 << 6, /* the connection's own steps, not a client's:
 				 not found by name, not in COMMAND */
+	KV_NUMKEYS = 1 << 7,  /* argv[1] counts the keys from argv[2] */
 };
 
 /* How the parts of a split command's replies come together. */

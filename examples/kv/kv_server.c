@@ -548,6 +548,14 @@ static bool one_shard(const struct kv_cmd *cmd, int argc,
 		      const struct resp_arg *argv, uint32_t *s)
 {
 	int last = cmd->last_key ? cmd->last_key : argc - 1, i;
+	long long n;
+
+	if (cmd->flags & KV_NUMKEYS) { /* numkeys, then its keys */
+		if (!resp_string2ll(argv[1].p, argv[1].len, &n) || n < 1 ||
+		    n > argc - 2)
+			n = 1; /* the shard of the first says what is wrong */
+		last = 1 + (int)n;
+	}
 
 	*s = shard_of(&argv[cmd->first_key]);
 	for (i = cmd->first_key; i <= last; i += cmd->key_step)
@@ -730,28 +738,28 @@ static struct eslot *eset_find(struct eset *es, struct resp_arg a, bool *added)
 	return &es->s[i];
 }
 
-/* SINTER, SUNION, SDIFF of the parts' sets, in the order redis would
- * have no reason to keep either: the first part's, then the others'. */
-static void merge_sets(struct conn *c, const struct plan *pl, struct part *pt)
+/* SINTER, SUNION, SDIFF (kind) of the parts' sets as an array reply into
+ * o, in an order redis would have no reason to keep either: the first
+ * part's, then the others'. False on no memory. */
+static bool set_combine(unsigned kind, const struct part *pt, uint32_t nparts,
+			struct out *o)
 {
 	struct eset es = { NULL, 0 };
-	size_t total = 0, n, i, mark = c->out.len, emitted = 0;
-	uint32_t p;
+	size_t total = 0, n, i, mark = o->len, emitted = 0;
 	struct eslot *sl;
 	const char *q;
 	bool added;
+	uint32_t p;
 
-	for (p = 0; p < pl->nparts; p++)
+	for (p = 0; p < nparts; p++)
 		total += (size_t)strtoull(pt[p].r + 1, NULL, 10);
 	for (n = 16; n < 2 * total; n *= 2)
 		;
 	es.s = calloc(n, sizeof(*es.s));
 	es.mask = n - 1;
-	if (!es.s) {
-		c->out.failed = true;
-		return;
-	}
-	for (p = 0; p < pl->nparts; p++) {
+	if (!es.s)
+		return false;
+	for (p = 0; p < nparts; p++) {
 		q = pt[p].r + pt[p].at;
 		n = (size_t)strtoull(pt[p].r + 1, NULL, 10);
 		for (i = 0; i < n; i++) {
@@ -759,12 +767,12 @@ static void merge_sets(struct conn *c, const struct plan *pl, struct part *pt)
 
 			added = false;
 			sl = eset_find(&es, a, &added);
-			if (pl->merge == KV_MERGE_SUNION) {
+			if (kind == KV_MERGE_SUNION) {
 				if (added) {
-					out_bulk(&c->out, a.p, a.len);
+					out_bulk(o, a.p, a.len);
 					emitted++;
 				}
-			} else if (pl->merge == KV_MERGE_SINTER) {
+			} else if (kind == KV_MERGE_SINTER) {
 				if (sl->mark == p) /* in every part so far */
 					sl->mark = p + 1;
 			} else { /* SDIFF: in the first, in no other */
@@ -772,22 +780,30 @@ static void merge_sets(struct conn *c, const struct plan *pl, struct part *pt)
 			}
 		}
 	}
-	if (pl->merge != KV_MERGE_SUNION) {
+	if (kind != KV_MERGE_SUNION) {
 		q = pt[0].r + pt[0].at;
 		n = (size_t)strtoull(pt[0].r + 1, NULL, 10);
 		for (i = 0; i < n; i++) {
 			struct resp_arg a = next_bulk(&q);
 
+			added = false;
 			sl = eset_find(&es, a, &added);
 			if (sl->mark ==
-			    (pl->merge == KV_MERGE_SINTER ? pl->nparts : 1)) {
-				out_bulk(&c->out, a.p, a.len);
+			    (kind == KV_MERGE_SINTER ? nparts : 1)) {
+				out_bulk(o, a.p, a.len);
 				emitted++;
 			}
 		}
 	}
-	out_array_at(&c->out, mark, (long long)emitted);
+	out_array_at(o, mark, (long long)emitted);
 	free(es.s);
+	return true;
+}
+
+static void merge_sets(struct conn *c, const struct plan *pl, struct part *pt)
+{
+	if (!set_combine(pl->merge, pt, pl->nparts, &c->out))
+		c->out.failed = true;
 }
 
 /* SCAN's reply from one shard, its next cursor made the client's. */
@@ -1187,6 +1203,129 @@ wrongtype:
 	return true;
 }
 
+/*
+ * The sets of keys v[0..n) across shards, combined as kind (SINTER,
+ * SUNION, SDIFF) into the array reply *res: each shard's keys by its
+ * own SINTER, SUNION or (the first key's part of SDIFF) SDIFF, then the
+ * parts combined as a merge does. False on a failed step; an error of a
+ * part (WRONGTYPE) is *res instead.
+ */
+static bool cross_sets(struct conn *c, const struct resp_arg *v, int n,
+		       unsigned kind, struct out *res)
+{
+	static const char *const name[] = { [KV_MERGE_SINTER] = "sinter",
+					    [KV_MERGE_SUNION] = "sunion",
+					    [KV_MERGE_SDIFF] = "sdiff" };
+	uint32_t ns = (uint32_t)srv.nshards, s, np = 0, first = shard_of(&v[0]);
+	struct resp_arg *a = malloc(((size_t)n + 1) * sizeof(*a));
+	struct out *reps = calloc(ns, sizeof(*reps));
+	struct part *pt = calloc(ns, sizeof(*pt));
+	bool ok = a && reps && pt;
+	int i, m;
+
+	for (s = 0; ok && s < ns; s++) { /* the first key's shard first */
+		uint32_t sh = (first + s) % ns;
+		const char *op = kind == KV_MERGE_SDIFF && s ? "sunion" :
+							       name[kind];
+
+		for (i = 0, m = 1; i < n; i++)
+			if (shard_of(&v[i]) == sh)
+				a[m++] = v[i];
+		if (m == 1)
+			continue;
+		ok = step(c, sh, op, m, a, &reps[np]);
+		if (ok && reps[np].p[0] == '-') {
+			out_raw(res, reps[np].p, reps[np].len);
+			goto out;
+		}
+		pt[np].r = reps[np].p;
+		pt[np].len = reps[np].len;
+		pt[np].at = (size_t)(strchr(pt[np].r, '\r') - pt[np].r) + 2;
+		np++;
+	}
+	if (ok)
+		ok = set_combine(kind, pt, np, res);
+out:
+	for (s = 0; reps && s < ns; s++)
+		out_free(&reps[s]);
+	free(reps);
+	free(pt);
+	free(a);
+	return ok;
+}
+
+/* SINTERSTORE, SUNIONSTORE, SDIFFSTORE across shards: the sets combined
+ * here, then the destination replaced on its shard (deleted when the
+ * result is empty, as redis). */
+static bool cross_store(struct conn *c, int argc, const struct resp_arg *v,
+			unsigned kind, struct out *rep)
+{
+	struct out res;
+	struct resp_arg *a = NULL, d[2] = { { NULL, 0 }, v[1] };
+	const char *q;
+	long long n = 0, i;
+	bool ok;
+
+	out_init(&res);
+	ok = cross_sets(c, &v[2], argc - 2, kind, &res) && !res.failed;
+	if (ok && res.p[0] == '-') {
+		out_raw(&c->out, res.p, res.len);
+		goto out;
+	}
+	if (ok)
+		n = strtoll(res.p + 1, (char **)&q, 10);
+	if (ok && n) {
+		a = malloc(((size_t)n + 2) * sizeof(*a));
+		ok = a != NULL;
+		for (i = 0, q += 2; ok && i < n; i++)
+			a[2 + i] = next_bulk(&q);
+	}
+	ok = ok && step(c, shard_of(&v[1]), "del", 2, d, rep);
+	if (ok && n) {
+		a[1] = v[1];
+		ok = step(c, shard_of(&v[1]), "sadd", (int)n + 2, a, rep);
+	}
+	if (ok)
+		out_int(&c->out, n);
+out:
+	free(a);
+	out_free(&res);
+	return ok;
+}
+
+/* SINTERCARD across shards: the whole command on the first key's shard
+ * first, for redis's errors (its other keys are simply not there), then
+ * the intersection counted here, up to LIMIT. */
+static bool cross_sintercard(struct conn *c, int argc, const struct resp_arg *v,
+			     struct out *rep)
+{
+	long long n = 0, limit = 0, got;
+	struct resp_arg *a = malloc((size_t)argc * sizeof(*a));
+	struct out res;
+	bool ok = a != NULL;
+
+	memcpy(a, v, (size_t)argc * sizeof(*a));
+	ok = ok && step(c, shard_of(&v[2]), "sintercard", argc, a, rep);
+	free(a);
+	if (!ok || rep->p[0] != ':') {
+		out_raw(&c->out, rep->p, rep->len);
+		return ok;
+	}
+	resp_string2ll(v[1].p, v[1].len, &n);
+	if (argc > 3 + n)
+		resp_string2ll(v[argc - 1].p, v[argc - 1].len, &limit);
+	out_init(&res);
+	ok = cross_sets(c, &v[2], (int)n, KV_MERGE_SINTER, &res) && !res.failed;
+	if (ok && res.p[0] == '-') {
+		out_raw(&c->out, res.p, res.len);
+	} else if (ok) {
+		got = strtoll(res.p + 1, NULL, 10);
+		out_int(&c->out, limit && got > limit ? limit : got);
+	}
+	out_free(&res);
+	return ok;
+}
+
 /* The batch's last command, across shards, in its steps; its reply goes
  * after the rest of the batch's. */
 static bool run_cross(struct conn *c)
@@ -1214,6 +1353,14 @@ static bool run_cross(struct conn *c)
 		ok = cross_msetnx(c, argc, v, &rep);
 	else if (!strcmp(cmd->name, "smove"))
 		ok = cross_smove(c, v, &rep);
+	else if (!strcmp(cmd->name, "sintercard"))
+		ok = cross_sintercard(c, argc, v, &rep);
+	else if (!strcmp(cmd->name, "sinterstore"))
+		ok = cross_store(c, argc, v, KV_MERGE_SINTER, &rep);
+	else if (!strcmp(cmd->name, "sunionstore"))
+		ok = cross_store(c, argc, v, KV_MERGE_SUNION, &rep);
+	else if (!strcmp(cmd->name, "sdiffstore"))
+		ok = cross_store(c, argc, v, KV_MERGE_SDIFF, &rep);
 	else
 		ok = cross_rename(c, v, !strcmp(cmd->name, "renamenx"), &rep);
 	out_free(&rep);
