@@ -338,10 +338,15 @@ static void c_hincrbyfloat(struct kv_db *db, int argc, const struct resp_arg *v,
 			nomem(o);
 	} else {
 		len = kv_ld2string(buf, RESP_LDOUBLE_MAX, val);
-		if (hash_set(h, v[2].p, v[2].len, buf, len) < 0)
+		if (hash_set(h, v[2].p, v[2].len, buf, len) < 0) {
 			nomem(o);
-		else
+		} else {
+			const char *w[4] = { "HSET", v[1].p, v[2].p, buf };
+			size_t l[4] = { 4, v[1].len, v[2].len, len };
+
 			out_bulk(o, buf, len);
+			db_log_strs(db, 4, w, l); /* as redis: the result */
+		}
 		free(buf);
 	}
 	if (!hash_len(h))

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "aof.h"
 #include "glob.h"
 
 enum { EXP_NX = 1 << 0, EXP_XX = 1 << 1, EXP_GT = 1 << 2, EXP_LT = 1 << 3 };
@@ -117,7 +118,19 @@ static bool expire_when(const struct resp_arg *v, long long base,
 	return true;
 }
 
-/* redis's expireGenericCommand: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT. */
+/* The append-only file's record "CMD key" or "CMD key ms". */
+static void log_key(struct kv_db *db, const char *cmd, struct kv_entry *e,
+		    const long long *ms)
+{
+	char buf[24];
+	const char *w[3] = { cmd, kv_key(e), buf };
+	size_t l[3] = { strlen(cmd), e->klen, ms ? out_lltoa(buf, *ms) : 0 };
+
+	db_log_strs(db, ms ? 3 : 2, w, l);
+}
+
+/* redis's expireGenericCommand: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT,
+ * logged as PEXPIREAT at its absolute time, or as DEL. */
 static void expire_generic(struct kv_db *db, int argc, const struct resp_arg *v,
 			   struct out *o, bool at, long long unit,
 			   const char *cmd)
@@ -129,6 +142,7 @@ static void expire_generic(struct kv_db *db, int argc, const struct resp_arg *v,
 	if (!expire_options(argc, v, &f, o) ||
 	    !expire_when(v, at ? 0 : now, unit, cmd, &when, o))
 		return;
+	db_log(db, 0, NULL); /* what it did, below, or nothing */
 	e = lookup(db, &v[1]);
 	if (!e) {
 		out_int(o, 0);
@@ -141,10 +155,15 @@ static void expire_generic(struct kv_db *db, int argc, const struct resp_arg *v,
 		out_int(o, 0);
 		return;
 	}
-	if (when <= now)
-		db_delete(db, e); /* already past: deleted, as redis does */
-	else
+	/* already past: deleted, as redis does (not while the file is
+	 * replayed, where the key may yet be read by what follows) */
+	if (when <= now && !db->loading) {
+		log_key(db, "DEL", e, NULL);
+		db_delete(db, e);
+	} else {
 		db_set_expire(db, e, when);
+		log_key(db, "PEXPIREAT", e, &when);
+	}
 	out_int(o, 1);
 }
 
@@ -384,9 +403,9 @@ static void c_scan(struct kv_db *db, int argc, const struct resp_arg *v,
 				       false)) ||
 		    (type && strcasecmp_arg(type, db_type_name(e->type))))
 			continue;
-		if (e->expire_ms && e->expire_ms <= kv_now_ms()) {
-			db_delete(db, e);
-			db->expired++;
+		if (e->expire_ms && e->expire_ms <= kv_now_ms() &&
+		    !db->loading) {
+			db_expire(db, e);
 			continue;
 		}
 		out_bulk(o, kv_key(e), e->klen);
@@ -452,10 +471,12 @@ static void c_take(struct kv_db *db, int argc, const struct resp_arg *v,
 	struct kv_entry *e = lookup(db, &v[1]);
 
 	(void)argc;
+	db_log(db, 0, NULL); /* never as it is sent: TAKE and PUT are ours */
 	if (!e) {
 		out_null(o);
 		return;
 	}
+	log_key(db, "DEL", e, NULL);
 	db_detach(db, e);
 	out_bulk(o, &e, sizeof(e));
 }
@@ -463,18 +484,24 @@ static void c_take(struct kv_db *db, int argc, const struct resp_arg *v,
 static void c_put(struct kv_db *db, int argc, const struct resp_arg *v,
 		  struct out *o)
 {
-	struct kv_entry *e, *d;
+	struct kv_entry *e, *d, *ne;
 
 	(void)argc;
+	db_log(db, 0, NULL); /* never as it is sent: TAKE and PUT are ours */
 	if (v[2].len != sizeof(e)) {
 		out_error(o, "ERR PUT: not an entry");
 		return;
 	}
 	memcpy(&e, v[2].p, sizeof(e));
 	d = lookup(db, &v[1]);
-	if (d)
+	if (d) {
+		log_key(db, "DEL", d, NULL);
 		db_delete(db, d);
-	if (db_attach(db, e, v[1].p, v[1].len, hash_of(&v[1]))) {
+	}
+	ne = db_attach(db, e, v[1].p, v[1].len, hash_of(&v[1]));
+	if (ne) {
+		if (db->log) /* the value itself: the other shard has it no more */
+			aof_emit(db->log, ne, kv_key(ne), ne->klen);
 		out_status(o, KV_OK);
 	} else {
 		db_entry_free(e);

@@ -177,14 +177,30 @@ static void c_scard(struct kv_db *db, int argc, const struct resp_arg *v,
 
 /* ---- SPOP, SRANDMEMBER --------------------------------------------------- */
 
-/* One random member into the reply, and out of the set. */
-static void pop_one(struct out *o, struct kv_set *s)
+/* One random member into the reply, and out of the set; logged as the
+ * SREM of that member, so that the file does not depend on the pick. */
+static void pop_one(struct kv_db *db, struct kv_entry *e, struct out *o)
 {
+	const char *w[3] = { "SREM", kv_key(e), NULL };
+	size_t l[3] = { 4, e->klen, 0 };
 	struct kv_member m;
 
-	set_random(s, &m);
+	set_random(db_set(e), &m);
 	reply_member(o, &m);
-	set_remove(s, m.p, m.n); /* m.p may be the member's own bytes */
+	w[2] = m.p;
+	l[2] = m.n;
+	db_log_strs(db, 3, w, l);
+	set_remove(db_set(e), m.p, m.n); /* m.p may be the member's own */
+}
+
+/* The whole set popped: logged as its DEL. */
+static void pop_all(struct kv_db *db, struct kv_entry *e)
+{
+	const char *w[2] = { "DEL", kv_key(e) };
+	size_t l[2] = { 3, e->klen };
+
+	db_log_strs(db, 2, w, l);
+	db_delete(db, e);
 }
 
 /* Picking and removing, one at a time, stays O(1) each as the table
@@ -211,12 +227,12 @@ static void spop_count(struct kv_db *db, const struct resp_arg *v,
 	size = set_card(db_set(e));
 	if ((unsigned long long)count >= size) {
 		reply_all(o, db_set(e));
-		db_delete(db, e);
+		pop_all(db, e);
 		return;
 	}
 	out_array(o, count);
 	while (count--)
-		pop_one(o, db_set(e));
+		pop_one(db, e, o);
 }
 
 static void c_spop(struct kv_db *db, int argc, const struct resp_arg *v,
@@ -239,7 +255,7 @@ static void c_spop(struct kv_db *db, int argc, const struct resp_arg *v,
 		out_null(o);
 		return;
 	}
-	pop_one(o, db_set(e));
+	pop_one(db, e, o);
 	drop_if_empty(db, e);
 }
 

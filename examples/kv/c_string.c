@@ -149,6 +149,20 @@ static bool get_reply(struct kv_entry *e, struct out *o)
 	return true;
 }
 
+/* The SET that a SET, SETNX, SETEX, PSETEX or INCRBYFLOAT did, for the
+ * append-only file: its TTL as an absolute PXAT, or KEEPTTL. */
+static void log_set(struct kv_db *db, const struct resp_arg *v,
+		    const long long *at, bool keep)
+{
+	char ms[24];
+	const char *w[5] = { "SET", v[1].p, v[2].p, at ? "PXAT" : "KEEPTTL",
+			     ms };
+	size_t l[5] = { 3, v[1].len, v[2].len, at ? 4 : 7,
+			at ? out_lltoa(ms, *at) : 0 };
+
+	db_log_strs(db, at ? 5 : keep ? 4 : 3, w, l);
+}
+
 /*
  * redis's setGenericCommand, for SET, SETNX, SETEX and PSETEX: the expiry
  * checked first, then GET's reply, then NX or XX; ok and abort are the
@@ -162,6 +176,7 @@ static void set_generic(struct kv_db *db, const struct resp_arg *v,
 	long long at = 0;
 	struct kv_entry *e;
 
+	db_log(db, 0, NULL); /* logged below, as the SET it did, if it did */
 	if (expire && !set_expiry(flags, expire, cmd, &at, o))
 		return;
 	e = lookup(db, &v[1]);
@@ -180,6 +195,7 @@ static void set_generic(struct kv_db *db, const struct resp_arg *v,
 	}
 	if (expire)
 		db_set_expire(db, e, at);
+	log_set(db, v, expire ? &at : NULL, flags & SET_KEEPTTL);
 	if (!(flags & SET_GET))
 		ok ? ok(o) : out_status(o, KV_OK);
 }
@@ -260,6 +276,17 @@ static void c_getdel(struct kv_db *db, int argc, const struct resp_arg *v,
 		db_delete(db, e);
 }
 
+/* "CMD key" or "CMD key ms" for the append-only file. */
+static void log_words(struct kv_db *db, const char *cmd,
+		      const struct resp_arg *k, const long long *ms)
+{
+	char buf[24];
+	const char *w[3] = { cmd, k->p, buf };
+	size_t l[3] = { strlen(cmd), k->len, ms ? out_lltoa(buf, *ms) : 0 };
+
+	db_log_strs(db, ms ? 3 : 2, w, l);
+}
+
 static void c_getex(struct kv_db *db, int argc, const struct resp_arg *v,
 		    struct out *o)
 {
@@ -270,6 +297,7 @@ static void c_getex(struct kv_db *db, int argc, const struct resp_arg *v,
 
 	if (!set_options(argc, v, true, &flags, &expire, o))
 		return;
+	db_log(db, 0, NULL); /* logged below as what it did, if anything */
 	e = lookup(db, &v[1]);
 	if (!e) {
 		out_null(o);
@@ -280,12 +308,17 @@ static void c_getex(struct kv_db *db, int argc, const struct resp_arg *v,
 		return;
 	out_bulk(o, kv_val(e), e->vlen);
 	/* an absolute time already past deletes the key, as redis */
-	if ((flags & (SET_EXAT | SET_PXAT)) && at <= kv_now_ms())
+	if ((flags & (SET_EXAT | SET_PXAT)) && at <= kv_now_ms() &&
+	    !db->loading) {
+		log_words(db, "DEL", &v[1], NULL);
 		db_delete(db, e);
-	else if (expire)
+	} else if (expire) {
 		db_set_expire(db, e, at);
-	else if (flags & SET_PERSIST)
+		log_words(db, "PEXPIREAT", &v[1], &at);
+	} else if ((flags & SET_PERSIST) && e->expire_ms) {
 		db_set_expire(db, e, 0);
+		log_words(db, "PERSIST", &v[1], NULL);
+	}
 }
 
 static void c_mget(struct kv_db *db, int argc, const struct resp_arg *v,
@@ -496,10 +529,14 @@ static void c_incrbyfloat(struct kv_db *db, int argc, const struct resp_arg *v,
 	}
 	nv.p = buf;
 	nv.len = kv_ld2string(buf, RESP_LDOUBLE_MAX, val);
-	if (!set_string(db, &v[1], &nv, true)) /* the TTL kept, as INCR */
+	if (!set_string(db, &v[1], &nv, true)) { /* the TTL kept, as INCR */
 		nomem(o);
-	else
+	} else {
 		out_bulk(o, nv.p, nv.len);
+		/* as redis: the result, so no float is redone by a replay */
+		log_set(db, (const struct resp_arg[]){ v[0], v[1], nv }, NULL,
+			true);
+	}
 	free(buf);
 }
 

@@ -2,6 +2,8 @@
 /* db.c - a shard's keyspace, and its objects made and freed (db.h). */
 #include "db.h"
 
+#include "aof.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -77,6 +79,48 @@ static void obj_free(enum kv_type type, void *o)
 	}
 }
 
+/* ---- the append-only file's log --------------------------------------- */
+
+void db_log(struct kv_db *db, int argc, const struct resp_arg *argv)
+{
+	db->logged = true;
+	if (db->log && argc)
+		aof_cmd(db->log, argc, argv);
+}
+
+void db_log_strs(struct kv_db *db, int argc, const char *const *words,
+		 const size_t *lens)
+{
+	db->logged = true;
+	if (db->log && argc)
+		aof_strs(db->log, argc, words, lens);
+}
+
+void db_touch(struct kv_db *db, struct kv_entry *e)
+{
+	if (!db->snap || e->mark == db->epoch)
+		return;
+	aof_emit(db->snap, e, kv_key(e), e->klen);
+	e->mark = db->epoch;
+}
+
+/* An expiry that removed e, logged as the DEL it was (redis's too). */
+static void log_expired(struct kv_db *db, struct kv_entry *e)
+{
+	const char *w[2] = { "DEL", kv_key(e) };
+	size_t l[2] = { 3, e->klen };
+
+	if (db->log)
+		aof_strs(db->log, 2, w, l);
+}
+
+void db_expire(struct kv_db *db, struct kv_entry *e)
+{
+	log_expired(db, e);
+	db_delete(db, e);
+	db->expired++;
+}
+
 /* ---- the keyspace ------------------------------------------------------ */
 
 void db_init(struct kv_db *db)
@@ -117,7 +161,8 @@ struct kv_entry *db_find(struct kv_db *db, const char *k, size_t klen,
 {
 	struct kv_entry *e = dict_find(&db->keys, k, klen, hash);
 
-	if (e && e->expire_ms && e->expire_ms <= kv_now_ms()) {
+	if (e && e->expire_ms && !db->loading && e->expire_ms <= kv_now_ms()) {
+		log_expired(db, e);
 		db_delete(db, e);
 		db->expired++;
 		return NULL;
@@ -143,6 +188,7 @@ struct kv_entry *db_add(struct kv_db *db, const char *k, size_t klen,
 		return NULL;
 	}
 	e->type = (uint8_t)type;
+	e->mark = db->epoch; /* not for a rewrite begun before it */
 	if (o)
 		memcpy(kv_val(e), &o, sizeof(o));
 	dict_add(&db->keys, e);
@@ -158,6 +204,7 @@ static struct kv_entry *move(struct kv_db *db, struct kv_entry *e, size_t vcap)
 		return NULL;
 	ne->expire_ms = e->expire_ms;
 	ne->type = e->type;
+	ne->mark = e->mark;
 	ne->vlen = e->vlen < vcap ? e->vlen : (uint32_t)vcap;
 	memcpy(kv_val(ne), kv_val(e), ne->vlen);
 	dict_remove(&db->keys, e);
@@ -214,6 +261,7 @@ static struct kv_entry *renamed(const struct kv_entry *e, const char *k,
 	ne->expire_ms = e->expire_ms;
 	ne->type = e->type;
 	ne->vlen = e->vlen;
+	ne->mark = e->mark;
 	memcpy(kv_val(ne), e->data + e->klen,
 	       e->type == KV_STRING ? e->vlen : sizeof(void *));
 	return ne;
@@ -226,6 +274,7 @@ struct kv_entry *db_rename(struct kv_db *db, struct kv_entry *e, const char *k,
 
 	if (!ne)
 		return NULL;
+	ne->mark = db->epoch; /* a new name: the log makes it */
 	dict_remove(&db->keys, e);
 	free(e); /* its object, if any, is ne's now */
 	dict_add(&db->keys, ne);
@@ -247,6 +296,7 @@ struct kv_entry *db_attach(struct kv_db *db, struct kv_entry *e, const char *k,
 
 	if (!ne)
 		return NULL;
+	ne->mark = db->epoch; /* a new name: the log makes it */
 	free(e);
 	if (ne->expire_ms)
 		db->expires++;
@@ -279,6 +329,7 @@ static void sweep_one(struct kv_entry *e, void *ctx)
 	struct sweep *s = ctx;
 
 	if (e->expire_ms && e->expire_ms <= s->now) {
+		log_expired(s->db, e);
 		db_delete(s->db, e);
 		s->db->expired++;
 		s->removed++;
@@ -289,7 +340,7 @@ size_t db_sweep(struct kv_db *db, size_t buckets)
 {
 	struct sweep s = { db, kv_now_ms(), 0 };
 
-	if (!db->expires)
+	if (!db->expires || db->loading)
 		return 0;
 	dict_scan(&db->keys, &db->sweep_cursor, buckets, sweep_one, &s);
 	dict_shrink(&db->keys);

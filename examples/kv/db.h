@@ -26,7 +26,37 @@ struct kv_db {
 	size_t expires; /* keys with an expiry */
 	size_t sweep_cursor;
 	uint64_t expired; /* keys removed by expiry, lazily or swept */
+	/*
+	 * The append-only file (aof.h), NULL when it is off: the records of
+	 * what this batch changed. A write command is logged as it was
+	 * sent, unless it logged a form of its own (db_log: relative times
+	 * made absolute, random picks made explicit) or nothing, which sets
+	 * logged. While the file is replayed (loading) nothing expires, so
+	 * that each command meets the keys it met when it ran.
+	 */
+	struct out *log;
+	bool logged, loading;
+	/*
+	 * A rewrite in progress: its snapshot of this shard is made a few
+	 * keys at a time, between batches. A key whose mark is not epoch is
+	 * not in it yet, and is put there (db_touch) before a command may
+	 * change it, so that the snapshot holds every key as it was before
+	 * the first command that the file after the snapshot logs on it.
+	 * NULL snap: no rewrite; keys made meanwhile are marked at once.
+	 */
+	struct out *snap;
+	uint8_t epoch;
 };
+
+/* Log a command's own form for it (no-op when the file is off); with
+ * argc 0 only that it logged nothing. */
+void db_log(struct kv_db *db, int argc, const struct resp_arg *argv);
+void db_log_strs(struct kv_db *db, int argc, const char *const *words,
+		 const size_t *lens);
+/* e removed for its past expiry, logged as a DEL and counted. */
+void db_expire(struct kv_db *db, struct kv_entry *e);
+/* Put key e into the rewrite's snapshot if it is not there yet. */
+void db_touch(struct kv_db *db, struct kv_entry *e);
 
 /* unix time in ms */
 int64_t kv_now_ms(void);

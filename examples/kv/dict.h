@@ -36,6 +36,7 @@ struct kv_entry {
 	uint32_t vlen; /* strings: the value's bytes */
 	uint32_t vcap; /* bytes allocated after the key */
 	uint8_t type;  /* enum kv_type */
+	uint8_t mark;  /* keys: the append-only rewrite that has it (db.h) */
 	char data[];   /* key, then value (or its object's pointer) */
 };
 

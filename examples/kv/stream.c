@@ -294,6 +294,11 @@ uint64_t stream_len(const struct kv_stream *s)
 	return s->length;
 }
 
+void stream_set_last_id(struct kv_stream *s, struct kv_sid id)
+{
+	s->last = id;
+}
+
 struct kv_sid stream_last_id(const struct kv_stream *s)
 {
 	return s->last;

@@ -69,6 +69,9 @@ void stream_free(struct kv_stream *x);
 uint64_t stream_len(const struct kv_stream *s);
 /* The last ID ever added (0-0 for none), deleted or not. */
 struct kv_sid stream_last_id(const struct kv_stream *s);
+/* XSETID's: the last ID made, from which the next "*" goes on; the
+ * caller checked that no entry's ID is greater. */
+void stream_set_last_id(struct kv_stream *s, struct kv_sid id);
 
 /* Appends an entry of fv[0..2 * nf): id must be greater than the last
  * ID. False on no memory (the stream as it was). */
