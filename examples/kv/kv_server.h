@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kv_server.h - what the kv server's processes share (kv_server.c has
+ * the whole picture): the messages between them, the server's few
+ * globals, and the helpers that move bytes between processes.
+ */
+#ifndef KV_SERVER_H
+#define KV_SERVER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <actors.h>
+
+#include "cmd.h"
+
+#define BATCH_MAX 256			  /* commands read before they run */
+#define IN_START 16384			  /* a connection's first buffer */
+#define IN_KEEP ((size_t)1 << 20)	  /* more is given back when idle */
+#define INLINE_MAX ((size_t)256 << 10)	  /* bigger messages go by pointer */
+#define SEND_STALL_NS (30 * 1000000000LL) /* no progress: closed */
+#define TICK_NS (100 * 1000000LL)	  /* a shard's expiry sweep */
+#define SWEEP_BUCKETS 256
+#define REPLY_SOFT ((size_t)1 << 20) /* a shard's replies to one batch */
+#define OUT_FLUSH ((size_t)1 << 20)  /* replies written as they pass it */
+#define MS 1000000LL
+
+enum {
+	T_REQ = 1, /* a batch of commands, its bytes in the message */
+	T_REQ_PTR, /* the same, a malloc'd buffer handed over */
+	T_REP,	   /* the replies */
+	T_REP_PTR,
+	T_TICK,	  /* a shard's sweep */
+	T_SIGNAL, /* to main: the signal's number */
+	T_FAILED, /* to main: a -errno */
+};
+
+/* A pointer message's payload: the receiver frees p. */
+struct handoff {
+	void *p;
+	size_t len;
+};
+
+/* A shard's reply count when it had no memory for the replies. */
+#define KV_BATCH_FAILED UINT32_MAX
+
+/* Set before act_main, read-only once processes run, but for the
+ * atomics. */
+struct kv_srv {
+	int listen_fd;
+	int sigfd;
+	int nshards;
+	act_pid main;
+	act_pid *shards;
+	_Atomic int clients;
+	_Atomic uint64_t accepted, rejected, closed;
+	_Atomic uint64_t commands; /* INFO's total_commands_processed */
+	int err, signal;
+	int port, workers;
+	int64_t started_ns;
+	const char *executable;
+};
+extern struct kv_srv srv;
+
+static inline int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static inline uint32_t get32(const char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline void put32(struct out *o, uint32_t v)
+{
+	out_raw(o, &v, sizeof(v));
+}
+
+/* The shard of a key: the high half of its hash. */
+static inline uint32_t shard_of(const struct resp_arg *key)
+{
+	if (srv.nshards == 1)
+		return 0;
+	return (uint32_t)((kv_hash(key->p, key->len) >> 32) %
+			  (uint64_t)srv.nshards);
+}
+
+/* o's bytes to `to`: copied when small, else the buffer itself. */
+int kv_send_out(act_pid to, uint32_t tag, struct out *o);
+/* p[0..len) to `to`, copied: into the message when small, else into a
+ * buffer handed over (the sender keeps its own). */
+int kv_send_copy(act_pid to, uint32_t tag, const void *p, size_t len);
+/* A request or reply's bytes: in the message, or handed over (*owned,
+ * which the receiver frees). */
+const char *kv_payload(const struct act_msg *m, size_t *len, void **owned);
+
+/* The processes: a shard (kv_shard.c), a connection (kv_conn.c). */
+void kv_shard_proc(void *arg);
+void kv_conn_proc(void *arg);
+
+#endif /* KV_SERVER_H */
