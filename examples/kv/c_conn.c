@@ -119,8 +119,13 @@ static void c_config(struct kv_client *cl, int argc, const struct resp_arg *v,
 		long long v; /* < 0: the string s */
 		const char *s;
 	} params[] = {
-		{ "appendonly", -1, "no" },
+		{ "appendfsync", -1,
+		  kv_settings.appendfsync == 2 ? "always" :
+		  kv_settings.appendfsync == 1 ? "everysec" :
+						 "no" },
+		{ "appendonly", -1, kv_settings.appendonly ? "yes" : "no" },
 		{ "databases", 1, NULL },
+		{ "dir", -1, kv_settings.dir },
 		{ "maxclients", kv_settings.maxclients, NULL },
 		{ "proto-max-bulk-len", kv_settings.proto_max_bulk_len, NULL },
 		{ "save", -1, "" },

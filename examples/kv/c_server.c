@@ -13,6 +13,7 @@
  */
 #include "cmd_impl.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
 #include <malloc.h>
@@ -486,7 +487,29 @@ static void c_client(struct kv_client *cl, int argc, const struct resp_arg *v,
 	}
 }
 
+static void c_bgrewriteaof(struct kv_client *cl, int argc,
+			   const struct resp_arg *v, struct out *o)
+{
+	int rc = kv_settings.bgrewriteaof ? kv_settings.bgrewriteaof() :
+					    -ENOTSUP;
+
+	(void)cl;
+	(void)argc;
+	(void)v;
+	if (rc == 0)
+		out_status(o, "Background append only file rewriting started");
+	else if (rc == -EBUSY)
+		out_error(o, "ERR Background append only file rewriting "
+			     "already in progress");
+	else if (rc == -ENOTSUP)
+		out_error(o, "ERR the append-only file is off: start "
+			     "kv_server with --appendonly yes");
+	else
+		out_errorf(o, "ERR Can't start the rewrite: %s", strerror(-rc));
+}
+
 const struct kv_cmd kv_cmds_server[] = {
+	KV_CONN_CMD("bgrewriteaof", 1, 0, c_bgrewriteaof),
 	KV_CONN_CMD("client", -2, 0, c_client),
 	KV_CMD("info", -1, 0, 0, KV_EVERY, KV_MERGE_INFO, c_info),
 	{ .name = NULL },

@@ -15,6 +15,8 @@ struct kv_settings kv_settings = {
 	.proto_max_bulk_len = RESP_MAX_BULK_DEFAULT,
 	.maxclients = 10000,
 	.shards = 1,
+	.appendfsync = 1,
+	.dir = ".",
 };
 
 #define CMD_MAX 256	/* commands in all */

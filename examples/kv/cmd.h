@@ -139,6 +139,11 @@ struct kv_settings {
 	long long maxclients;
 	int shards;
 	void (*info)(struct kv_info *in); /* the server's INFO figures */
+	/* the append-only file, for CONFIG GET and BGREWRITEAOF */
+	bool appendonly;
+	int appendfsync; /* 0 no, 1 everysec, 2 always */
+	const char *dir;
+	int (*bgrewriteaof)(void); /* 0: started; -EBUSY, -ENOTSUP */
 };
 extern struct kv_settings kv_settings;
 

@@ -66,6 +66,8 @@ struct conn {
 	size_t *rlen, *rat;
 	bool close_after;
 	struct kv_client client; /* for its own commands (cmd.h) */
+	bool loader;		 /* the replay of the append-only file */
+	uint64_t file_off;	 /* loader: the next byte of the file to read */
 	/* P_CROSS: the batch's last command, run in steps after the rest */
 	const struct kv_cmd *cross;
 	struct out cross_args; /* its arguments' bytes, then their lengths */
@@ -1140,7 +1142,7 @@ static bool flush_out(struct conn *c)
 	size_t at = 0;
 	ssize_t n;
 
-	while (at < c->out.len) {
+	while (at < c->out.len && !c->loader) { /* a replay's: dropped */
 		n = act_io_send_timeout(c->fd, c->out.p + at, c->out.len - at,
 					MSG_NOSIGNAL, SEND_STALL_NS);
 		if (n == -EINTR)
@@ -1176,11 +1178,16 @@ static bool fill(struct conn *c)
 		c->cap = cap;
 	}
 	do
-		n = act_io_recv(c->fd, c->in + c->have, c->cap - c->have, 0);
+		n = c->loader ? act_io_read(c->fd, c->in + c->have,
+					    c->cap - c->have,
+					    (int64_t)c->file_off) :
+				act_io_recv(c->fd, c->in + c->have,
+					    c->cap - c->have, 0);
 	while (n == -EINTR);
 	if (n <= 0)
 		return false;
 	c->have += (size_t)n;
+	c->file_off += (uint64_t)n;
 	return true;
 }
 
@@ -1285,18 +1292,12 @@ static void conn_free(struct conn *c)
 	free(c);
 }
 
-void kv_conn_proc(void *arg)
+/* Serves c until its client goes (or, a loader, its file ends). */
+static void serve(struct conn *c)
 {
-	int fd = (int)(intptr_t)arg;
-	struct conn *c = conn_new(fd);
 	enum resp_status st;
 
-	/* in the ring's table until the act_io_close below: no descriptor
-	 * lookup per receive and send (a refusal only costs that lookup) */
-	(void)act_io_register(fd);
-	if (c && conn_ok(c))
-		kv_client_add(&c->client);
-	while (c && conn_ok(c)) {
+	while (conn_ok(c)) {
 		st = plan_batch(c);
 		if (c->nplan && !run_batch(c))
 			break;
@@ -1313,9 +1314,51 @@ void kv_conn_proc(void *arg)
 		if (st == RESP_MORE && !fill(c))
 			break;
 	}
+}
+
+void kv_conn_proc(void *arg)
+{
+	int fd = (int)(intptr_t)arg;
+	struct conn *c = conn_new(fd);
+
+	/* in the ring's table until the act_io_close below: no descriptor
+	 * lookup per receive and send (a refusal only costs that lookup) */
+	(void)act_io_register(fd);
+	if (c && conn_ok(c)) {
+		kv_client_add(&c->client);
+		serve(c);
+	}
 	if (c)
 		conn_free(c);
 	act_io_close(fd);
 	atomic_fetch_sub_explicit(&srv.clients, 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&srv.closed, 1, memory_order_relaxed);
+}
+
+/*
+ * The replay of the append-only file: a connection whose input is the
+ * file (kv_server.c cut it to whole commands first) and whose replies go
+ * nowhere, so that every record is routed, split and stepped across the
+ * shards exactly as a client's command would be, whatever the shards
+ * were when it was written. Tells main the commands it ran.
+ */
+void kv_loader_proc(void *arg)
+{
+	struct conn *c = conn_new(srv.aof_fd);
+	uint64_t n = 0;
+
+	(void)arg;
+	if (c && conn_ok(c)) {
+		c->loader = true;
+		serve(c);
+		n = atomic_load_explicit(&srv.commands, memory_order_relaxed);
+	}
+	if (c) {
+		if (c->have) /* the scan said whole: a bug if not */
+			fprintf(stderr,
+				"kv_server: %s: %zu bytes left unread\n",
+				srv.aof_path, c->have);
+		conn_free(c);
+	}
+	act_send(srv.main, T_LOADED, &n, sizeof(n));
 }

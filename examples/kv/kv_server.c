@@ -33,6 +33,7 @@
  * its header (resp.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -47,6 +48,7 @@
 #include <unistd.h>
 
 #include "../echo_server.h" /* echo_server_listen: the socket */
+#include "aof.h"
 #include "kv_server.h"
 
 struct kv_srv srv;
@@ -209,7 +211,18 @@ static void server_info(struct kv_info *in)
 						       memory_order_relaxed);
 	in->commands = (long long)atomic_load_explicit(&srv.commands,
 						       memory_order_relaxed);
-	in->aof_write_ok = 1;
+	in->aof_enabled = srv.aof_fd >= 0;
+	in->aof_loading =
+		atomic_load_explicit(&srv.aof_loading, memory_order_relaxed);
+	in->aof_rewriting =
+		atomic_load_explicit(&srv.aof_rewriting, memory_order_relaxed);
+	in->aof_write_ok =
+		srv.aof_fd < 0 ||
+		atomic_load_explicit(&srv.aof_write_ok, memory_order_relaxed);
+	in->aof_rewrites = (long long)atomic_load_explicit(
+		&srv.aof_rewrites, memory_order_relaxed);
+	in->aof_size = (long long)atomic_load_explicit(&srv.aof_size,
+						       memory_order_relaxed);
 }
 
 struct opts {
@@ -219,7 +232,113 @@ struct opts {
 	int shards;
 	long long maxclients;
 	long long max_bulk;
+	bool appendonly;
+	int appendfsync;
+	const char *dir;
 };
+
+/* BGREWRITEAOF, from a connection: the aof process says whether it
+ * started one (kv_settings.bgrewriteaof). */
+static bool is_rewrite_reply(const struct act_msg *m, void *ctx)
+{
+	(void)ctx;
+	return m->tag == T_BGREWRITE && act_pid_eq(m->from, srv.aof) &&
+	       m->len == sizeof(int);
+}
+
+static int bgrewriteaof(void)
+{
+	struct act_msg *m;
+	int rc;
+
+	if (srv.aof_fd < 0)
+		return -ENOTSUP;
+	rc = act_send(srv.aof, T_BGREWRITE, NULL, 0);
+	if (rc)
+		return rc;
+	m = act_receive_match(is_rewrite_reply, NULL, 30 * 1000 * MS);
+	if (!m)
+		return -ETIMEDOUT;
+	memcpy(&rc, m->data, sizeof(rc));
+	act_msg_free(m);
+	return rc;
+}
+
+/* Waits for a message of tag from main's children; false on a signal or
+ * a failure first (srv says which). */
+static bool await_tag(uint32_t tag, void *data, size_t len)
+{
+	struct act_msg *m;
+	int v;
+
+	for (;;) {
+		m = act_receive(ACT_FOREVER);
+		if (!m)
+			continue;
+		if (m->tag == tag) {
+			if (data && m->len == len)
+				memcpy(data, m->data, len);
+			act_msg_free(m);
+			return true;
+		}
+		v = 0;
+		if (m->len == sizeof(v))
+			memcpy(&v, m->data, sizeof(v));
+		if (m->tag == T_SIGNAL)
+			srv.signal = v;
+		else if (m->tag == T_FAILED)
+			srv.err = v;
+		act_msg_free(m);
+		if (srv.signal || srv.err)
+			return false;
+	}
+}
+
+static void tell_shards(uint32_t tag, int v)
+{
+	int i;
+
+	for (i = 0; i < srv.nshards; i++)
+		act_send(srv.shards[i], tag, &v, sizeof(v));
+}
+
+/*
+ * The append-only file replayed into the shards (nothing expires
+ * meanwhile and nothing is logged), then its writer started and the
+ * shards told to log from now on. The file was cut to whole commands
+ * before act_main.
+ */
+static bool load_aof(void)
+{
+	int64_t t0 = now_ns();
+	uint64_t n = 0;
+	act_pid aof;
+
+	atomic_store_explicit(&srv.aof_loading, 1, memory_order_relaxed);
+	tell_shards(T_LOADING, 1);
+	if (srv.aof_start > strlen(AOF_HEADER)) {
+		if (act_pid_eq(act_spawn(kv_loader_proc, NULL), ACT_PID_NONE)) {
+			srv.err = -ENOMEM;
+			return false;
+		}
+		if (!await_tag(T_LOADED, &n, sizeof(n)))
+			return false;
+		fprintf(stderr,
+			"kv_server: %s: %llu commands loaded in %lld ms\n",
+			srv.aof_path, (unsigned long long)n,
+			(long long)((now_ns() - t0) / MS));
+	}
+	atomic_store_explicit(&srv.commands, 0, memory_order_relaxed);
+	aof = act_spawn(kv_aof_proc, NULL);
+	if (act_pid_eq(aof, ACT_PID_NONE)) {
+		srv.err = -ENOMEM;
+		return false;
+	}
+	srv.aof = aof; /* before the shards hear of it, by that message */
+	tell_shards(T_LOADING, 0);
+	atomic_store_explicit(&srv.aof_loading, 0, memory_order_relaxed);
+	return true;
+}
 
 static void main_proc(void *arg)
 {
@@ -244,12 +363,20 @@ static void main_proc(void *arg)
 	memset(&so, 0, sizeof(so));
 	so.mailbox_limit = ACT_MAILBOX_UNLIMITED;
 	for (i = 0; i < srv.nshards; i++) {
-		srv.shards[i] = act_spawn_opt(kv_shard_proc, NULL, &so);
+		srv.shards[i] =
+			act_spawn_opt(kv_shard_proc, (void *)(uintptr_t)i, &so);
 		if (act_pid_eq(srv.shards[i], ACT_PID_NONE)) {
 			srv.err = -ENOMEM;
 			return;
 		}
 	}
+	if (srv.aof_fd >= 0 && !load_aof())
+		return;
+	/* ready: the tests (and people) connect once this is said */
+	printf(strchr(o->host, ':') ? "kv_server: listening on [%s]:%d\n" :
+				      "kv_server: listening on %s:%d\n",
+	       o->host, srv.port);
+	fflush(stdout);
 	acceptor = act_spawn(acceptor_proc, (void *)(intptr_t)o->maxclients);
 	watcher = act_spawn(watcher_proc, NULL);
 	if (act_pid_eq(acceptor, ACT_PID_NONE) ||
@@ -272,7 +399,11 @@ static void main_proc(void *arg)
 		if (srv.signal || srv.err)
 			break;
 	}
-	/* returning stops the runtime: the other processes are discarded */
+	/* what the file was sent so far made to last; then returning stops
+	 * the runtime: the other processes are discarded */
+	if (srv.aof_fd >= 0 && !srv.err &&
+	    act_send(srv.aof, T_AOF_SYNC, NULL, 0) == 0)
+		await_tag(T_AOF_SYNC, NULL, 0);
 }
 
 static int usage(FILE *f, int status)
@@ -281,6 +412,8 @@ static int usage(FILE *f, int status)
 		"usage: kv_server [--host H] [--port P] [--workers N] "
 		"[--shards N]\n"
 		"                 [--maxclients N] [--proto-max-bulk-len B]\n"
+		"                 [--appendonly yes|no] [--appendfsync P] "
+		"[--dir DIR]\n"
 		"  --host H                address to listen on (default "
 		"127.0.0.1)\n"
 		"  --port P                TCP port, 0: an ephemeral one "
@@ -292,6 +425,11 @@ static int usage(FILE *f, int status)
 		"  --maxclients N          clients at once (default 10000)\n"
 		"  --proto-max-bulk-len B  largest argument, bytes, k, m or g "
 		"(default 512m)\n"
+		"  --appendonly yes|no     log every write to DIR/appendonly.aof "
+		"and replay it at start (default no)\n"
+		"  --appendfsync P         always, everysec or no: when the log "
+		"is flushed (default everysec)\n"
+		"  --dir DIR               where the log is (default .)\n"
 		"Prints \"kv_server: listening on HOST:PORT\" on stdout; stops "
 		"on SIGINT or SIGTERM.\n");
 	return status;
@@ -324,6 +462,90 @@ static int parse_size(const char *s, long long min, long long max,
 	return 0;
 }
 
+static int parse_fsync(const char *s, int *policy)
+{
+	static const char *const names[] = {
+		[KV_FSYNC_NO] = "no",
+		[KV_FSYNC_EVERYSEC] = "everysec",
+		[KV_FSYNC_ALWAYS] = "always",
+	};
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		if (!strcasecmp(s, names[i])) {
+			*policy = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * The append-only file opened and checked before the runtime starts: a
+ * last record cut short by a crash is cut off, with a line that says so
+ * (redis's aof-load-truncated); a file that is not whole commands
+ * anywhere else stops the start, naming the byte (redis-check-aof --fix
+ * mends one). An empty or new file gets redis's first record.
+ */
+static int open_aof(const struct opts *o)
+{
+	char err[96];
+	uint64_t good, n;
+	enum aof_state st;
+
+	srv.aof_fd = -1;
+	kv_settings.appendonly = o->appendonly;
+	kv_settings.appendfsync = o->appendfsync;
+	kv_settings.dir = o->dir;
+	if (!o->appendonly)
+		return 0;
+	srv.aof_dir = o->dir;
+	srv.aof_fsync = o->appendfsync;
+	snprintf(srv.aof_path, sizeof(srv.aof_path), "%s/appendonly.aof",
+		 o->dir);
+	srv.aof_fd = open(srv.aof_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (srv.aof_fd < 0) {
+		fprintf(stderr, "kv_server: %s: %s\n", srv.aof_path,
+			strerror(errno));
+		return -1;
+	}
+	st = aof_scan(srv.aof_fd, &good, &n, err, sizeof(err));
+	if (st == AOF_CORRUPT) {
+		fprintf(stderr,
+			"kv_server: %s: not an append-only file from byte %llu "
+			"(%s): mend it with redis-check-aof --fix, or move it "
+			"away\n",
+			srv.aof_path, (unsigned long long)good, err);
+		return -1;
+	}
+	if (st == AOF_TRUNCATED) {
+		fprintf(stderr,
+			"kv_server: %s: its last record was cut short (a crash "
+			"while it was written): cut to %llu bytes, %llu "
+			"commands\n",
+			srv.aof_path, (unsigned long long)good,
+			(unsigned long long)n);
+		if (ftruncate(srv.aof_fd, (off_t)good)) {
+			fprintf(stderr, "kv_server: %s: %s\n", srv.aof_path,
+				strerror(errno));
+			return -1;
+		}
+	}
+	if (good == 0) {
+		if (pwrite(srv.aof_fd, AOF_HEADER, strlen(AOF_HEADER), 0) !=
+		    (ssize_t)strlen(AOF_HEADER)) {
+			fprintf(stderr, "kv_server: %s: %s\n", srv.aof_path,
+				strerror(errno));
+			return -1;
+		}
+		good = strlen(AOF_HEADER);
+	}
+	srv.aof_start = good;
+	atomic_store(&srv.aof_size, good);
+	atomic_store(&srv.aof_write_ok, 1);
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option longopts[] = {
@@ -333,6 +555,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "shards", required_argument, NULL, 's' },
 		{ "maxclients", required_argument, NULL, 'c' },
 		{ "proto-max-bulk-len", required_argument, NULL, 'b' },
+		{ "appendonly", required_argument, NULL, 'a' },
+		{ "appendfsync", required_argument, NULL, 'f' },
+		{ "dir", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -368,6 +593,17 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			bad = parse_size(optarg, 1024 * 1024, UINT32_MAX, &v);
 			o->max_bulk = v;
 			break;
+		case 'a':
+			bad = strcasecmp(optarg, "yes") &&
+			      strcasecmp(optarg, "no");
+			o->appendonly = !strcasecmp(optarg, "yes");
+			break;
+		case 'f':
+			bad = parse_fsync(optarg, &o->appendfsync);
+			break;
+		case 'd':
+			o->dir = optarg;
+			break;
 		default:
 			return usage(stderr, 2); /* getopt said why */
 		}
@@ -400,9 +636,11 @@ static int signals_block(sigset_t *old)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {
-		"127.0.0.1", 6379, 0, 0, 10000, RESP_MAX_BULK_DEFAULT
-	};
+	struct opts o = { "127.0.0.1", 6379,
+			  0,	       0,
+			  10000,       RESP_MAX_BULK_DEFAULT,
+			  false,       KV_FSYNC_EVERYSEC,
+			  "." };
 	struct act_config cfg;
 	uint64_t seed;
 	sigset_t old;
@@ -414,6 +652,7 @@ int main(int argc, char **argv)
 	kv_settings.proto_max_bulk_len = o.max_bulk;
 	kv_settings.maxclients = o.maxclients;
 	kv_settings.info = server_info;
+	kv_settings.bgrewriteaof = bgrewriteaof;
 	srv.started_ns = now_ns();
 	srv.executable = realpath("/proc/self/exe", NULL);
 	/* a seed of its own each run, so that clients cannot aim keys at
@@ -429,10 +668,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	srv.port = port;
-	printf(strchr(o.host, ':') ? "kv_server: listening on [%s]:%d\n" :
-				     "kv_server: listening on %s:%d\n",
-	       o.host, port);
-	fflush(stdout);
+	if (open_aof(&o))
+		return 1; /* it said why */
 	act_config_init(&cfg);
 	cfg.schedulers = o.workers;
 	rc = act_main(&cfg, main_proc, &o);

@@ -36,7 +36,31 @@ enum {
 	T_TICK,	  /* a shard's sweep */
 	T_SIGNAL, /* to main: the signal's number */
 	T_FAILED, /* to main: a -errno */
+	/* the append-only file (kv_aof.c) */
+	T_AOF,	     /* to aof: a batch's records (and its reply: always) */
+	T_AOF_TICK,  /* to aof: everysec's flush */
+	T_AOF_SYNC,  /* to aof from main at the stop, and back */
+	T_BGREWRITE, /* to aof from a connection: start one; back: 0/-errno */
+	T_RW_START,  /* to a shard: walk your keys (the epoch) */
+	T_RW_BEGIN,  /* to aof: this shard's records from here are the tail */
+	T_RW_CHUNK,  /* to aof: a chunk of a shard's snapshot */
+	T_RW_ACK,    /* to a shard: the next chunk */
+	T_RW_END,    /* to aof: this shard's walk is over */
+	T_LOADING,   /* to a shard: the file is replayed (1) or done (0) */
+	T_LOADED,    /* to main: the replay is over */
 };
+
+/* The payload of T_AOF (and T_RW_CHUNK: no reply): buffers handed over. */
+struct kv_aof_msg {
+	uint32_t shard;
+	void *log;
+	size_t loglen;
+	void *rep; /* always: the reply, sent once the records last */
+	size_t replen;
+	act_pid to;
+};
+
+enum { KV_FSYNC_NO, KV_FSYNC_EVERYSEC, KV_FSYNC_ALWAYS };
 
 /* A pointer message's payload: the receiver frees p. */
 struct handoff {
@@ -62,6 +86,14 @@ struct kv_srv {
 	int port, workers;
 	int64_t started_ns;
 	const char *executable;
+	/* the append-only file: aof_fd -1 when it is off */
+	act_pid aof;
+	int aof_fd, aof_fsync;
+	uint64_t aof_start; /* its size once loaded */
+	const char *aof_dir;
+	char aof_path[4096];
+	_Atomic uint64_t aof_size, aof_rewrites;
+	_Atomic int aof_rewriting, aof_write_ok, aof_loading;
 };
 extern struct kv_srv srv;
 
@@ -104,8 +136,12 @@ int kv_send_copy(act_pid to, uint32_t tag, const void *p, size_t len);
  * which the receiver frees). */
 const char *kv_payload(const struct act_msg *m, size_t *len, void **owned);
 
-/* The processes: a shard (kv_shard.c), a connection (kv_conn.c). */
+/* The processes: a shard (kv_shard.c, arg its index), a connection
+ * (kv_conn.c, arg its socket), the replay of the append-only file (a
+ * connection reading the file, kv_conn.c) and its writer (kv_aof.c). */
 void kv_shard_proc(void *arg);
 void kv_conn_proc(void *arg);
+void kv_loader_proc(void *arg);
+void kv_aof_proc(void *arg);
 
 #endif /* KV_SERVER_H */
