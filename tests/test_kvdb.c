@@ -514,7 +514,7 @@ START_TEST(command_lookup)
 		"ge", "gett", "sett", "gex", "flushal", "flushalll", "",
 	};
 	const struct kv_cmd *t;
-	char up[16];
+	char up[32]; /* the longest name (16) and a NUL after it */
 	size_t n, i, k, len;
 
 	t = kv_cmd_table(&n);
