@@ -50,8 +50,13 @@ static void c_select(struct kv_client *cl, int argc, const struct resp_arg *v,
 
 	(void)cl;
 	(void)argc;
-	if (!getll(&v[1], &id) || id < INT_MIN || id > INT_MAX)
+	if (!getll(&v[1], &id))
 		out_error(o, KV_ERR_NOTINT);
+	else if (id < INT_MIN || id > INT_MAX) /* redis's getIntFromObject */
+		out_errorf(o,
+			   "ERR value is out of range, value must between %d "
+			   "and %d",
+			   INT_MIN, INT_MAX);
 	else if (id != 0)
 		out_error(o, "ERR DB index is out of range"); /* one database */
 	else
