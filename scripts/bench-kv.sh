@@ -25,10 +25,38 @@
 #                   redis-benchmark on the others (scripts/pin.sh);
 #                   "none": unpinned
 #
+# scripts/bench-kv.sh --diff N: instead of all that, N million commands
+# of the differential test (tests/kv-diff.py): one redis-server (on a
+# unix socket) and one kv_server (--workers KV_WORKERS --shards
+# KV_SHARDS), seeds 1, 2, ... in sequence, 1,000,000 commands each, every
+# reply compared; prints the commands, seeds, mismatches and time (a
+# mismatch's report as kv-diff.py prints it), and exits 1 on any
+# mismatch.
+#   KV_SHARDS=N     kv_server's --shards with --diff; default 3
+#
 # Builds first (scripts/install-deps.sh, scripts/build.sh NAME). Exits 1
 # if a run failed.
 set -eu
 cd "$(dirname "$0")/.."
+diff_m=
+case ${1:-} in
+--diff)
+	diff_m=${2:-}
+	case $diff_m in
+	'' | *[!0-9]* | 0*)
+		echo "usage: bench-kv.sh [--diff N], N (millions) 1 or more" >&2
+		exit 2
+		;;
+	esac
+	case ${KV_SHARDS:-3} in
+	'' | *[!0-9]* | 0*)
+		echo "bench-kv: KV_SHARDS: 1 or more" >&2
+		exit 2
+		;;
+	esac
+	;;
+esac
+shards=${KV_SHARDS:-3}
 rounds=${KV_ROUNDS:-3}
 requests=${KV_REQUESTS:-200000}
 workers=${KV_WORKERS:-1}
@@ -38,6 +66,7 @@ pin=${KV_PIN:-server}
 build=build/$name
 tmp=
 server_pid=
+redis_pid=
 port=
 failed=0
 
@@ -62,6 +91,10 @@ esac
 pin_split "$pin" || exit 2
 
 cleanup() {
+	if [ -n "$redis_pid" ]; then
+		kill -KILL "$redis_pid" 2>/dev/null || true
+		wait "$redis_pid" 2>/dev/null || true
+	fi
 	if [ -n "$server_pid" ]; then
 		kill -KILL "$server_pid" 2>/dev/null || true
 		wait "$server_pid" 2>/dev/null || true
@@ -211,12 +244,84 @@ memory() {
 	stop_server
 }
 
+# diff_kv: a fresh kv_server from $kv_cmd; sets server_pid and port.
+diff_kv() {
+	: >"$tmp/kv.out"
+	# shellcheck disable=SC2086 # the command line, split
+	$kv_cmd >"$tmp/kv.out" 2>"$tmp/kv.err" &
+	server_pid=$!
+	port=
+	i=0
+	while [ -z "$port" ] && [ "$i" -lt 300 ]; do
+		sleep 0.1
+		port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' \
+			"$tmp/kv.out")
+		i=$((i + 1))
+	done
+	[ -n "$port" ] || { cat "$tmp/kv.err" >&2; return 1; }
+}
+
+# diff_run N: the differential test, N million commands (see the top).
+diff_run() {
+	redis-server --port 0 --unixsocket "$tmp/redis.sock" --databases 1 \
+		--save '' --appendonly no --daemonize no >"$tmp/redis.log" \
+		2>&1 &
+	redis_pid=$!
+	i=0
+	until [ -S "$tmp/redis.sock" ] &&
+		redis-cli -s "$tmp/redis.sock" ping >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ "$i" -lt 600 ] || { cat "$tmp/redis.log" >&2; return 1; }
+		sleep 0.1
+	done
+	kv_cmd="$(pwd)/$build/examples/kv_server --port 0 --workers $workers \
+--shards $shards"
+	echo "bench-kv --diff: $1 million commands, $build, kv_server" \
+		"--workers $workers --shards $shards, $(redis-server --version |
+			cut -d' ' -f1-3), $(nproc) CPUs, $(uname -r)"
+	seed=0
+	mismatches=0
+	done_n=0
+	t0=$(date +%s.%N)
+	while [ "$seed" -lt "$1" ]; do
+		seed=$((seed + 1))
+		if [ -z "$server_pid" ] ||
+			! kill -0 "$server_pid" 2>/dev/null; then
+			diff_kv || return 1
+		fi
+		if ! python3 tests/kv-diff.py --redis "$tmp/redis.sock" \
+			--kv "$port" --seed "$seed" --commands 1000000 --quiet \
+			--kv-cmd "$kv_cmd" >"$tmp/diff.out" 2>&1; then
+			mismatches=$((mismatches + 1))
+			cat "$tmp/diff.out"
+		fi
+		# its last line: "N commands, seed S, M mismatches (...)"
+		n=$(tail -1 "$tmp/diff.out" |
+			sed -n 's/^\([0-9][0-9]*\) commands,.*/\1/p')
+		done_n=$((done_n + ${n:-0}))
+	done
+	t1=$(date +%s.%N)
+	awk -v n="$done_n" -v s="$seed" -v bad="$mismatches" -v t0="$t0" \
+		-v t1="$t1" 'BEGIN {
+		printf "commands %d, seeds %d (1 to %d), mismatches %d, " \
+			"time %.1f s, %.0f commands/s\n", n, s, s, bad,
+			t1 - t0, n / (t1 - t0)
+	}'
+	kill -KILL "$redis_pid" 2>/dev/null || true
+	wait "$redis_pid" 2>/dev/null || true
+	[ "$mismatches" -eq 0 ]
+}
+
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 scripts/install-deps.sh
 scripts/build.sh "$name" >&2
 tmp=$(mktemp -d)
+if [ -n "$diff_m" ]; then
+	diff_run "$diff_m" || exit 1
+	exit 0
+fi
 echo "bench-kv: $build, kv_server --workers $workers, $(redis-server \
 --version | cut -d' ' -f1-3), redis-benchmark -c 50 -d 3, $requests" \
 	"requests a test ($((requests * 5)) with -P 16), $rounds round(s)," \
