@@ -4,18 +4,20 @@
  * the file, so that its records never interleave and one write and one
  * flush serve every shard at once.
  *
- * The shards send it what each batch changed (T_AOF: their records,
- * handed over). It takes every message that waits in its mailbox, writes
- * all their records with one act_io_write on the reactor, and then:
- *   always    flushes (act_io_fsync) and only then sends the batches'
- *             replies, which came with the records, to their
- *             connections: nothing is answered before it is on the
- *             device, and every batch that arrived during one flush
- *             shares the next (group commit);
- *   everysec  flushes once a second, on its tick, if it wrote since;
- *             the shards answer at once, so a crash loses at most the
- *             second or so since the last flush;
- *   no        never flushes: the kernel writes back when it will.
+ * The shards send it what each batch changed (T_AOF: their records and
+ * the batch's reply, handed over). It takes every message that waits in
+ * its mailbox, writes all their records with one act_io_write on the
+ * reactor, and only then sends the replies to their connections, as
+ * redis writes before it answers: a crash of the server loses nothing it
+ * acknowledged, whatever the policy. Then:
+ *   always    it flushes (act_io_fsync) before it answers: nothing is
+ *             acknowledged before it is on the device, and every batch
+ *             that arrived during one flush shares the next (group
+ *             commit);
+ *   everysec  it flushes once a second, on its tick, if it wrote since:
+ *             a crash of the machine loses at most the second or so
+ *             since the last flush;
+ *   no        it never flushes: the kernel writes back when it will.
  *
  * A rewrite (BGREWRITEAOF) makes a new file while the old one goes on
  * taking records: each shard walks its keys a chunk at a time between

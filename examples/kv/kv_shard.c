@@ -78,14 +78,14 @@ static void run(struct shard *s, const struct kv_cmd *c, int argc)
 		aof_cmd(&s->log, argc, s->argv);
 }
 
-/* The batch's records to the append-only file's process, handed over.
- * With appendfsync always the reply goes with them (to: its
- * connection), to be sent once they last: true then, the reply is the
- * aof process's. */
+/* The batch's records to the append-only file's process, handed over,
+ * with the batch's reply (to: its connection) for it to send once the
+ * records are written (flushed too, with always): true then, the reply
+ * is the aof process's. */
 static bool send_log(struct shard *s, const act_pid *to)
 {
 	struct kv_aof_msg m = { .shard = s->index };
-	bool with_reply = to && srv.aof_fsync == KV_FSYNC_ALWAYS;
+	bool with_reply = to != NULL;
 
 	if (!s->log.len)
 		return false;
