@@ -675,37 +675,36 @@ def gen(name, weight=1.0, kind="eq"):
     return deco
 
 
-# Commands kv_server may implement that no generator here makes, and why.
+# Commands kv_server may implement that no generator here makes, and
+# why: compared elsewhere (tests/kv.sh), by special code here (the scan
+# step), or not comparable with redis-server's replies at all.
+BLOCKS = "blocks on an empty key: a wait, not a reply (not compared)"
+SCAN_STEP = "cursors differ by design: compared by the scan step here"
 EXEMPT = {
-    "quit": "closes the connection; tests/kv.sh checks it",
-    "shutdown": "stops the server",
-    "command": "asked at the start here, to choose the commands; its "
-               "replies are kv_server's own table (tests/kv.sh)",
-    "config": "settings, not the keyspace: tests/kv.sh",
-    "info": "figures of the server itself, not of the keyspace",
-    "client": "the connection's own state, not the keyspace",
-    "hello": "switches the protocol (RESP3 is not compared here)",
-    "reset": "the connection's own state",
-    "monitor": "streams every command: no one reply to compare",
-    "debug": "redis internals",
-    "object": "redis's encodings and idle times",
-    "memory": "redis's allocator",
-    "time": "the clock",
-    "lastsave": "the clock",
-    "save": "persistence", "bgsave": "persistence",
-    "bgrewriteaof": "persistence",
-    "scan": "cursors differ by design: the scan step here",
-    "sscan": "cursors differ by design: the scan step here",
-    "hscan": "cursors differ by design: the scan step here",
-    "zscan": "cursors differ by design: the scan step here",
-    "blpop": "blocks on an empty key: a wait, not a reply",
-    "brpop": "blocks on an empty key: a wait, not a reply",
-    "brpoplpush": "blocks on an empty key: a wait, not a reply",
-    "blmove": "blocks on an empty key: a wait, not a reply",
-    "blmpop": "blocks on an empty key: a wait, not a reply",
-    "bzpopmin": "blocks on an empty key: a wait, not a reply",
-    "bzpopmax": "blocks on an empty key: a wait, not a reply",
-    "bzmpop": "blocks on an empty key: a wait, not a reply",
+    "quit": "closes the connection: tests/kv.sh",
+    "command": "asked here at the start, to choose what to generate; "
+               "kv_server's own table, not redis's (tests/kv.sh)",
+    "config": "settings, not the keyspace: tests/kv.sh (CONFIG GET)",
+    "shutdown": "stops the server (not compared)",
+    "info": "the server's own figures: uptime, memory, clients (not "
+            "compared)",
+    "client": "the connection's own state: ids, names (not compared)",
+    "hello": "switches the protocol: RESP3 is not compared here",
+    "reset": "the connection's own state (not compared)",
+    "monitor": "streams every command: no one reply (not compared)",
+    "debug": "redis's internals (not compared)",
+    "object": "redis's encodings and idle times (not compared)",
+    "memory": "the allocator's figures (not compared)",
+    "time": "the clock (not compared)",
+    "lastsave": "the clock (not compared)",
+    "save": "persistence: files, not replies (not compared)",
+    "bgsave": "persistence: files, not replies (not compared)",
+    "bgrewriteaof": "persistence: files, not replies (not compared)",
+    "scan": SCAN_STEP, "sscan": SCAN_STEP, "hscan": SCAN_STEP,
+    "zscan": SCAN_STEP,
+    "blpop": BLOCKS, "brpop": BLOCKS, "brpoplpush": BLOCKS,
+    "blmove": BLOCKS, "blmpop": BLOCKS, "bzpopmin": BLOCKS,
+    "bzpopmax": BLOCKS, "bzmpop": BLOCKS,
     "subscribe": "pub/sub changes the connection's protocol",
     "psubscribe": "pub/sub changes the connection's protocol",
     "ssubscribe": "pub/sub changes the connection's protocol",
@@ -881,8 +880,117 @@ def _setrange(g):
     return [g.key(), off, g.val()]
 
 
+def bitoff(g):
+    """A bit offset: small (no string of 512 MB), now and then bad."""
+    rng = g.rng
+    if rng.random() < 0.05:
+        return rng.choice([b"-1", b"4294967296", b"x", b"1.5", b""])
+    return b"%d" % rng.randint(0, 4000 if rng.random() < 0.2 else 200)
+
+
+@gen("setbit", 0.5)
+def _setbit(g):
+    rng = g.rng
+    return [g.key(), bitoff(g), rng.choice([b"0", b"1"]) if
+            rng.random() < 0.95 else rng.choice([b"2", b"-1", b"x", b""])]
+
+
+@gen("getbit", 0.5)
+def _getbit(g):
+    return [g.key(), bitoff(g)]
+
+
+def bitrange(g):
+    rng = g.rng
+    a = []
+    if rng.random() < 0.7:
+        a = [g.index(), g.index()]
+        if rng.random() < 0.4:
+            a.append(g.opt(rng.choice([b"BYTE", b"BIT"])) if
+                     rng.random() < 0.95 else b"WORD")
+    return a
+
+
+@gen("bitcount", 0.5)
+def _bitcount(g):
+    return [g.key()] + bitrange(g)
+
+
+@gen("bitpos", 0.5)
+def _bitpos(g):
+    rng = g.rng
+    a = [g.key(), rng.choice([b"0", b"1"]) if rng.random() < 0.95 else
+         rng.choice([b"2", b"x"])]
+    r = bitrange(g)
+    if r and rng.random() < 0.3:
+        r = r[:1]
+    return a + r
+
+
+@gen("bitop", 0.3)
+def _bitop(g):
+    rng = g.rng
+    op = g.opt(rng.choice([b"AND", b"OR", b"XOR", b"NOT"])) \
+        if rng.random() < 0.95 else b"NAND"
+    n = 1 if op.upper() == b"NOT" and rng.random() < 0.8 else \
+        rng.randint(1, 3)
+    return [op, g.key()] + [g.key() for _ in range(n)]
+
+
+def bitfield_enc(g):
+    rng = g.rng
+    if rng.random() < 0.05:
+        return rng.choice([b"i0", b"u64", b"i65", b"x8", b"u", b"i"])
+    return (b"i%d" % rng.randint(1, 64)) if rng.random() < 0.5 else \
+        (b"u%d" % rng.randint(1, 63))
+
+
+def bitfield_off(g):
+    rng = g.rng
+    if rng.random() < 0.3:
+        return b"#%d" % rng.randint(0, 20)
+    return bitoff(g)
+
+
+@gen("bitfield", 0.3)
+def _bitfield(g):
+    rng = g.rng
+    a = [g.key()]
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        if r < 0.35:
+            a += [g.opt(b"GET"), bitfield_enc(g), bitfield_off(g)]
+        elif r < 0.65:
+            a += [g.opt(b"SET"), bitfield_enc(g), bitfield_off(g),
+                  g.num(-300, 300)]
+        elif r < 0.9:
+            a += [g.opt(b"INCRBY"), bitfield_enc(g), bitfield_off(g),
+                  g.num(-300, 300)]
+        else:
+            a += [g.opt(b"OVERFLOW"), g.opt(rng.choice(
+                [b"WRAP", b"SAT", b"FAIL"])) if rng.random() < 0.9 else
+                b"BAD"]
+    return a
+
+
+@gen("bitfield_ro", 0.2)
+def _bitfield_ro(g):
+    rng = g.rng
+    a = [g.key()]
+    for _ in range(rng.randint(1, 3)):
+        a += [g.opt(b"GET"), bitfield_enc(g), bitfield_off(g)]
+    if rng.random() < 0.05:
+        a += [b"SET", b"u8", b"0", b"1"]
+    return a
+
+
 # ---- keys
 FAMILY[0] = "any"
+
+
+@gen("move", 0.2)
+def _move(g):
+    return [g.key(), g.rng.choice([b"0", b"1", b"-1", b"x", b"16"])]
 
 
 @gen("del", 1.5)
