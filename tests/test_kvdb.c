@@ -464,46 +464,95 @@ END_TEST
  * hashes keep insertion order (redis's listpack order). */
 START_TEST(hash_small_to_large)
 {
-	struct kv_hash h;
+	struct kv_hash *h = hash_new();
 	const char *v;
-	char f[16], val[100];
+	char f[16], val[300];
 	size_t n;
 	int i;
 
-	memset(&h, 0, sizeof(h));
-	dict_init(&h.d);
+	ck_assert_ptr_nonnull(h);
 	for (i = 0; i < KV_HASH_SMALL_FIELDS; i++) {
 		snprintf(f, sizeof(f), "f%d", i);
-		ck_assert_int_eq(hash_set(&h, f, strlen(f), f, strlen(f)), 1);
+		ck_assert_int_eq(hash_set(h, f, strlen(f), f, strlen(f)), 1);
 	}
-	ck_assert(!h.large);
-	ck_assert_int_eq(hash_set(&h, "f0", 2, "again", 5), 0);
-	ck_assert(!h.large);
-	ck_assert_int_eq(hash_set(&h, "one more", 8, "x", 1), 1);
-	ck_assert(h.large);
-	ck_assert_uint_eq(hash_len(&h), KV_HASH_SMALL_FIELDS + 1);
-	ck_assert(hash_get(&h, "f0", 2, &v, &n));
+	ck_assert(!h->large);
+	ck_assert_int_eq(hash_set(h, "f0", 2, "again", 5), 0);
+	ck_assert(!h->large);
+	ck_assert_int_eq(hash_set(h, "one more", 8, "x", 1), 1);
+	ck_assert(h->large);
+	ck_assert_uint_eq(hash_len(h), KV_HASH_SMALL_FIELDS + 1);
+	ck_assert(hash_get(h, "f0", 2, &v, &n));
 	ck_assert_uint_eq(n, 5);
 	ck_assert_mem_eq(v, "again", 5);
 	for (i = 1; i < KV_HASH_SMALL_FIELDS; i++) {
 		snprintf(f, sizeof(f), "f%d", i);
-		ck_assert(hash_get(&h, f, strlen(f), &v, &n));
+		ck_assert(hash_get(h, f, strlen(f), &v, &n));
 		ck_assert_mem_eq(v, f, n);
 	}
-	ck_assert(hash_del(&h, "f5", 2));
-	ck_assert(!hash_get(&h, "f5", 2, &v, &n));
-	dict_clear(&h.d, NULL);
+	ck_assert(hash_del(h, "f5", 2));
+	ck_assert(!hash_get(h, "f5", 2, &v, &n));
+	hash_free(h);
 
-	/* a long value makes a one-field hash large */
-	memset(&h, 0, sizeof(h));
-	dict_init(&h.d);
+	/* a long value makes a one-field hash large; one of 255 bytes and
+	 * more takes the long length */
+	h = hash_new();
 	memset(val, 'v', sizeof(val));
-	ck_assert_int_eq(hash_set(&h, "a", 1, "1", 1), 1);
-	ck_assert_int_eq(hash_set(&h, "b", 1, val, sizeof(val)), 1);
-	ck_assert(h.large);
-	ck_assert(hash_get(&h, "a", 1, &v, &n));
+	ck_assert_int_eq(hash_set(h, "a", 1, "1", 1), 1);
+	ck_assert_int_eq(hash_set(h, "b", 1, val, 100), 1);
+	ck_assert(h->large);
+	ck_assert(hash_get(h, "a", 1, &v, &n));
 	ck_assert_uint_eq(n, 1);
-	dict_clear(&h.d, NULL);
+	ck_assert_int_eq(hash_set(h, "a", 1, val, sizeof(val)), 0);
+	ck_assert(hash_get(h, "a", 1, &v, &n));
+	ck_assert_uint_eq(n, sizeof(val));
+	ck_assert_mem_eq(v, val, n);
+	hash_free(h);
+}
+END_TEST
+
+/* A large hash through growth, value replacements and removals, against
+ * what each field must hold. */
+START_TEST(hash_large_against_a_model)
+{
+	enum { N = 100000 };
+	struct kv_hash *h = hash_new();
+	const char *v;
+	char f[32], want[32];
+	size_t n;
+	int i;
+
+	ck_assert_ptr_nonnull(h);
+	for (i = 0; i < N; i++) {
+		snprintf(f, sizeof(f), "field:%d", i);
+		ck_assert_int_eq(
+			hash_set(h, f, strlen(f), f + 6, strlen(f + 6)), 1);
+	}
+	for (i = 0; i < N; i += 3) { /* every third replaced, longer */
+		snprintf(f, sizeof(f), "field:%d", i);
+		snprintf(want, sizeof(want), "new value %d", i);
+		ck_assert_int_eq(hash_set(h, f, strlen(f), want, strlen(want)),
+				 0);
+	}
+	for (i = 1; i < N; i += 3) { /* and every third one after gone */
+		snprintf(f, sizeof(f), "field:%d", i);
+		ck_assert(hash_del(h, f, strlen(f)));
+	}
+	ck_assert_uint_eq(hash_len(h), N - N / 3);
+	for (i = 0; i < N; i++) {
+		snprintf(f, sizeof(f), "field:%d", i);
+		if (i % 3 == 1) {
+			ck_assert(!hash_get(h, f, strlen(f), &v, &n));
+			continue;
+		}
+		if (i % 3 == 0)
+			snprintf(want, sizeof(want), "new value %d", i);
+		else
+			snprintf(want, sizeof(want), "%d", i);
+		ck_assert(hash_get(h, f, strlen(f), &v, &n));
+		ck_assert_uint_eq(n, strlen(want));
+		ck_assert_mem_eq(v, want, n);
+	}
+	hash_free(h);
 }
 END_TEST
 
@@ -739,6 +788,7 @@ static Suite *kvdb_suite(void)
 	tcase_add_test(tc, list_ring_wraps);
 	tcase_add_test(tc, list_edits_against_a_model);
 	tcase_add_test(tc, hash_small_to_large);
+	tcase_add_test(tc, hash_large_against_a_model);
 	tcase_add_test(tc, command_lookup);
 	tcase_add_test(tc, decimal_as_printf);
 	tcase_add_test(tc, expiry_lazy_and_swept);

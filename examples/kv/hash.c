@@ -1,24 +1,84 @@
 /* SPDX-License-Identifier: MIT */
-/* hash.c - the kv example's hash, small array or dict (hash.h). */
+/* hash.c - the kv example's hash, small array or node table (hash.h). */
 #include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#define LONG_LEN 255 /* a value's length byte for 255 bytes or more */
+
 struct kv_hash *hash_new(void)
 {
-	struct kv_hash *h = calloc(1, sizeof(*h));
-
-	if (h)
-		dict_init(&h->d);
-	return h;
+	return calloc(1, sizeof(struct kv_hash));
 }
 
-/* A large hash's fields: entries keyed by the field, the value inline. */
-static struct kv_entry *field_find(struct kv_hash *h, const char *f, size_t fn)
+/* ---- a large hash's fields: nodes of the field, then the value ---------- */
+
+static size_t value_head(size_t vn)
 {
-	return dict_find(&h->d, f, fn, (uint32_t)kv_hash(f, fn));
+	return vn < LONG_LEN ? 1 : 1 + sizeof(vn);
 }
+
+static struct kv_node *field_node(const char *f, size_t fn, const char *v,
+				  size_t vn)
+{
+	struct kv_node *m = ntab_node(f, fn, value_head(vn) + vn);
+	unsigned char *x;
+
+	if (!m)
+		return NULL;
+	x = ntab_extra(m);
+	if (vn < LONG_LEN) {
+		x[0] = (unsigned char)vn;
+	} else {
+		x[0] = LONG_LEN;
+		memcpy(x + 1, &vn, sizeof(vn));
+	}
+	memcpy(x + value_head(vn), v, vn);
+	return m;
+}
+
+static const char *node_value(const struct kv_node *m, size_t *vn)
+{
+	const unsigned char *x = ntab_extra(m);
+
+	if (x[0] < LONG_LEN) {
+		*vn = x[0];
+		return (const char *)x + 1;
+	}
+	memcpy(vn, x + 1, sizeof(*vn));
+	return (const char *)x + 1 + sizeof(*vn);
+}
+
+static struct kv_node **field_find(const struct kv_ntab *t, const char *f,
+				   size_t fn, int *in)
+{
+	return ntab_find(t, f, fn, (size_t)kv_hash(f, fn), in);
+}
+
+/* f set to v in t: 1 new, 0 replaced, -1 no memory. */
+static int table_set(struct kv_ntab *t, const char *f, size_t fn, const char *v,
+		     size_t vn)
+{
+	struct kv_node **link, *m;
+	int w;
+
+	m = field_node(f, fn, v, vn);
+	if (!m)
+		return -1;
+	link = field_find(t, f, fn, &w);
+	if (link) { /* a new node for the new value, in the old one's place */
+		free(ntab_replace(link, m));
+		return 0;
+	}
+	if (!ntab_insert(t, m, (size_t)kv_hash(f, fn))) {
+		free(m);
+		return -1;
+	}
+	return 1;
+}
+
+/* ---- the small array ---------------------------------------------------- */
 
 static bool small_find(struct kv_hash *h, const char *f, size_t fn, size_t *at)
 {
@@ -38,15 +98,15 @@ static bool small_find(struct kv_hash *h, const char *f, size_t fn, size_t *at)
 bool hash_get(struct kv_hash *h, const char *f, size_t fn, const char **v,
 	      size_t *vn)
 {
-	struct kv_entry *e;
+	struct kv_node **link;
 	size_t i;
+	int w;
 
 	if (h->large) {
-		e = field_find(h, f, fn);
-		if (!e)
+		link = field_find(&h->t, f, fn, &w);
+		if (!link)
 			return false;
-		*v = kv_val(e);
-		*vn = e->vlen;
+		*v = node_value(*link, vn);
 		return true;
 	}
 	if (!small_find(h, f, fn, &i))
@@ -56,40 +116,21 @@ bool hash_get(struct kv_hash *h, const char *f, size_t fn, const char **v,
 	return true;
 }
 
-static int large_set(struct kv_hash *h, const char *f, size_t fn, const char *v,
-		     size_t vn)
-{
-	uint32_t hv = (uint32_t)kv_hash(f, fn);
-	struct kv_entry *e = dict_find(&h->d, f, fn, hv), *ne;
-
-	ne = kv_entry_new(f, fn, hv, vn);
-	if (!ne)
-		return -1;
-	memcpy(kv_val(ne), v, vn);
-	ne->vlen = (uint32_t)vn;
-	if (e) {
-		dict_remove(&h->d, e);
-		free(e);
-	}
-	dict_add(&h->d, ne);
-	return e ? 0 : 1;
-}
-
-/* Small to large: every pair into a dict, the array freed. */
+/* Small to large: every pair into a table sized for them, the array
+ * freed. */
 static bool grow_large(struct kv_hash *h)
 {
-	struct kv_dict d = h->d;
+	struct kv_ntab t;
 	size_t i;
 
-	dict_init(&h->d);
-	h->large = true;
+	memset(&t, 0, sizeof(t));
+	if (!ntab_presize(&t, h->n + 1))
+		return false;
 	for (i = 0; i < h->n; i++) {
 		struct kv_str *f = h->fv[2 * i], *v = h->fv[2 * i + 1];
 
-		if (large_set(h, f->p, f->len, v->p, v->len) < 0) {
-			dict_clear(&h->d, NULL);
-			h->d = d;
-			h->large = false;
+		if (table_set(&t, f->p, f->len, v->p, v->len) < 0) {
+			ntab_clear(&t);
 			return false;
 		}
 	}
@@ -100,6 +141,8 @@ static bool grow_large(struct kv_hash *h)
 	 * were kept once, and hash_free walked a NULL array past them) */
 	h->fv = NULL;
 	h->n = h->cap = 0;
+	h->t = t;
+	h->large = true;
 	return true;
 }
 
@@ -115,7 +158,7 @@ int hash_set(struct kv_hash *h, const char *f, size_t fn, const char *v,
 	    !grow_large(h))
 		return -1;
 	if (h->large)
-		return large_set(h, f, fn, v, vn);
+		return table_set(&h->t, f, fn, v, vn);
 	sv = kv_str_new(v, vn);
 	if (!sv)
 		return -1;
@@ -149,15 +192,15 @@ int hash_set(struct kv_hash *h, const char *f, size_t fn, const char *v,
 
 bool hash_del(struct kv_hash *h, const char *f, size_t fn)
 {
-	struct kv_entry *e;
+	struct kv_node **link;
 	size_t i;
+	int w;
 
 	if (h->large) {
-		e = field_find(h, f, fn);
-		if (!e)
+		link = field_find(&h->t, f, fn, &w);
+		if (!link)
 			return false;
-		dict_remove(&h->d, e);
-		free(e);
+		free(ntab_unlink(&h->t, link, w));
 		return true;
 	}
 	if (!small_find(h, f, fn, &i))
@@ -173,19 +216,7 @@ bool hash_del(struct kv_hash *h, const char *f, size_t fn)
 
 size_t hash_len(const struct kv_hash *h)
 {
-	return h->large ? dict_count(&h->d) : h->n;
-}
-
-struct each {
-	void (*fn)(const char *, size_t, const char *, size_t, void *);
-	void *ctx;
-};
-
-static void each_entry(struct kv_entry *e, void *ctx)
-{
-	struct each *x = ctx;
-
-	x->fn(kv_key(e), e->klen, kv_val(e), e->vlen, x->ctx);
+	return h->large ? ntab_count(&h->t) : h->n;
 }
 
 void hash_each(struct kv_hash *h,
@@ -193,12 +224,18 @@ void hash_each(struct kv_hash *h,
 			  void *ctx),
 	       void *ctx)
 {
-	struct each x = { fn, ctx };
-	size_t i, cursor = 0;
+	const struct kv_node *m;
+	struct kv_ntab_iter it;
+	const char *k, *v;
+	size_t i, kn, vn;
 
 	if (h->large) {
-		while (dict_scan(&h->d, &cursor, SIZE_MAX, each_entry, &x))
-			;
+		ntab_iter_init(&it);
+		while ((m = ntab_next(&h->t, &it))) {
+			k = ntab_key(m, &kn);
+			v = node_value(m, &vn);
+			fn(k, kn, v, vn, ctx);
+		}
 		return;
 	}
 	for (i = 0; i < h->n; i++)
@@ -211,7 +248,7 @@ void hash_free(struct kv_hash *h)
 	size_t i;
 
 	if (h->large) {
-		dict_clear(&h->d, NULL);
+		ntab_clear(&h->t);
 	} else {
 		for (i = 0; i < 2 * h->n; i++)
 			free(h->fv[i]);

@@ -2,8 +2,9 @@
 /*
  * hash.h - the kv example's hash: a small array of (field, value) pairs
  * in insertion order until it has more than 128 fields or a field or
- * value over 64 bytes, then a dict of entries keyed by the field with the
- * value inline. The thresholds are redis's listpack limits, so HGETALL
+ * value over 64 bytes, then a table (ntab.h) of one node per field, the
+ * value after the field in it: a field of 14 bytes and a value of 3 take
+ * a 48-byte allocation and a bucket. The thresholds are redis's listpack limits, so HGETALL
  * answers in redis's order wherever redis keeps one. One owner (a shard
  * process): nothing here is shared.
  */
@@ -14,6 +15,7 @@
 #include <stddef.h>
 
 #include "dict.h"
+#include "ntab.h"
 
 #define KV_HASH_SMALL_FIELDS 128
 #define KV_HASH_SMALL_BYTES 64
@@ -22,7 +24,7 @@ struct kv_hash {
 	bool large;
 	size_t n, cap;	    /* small: pairs; 0 once large */
 	struct kv_str **fv; /* small: field, value, field, value... */
-	struct kv_dict d;   /* large: field -> value entries */
+	struct kv_ntab t;   /* large: a node per field, its value in it */
 };
 
 struct kv_hash *hash_new(void);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "dict.h"
+#include "ntab.h"
 
 #define KV_SET_INTSET_MAX 512
 
@@ -41,9 +42,8 @@ struct kv_member {
 
 struct kv_set_iter {
 	const struct kv_set *s;
-	size_t i;	  /* small: the next index; large: the bucket */
-	int table;	  /* large: which of the two tables */
-	const void *node; /* large: the next node in the bucket */
+	size_t i;	       /* small: the next index */
+	struct kv_ntab_iter t; /* large */
 };
 
 struct kv_set *set_new(void);
