@@ -10,16 +10,18 @@ WHERE is a TCP port on 127.0.0.1 or the path of a unix socket.
 
 A seeded generator (random.Random(S): the same seed, the same stream)
 writes N commands of every family kv_server implements (strings, keys,
-lists, hashes, sets, sorted sets, streams, connection), over a pool of
-16 keys that every type shares, so that each command also meets every
-other type (WRONGTYPE); values are integers, floats, long (past the
-64-byte listpack limit), empty or binary, and now and then a key gets
-enough members to change its encoding (hashes and zsets past 128, sets
-past 512 integers). Some commands are wrong on purpose: truncated (wrong
-arity), an argument too many, bad options, non-integers, out-of-range
-counts. Expiries are always 100 s or more ahead, far in the future
-(2100) or in the past where that deletes the key at once, so that no TTL
-can pass during a run.
+lists, hashes, sets, sorted sets, streams, connection, and unknown
+commands), over a pool of 17 keys that every type shares (each family
+has keys of its own it takes 9 times in 10), so that each command also
+meets every other type (WRONGTYPE); values are integers, floats, long
+(past the 64-byte listpack limit), empty or binary, and now and then a
+key gets enough members to change its encoding (hashes, lists and zsets
+past 128, sets past 512 integers), or an MSET hundreds of keys for SCAN
+and KEYS. Some commands are wrong on purpose: truncated (wrong arity),
+an argument too many, bad options, non-integers, out-of-range counts.
+Expiries are always 100 s or more ahead, far in the future (2100) or in
+the past where that deletes the key at once, so that no TTL can pass
+during a run.
 
 The commands go, in pipelined batches of 1 to B (the same bytes to
 both), to redis-server and to kv_server; one reply is read for each
@@ -301,7 +303,8 @@ def exchange(jobs, timeout):
 # ----------------------------------------------------------- generators ---
 
 KEYS = [b"a", b"b", b"c", b"d", b"key:1", b"key:2", b"user:{7}", b"n",
-        b"s", b"h", b"l", b"z", b"x", b"\x00bin", b"sp ace", b"\xff\r\n"]
+        b"s", b"h", b"l", b"z", b"x", b"\x00bin", b"sp ace", b"\xff\r\n",
+        b""]
 KEYSET = frozenset(KEYS)
 # Each family's own keys: its commands take one of them 9 times in 10, any
 # key else (other types: WRONGTYPE), so that each type keeps keys of its
@@ -329,7 +332,8 @@ JUNK = [b"", b"x", b"-1", b"0", b"1.5", b"nan", b"9223372036854775808",
 PATTERNS = [b"*", b"a*", b"k*", b"key:*", b"?", b"*e*", b"[a-c]", b"[^a]*",
             b"[!a]*", b"\\*", b"*[", b"[", b"user:{7}", b"h\\", b"*\x00*",
             b"[a-]", b"[]a]", b"sp*", b"*:?", b"[z-a]", b"\\", b"**",
-            b"*[0-9]", b"[\\]]*", b"\xff*", b"*\n", b"user:{[0-9]}"]
+            b"*[0-9]", b"[\\]]*", b"\xff*", b"*\n", b"user:{[0-9]}",
+            b"many:1*", b"many:?", b"*:*", b"many:[0-4]?"]
 TYPES = [b"string", b"list", b"set", b"zset", b"hash", b"stream", b"nosuch",
          b"STRING"]
 SCORE_RANGE = [b"-inf", b"+inf", b"inf", b"(1", b"1", b"(-inf", b"2.5",
@@ -805,6 +809,10 @@ def _mget(g):
 @gen("mset")
 def _mset(g):
     a = []
+    if g.rng.random() < 0.01:  # a keyspace to SCAN past one call
+        for i in range(g.rng.randint(100, 400)):
+            a += [b"many:%d" % i, b"%d" % i]
+        return a
     for _ in range(g.rng.randint(1, 4)):
         a += [g.key(), g.val()]
     return a
@@ -995,6 +1003,10 @@ def _move(g):
 
 @gen("del", 1.5)
 def _del(g):
+    rng = g.rng
+    if rng.random() < 0.03:  # some of MSET's many
+        lo = rng.randint(0, 300)
+        return [b"many:%d" % i for i in range(lo, lo + rng.randint(1, 150))]
     return g.keys(1, 4)
 
 
