@@ -1143,8 +1143,15 @@ static bool flush_out(struct conn *c)
 	ssize_t n;
 
 	while (at < c->out.len && !c->loader) { /* a replay's: dropped */
-		n = act_io_send_timeout(c->fd, c->out.p + at, c->out.len - at,
-					MSG_NOSIGNAL, SEND_STALL_NS);
+		/* what the socket takes now, with no limit to arm (a linked
+		 * timeout costs the kernel a timer per send); the limit only
+		 * for a client whose buffer is full */
+		n = act_io_send(c->fd, c->out.p + at, c->out.len - at,
+				MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n == -EAGAIN || n == -EWOULDBLOCK)
+			n = act_io_send_timeout(c->fd, c->out.p + at,
+						c->out.len - at, MSG_NOSIGNAL,
+						SEND_STALL_NS);
 		if (n == -EINTR)
 			continue;
 		if (n <= 0)
