@@ -2297,29 +2297,6 @@ class Reducer:
         keep_last."""
         last = items[-1:] if keep_last else []
         body = items[:-1] if keep_last else items
-        if self.fails(last):
-            return last, True
-        if not keep_last:  # a crash: first the last batches alone
-            for k in (1, 4, 32):
-                cut = [it for it in body if it[2] > body[-1][2] - k]
-                if len(cut) >= len(body):
-                    break
-                if self.fails(cut):
-                    body = cut
-                    break
-        # first a guess: only what touched the failing command's keys
-        if keep_last:
-            keys = set(a for a in last[0][0][1:] if a in KEYSET)
-            keep = []
-            for it in reversed(body):
-                ks = set(a for a in it[0][1:] if a in KEYSET)
-                if it[0][0].upper() in (b"FLUSHALL", b"FLUSHDB") or \
-                        ks & keys:
-                    keep.append(it)
-                    keys |= ks
-            keep.reverse()
-            if len(keep) < len(body) and self.fails(keep + last):
-                body = keep
         n = 2
         while len(body) >= 1:
             if time.monotonic() > deadline:
@@ -2341,10 +2318,40 @@ class Reducer:
                 n = min(len(body), n * 2)
         return body + last, True
 
+    def guesses(self, items):
+        """Shorter streams that may well fail as items does, shortest
+        first: the end of it alone (of what touched the failing
+        command's keys, or the last batches before a crash)."""
+        if self.crash:
+            for k in (1, 4, 32):
+                yield [it for it in items if it[2] > items[-1][2] - k]
+            return
+        body, last = items[:-1], items[-1:]
+        yield last
+        keys = set(a for a in last[0][0][1:] if a in KEYSET)
+        keep = []
+        for it in reversed(body):
+            ks = set(a for a in it[0][1:] if a in KEYSET)
+            if it[0][0].upper() in (b"FLUSHALL", b"FLUSHDB") or ks & keys:
+                keep.append(it)
+                keys |= ks
+        keep.reverse()
+        for k in (16, 128, 1024, 8192):
+            if k < len(keep):
+                yield keep[-k:] + last
+        yield keep + last
+
     def reduce(self, items, seconds):
         """(the shortest stream found, a note), or (None, why not)."""
         deadline = time.monotonic() + seconds
-        if not self.fails(items):
+        found = False
+        for cand in self.guesses(items):
+            if time.monotonic() > deadline:
+                break
+            if len(cand) < len(items) and self.fails(cand):
+                items, found = cand, True
+                break
+        if not found and not self.fails(items):
             return None, "the stream does not fail again when replayed"
         red, whole = self.ddmin(items, not self.crash, deadline)
         return red, "reduced, %d replays" % self.tests if whole else \
@@ -2525,6 +2532,10 @@ def report(o, names, runner, redis, kv, other, done, batch, m):
     else:
         print("  the shortest failing stream found (%s): %d commands, "
               "after FLUSHALL:" % (note, len(red)))
+        if len(red) > 100:
+            print("    # (the first %d left out: the rerun line makes them "
+                  "all)" % (len(red) - 100))
+            red = red[-100:]
     for it in red:
         print("    " + ("# scan step, iterated to cursor 0: "
                         if it[1] == "scan" else "") + cli_line(it[0]))
