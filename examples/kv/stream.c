@@ -346,20 +346,6 @@ static size_t node_find(const struct kv_stream *s, struct kv_sid id)
 }
 
 /* The index of the first entry of nd with an ID at least id. */
-static uint32_t entry_find(const struct snode *nd, struct kv_sid id)
-{
-	uint32_t lo = 0, hi = nd->n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (sid_cmp(nd->e[mid]->id, id) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 static void mark_deleted(struct kv_stream *s, struct snode *nd,
 			 struct kv_sentry *e)
 {
@@ -369,17 +355,35 @@ static void mark_deleted(struct kv_stream *s, struct snode *nd,
 	s->length--;
 }
 
+/*
+ * Lookups go as redis's stream iterator goes: from the start of the node
+ * whose first ID is the last at or before the one sought, entry by entry,
+ * a deleted entry passed over before its ID is looked at. Entries are in
+ * ID order but for deleted ones: XSETID may put the last ID below a
+ * deleted entry, and what is added then follows it in its node (redis's
+ * listpack keeps the same order), so a search within a node by halves
+ * would step over such a live entry.
+ */
 bool stream_delete(struct kv_stream *s, struct kv_sid id)
 {
 	size_t k = node_find(s, id);
 	struct snode *nd;
 	uint32_t i;
+	int c;
 
 	if (k == s->n)
 		return false;
 	nd = node_at(s, k);
-	i = entry_find(nd, id);
-	if (i == nd->n || sid_cmp(nd->e[i]->id, id) || nd->e[i]->deleted)
+	for (i = 0; i < nd->n; i++) {
+		if (nd->e[i]->deleted)
+			continue;
+		c = sid_cmp(nd->e[i]->id, id);
+		if (c > 0)
+			return false;
+		if (c == 0)
+			break;
+	}
+	if (i == nd->n)
 		return false;
 	if (nd->live == 1) { /* its last live entry: the node goes */
 		s->length--;
@@ -457,33 +461,21 @@ static void seek_forward(struct kv_stream_iter *it)
 	const struct kv_stream *s = it->s;
 	size_t k = node_find(s, it->start);
 
-	if (k == s->n)
-		k = 0; /* every node is after start */
-	it->node = k;
-	it->at = k < s->n ? entry_find(node_at(s, k), it->start) : 0;
+	it->node = k == s->n ? 0 : k; /* every node after start: the first */
+	it->at = 0;
 }
 
-/* Backward: it->at is one past the entry to look at next. */
 static void seek_backward(struct kv_stream_iter *it)
 {
 	const struct kv_stream *s = it->s;
 	size_t k = node_find(s, it->end);
-	struct kv_sid after = it->end;
-	const struct snode *nd;
 
 	if (k == s->n) {
 		it->done = true; /* every node is after end */
 		return;
 	}
-	nd = node_at(s, k);
 	it->node = k;
-	it->at = nd->n;
-	if (after.seq != UINT64_MAX || after.ms != UINT64_MAX) {
-		after.seq++;
-		if (!after.seq)
-			after.ms++;
-		it->at = entry_find(nd, after);
-	}
+	it->at = node_at(s, k)->n;
 }
 
 void stream_iter_init(struct kv_stream_iter *it, const struct kv_stream *s,
@@ -513,10 +505,11 @@ static const struct kv_sentry *next_forward(struct kv_stream_iter *it)
 			continue;
 		}
 		e = nd->e[it->at++];
+		if (e->deleted || sid_cmp(e->id, it->start) < 0)
+			continue;
 		if (sid_cmp(e->id, it->end) > 0)
 			break;
-		if (!e->deleted)
-			return e;
+		return e;
 	}
 	it->done = true;
 	return NULL;
@@ -534,10 +527,11 @@ static const struct kv_sentry *next_backward(struct kv_stream_iter *it)
 			continue;
 		}
 		e = node_at(it->s, it->node)->e[--it->at];
+		if (e->deleted || sid_cmp(e->id, it->end) > 0)
+			continue;
 		if (sid_cmp(e->id, it->start) < 0)
 			break;
-		if (!e->deleted)
-			return e;
+		return e;
 	}
 	it->done = true;
 	return NULL;
