@@ -1,24 +1,39 @@
 #!/bin/sh
 # The kv benchmark: examples/kv_server against Debian's redis-server on
-# 127.0.0.1, driven by redis-benchmark (50 clients, 3-byte values): SET
-# and GET one request at a time, and GET with 16 in flight per client
-# (-P 16). In rounds: each round runs the three tests against kv_server,
-# then against redis-server, each server fresh. A table gives each
-# server's requests per second, p99 latency and CPU per request (the
-# server's utime + stime over the test, from /proc, over its requests, in
-# microseconds), the median over the rounds, and kv/redis, the median of
-# each round's ratio (this machine's speed drifts between rounds).
+# 127.0.0.1, driven by redis-benchmark (50 clients, 3-byte values): by
+# default SET and GET one request at a time, and GET with 16 in flight
+# per client (-P 16); KV_TESTS=default runs every test of redis-
+# benchmark's own default suite too, each alone (-t). In rounds: each
+# round runs the tests against kv_server, then against redis-server,
+# each server fresh. A table gives each server's requests per second,
+# p99 latency and CPU per request (the server's utime + stime over the
+# test, from /proc, over its requests, in microseconds), the median over
+# the rounds, and kv/redis, the median of each round's ratio (this
+# machine's speed drifts between rounds).
 #
-# Then memory: 1,000,000 keys of 100-byte values loaded into each server
-# (redis-cli --pipe), DBSIZE checked, and each server's RSS before and
+# Then memory, for each of KV_MEMORY's types: 1,000,000 (KV_KEYS) keys
+# of 100-byte values (string), fields of one hash (hash), members of one
+# set (set) and of one sorted set with random integer scores (zset), as
+# redis-benchmark's commands name them, loaded into each server with
+# redis-cli --pipe, the count checked, and each server's RSS before and
 # after, with the ratio.
 #
+#   KV_TESTS=LIST   tests, of SET GET GET-P16 and the default suite's
+#                   PING_INLINE PING_MBULK INCR LPUSH RPUSH LPOP RPOP SADD
+#                   HSET SPOP ZADD ZPOPMIN LRANGE_100 LRANGE_300
+#                   LRANGE_500 LRANGE_600 MSET; "default": all of them;
+#                   default "SET GET GET-P16"
+#   KV_MEMORY=LIST  of string hash set zset; default all four ("": none)
+#   KV_REDIS_ARGS   more redis-server arguments (--io-threads 2, say)
+#   KV_SHARDS_RUN=N kv_server's --shards in the rounds; default one per
+#                   worker
 #   KV_ROUNDS=R     rounds; default 3
 #   KV_REQUESTS=N   requests of each unpipelined test; default 200000 (the
 #                   pipelined one runs 5 times as many)
 #   KV_WORKERS=N    kv_server's --workers; default 1 (redis-server is one
 #                   thread)
-#   KV_KEYS=N       keys of the memory test; default 1000000 (0: none)
+#   KV_KEYS=N       keys (fields, members) of the memory test; default
+#                   1000000 (0: none)
 #   KV_BUILD=NAME   use build/NAME; default release
 #   KV_PIN=P        "server" (the default, with two or more CPUs): both
 #                   servers on the last CPU this script may use,
@@ -63,6 +78,13 @@ workers=${KV_WORKERS:-1}
 keys=${KV_KEYS:-1000000}
 name=${KV_BUILD:-release}
 pin=${KV_PIN:-server}
+tests=${KV_TESTS:-SET GET GET-P16}
+[ "$tests" = default ] && tests="PING_INLINE PING_MBULK SET GET GET-P16 \
+INCR LPUSH RPUSH LPOP RPOP SADD HSET SPOP ZADD ZPOPMIN LRANGE_100 LRANGE_300 \
+LRANGE_500 LRANGE_600 MSET"
+mem_types=${KV_MEMORY-string hash set zset}
+redis_args=${KV_REDIS_ARGS:-}
+shards_run=${KV_SHARDS_RUN:-}
 build=build/$name
 tmp=
 server_pid=
@@ -115,6 +137,7 @@ start_kv() {
 	: >"$tmp/kv.out" # not the last round's port: the child empties it late
 	# shellcheck disable=SC2086 # server_on: empty, or taskset and CPU
 	$server_on "$build/examples/kv_server" --port 0 --workers "$workers" \
+		${shards_run:+--shards "$shards_run"} \
 		>"$tmp/kv.out" 2>"$tmp/kv.err" &
 	server_pid=$!
 	port=
@@ -135,8 +158,9 @@ start_redis() {
 		port=$((port + 1))
 	done
 	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086 # KV_REDIS_ARGS: split on purpose
 	$server_on redis-server --port "$port" --bind 127.0.0.1 --save '' \
-		--appendonly no --databases 1 >"$tmp/redis.log" 2>&1 &
+		--appendonly no --databases 1 $redis_args >"$tmp/redis.log" 2>&1 &
 	server_pid=$!
 	i=0
 	until redis-cli -p "$port" ping >/dev/null 2>&1; do
@@ -159,8 +183,10 @@ bench() {
 	shift 4
 	t0=$(cpu_ticks "$server_pid")
 	# shellcheck disable=SC2086 # load_on: empty, or taskset and CPUs
+	# the last line: LRANGE's tests fill their list first (a line of
+	# their own before theirs)
 	line=$($load_on redis-benchmark -p "$port" -c 50 -n "$n" -d 3 --csv "$@" \
-		2>/dev/null | sed -n '2p') || line=
+		2>/dev/null | sed -n '2,$p' | tail -n 1) || line=
 	t1=$(cpu_ticks "$server_pid")
 	if [ -z "$line" ]; then
 		echo "$r $srv $test - - -" >>"$tmp/results"
@@ -181,15 +207,20 @@ round() {
 			failed=1
 			continue
 		fi
-		bench "$1" "$srv" SET "$requests" -t set
-		bench "$1" "$srv" GET "$requests" -t get
-		bench "$1" "$srv" GET-P16 "$((requests * 5))" -t get -P 16
+		for t in $tests; do
+			case $t in
+			GET-P16) bench "$1" "$srv" "$t" "$((requests * 5))" \
+				-t get -P 16 ;;
+			*) bench "$1" "$srv" "$t" "$requests" \
+				-t "$(echo "$t" | tr '[:upper:]' '[:lower:]')" ;;
+			esac
+		done
 		stop_server
 	done
 }
 
 summary() {
-	awk -v rounds="$rounds" '
+	awk -v rounds="$rounds" -v order_s="$tests" '
 	function median(v, n,    i, j, t) {
 		for (i = 2; i <= n; i++)
 			for (j = i; j > 1 && v[j - 1] > v[j]; j--) {
@@ -200,14 +231,14 @@ summary() {
 	$4 == "-" { bad[$2, $3] = 1; next }
 	{ for (f = 4; f <= 6; f++) fig[$2, $3, $1, f] = $f; tests[$3] = 1 }
 	END {
-		printf "%-8s %-6s %12s %10s %11s\n", "test", "server",
+		printf "%-11s %-8s %12s %10s %11s\n", "test", "server",
 			"req/s", "p99 us", "cpu us/req"
-		split("SET GET GET-P16", order, " ")
-		for (k = 1; k <= 3; k++) {
+		nt = split(order_s, order, " ")
+		for (k = 1; k <= nt; k++) {
 			t = order[k]
 			for (s = 1; s <= 3; s++) {
 				srv = s == 1 ? "kv" : s == 2 ? "redis" : "kv/redis"
-				line = sprintf("%-8s %-6s", t, srv)
+				line = sprintf("%-11s %-8s", t, srv)
 				if (bad["kv", t] || (s > 1 && bad["redis", t])) {
 					print line "   failed"
 					continue
@@ -232,16 +263,50 @@ summary() {
 	}' "$tmp/results"
 }
 
-# memory SERVER: RSS before and after KV_KEYS keys of 100 bytes.
+# memory SERVER TYPE: RSS before and after the load of TYPE; appends
+# "TYPE SERVER COUNT BEFORE AFTER" to the memory results.
 memory() {
 	"start_$1" || { failed=1; return; }
 	before=$(rss_kib "$server_pid")
-	redis-cli -p "$port" --pipe <"$tmp/load.resp" >"$tmp/pipe.out" 2>&1 ||
+	redis-cli -p "$port" --pipe <"$tmp/load-$2.resp" >"$tmp/pipe.out" 2>&1 ||
 		failed=1
-	n=$(redis-cli -p "$port" dbsize)
+	case $2 in
+	string) n=$(redis-cli -p "$port" dbsize) ;;
+	hash) n=$(redis-cli -p "$port" hlen myhash) ;;
+	set) n=$(redis-cli -p "$port" scard myset) ;;
+	zset) n=$(redis-cli -p "$port" zcard myzset) ;;
+	esac
 	after=$(rss_kib "$server_pid")
-	echo "$1 $n $before $after" >>"$tmp/memory"
+	echo "$2 $1 $n $before $after" >>"$tmp/memory"
 	stop_server
+}
+
+# load TYPE: the RESP of KV_KEYS writes of TYPE, for redis-cli --pipe
+# (redis-benchmark's key and member names; zset scores random integers)
+load() {
+	awk -v n="$keys" -v type="$1" 'function cmd(a, b, c, d) {
+		printf "*%d\r\n", d == "" ? 3 : 4
+		printf "$%d\r\n%s\r\n$%d\r\n%s\r\n", length(a), a,
+			length(b), b
+		printf "$%d\r\n%s\r\n", length(c), c
+		if (d != "")
+			printf "$%d\r\n%s\r\n", length(d), d
+	}
+	BEGIN {
+		srand(1)
+		v = sprintf("%0100d", 0)
+		for (i = 0; i < n; i++) {
+			e = sprintf("element:%d", i)
+			if (type == "string")
+				cmd("SET", sprintf("key:%010d", i), v)
+			else if (type == "hash")
+				cmd("HSET", "myhash", e, "xxx")
+			else if (type == "set")
+				cmd("SADD", "myset", e)
+			else
+				cmd("ZADD", "myzset", int(rand() * 1e9), e)
+		}
+	}' >"$tmp/load-$1.resp"
 }
 
 # diff_kv: a fresh kv_server from $kv_cmd; sets server_pid and port.
@@ -332,37 +397,43 @@ while [ "$r" -le "$rounds" ]; do
 	r=$((r + 1))
 done
 summary
-if [ "$keys" -gt 0 ]; then
-	# SET key:N with a 100-byte value, as RESP, for redis-cli --pipe
-	awk -v n="$keys" 'BEGIN {
-		v = sprintf("%0100d", 0)
-		for (i = 0; i < n; i++) {
-			k = sprintf("key:%010d", i)
-			printf "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$100\r\n%s\r\n",
-				length(k), k, v
-		}
-	}' >"$tmp/load.resp"
-	memory kv
-	memory redis
+if [ "$keys" -gt 0 ] && [ -n "$mem_types" ]; then
+	for type in $mem_types; do
+		load "$type"
+		memory kv "$type"
+		memory redis "$type"
+		rm -f "$tmp/load-$type.resp"
+	done
 	awk -v keys="$keys" '
-	{ n[$1] = $2; b[$1] = $3; a[$1] = $4 }
+	{ n[$1, $2] = $3; b[$1, $2] = $4; a[$1, $2] = $5; t[$1] = 1
+	  order[++no] = $1 }
 	END {
-		printf "\nmemory: %d keys of 100 bytes\n", keys
-		for (s = 1; s <= 2; s++) {
-			srv = s == 1 ? "kv" : "redis"
-			printf "%-6s dbsize %d, RSS %d KiB before, %d after:" \
-				" %.1f MiB, %.0f B a key\n", srv, n[srv],
-				b[srv], a[srv], (a[srv] - b[srv]) / 1024,
-				(a[srv] - b[srv]) * 1024 / keys
+		printf "\nmemory: %d of each (strings: keys of 100 bytes; " \
+			"hash: fields of 3; set, zset: members)\n", keys
+		for (i = 1; i <= no; i += 2) {
+			ty = order[i]
+			for (s = 1; s <= 2; s++) {
+				srv = s == 1 ? "kv" : "redis"
+				printf "%-6s %-6s count %d, RSS %d KiB before, " \
+					"%d after: %.1f MiB, %.0f B each\n", ty,
+					srv, n[ty, srv], b[ty, srv], a[ty, srv],
+					(a[ty, srv] - b[ty, srv]) / 1024,
+					(a[ty, srv] - b[ty, srv]) * 1024 / keys
+			}
+			printf "%-6s kv/redis %.2f (RSS after: %.2f)\n", ty,
+				(a[ty, "kv"] - b[ty, "kv"]) / \
+				(a[ty, "redis"] - b[ty, "redis"]),
+				a[ty, "kv"] / a[ty, "redis"]
 		}
-		printf "kv/redis %.2f\n", (a["kv"] - b["kv"]) / \
-			(a["redis"] - b["redis"])
 	}' "$tmp/memory"
-	for srv in kv redis; do
-		grep -q "^$srv $keys " "$tmp/memory" || {
-			echo "bench-kv: $srv does not hold $keys keys" >&2
-			failed=1
-		}
+	for type in $mem_types; do
+		for srv in kv redis; do
+			grep -q "^$type $srv $keys " "$tmp/memory" || {
+				echo "bench-kv: $srv does not hold $keys of" \
+					"$type" >&2
+				failed=1
+			}
+		done
 	done
 fi
 if [ "$failed" -ne 0 ]; then
