@@ -7,7 +7,11 @@
 #   3. spawnburst and fanin with ACTORS_BIND=none and core, alternating, at
 #      2, 8 and 15 workers (scripts/bench-bind.sh);
 #   4. the stress programs' quick profile at 15 workers (the same commands
-#      as `make stress`, with --workers 15 last).
+#      as `make stress`, with --workers 15 last);
+#   5. kv_server at 1, 2, 4, 8 and 15 workers against redis-server with
+#      1, 2, 4 and 8 io-threads (scripts/bench-kv-scaling.sh), when
+#      redis-benchmark and redis-server are there (KV_TOOLS=DIR: carried
+#      along, with LD_LIBRARY_PATH for their libraries).
 #
 # It uses an existing build, as it is: BENCH_BUILD=NAME (default release)
 # names build/NAME, whose bench/, stress/ and tools/ programs must be
@@ -63,6 +67,11 @@ if [ "$stress_workers" != 0 ]; then
 		"$(grep -c '^  rerun with' /tmp/bench-device-stress.$$) failed"
 	rm -f /tmp/bench-device-stress.$$
 fi
+
+step "kv_server against redis-server, workers $workers"
+KV_BUILD=$name KV_SCALE_WORKERS=$workers scripts/bench-kv-scaling.sh
+rc=$?
+[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || failed=1
 
 step "done, status $failed"
 exit "$failed"
