@@ -74,6 +74,10 @@ cli() { # cli PORT ARGS...: redis-cli with a limit, as a user types it
 	timeout 30 redis-cli --no-raw -p "$@"
 }
 
+rcli() { # rcli PORT ARGS...: the same, the replies as they are (--raw)
+	timeout 30 redis-cli --raw -p "$@"
+}
+
 # raw PORT BYTES [SECONDS]: send BYTES (printf %b) on a new connection,
 # print what comes back until the server closes it or SECONDS pass.
 raw() {
@@ -142,6 +146,47 @@ if start main --workers 2 --shards 3; then
 	else
 		echo "kv.sh: no redis-server here: the live comparison skipped"
 	fi
+
+	# ---- INFO, CLIENT, an unknown command ----------------------------
+	rcli "$main_port" MSET i1 a i2 b i3 c i4 d >/dev/null
+	rcli "$main_port" EXPIRE i1 1000 >/dev/null
+	info=$(rcli "$main_port" INFO | tr -d '\r')
+	missing=
+	for f in "# Server" redis_version: process_id: tcp_port:$main_port \
+		uptime_in_seconds: "# Clients" connected_clients: maxclients: \
+		"# Memory" used_memory: used_memory_rss: "# Persistence" \
+		aof_enabled:0 "# Stats" total_connections_received: \
+		total_commands_processed: "# Replication" role:master \
+		"# CPU" used_cpu_sys: "# Keyspace"; do
+		case $info in *"$f"*) ;; *) missing="$missing '$f'" ;; esac
+	done
+	keys=$(rcli "$main_port" DBSIZE)
+	case $info in
+	*"db0:keys=$keys,expires=1,"*)
+		[ -z "$missing" ] && ok "INFO: redis's sections and fields," \
+			"db0 of all 3 shards: $(echo "$info" | grep '^db0')" ||
+			bad "INFO lacks$missing" ;;
+	*) bad "INFO's keyspace: $(echo "$info" | grep '^db0'), DBSIZE $keys" ;;
+	esac
+	check "INFO server: that section alone" "# Server" \
+		"$(rcli "$main_port" INFO server | tr -d '\r' | grep '^#')"
+	got=$(printf 'CLIENT SETNAME alice\nCLIENT GETNAME\nCLIENT ID\nCLIENT LIST\nCLIENT INFO\n' |
+		rcli "$main_port")
+	id=$(echo "$got" | sed -n 3p)
+	case $got in
+	OK$'\n'alice$'\n'[0-9]*$'\n'*"id=$id addr=127.0.0.1:"*" name=alice "*"cmd=client|list"*"id=$id "*"cmd=client|info"*)
+		ok "CLIENT SETNAME, GETNAME, ID $id, LIST and INFO agree" ;;
+	*) bad "CLIENT: $(printf %q "$got")" ;;
+	esac
+	check "CLIENT SETNAME with a space" \
+		"ERR Client names cannot contain spaces, newlines or special characters." \
+		"$(rcli "$main_port" CLIENT SETNAME 'a b')"
+	check "BGREWRITEAOF with no file: says so" \
+		"ERR the append-only file is off: start kv_server with --appendonly yes" \
+		"$(rcli "$main_port" BGREWRITEAOF)"
+	check "an unknown command: redis's error, and the connection stays" \
+		"-ERR unknown command 'NOPE', with args beginning with: 'x' "$'\r'$'\n'"+PONG"$'\r' \
+		"$(raw "$main_port" 'NOPE x\r\nPING\r\nQUIT\r\n' | head -n 2)"
 
 	# expiry: a TTL as set, then gone when it passes
 	cli "$main_port" SET ttlkey v EX 100000 >/dev/null
