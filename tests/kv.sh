@@ -4,7 +4,9 @@
 # redis-server 7.0.15 printed for it (tests/kv-expected.txt, captured
 # with `redis-cli --no-raw` against `redis-server --databases 1`); when a
 # redis-server is installed the same stream runs against it too, and the
-# two outputs must match. Then hostile clients, each over a raw socket
+# two outputs must match; INFO's sections and fields, CLIENT's
+# subcommands, and an unknown command answered with the connection kept.
+# Then hostile clients, each over a raw socket
 # (bash's /dev/tcp): a malformed frame, a bulk over the limit, a client
 # past --maxclients, one that sends a byte at a time and one that never
 # reads, while others are served; inline commands, pipelining, QUIT and
