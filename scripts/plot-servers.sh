@@ -1,7 +1,8 @@
 #!/bin/sh
 # plot-servers.sh - the servers' figures as one SVG: req/s, p99
-# latency and CPU per request per server, for each load of scripts/bench-echo.sh and each
-# test of scripts/bench-kv.sh (the medians of their tables).
+# latency and CPU per request per server, for each load of
+# scripts/bench-echo.sh and each test of scripts/bench-kv.sh (the medians
+# of their tables; with KV_TESTS=default, the whole default suite).
 #
 #   scripts/plot-servers.sh ECHO_OUTPUT KV_OUTPUT OUT.svg
 #
@@ -32,9 +33,10 @@ if [ "$echo_out" != - ]; then
 	}' "$echo_out" >>"$tmp/data"
 fi
 if [ "$kv_out" != - ]; then
+	# every test of its table (SET, GET, GET-P16, or the default
+	# suite's): the rows of kv and redis with figures
 	awk '
-	($1 == "SET" || $1 == "GET" || $1 == "GET-P16") &&
-	    ($2 == "kv" || $2 == "redis") && $3 != "failed" {
+	($2 == "kv" || $2 == "redis") && $3 ~ /^[0-9.]+$/ {
 		printf "kv-%s %s %s %s %s\n", $1, $2, $3, $4, $5
 	}' "$kv_out" >>"$tmp/data"
 fi
@@ -48,7 +50,7 @@ awk '{ c = ($2 == "actors" || $2 == "kv") ? 1 : $2 == "go" ? 3 : 2
 	printf "%d \"%s %s\" %s %s %d %s\n", NR - 1, $1, $2, $3, $4, c, $5 }' \
 	"$tmp/data" >"$tmp/rows"
 gnuplot <<EOF
-set terminal svg size 1400,440 dynamic font "sans,11"
+set terminal svg size $(awk 'END { w = 300 + NR * 66; print (w < 1400 ? 1400 : w) }' "$tmp/rows"),440 dynamic font "sans,11"
 set output "$svg"
 set multiplot layout 1,3 title "servers on this machine (medians)"
 set style fill solid 0.8 border -1

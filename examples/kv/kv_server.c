@@ -1,36 +1,30 @@
 /* SPDX-License-Identifier: MIT */
-/* SPDX-License-Identifier: MIT */
 /*
- * kv_server.c - an in-memory key-value server that speaks RESP2, for
- * redis-cli and redis-benchmark, built the actor way.
+ * kv_server.c - an in-memory key-value server that speaks RESP2 with
+ * redis-server 7.0's replies, for redis-cli and redis-benchmark, built
+ * the actor way (doc/design/servers.md has the whole design).
  *
  *   kv_server [--host H] [--port P] [--workers N] [--shards N]
  *             [--maxclients N] [--proto-max-bulk-len BYTES]
+ *             [--appendonly yes|no] [--appendfsync always|everysec|no]
+ *             [--dir DIR]
  *
  * Processes:
- *   main      starts the shards, the acceptor and the signal watcher,
- *             then waits for SIGINT or SIGTERM.
- *   shard i   owns the keys whose hash falls to it (cmd.h, db.h): the
- *             only process that touches them, so no lock anywhere. Each
- *             request message is a batch of commands; the reply message
- *             holds their replies. A 100 ms tick sweeps expired keys.
+ *   main      starts the shards, replays the append-only file (if any),
+ *             starts the acceptor and the signal watcher, then waits for
+ *             SIGINT or SIGTERM; at the stop it has the file flushed.
+ *   shard i   owns the keys whose hash falls to it (kv_shard.c): the
+ *             only process that touches them, so no lock anywhere.
  *   acceptor  one act_io_accept after another; past --maxclients a new
  *             client gets "-ERR max number of clients reached".
- *   conn      one per client: reads, parses (resp.h), sends each shard
- *             one message with that shard's commands of what was read
- *             (up to 256 commands), waits for their replies, writes the
- *             replies in the order of the commands.
+ *   conn      one per client (kv_conn.c): reads, parses, sends each
+ *             shard one message with that shard's commands of what was
+ *             read, writes the replies in the order of the commands.
+ *   aof       the append-only file's writer (kv_aof.c); the replay at
+ *             start is a conn whose input is the file.
  *
- * A command of several keys is split by shard and its parts' replies
- * merged, as Redis Cluster clients do it; like them it is not atomic
- * across shards (MSET may be seen half done by another client). Per
- * shard, commands run in the order each connection sent them.
- *
- * What bounds memory: a connection has one batch in flight, so a shard's
- * mailbox holds at most one message per connection; a connection reads
- * no more while its replies are unsent, and a client that takes none of
- * them for 30 s is closed; a bulk over --proto-max-bulk-len is refused on
- * its header (resp.h).
+ * This file: main, the acceptor, the watcher, the options, and the
+ * append-only file's opening and check before the runtime starts.
  */
 #include <errno.h>
 #include <fcntl.h>
