@@ -642,6 +642,23 @@ static void take(struct conn *c, uint32_t s, struct act_msg *m, const char *p,
 
 /* Waits for a reply of this batch: from shard `want`, or from any shard
  * (want UINT32_MAX) that has not replied yet. Its shard. */
+/* The next reply message from a shard (anything else is dropped: no
+ * one else sends a connection messages), and its bytes. */
+static struct act_msg *next_rep(const char **p, size_t *len, void **owned)
+{
+	struct act_msg *m;
+
+	for (;;) {
+		m = act_receive(ACT_FOREVER);
+		if (m && (m->tag == T_REP || m->tag == T_REP_PTR))
+			break;
+		if (m)
+			act_msg_free(m);
+	}
+	*p = kv_payload(m, len, owned);
+	return m;
+}
+
 static uint32_t await_reply(struct conn *c, uint32_t want)
 {
 	struct act_msg *m;
@@ -651,14 +668,7 @@ static uint32_t await_reply(struct conn *c, uint32_t want)
 	uint32_t s;
 
 	for (;;) {
-		m = act_receive(ACT_FOREVER);
-		if (!m)
-			continue;
-		if (m->tag != T_REP && m->tag != T_REP_PTR) {
-			act_msg_free(m);
-			continue;
-		}
-		p = kv_payload(m, &len, &owned);
+		m = next_rep(&p, &len, &owned);
 		s = get32(p + 4);
 		if (get32(p) == c->seq && s < (uint32_t)srv.nshards &&
 		    (want == UINT32_MAX ? !c->rep[s] : s == want)) {
@@ -745,14 +755,7 @@ static bool call_shard(struct conn *c, uint32_t s, const struct kv_cmd *cmd,
 	if (o->failed || kv_send_copy(srv.shards[s], T_REQ, o->p, o->len))
 		return false;
 	for (;;) {
-		m = act_receive(ACT_FOREVER);
-		if (!m)
-			continue;
-		if (m->tag != T_REP && m->tag != T_REP_PTR) {
-			act_msg_free(m);
-			continue;
-		}
-		p = kv_payload(m, &len, &owned);
+		m = next_rep(&p, &len, &owned);
 		if (get32(p) == c->seq && get32(p + 4) == s)
 			break;
 		act_msg_free(m); /* not this call's: cannot happen */

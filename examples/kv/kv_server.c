@@ -339,8 +339,7 @@ static void main_proc(void *arg)
 	const struct opts *o = arg;
 	struct act_spawn_opts so;
 	act_pid acceptor, watcher;
-	struct act_msg *m;
-	int i, v;
+	int i;
 
 	srv.main = act_self();
 	srv.nshards = o->shards ? o->shards : act_workers();
@@ -378,21 +377,8 @@ static void main_proc(void *arg)
 		srv.err = -ENOMEM;
 		return;
 	}
-	for (;;) {
-		m = act_receive(ACT_FOREVER);
-		if (!m)
-			continue;
-		v = 0;
-		if (m->len == sizeof(v))
-			memcpy(&v, m->data, sizeof(v));
-		if (m->tag == T_SIGNAL)
-			srv.signal = v;
-		else if (m->tag == T_FAILED)
-			srv.err = v;
-		act_msg_free(m);
-		if (srv.signal || srv.err)
-			break;
-	}
+	/* until a signal or a failure: no message has tag 0 */
+	await_tag(0, NULL, 0);
 	/* what the file was sent so far made to last; then returning stops
 	 * the runtime: the other processes are discarded */
 	if (srv.aof_fd >= 0 && !srv.err &&
