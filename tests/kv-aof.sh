@@ -12,32 +12,10 @@
 # shards than wrote them. Run by `make check` from the build directory;
 # nothing here is timed: each wait is for a count or a line, bounded.
 set -u
-passed=0
-failed=0
 srcdir=${srcdir:-..}
 tests=$srcdir/tests
 [ -f "$tests/kv-aof-load.py" ] || tests=$(dirname "$0")
-tmp=$(mktemp -d)
-pids=()
-
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	echo "PASS: $*"
-	passed=$((passed + 1))
-}
-
-bad() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+. "$tests/kvlib.sh"
 
 for tool in redis-cli redis-check-aof python3; do
 	if ! command -v "$tool" >/dev/null; then
@@ -45,25 +23,6 @@ for tool in redis-cli redis-check-aof python3; do
 		exit 77
 	fi
 done
-
-# start NAME ARGS...: a kv_server on an ephemeral port, once it says it
-# listens (after its replay); sets port, pid.
-start() {
-	local name=$1 i
-	shift
-	: >"$tmp/$name.out"
-	examples/kv_server --port 0 "$@" >"$tmp/$name.out" \
-		2>>"$tmp/$name.err" &
-	pid=$!
-	pids+=("$pid")
-	port=
-	for ((i = 0; i < 600 && ${#port} == 0; i++)); do
-		port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' \
-			"$tmp/$name.out")
-		[ -n "$port" ] || { kill -0 "$pid" 2>/dev/null || break; sleep 0.1; }
-	done
-	[ -n "$port" ]
-}
 
 cli() { timeout 60 redis-cli -p "$@"; }
 
@@ -93,7 +52,7 @@ aof_valid() { # aof_valid FILE: redis-check-aof's verdict
 for policy in always everysec; do
 	dir=$tmp/$policy
 	mkdir -p "$dir"
-	if ! start "$policy" --appendonly yes --appendfsync "$policy" \
+	if ! kv_start "$policy" --appendonly yes --appendfsync "$policy" \
 		--dir "$dir" --workers 2 --shards 3; then
 		bad "kv_server --appendfsync $policy did not start:" \
 			"$(cat "$tmp/$policy.err")"
@@ -101,7 +60,7 @@ for policy in always everysec; do
 	fi
 	load_and_kill "$policy"
 	# the restart on another sharding: the records route by the keys
-	if ! start "$policy-2" --appendonly yes --appendfsync "$policy" \
+	if ! kv_start "$policy-2" --appendonly yes --appendfsync "$policy" \
 		--dir "$dir" --workers 2 --shards 2; then
 		bad "kv_server did not restart on its $policy file:" \
 			"$(cat "$tmp/$policy-2.err")"
@@ -133,14 +92,14 @@ done
 # ---- a record cut short, and a file that is not an AOF -------------------
 dir=$tmp/cut
 mkdir -p "$dir"
-if start cut --appendonly yes --dir "$dir"; then
+if kv_start cut --appendonly yes --dir "$dir"; then
 	cli "$port" SET a 1 >/dev/null
 	cli "$port" RPUSH l x y z >/dev/null
 	kill -TERM "$pid"
 	wait "$pid"
 	size=$(stat -c %s "$dir/appendonly.aof")
 	printf '*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nhal' >>"$dir/appendonly.aof"
-	if start cut2 --appendonly yes --dir "$dir" &&
+	if kv_start cut2 --appendonly yes --dir "$dir" &&
 		grep -q "cut short.*cut to $size bytes" "$tmp/cut2.err"; then
 		ok "a record cut short: $(grep 'cut short' "$tmp/cut2.err" |
 			sed 's/^kv_server: [^:]*: //')"
@@ -174,7 +133,7 @@ fi
 # ---- BGREWRITEAOF under load -------------------------------------------------
 dir=$tmp/rw
 mkdir -p "$dir"
-if start rw --appendonly yes --appendfsync always --dir "$dir" \
+if kv_start rw --appendonly yes --appendfsync always --dir "$dir" \
 	--workers 2 --shards 3; then
 	# much to compact: 200 keys incremented 50 times each
 	for ((i = 0; i < 50; i++)); do
@@ -207,7 +166,7 @@ if start rw --appendonly yes --appendfsync always --dir "$dir" \
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
 	wait "$loader"
-	if start rw2 --appendonly yes --dir "$dir"; then
+	if kv_start rw2 --appendonly yes --dir "$dir"; then
 		got=$(python3 "$tests/kv-aof-load.py" --check "$port" \
 			"$tmp/rw.res")
 		c=$(cli "$port" GET c199)
@@ -245,22 +204,15 @@ fi
 if command -v redis-server >/dev/null; then
 	dir=$tmp/same
 	mkdir -p "$dir"
-	redis-server --port 0 --unixsocket "$tmp/redis.sock" --databases 1 \
-		--save '' --appendonly no --daemonize no >"$tmp/redis.log" 2>&1 &
-	pids+=("$!")
-	for ((i = 0; i < 600; i++)); do
-		[ -S "$tmp/redis.sock" ] && redis-cli -s "$tmp/redis.sock" PING \
-			2>/dev/null | grep -q PONG && break
-		sleep 0.1
-	done
-	if start same --appendonly yes --dir "$dir" --workers 2 --shards 3
+	redis_start "$tmp/redis.sock"
+	if kv_start same --appendonly yes --dir "$dir" --workers 2 --shards 3
 	then
 		if got=$(timeout 600 python3 "$tests/kv-diff.py" --redis \
 			"$tmp/redis.sock" --kv "$port" --seed 7 --commands 20000 \
 			--quiet 2>&1); then
 			kill -KILL "$pid"
 			wait "$pid" 2>/dev/null
-			if start same2 --appendonly yes --dir "$dir" \
+			if kv_start same2 --appendonly yes --dir "$dir" \
 				--workers 2 --shards 2; then
 				st=$(timeout 300 python3 "$tests/kv-state.py" \
 					"$tmp/redis.sock" "$port" 2>&1) &&
@@ -276,7 +228,7 @@ if command -v redis-server >/dev/null; then
 				done
 				kill -KILL "$pid"
 				wait "$pid" 2>/dev/null
-				if start same3 --appendonly yes --dir "$dir"; then
+				if kv_start same3 --appendonly yes --dir "$dir"; then
 					st=$(timeout 300 python3 \
 						"$tests/kv-state.py" \
 						"$tmp/redis.sock" "$port" 2>&1) &&
@@ -299,5 +251,4 @@ else
 	echo "kv-aof.sh: no redis-server here: the replay comparison skipped"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

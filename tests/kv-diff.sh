@@ -17,37 +17,17 @@
 # Exits 77 without redis-server, redis-cli or python3, or with a
 # redis-server other than 7.0 (whose replies kv_server gives).
 set -u
-passed=0
-failed=0
 srcdir=${srcdir:-..}
 tests=$srcdir/tests
 [ -f "$tests/kv-diff.py" ] || tests=$(dirname "$0")
 seeds=${KV_DIFF_SEEDS:-1 2 3}
 commands=${KV_DIFF_COMMANDS:-20000}
 reduce=60 # seconds of reduction for the first mismatch; then 15
-tmp=$(mktemp -d)
-pids=()
-
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+. "$tests/kvlib.sh"
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-ok() {
-	echo "PASS: $*"
-	passed=$((passed + 1))
-}
 
-bad() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
 
 for t in redis-server redis-cli python3; do
 	if ! command -v "$t" >/dev/null; then
@@ -79,40 +59,10 @@ for s in $seeds; do
 	esac
 done
 
-# start NAME ARGS...: a kv_server on an ephemeral port; sets port, pid.
-start() {
-	local name=$1 i
-	shift
-	: >"$tmp/$name.out" # there before the child writes it
-	examples/kv_server --port 0 "$@" >"$tmp/$name.out" \
-		2>"$tmp/$name.err" &
-	pid=$!
-	pids+=("$pid")
-	port=
-	for ((i = 0; i < 300 && ${#port} == 0; i++)); do
-		port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' \
-			"$tmp/$name.out")
-		[ -n "$port" ] || sleep 0.1
-	done
-	[ -n "$port" ]
-}
-
 # ---- redis-server, on a unix socket (no port to choose) ----------------
-redis-server --port 0 --unixsocket "$tmp/redis.sock" --databases 1 \
-	--save '' --appendonly no --daemonize no >"$tmp/redis.log" 2>&1 &
-pids+=("$!")
-redis_up=no
-for ((i = 0; i < 600; i++)); do # 60 s at most (a loaded machine)
-	if [ -S "$tmp/redis.sock" ] && redis-cli -s "$tmp/redis.sock" PING \
-		2>/dev/null | grep -q PONG; then
-		redis_up=yes
-		break
-	fi
-	sleep 0.1
-done
-if [ "$redis_up" != yes ]; then
-	bad "redis-server did not come up: $(tail -5 "$tmp/redis.log")"
-	echo "$passed passed, $failed failed"
+if ! redis_start "$tmp/redis.sock"; then
+	bad "redis-server did not come up: $(tail -5 "$tmp/redis.sock.log")"
+	finish
 	exit 1
 fi
 
@@ -125,7 +75,7 @@ for cfg in 1,1 2,1 2,3; do
 	pid=
 	for seed in $seeds; do
 		if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
-			if ! start "$name" "${args[@]}"; then
+			if ! kv_start "$name" "${args[@]}"; then
 				bad "$what did not start:" \
 					"$(tail -5 "$tmp/$name.err")"
 				pid=
@@ -153,5 +103,4 @@ for cfg in 1,1 2,1 2,3; do
 	fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

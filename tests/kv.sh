@@ -14,63 +14,15 @@
 # prints one line per check and ends with "N passed, N failed". Nothing
 # here is timed: a stall shows as a client's 30 s limit.
 set -u
-passed=0
-failed=0
 srcdir=${srcdir:-..}
 tests=$srcdir/tests
 [ -f "$tests/kv-commands.txt" ] || tests=$(dirname "$0")
-tmp=$(mktemp -d)
-pids=()
-
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-ok() {
-	echo "PASS: $*"
-	passed=$((passed + 1))
-}
-
-bad() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
-
-check() { # check NAME WANT GOT
-	if [ "$2" = "$3" ]; then
-		ok "$1"
-	else
-		bad "$1: wanted $(printf %q "$2"), got $(printf %q "$3")"
-	fi
-}
+. "$tests/kvlib.sh"
 
 if ! command -v redis-cli >/dev/null; then
 	echo "kv.sh: no redis-cli (Debian's redis-tools): skipped"
 	exit 77
 fi
-
-# start NAME ARGS...: a kv_server on an ephemeral port; sets port, pid.
-start() {
-	local name=$1 i
-	shift
-	: >"$tmp/$name.out" # there before the child writes it
-	examples/kv_server --port 0 "$@" >"$tmp/$name.out" \
-		2>"$tmp/$name.err" &
-	pid=$!
-	pids+=("$pid")
-	port=
-	for ((i = 0; i < 300 && ${#port} == 0; i++)); do
-		port=$(sed -n 's/.*listening on .*:\([0-9][0-9]*\)$/\1/p' \
-			"$tmp/$name.out")
-		[ -n "$port" ] || sleep 0.1
-	done
-	[ -n "$port" ]
-}
 
 cli() { # cli PORT ARGS...: redis-cli with a limit, as a user types it
 	timeout 30 redis-cli --no-raw -p "$@"
@@ -96,7 +48,7 @@ vm_rss_kib() {
 }
 
 # ---- every command and error class, as redis-server answers them -------
-if start main --workers 2 --shards 3; then
+if kv_start main --workers 2 --shards 3; then
 	main_port=$port main_pid=$pid
 	cli "$main_port" <"$tests/kv-commands.txt" >"$tmp/kv.txt" 2>&1
 	if cmp -s "$tests/kv-expected.txt" "$tmp/kv.txt"; then
@@ -107,21 +59,7 @@ if start main --workers 2 --shards 3; then
 			"$(diff "$tests/kv-expected.txt" "$tmp/kv.txt" | head -20)"
 	fi
 	if command -v redis-server >/dev/null; then
-		redis-server --port 0 --unixsocket "$tmp/redis.sock" \
-			--databases 1 --save '' --appendonly no \
-			--daemonize no >"$tmp/redis.log" 2>&1 &
-		pids+=("$!")
-		# up once it answers, 60 s at most (a loaded machine)
-		redis_up=no
-		for ((i = 0; i < 600; i++)); do
-			if [ -S "$tmp/redis.sock" ] && redis-cli -s \
-				"$tmp/redis.sock" PING 2>/dev/null | grep -q PONG
-			then
-				redis_up=yes
-				break
-			fi
-			sleep 0.1
-		done
+		redis_start "$tmp/redis.sock"
 		timeout 30 redis-cli --no-raw -s "$tmp/redis.sock" \
 			<"$tests/kv-commands.txt" >"$tmp/redis.txt" 2>&1
 		if cmp -s "$tmp/redis.txt" "$tmp/kv.txt"; then
@@ -297,7 +235,7 @@ else
 fi
 
 # ---- limits ----------------------------------------------------------------
-if start limits --proto-max-bulk-len 1mb --maxclients 2; then
+if kv_start limits --proto-max-bulk-len 1mb --maxclients 2; then
 	got=$(raw "$port" '*2\r\n$3\r\nGET\r\n$1048577\r\n' | tr -d '\r')
 	check "a bulk over --proto-max-bulk-len refused on its header" \
 		"-ERR Protocol error: invalid bulk length" "$got"
@@ -349,7 +287,7 @@ fi
 # the shards' mailboxes hold a batch per client, the connections' a reply
 # per shard: bounded by the design, so the limit is not theirs (a shard
 # killed for it would lose its keys, and its clients would wait forever)
-if ACTORS_MAILBOX_LIMIT=2 start mailbox --workers 2 --shards 2; then
+if ACTORS_MAILBOX_LIMIT=2 kv_start mailbox --workers 2 --shards 2; then
 	rc=0
 	timeout 60 redis-benchmark -p "$port" -c 20 -n 4000 -t set,get,mset \
 		-q >"$tmp/mb.txt" 2>&1 || rc=$?
@@ -380,5 +318,4 @@ for args in "--port 70000" "--shards 0" "--proto-max-bulk-len 10" \
 	fi
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -17,12 +17,12 @@ for v in $(env | sed -n 's/^\(ACTORS_[A-Za-z0-9_]*\)=.*/\1/p'); do
 done
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	echo "PASS: $1"
+ok() { # ok WORDS...: one line, the words joined
+	echo "PASS: $*"
 	passed=$((passed + 1))
 }
 bad() {
-	echo "FAIL: $1"
+	echo "FAIL: $*"
 	failed=$((failed + 1))
 }
 finish() {
