@@ -775,6 +775,79 @@ START_TEST(every_type_replaced_and_freed)
 }
 END_TEST
 
+/* A key of each new type made through its encodings' changes (a set of
+ * integers grown past 512 and then given a string, a sorted set past 128
+ * members, a stream with deleted entries, a hash past 128 fields), then
+ * ended every way a key can go, RENAME onto it included: the same class
+ * of defect as every_type_replaced_and_freed's (valgrind and ASan find
+ * what this does not). */
+static void make_grown(struct kv_db *db, int kind)
+{
+	char cmd[64];
+	int i;
+
+	for (i = 0; i < 600; i++) {
+		if (kind == 0)
+			snprintf(cmd, sizeof(cmd), "SADD k %d", i);
+		else if (kind == 1)
+			snprintf(cmd, sizeof(cmd), "ZADD k %d m%d", i % 7, i);
+		else if (kind == 2)
+			snprintf(cmd, sizeof(cmd), "XADD k %d-1 f %d", i + 1,
+				 i);
+		else
+			snprintf(cmd, sizeof(cmd), "HSET k f%d %d", i, i);
+		run_any(db, cmd);
+	}
+	if (kind == 0)
+		run(db, "SADD k not-a-number", ":1\r\n");
+	if (kind == 2)
+		for (i = 1; i <= 600; i += 3) {
+			snprintf(cmd, sizeof(cmd), "XDEL k %d-1", i);
+			run(db, cmd, ":1\r\n");
+		}
+}
+
+START_TEST(new_types_replaced_and_freed)
+{
+	static const char *const end[] = {
+		"SET k v", "DEL k", "EXPIRE k -1",    "FLUSHALL",
+		"lazy",	   "swept", "RENAME other k",
+	};
+	struct kv_entry *e;
+	struct kv_db db;
+	size_t j;
+	int kind;
+
+	for (kind = 0; kind < 4; kind++) {
+		for (j = 0; j < sizeof(end) / sizeof(end[0]); j++) {
+			db_init(&db);
+			make_grown(&db, kind);
+			run_any(&db, "SET other v");
+			e = find_key(&db, "k");
+			ck_assert_ptr_nonnull(e);
+			if (!strcmp(end[j], "lazy") ||
+			    !strcmp(end[j], "swept")) {
+				db_set_expire(&db, e, kv_now_ms() - 1);
+				if (!strcmp(end[j], "lazy"))
+					run_any(&db, "TYPE k");
+				else
+					while (db_sweep(&db, 16) ||
+					       db.sweep_cursor)
+						;
+			} else {
+				run_any(&db, end[j]);
+			}
+			if (!strcmp(end[j], "SET k v") ||
+			    !strcmp(end[j], "RENAME other k"))
+				run(&db, "GET k", "$1\r\nv\r\n");
+			else
+				run(&db, "EXISTS k", ":0\r\n");
+			db_flush(&db);
+		}
+	}
+}
+END_TEST
+
 static Suite *kvdb_suite(void)
 {
 	Suite *s = suite_create("kvdb");
@@ -794,6 +867,7 @@ static Suite *kvdb_suite(void)
 	tcase_add_test(tc, expiry_lazy_and_swept);
 	tcase_add_test(tc, replies_as_redis);
 	tcase_add_test(tc, every_type_replaced_and_freed);
+	tcase_add_test(tc, new_types_replaced_and_freed);
 	suite_add_tcase(s, tc);
 	return s;
 }
