@@ -39,7 +39,8 @@ cd "$(dirname "$0")/.."
 layers='arch:0 base:0 affinity:1 mem:2 proc:3 sched:4 reactor:5 actor:6 runtime:7'
 hooks='act__links_exit act__spawn_exit_now act__spawn_die_if_killed act__timer_arm
 act__timer_fire act__timer_release act__timer_destroy_all
-act__info_dump_requested act__observe_watch'
+act__info_dump_requested act__observe_watch act__reactor_inline_turn
+act__reactor_inline_sleep'
 
 status=0
 # affinity's headers that include hwloc's or libnuma's: affinity's own

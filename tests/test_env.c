@@ -599,9 +599,15 @@ START_TEST(config_bad_placement_fields)
 	cfg.bind = ACT_BIND_NUMA + 1;
 	check_bad_cfg_why(&cfg, "act_config.bind", "7", "enum act_bind");
 	act_config_init(&cfg);
-	cfg.reactor_cpu = -3;
-	check_bad_cfg_why(&cfg, "act_config.reactor_cpu", "-3",
-			  "ACT_REACTOR_NONE");
+	cfg.reactor_cpu = -4;
+	check_bad_cfg_why(&cfg, "act_config.reactor_cpu", "-4",
+			  "ACT_REACTOR_INLINE");
+	/* inline, but more than one worker */
+	act_config_init(&cfg);
+	cfg.schedulers = 2;
+	cfg.reactor_cpu = ACT_REACTOR_INLINE;
+	check_bad_cfg_why(&cfg, "act_config.reactor_cpu=ACT_REACTOR_INLINE",
+			  "only with one worker", "there are 2");
 	act_config_init(&cfg);
 	cfg.reactor_cpu = ACT_REACTOR_CPU(65536);
 	check_bad_cfg_why(&cfg, "act_config.reactor_cpu", "65537",

@@ -914,14 +914,19 @@ static void on_usr1(int sig)
 }
 
 /* The reactor thread's id, by its name; 0 if none is found. */
+/* The thread that owns the ring: the reactor's, or, inline, the one
+ * worker's (the caller's: a process on it asks) */
 static pid_t reactor_tid(void)
 {
-	DIR *d = opendir("/proc/self/task");
+	DIR *d;
 	char path[300], comm[32];
 	struct dirent *e;
 	pid_t tid = 0;
 	FILE *f;
 
+	if (act__rt_current->reactor->on_worker)
+		return (pid_t)syscall(SYS_gettid);
+	d = opendir("/proc/self/task");
 	ck_assert_ptr_nonnull(d);
 	while ((e = readdir(d))) {
 		if (e->d_name[0] == '.')

@@ -234,11 +234,28 @@ static inline void tu_assert_no_leaks(void)
 	ck_assert_int_eq(act__last_leaks.envelopes, 0);
 }
 
-/* act_main, then the leak check; returns act_main's result. */
+/*
+ * act_main, then the leak check; returns act_main's result. Under
+ * ACT_TEST_INLINE=1 (tests/inline.sh) the runtime has one worker that
+ * runs the reactor itself (ACT_REACTOR_INLINE), whatever cfg asks.
+ */
 static inline int tu_run_main(const struct act_config *cfg, void (*fn)(void *),
 			      void *arg)
 {
-	int rc = act_main(cfg, fn, arg);
+	struct act_config one;
+	const char *inl = getenv("ACT_TEST_INLINE");
+	int rc;
+
+	if (inl && !strcmp(inl, "1")) {
+		if (cfg)
+			one = *cfg;
+		else
+			act_config_init(&one);
+		one.schedulers = 1;
+		one.reactor_cpu = ACT_REACTOR_INLINE;
+		cfg = &one;
+	}
+	rc = act_main(cfg, fn, arg);
 
 	tu_assert_no_leaks();
 	return rc;

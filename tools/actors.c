@@ -987,7 +987,7 @@ static int topo_usage(const char *why)
 	       "[--cgroup DIR] [--json]\n"
 	       "                   [--workers N] [--bind POLICY] "
 	       "[--cpus LIST]\n"
-	       "                   [--reactor-cpu CPU|auto|none] "
+	       "                   [--reactor-cpu CPU|auto|none|inline] "
 	       "[--steal all]\n"
 	       "Prints the topology, the allowed and usable CPUs and the "
 	       "plan that act_main\nwould make here with this environment: "
@@ -1011,8 +1011,8 @@ static int topo_usage(const char *why)
 	       "  --cpus LIST       CPUs to use, e.g. 0-7,16-23 "
 	       "(act_config.cpus; else\n"
 	       "                    ACTORS_CPUS, else all allowed)\n"
-	       "  --reactor-cpu C   the reactor's CPU, auto or none "
-	       "(act_config.reactor_cpu;\n"
+	       "  --reactor-cpu C   the reactor's CPU, auto, none or "
+	       "inline (act_config.reactor_cpu;\n"
 	       "                    else ACTORS_REACTOR_CPU, else auto)\n"
 	       "  --steal all       every worker's steal order, not only "
 	       "worker 0's\n",
@@ -1096,12 +1096,14 @@ static const char *topo_opt(int c, const char *arg, struct topo_opts *o,
 			o->cfg.reactor_cpu = ACT_REACTOR_AUTO;
 		} else if (!strcmp(arg, "none")) {
 			o->cfg.reactor_cpu = ACT_REACTOR_NONE;
+		} else if (!strcmp(arg, "inline")) {
+			o->cfg.reactor_cpu = ACT_REACTOR_INLINE;
 		} else if (!act__env_parse_uint(arg, 0, ACT_CPU_MAX, &n)) {
 			o->cfg.reactor_cpu = ACT_REACTOR_CPU((int)n);
 		} else {
 			snprintf(buf, len,
 				 "--reactor-cpu %s: expected auto, "
-				 "none or a CPU number from 0 to %d",
+				 "none, inline or a CPU number from 0 to %d",
 				 arg, ACT_CPU_MAX);
 			return buf;
 		}

@@ -427,6 +427,14 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 		act__plan_free(pl);
 		return rc;
 	}
+	if (in->reactor == -3 && pl->nworkers != 1) {
+		snprintf(why, why_len,
+			 "the reactor runs inline only with one worker, and "
+			 "there are %d",
+			 pl->nworkers);
+		act__plan_free(pl);
+		return -EINVAL;
+	}
 	if (in->reactor >= 0) {
 		if (!hwloc_bitmap_isset(t->allowed, (unsigned)in->reactor)) {
 			snprintf(why, why_len,
@@ -436,6 +444,9 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 			return -EINVAL;
 		}
 		pl->reactor_cpu = in->reactor;
+	} else if (in->reactor == -3) {
+		pl->reactor_cpu = -1;
+		pl->reactor_inline = true;
 	} else if (in->reactor == -2 || pl->unbound) {
 		pl->reactor_cpu = -1;
 	} else {
@@ -460,7 +471,7 @@ void act__plan_free(struct act__plan *pl)
 
 /*
  * The reactor's resolved setting s as the plan takes it: -1 auto, -2
- * none, else a CPU. *name says where it came from, for the error line of
+ * none, -3 inline, else a CPU. *name says where it came from, for the error line of
  * a CPU the process may not use: the field, the variable, or NULL (the
  * default, or ACTORS_REACTOR_CPU=auto).
  */
@@ -476,6 +487,8 @@ static int reactor_setting(const struct act_config *cfg,
 		*name = "act_config.reactor_cpu";
 		if (r > 0)
 			snprintf(val, val_len, "ACT_REACTOR_CPU(%d)", r - 1);
+		else if (r == ACT_REACTOR_INLINE)
+			snprintf(val, val_len, "ACT_REACTOR_INLINE");
 		else
 			snprintf(val, val_len, "%d", r);
 	} else if (env && r != ACT_REACTOR_AUTO) {
@@ -514,13 +527,14 @@ int act__plan_resolve(const struct act_config *cfg,
 		if (cfg->reactor_cpu)
 			fprintf(stderr,
 				"actors: %s=%s: %s; expected ACT_REACTOR_AUTO, "
-				"ACT_REACTOR_NONE or ACT_REACTOR_CPU(n) for a "
-				"CPU n of %s\n",
+				"ACT_REACTOR_NONE, ACT_REACTOR_INLINE (one "
+				"worker) or ACT_REACTOR_CPU(n) for a CPU n of "
+				"%s\n",
 				rname, rval, why, allowed ? allowed : "?");
 		else
 			fprintf(stderr,
-				"actors: %s=\"%s\": %s; expected auto, none "
-				"or a CPU of %s\n",
+				"actors: %s=\"%s\": %s; expected auto, none, "
+				"inline (one worker) or a CPU of %s\n",
 				rname, rval, why, allowed ? allowed : "?");
 		free(allowed);
 	} else if (rc) {

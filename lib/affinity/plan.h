@@ -50,9 +50,10 @@ enum {
 struct act__plan_in {
 	int schedulers; /* 0: the default count */
 	int bind;	/* enum act_bind, ACT_BIND_NONE..ACT_BIND_NUMA */
-	int reactor;	/* -1: auto, -2: not pinned, else a CPU the process
-			 * may use (in t->allowed; it need not be in the
-			 * workers' usable set) */
+	int reactor;	/* -1: auto, -2: not pinned, -3: inline (worker 0
+			 * runs it: one worker only), else a CPU the
+			 * process may use (in t->allowed; it need not be
+			 * in the workers' usable set) */
 };
 
 struct act__plan_worker {
@@ -77,8 +78,10 @@ struct act__plan {
 	int default_workers; /* what 0 schedulers gives */
 	char count_why[160]; /* how default_workers was found */
 	struct act__plan_worker *w;
-	int reactor_cpu; /* -1: not pinned */
-	char note[200];	 /* more workers than CPUs; "" when not */
+	int reactor_cpu;     /* -1: not pinned */
+	bool reactor_inline; /* no thread: worker 0 runs it (reactor_cpu
+			      * -1) */
+	char note[200];	     /* more workers than CPUs; "" when not */
 };
 
 /* 0, or -EINVAL (a reactor CPU outside the allowed set) / -ENOMEM with a

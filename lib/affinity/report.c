@@ -292,6 +292,10 @@ static void text_reactor(FILE *f, const struct report *r)
 	const struct act__pu *p;
 	hwloc_bitmap_t on;
 
+	if (r->pl->reactor_inline) {
+		fprintf(f, "reactor: inline (run by worker 0, no thread)\n");
+		return;
+	}
 	if (cpu < 0) {
 		fprintf(f, "reactor: not bound\n");
 		return;
@@ -491,6 +495,10 @@ static void json_reactor(FILE *f, const struct report *r)
 	hwloc_bitmap_t on;
 	int i;
 
+	if (r->pl->reactor_inline) {
+		fprintf(f, "    \"reactor\": \"inline\",\n");
+		return;
+	}
 	if (cpu < 0) {
 		fprintf(f, "    \"reactor\": null,\n");
 		return;

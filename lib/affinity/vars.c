@@ -63,7 +63,10 @@ static const struct act__var_word bind_words[] = {
 	{ NULL, 0 }
 };
 static const struct act__var_word reactor_words[] = {
-	{ "auto", ACT_REACTOR_AUTO }, { "none", ACT_REACTOR_NONE }, { NULL, 0 }
+	{ "auto", ACT_REACTOR_AUTO },
+	{ "none", ACT_REACTOR_NONE },
+	{ "inline", ACT_REACTOR_INLINE },
+	{ NULL, 0 }
 };
 
 const struct act__var act__vars[ACT_VARS] = {
@@ -213,7 +216,9 @@ const struct act__var act__vars[ACT_VARS] = {
 		.min = 0, .max = ACT_CPU_MAX, .words = reactor_words,
 		.what = "a CPU number",
 		.def = ACT_REACTOR_AUTO,
-		.doc = "The reactor thread's CPU",
+		.doc = "The reactor thread's CPU; inline: no thread, worker "
+		       "0 runs the reactor between processes (one worker "
+		       "only)",
 	},
 	[ACT_VAR_CPUS] = {
 		.name = "ACTORS_CPUS", .type = ACT_VAR_CPULIST,

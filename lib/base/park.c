@@ -184,3 +184,14 @@ void act__park_futex_wake(_Atomic uint32_t *word, int n)
 	syscall(SYS_futex, (uint32_t *)word, FUTEX_WAKE_PRIVATE, n, NULL, NULL,
 		0);
 }
+
+void act__park_bell_wake(struct act__doorbell *d)
+{
+	uint64_t one = 1;
+
+	/* a full counter (2^64 - 2) only means it is already set; any
+	 * other failure: the futex, which a bounded sleep still sees */
+	if (!d->efd1 ||
+	    (write(d->efd1 - 1, &one, sizeof(one)) < 0 && errno != EAGAIN))
+		act__park_futex_wake(&d->seq, 1);
+}

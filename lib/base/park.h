@@ -19,6 +19,10 @@
 struct act__doorbell {
 	_Atomic uint32_t seq;
 	_Atomic uint32_t sleeping;
+	/* 0, or an eventfd + 1 that the sleeper waits on instead of the
+	 * futex (an inline reactor's ring before Linux 6.7: ring.h); set
+	 * before any waker can run, then read-only */
+	int efd1;
 };
 
 /* Wait while seq == seen; timeout_ns < 0: no limit. Spurious returns ok. */
@@ -55,6 +59,9 @@ extern uint32_t act__park_test_drop_wakes;
  * the xorshift state *rng (its owner's). Cold. */
 __attribute__((cold)) void act__park_test_delay(uint64_t *rng);
 void act__park_futex_wake(_Atomic uint32_t *word, int n);
+/* After seq moved: wake the sleeper, in what it sleeps in (FUTEX_WAKE,
+ * or a write to its eventfd: efd1). */
+void act__park_bell_wake(struct act__doorbell *d);
 
 /*
  * Waker side: call after publishing work. True if it had to wake. Only
@@ -71,7 +78,10 @@ static inline bool act__park_ring(struct act__doorbell *d)
 	    !atomic_exchange_explicit(&d->sleeping, 0, memory_order_seq_cst))
 		return false;
 	atomic_fetch_add_explicit(&d->seq, 1, memory_order_seq_cst);
-	act__park_futex_wake(&d->seq, 1);
+	if (__builtin_expect(d->efd1 != 0, 0))
+		act__park_bell_wake(d);
+	else
+		act__park_futex_wake(&d->seq, 1);
 	return true;
 }
 

@@ -300,8 +300,12 @@ static bool shares_cpu(const struct act__reactor *r)
 	return false;
 }
 
+/* turn's poll: when it submits the SQEs and reaps what that gave, before
+ * the wakes */
+enum { POLL_NO, POLL_YES, POLL_IF_WOKE /* if the reap woke a process */ };
+
 /* One turn: completions, commands, SQEs, timers, then the wakes. */
-static int64_t turn(struct act__reactor *r)
+static int64_t turn(struct act__reactor *r, int poll)
 {
 	int64_t now;
 
@@ -310,7 +314,9 @@ static int64_t turn(struct act__reactor *r)
 	take_commands(r);
 	if (r->ring.mode != ACT_RING_NONE)
 		act__io_fill(r);
-	if (r->submit_first && r->ring.mode != ACT_RING_NONE) {
+	if (poll == POLL_IF_WOKE)
+		poll = r->n_marked ? POLL_YES : POLL_NO;
+	if (poll == POLL_YES && r->ring.mode != ACT_RING_NONE) {
 		act__ring_poll(&r->ring, r->inflight != NULL);
 		act__ring_reap(&r->ring, on_cqe, r);
 	}
@@ -335,6 +341,17 @@ static int64_t watch(struct act__reactor *r, int64_t now)
 			r->watch_next = now + r->watch_ns;
 	}
 	return r->watch_next - now;
+}
+
+/* A dump asked for (ACTORS_DUMP_SIGNAL's handler): print it. */
+static void take_dump(struct act__reactor *r)
+{
+	/* relaxed, then the exchange: the handler's seq_cst store pairs
+	 * with the re-check before the sleep, and a dump needs no order */
+	if (act__unlikely(
+		    atomic_load_explicit(&r->dump_req, memory_order_relaxed)) &&
+	    atomic_exchange_explicit(&r->dump_req, 0, memory_order_relaxed))
+		act__info_dump_requested(r->rt);
 }
 
 /* Trace: the loop that began at tick from ends now (before a wait). */
@@ -375,17 +392,11 @@ static void *reactor_main(void *arg)
 		r->watch_next = act__clock_now() + r->watch_ns;
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
-		now = turn(r);
+		now = turn(r, r->submit_first ? POLL_YES : POLL_NO);
 		w = watch(r, now);
-		/* relaxed, then the exchange: the handler's seq_cst store
-		 * pairs with the re-check below, and a dump needs no order */
-		if (act__unlikely(atomic_load_explicit(&r->dump_req,
-						       memory_order_relaxed)) &&
-		    atomic_exchange_explicit(&r->dump_req, 0,
-					     memory_order_relaxed))
-			act__info_dump_requested(r->rt);
+		take_dump(r);
 		next = act__wheel_next_ns(&r->wheel);
-		seen = act__park_prepare(&r->bell);
+		seen = act__park_prepare(r->bell);
 		if (act__unlikely(r->hooks)) /* base/park.h's park race */
 			act__park_test_delay(&r->hook_rng);
 		/* seq_cst: the reactor's half of the Dekker pair with
@@ -398,7 +409,7 @@ static void *reactor_main(void *arg)
 		if (act__mpsc_maybe_nonempty(&r->cmds) ||
 		    atomic_load_explicit(&r->stop, memory_order_seq_cst) ||
 		    atomic_load_explicit(&r->dump_req, memory_order_seq_cst)) {
-			act__park_cancel(&r->bell);
+			act__park_cancel(r->bell);
 			/* submit_first: the turn submitted already */
 			if (!r->submit_first && r->ring.mode != ACT_RING_NONE)
 				act__ring_poll(&r->ring, r->inflight != NULL);
@@ -419,9 +430,9 @@ static void *reactor_main(void *arg)
 		act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP,
 				    act__clock_now());
 		if (r->ring.mode != ACT_RING_NONE)
-			act__ring_wait(&r->ring, &r->bell, seen, next);
+			act__ring_wait(&r->ring, r->bell, seen, next);
 		else
-			act__park_sleep(&r->bell, seen, next);
+			act__park_sleep(r->bell, seen, next);
 		if (act__unlikely(r->trace)) {
 			uint64_t waited = act__clock_ticks();
 
@@ -437,6 +448,105 @@ static void *reactor_main(void *arg)
 	act__clock_phase_to(&r->phases, ACT_PHASE_BUSY, act__clock_now());
 	drop_all(r);
 	return NULL;
+}
+
+/*
+ * Inline (ACT_REACTOR_INLINE): no reactor thread. Worker 0 runs the turn
+ * itself, on its scheduler's stack, never a process's (I8): each time it
+ * finds nothing to run, and once in ACT_INLINE_TURN_RUNS runs while it is
+ * busy (worker.c). It sleeps in the ring, on its own doorbell, which is
+ * the reactor's too (r->bell): a command, a completion, a timer's
+ * deadline and a wake from another thread all end the one sleep. So a
+ * completion costs no FUTEX_WAKE and no switch between threads, which on
+ * one CPU was most of a request's cost above redis-server's
+ * (doc/design/servers.md).
+ */
+void act__reactor_inline_turn(struct act__reactor *r, bool idle)
+{
+	int64_t now = act__clock_now();
+	uint64_t from = r->trace ? act__clock_ticks() : 0;
+	int poll = POLL_NO;
+
+	/* busy, enter the ring (submit, and let the kernel post what has
+	 * completed: DEFER_TASKRUN) at most once per ACT_INLINE_POLL_NS, so
+	 * that processes switching fast make no system call for it (I10).
+	 * Idle, the sleep that follows enters it, unless the completions
+	 * woke processes: then the SQEs (a server's replies) go in before
+	 * those run, not after */
+	if (r->ring.mode != ACT_RING_NONE) {
+		if (idle)
+			poll = POLL_IF_WOKE;
+		else if (now - r->last_enter >= ACT_INLINE_POLL_NS)
+			poll = POLL_YES;
+		if (poll != POLL_NO)
+			r->last_enter = now;
+	}
+	act__clock_phase_to(&r->phases, ACT_PHASE_BUSY, now);
+	now = turn(r, poll);
+	(void)watch(r, now);
+	take_dump(r);
+	/* relaxed: what it will act at, for act_stats and the tests; the
+	 * sleep publishes it again (seq_cst) before it looks at the queue */
+	atomic_store_explicit(&r->next_deadline, act__wheel_next_ns(&r->wheel),
+			      memory_order_relaxed);
+	trace_loop(r, from);
+	act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP, act__clock_now());
+}
+
+void act__reactor_inline_sleep(struct act__reactor *r, uint32_t seen)
+{
+	int64_t now = act__clock_now(), next;
+
+	next = act__wheel_next_ns(&r->wheel);
+	/* seq_cst: the reactor's half of the Dekker pair with
+	 * act__reactor_arm_timeout's push and deadline load, as in
+	 * reactor_main; the worker announced its sleep before (seen) */
+	atomic_store_explicit(&r->next_deadline, next, memory_order_seq_cst);
+	/* seq_cst loads: the load halves of the pairs with the pushes and
+	 * the dump handler, as in reactor_main */
+	if (act__mpsc_maybe_nonempty(&r->cmds) ||
+	    atomic_load_explicit(&r->dump_req, memory_order_seq_cst))
+		return;
+	next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
+	if ((r->pend_head || r->cancel_head) &&
+	    (next < 0 || next > r->wheel.tick_ns))
+		next = r->wheel.tick_ns;
+	if (r->watch_ns) {
+		int64_t w = r->watch_next > now ? r->watch_next - now : 0;
+
+		if (next < 0 || next > w)
+			next = w;
+	}
+	if (act__unlikely(r->hooks)) /* before the sleep, as reactor_main */
+		act__park_test_delay(&r->hook_rng);
+	r->last_enter = now;
+	if (r->ring.mode != ACT_RING_NONE)
+		act__ring_wait(&r->ring, r->bell, seen, next);
+	else
+		act__park_sleep(r->bell, seen, next);
+}
+
+/* Inline: the ring is made on the caller's thread, worker 0's, which
+ * alone submits to it (SINGLE_ISSUER) and runs every turn. */
+static void start_inline(struct act__reactor *r)
+{
+	struct act__worker *w = &r->rt->workers[0];
+	char why[160];
+
+	r->on_worker = true;
+	r->bell = &w->bell;
+	r->submit_first = false;
+	act__ring_init(&r->ring, r->rt->cfg.ring_entries, why, sizeof(why));
+	/* before Linux 6.7 the ring cannot wait on the futex: it reads its
+	 * eventfd, which every ring of worker 0's doorbell writes then */
+	if (r->ring.mode == ACT_RING_EVENTFD)
+		w->bell.efd1 = r->ring.efd + 1;
+	w->inline_r = r;
+	act__clock_phase_start(&r->phases, ACT_PHASE_SLEEP, act__clock_now());
+	r->last_enter = act__clock_now();
+	if (r->watch_ns)
+		r->watch_next = act__clock_now() + r->watch_ns;
+	atomic_store_explicit(&r->ready, 1, memory_order_relaxed);
 }
 
 /*
@@ -492,6 +602,12 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 			      memory_order_relaxed);
 	atomic_store_explicit(&r->stop, 0, memory_order_relaxed);
 	atomic_store_explicit(&r->ready, 0, memory_order_relaxed);
+	r->bell = &r->own_bell;
+	r->on_worker = false;
+	if (rt->plan.reactor_inline) {
+		start_inline(r);
+		goto started;
+	}
 	block_signals(&old);
 	rc = pthread_create(&r->thread, NULL, reactor_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -503,6 +619,7 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	/* acquire: pairs with reactor_main's release store of ready */
 	while (!atomic_load_explicit(&r->ready, memory_order_acquire))
 		act__park_futex_wait(&r->ready, 0, -1);
+started:
 	if (r->ring.why[0]) /* written before ready's release */
 		fprintf(stderr, "actors: %s: timers work, I/O will not\n",
 			r->ring.why);
@@ -515,8 +632,17 @@ void act__reactor_stop(struct act__reactor *r)
 	 * reactor_main, and the store half of the Dekker pair with its
 	 * seq_cst load of stop after it announced sleep (the kick below) */
 	atomic_store_explicit(&r->stop, 1, memory_order_seq_cst);
-	act__ring_kick(&r->ring, &r->bell);
-	pthread_join(r->thread, NULL);
+	if (r->on_worker) {
+		/* worker 0's thread, the ring's, its loop over */
+		act__clock_phase_to(&r->phases, ACT_PHASE_BUSY,
+				    act__clock_now());
+		drop_all(r);
+		r->rt->workers[0].inline_r = NULL;
+		r->rt->workers[0].bell.efd1 = 0;
+	} else {
+		act__ring_kick(&r->ring, r->bell);
+		pthread_join(r->thread, NULL);
+	}
 	/* here, not in the reactor: the kick above read the ring's mode,
 	 * and the workers, joined before, their last kicks */
 	act__ring_exit(&r->ring);

@@ -124,7 +124,14 @@ struct act__reactor {
 	/* the deadline the reactor sleeps towards (INT64_MAX: none);
 	 * written by the reactor, read by workers deciding to ring */
 	_Atomic int64_t next_deadline;
-	struct act__doorbell bell;
+	/* what it sleeps on: own_bell, or, inline, worker 0's own (one
+	 * sleep for both: a command and a process's wake ring the same) */
+	struct act__doorbell *bell;
+	struct act__doorbell own_bell;
+	/* ACT_REACTOR_INLINE: no thread; worker 0 runs its turns between
+	 * processes and sleeps in its ring (act__reactor_inline_turn) */
+	bool on_worker;
+	int64_t last_enter;	    /* inline: its last poll of the ring */
 	struct act__ring ring;	    /* set up before act__reactor_start
 				     * returns, then read-only to others */
 	_Atomic uint32_t ready;	    /* 1 once ring is set up */
@@ -206,11 +213,11 @@ static inline bool act__reactor_wake(struct act__reactor *r)
 {
 	/* seq_cst: the load half of the Dekker pair with
 	 * act__park_prepare's store of sleeping, as act__park_ring */
-	if (!atomic_load_explicit(&r->bell.sleeping, memory_order_seq_cst) ||
-	    !atomic_exchange_explicit(&r->bell.sleeping, 0,
+	if (!atomic_load_explicit(&r->bell->sleeping, memory_order_seq_cst) ||
+	    !atomic_exchange_explicit(&r->bell->sleeping, 0,
 				      memory_order_seq_cst))
 		return false;
-	act__ring_kick(&r->ring, &r->bell);
+	act__ring_kick(&r->ring, r->bell);
 	return true;
 }
 

@@ -104,12 +104,12 @@ static int check_fields(const struct act_config *c)
 	if (c->bind < ACT_BIND_DEFAULT || c->bind > ACT_BIND_NUMA)
 		return bad_field("bind", c->bind,
 				 "an enum act_bind value (0 to 6)");
-	if (c->reactor_cpu < ACT_REACTOR_NONE ||
+	if (c->reactor_cpu < ACT_REACTOR_INLINE ||
 	    c->reactor_cpu > ACT_REACTOR_CPU(ACT_CPU_MAX))
 		return bad_field("reactor_cpu", c->reactor_cpu,
 				 "ACT_REACTOR_DEFAULT, ACT_REACTOR_AUTO, "
-				 "ACT_REACTOR_NONE or ACT_REACTOR_CPU(0 to "
-				 "65535)");
+				 "ACT_REACTOR_NONE, ACT_REACTOR_INLINE or "
+				 "ACT_REACTOR_CPU(0 to 65535)");
 	if (c->stack_guard < ACT_GUARD_AUTO ||
 	    c->stack_guard > ACT_GUARD_CANARY)
 		return bad_field("stack_guard", c->stack_guard,

@@ -95,7 +95,9 @@ void act__stats_print(const struct act__rt *rt, FILE *f)
 	uint32_t i;
 
 	rt_stats(rt, &s);
-	if (rt->plan.reactor_cpu < 0)
+	if (rt->plan.reactor_inline)
+		snprintf(reactor, sizeof(reactor), "inline");
+	else if (rt->plan.reactor_cpu < 0)
 		snprintf(reactor, sizeof(reactor), "not bound");
 	else
 		snprintf(reactor, sizeof(reactor), "on CPU %d",

@@ -164,7 +164,7 @@ void act__worker_stop_all(struct act__rt *rt)
 	for (i = 0; i < rt->nworkers; i++) {
 		atomic_fetch_add_explicit(&rt->workers[i].bell.seq, 1,
 					  memory_order_seq_cst);
-		act__park_futex_wake(&rt->workers[i].bell.seq, 1);
+		act__park_bell_wake(&rt->workers[i].bell);
 	}
 }
 
@@ -368,6 +368,10 @@ static act__always_inline struct act__proc *next_direct(struct act__worker *w)
 {
 	if (atomic_load_explicit(&w->rt->stop, memory_order_relaxed) ||
 	    act__runq_should_publish(&w->rq))
+		return NULL;
+	/* an inline reactor's turn is due: the loop runs it */
+	if (act__unlikely(w->inline_r) &&
+	    ++w->inline_runs >= ACT_INLINE_TURN_RUNS)
 		return NULL;
 	return act__runq_pop(&w->rq);
 }
@@ -633,8 +637,12 @@ static void sleep_idle(struct act__worker *w)
 		act__clock_phase_to(&w->phases, ACT_PHASE_SLEEP,
 				    act__clock_now());
 		/* stop is 0 here (just checked): sleep until it or the bell
-		 * moves */
-		act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
+		 * moves; inline, in the reactor's ring (stop_all moves the
+		 * bell too) */
+		if (w->inline_r)
+			act__reactor_inline_sleep(w->inline_r, seen);
+		else
+			act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
 		act__clock_phase_to(&w->phases, ACT_PHASE_SPIN,
 				    act__clock_now());
 		if (act__unlikely(w->trace))
@@ -647,8 +655,16 @@ static void sleep_idle(struct act__worker *w)
 static void idle_loop(struct act__worker *w)
 {
 	for (;;) {
-		uint64_t from = w->trace ? act__clock_ticks() : 0;
-		bool found = search(w);
+		uint64_t from;
+		bool found;
+
+		/* inline: what the reactor has (completions, timers) first */
+		if (w->inline_r) {
+			w->inline_runs = 0;
+			act__reactor_inline_turn(w->inline_r, true);
+		}
+		from = w->trace ? act__clock_ticks() : 0;
+		found = search(w);
 
 		if (act__unlikely(w->trace))
 			trace_idle(w, ACT_TR_SEARCH, from, act__clock_ticks());
@@ -739,6 +755,12 @@ void act__worker_loop(struct act__worker *w)
 		if (act__runq_should_publish(&w->rq) &&
 		    act__runq_publish(&w->rq))
 			act__wake_idle_maybe(w->rt, w);
+		/* busy with an inline reactor: its turn, now and then */
+		if (act__unlikely(w->inline_r) &&
+		    ++w->inline_runs >= ACT_INLINE_TURN_RUNS) {
+			w->inline_runs = 0;
+			act__reactor_inline_turn(w->inline_r, false);
+		}
 		p = act__runq_pop(&w->rq);
 		if (p)
 			run_one(w, p);

@@ -63,6 +63,11 @@ struct act__worker {
 	 * process with its own (ACT_SPAWN_FPENV) runs (act__worker_fp_*) */
 	struct act__fpctl fp_shared;
 	uint32_t unrung_cancels; /* reactor cancels since a ring */
+	/* ACT_REACTOR_INLINE (worker 0 only): the reactor this worker runs
+	 * between processes and sleeps in, and the runs since its last
+	 * turn (NULL: the reactor has a thread of its own) */
+	struct act__reactor *inline_r;
+	uint32_t inline_runs;
 	/* counters: the owner writes them with plain loads and stores
 	 * (act__count), anyone may read them (act_stats, relaxed) */
 	_Atomic uint64_t n_switches, n_spawns, n_placed, n_steals,
@@ -141,6 +146,21 @@ int act__worker_set_home(struct act__worker *w, int home);
 void act__worker_destroy(struct act__worker *w);
 /* Run processes until the runtime stops. */
 void act__worker_loop(struct act__worker *w);
+
+/*
+ * ACT_REACTOR_INLINE: a turn of the reactor on w->inline_r's worker, at
+ * its scheduler (idle: it found nothing to run); and its sleep in the
+ * ring, once the worker announced it (seen: its doorbell's prepare) and
+ * found nothing. Defined in lib/reactor/reactor.c (a hook from this layer
+ * up: scripts/check-layers.sh lists them).
+ */
+struct act__reactor;
+void act__reactor_inline_turn(struct act__reactor *r, bool idle);
+void act__reactor_inline_sleep(struct act__reactor *r, uint32_t seen);
+/* Busy, a turn once in this many runs (Go checks its global queue once
+ * in 61 schedules); ring polls at most once in ACT_INLINE_POLL_NS. */
+#define ACT_INLINE_TURN_RUNS 61
+#define ACT_INLINE_POLL_NS 50000
 
 /* Set the stop word and wake every worker (any thread). */
 void act__worker_stop_all(struct act__rt *rt);
