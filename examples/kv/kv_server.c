@@ -399,7 +399,10 @@ static int usage(FILE *f, int status)
 		"  --port P                TCP port, 0: an ephemeral one "
 		"(default 6379)\n"
 		"  --workers N             worker threads (default: "
-		"ACTORS_SCHEDULERS or the runtime's)\n"
+		"ACTORS_SCHEDULERS or the runtime's);\n"
+		"                          1: the worker runs the reactor "
+		"too, unless ACTORS_REACTOR_CPU\n"
+		"                          says otherwise\n"
 		"  --shards N              keyspace shards (default: one per "
 		"worker)\n"
 		"  --maxclients N          clients at once (default 10000)\n"
@@ -652,6 +655,11 @@ int main(int argc, char **argv)
 		return 1; /* it said why */
 	act_config_init(&cfg);
 	cfg.schedulers = o.workers;
+	/* one worker: it runs the reactor too, as redis-server's one thread
+	 * does its event loop, and no completion costs a wake of another
+	 * thread (doc/design/servers.md); ACTORS_REACTOR_CPU still decides */
+	if (o.workers == 1 && !getenv("ACTORS_REACTOR_CPU"))
+		cfg.reactor_cpu = ACT_REACTOR_INLINE;
 	rc = act_main(&cfg, main_proc, &o);
 	if (rc == 0)
 		rc = srv.err;
