@@ -304,11 +304,11 @@ static bool shares_cpu(const struct act__reactor *r)
  * the wakes */
 enum { POLL_NO, POLL_YES, POLL_IF_WOKE /* if the reap woke a process */ };
 
-/* One turn: completions, commands, SQEs, timers, then the wakes. */
-static int64_t turn(struct act__reactor *r, int poll)
+/* One turn: completions, commands, SQEs, timers, then the wakes. now:
+ * the clock read just before (inline), or 0: read it here (the thread),
+ * as after a poll, whose system call may have taken microseconds. */
+static int64_t turn(struct act__reactor *r, int poll, int64_t now)
 {
-	int64_t now;
-
 	if (r->ring.mode != ACT_RING_NONE)
 		act__ring_reap(&r->ring, on_cqe, r);
 	take_commands(r);
@@ -319,8 +319,10 @@ static int64_t turn(struct act__reactor *r, int poll)
 	if (poll == POLL_YES && r->ring.mode != ACT_RING_NONE) {
 		act__ring_poll(&r->ring, r->inflight != NULL);
 		act__ring_reap(&r->ring, on_cqe, r);
+		now = 0;
 	}
-	now = act__clock_now();
+	if (!now)
+		now = act__clock_now();
 	act__wheel_advance(&r->wheel, now, fire, r);
 	flush_wakes(r);
 	act__count(&r->n_loops);
@@ -392,7 +394,7 @@ static void *reactor_main(void *arg)
 		r->watch_next = act__clock_now() + r->watch_ns;
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
-		now = turn(r, r->submit_first ? POLL_YES : POLL_NO);
+		now = turn(r, r->submit_first ? POLL_YES : POLL_NO, 0);
 		w = watch(r, now);
 		take_dump(r);
 		next = act__wheel_next_ns(&r->wheel);
@@ -461,9 +463,8 @@ static void *reactor_main(void *arg)
  * one CPU was most of a request's cost above redis-server's
  * (doc/design/servers.md).
  */
-void act__reactor_inline_turn(struct act__reactor *r, bool idle)
+int64_t act__reactor_inline_turn(struct act__reactor *r, bool idle, int64_t now)
 {
-	int64_t now = act__clock_now();
 	uint64_t from = r->trace ? act__clock_ticks() : 0;
 	int poll = POLL_NO;
 
@@ -482,7 +483,7 @@ void act__reactor_inline_turn(struct act__reactor *r, bool idle)
 			r->last_enter = now;
 	}
 	act__clock_phase_to(&r->phases, ACT_PHASE_BUSY, now);
-	now = turn(r, poll);
+	now = turn(r, poll, now);
 	(void)watch(r, now);
 	take_dump(r);
 	/* relaxed: what it will act at, for act_stats and the tests; the
@@ -490,12 +491,14 @@ void act__reactor_inline_turn(struct act__reactor *r, bool idle)
 	atomic_store_explicit(&r->next_deadline, act__wheel_next_ns(&r->wheel),
 			      memory_order_relaxed);
 	trace_loop(r, from);
-	act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP, act__clock_now());
+	act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP, now);
+	return now;
 }
 
-void act__reactor_inline_sleep(struct act__reactor *r, uint32_t seen)
+void act__reactor_inline_sleep(struct act__reactor *r, uint32_t seen,
+			       int64_t now)
 {
-	int64_t now = act__clock_now(), next;
+	int64_t next;
 
 	next = act__wheel_next_ns(&r->wheel);
 	/* seq_cst: the reactor's half of the Dekker pair with

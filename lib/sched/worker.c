@@ -533,10 +533,11 @@ static bool may_spin(struct act__rt *rt)
 }
 
 /* Searching: watch the own queue and try to steal for spin_ns (at least
- * one pass). A wake from another worker then costs no FUTEX_WAKE. */
-static bool spin_search(struct act__worker *w)
+ * one pass) from *now, the clock, which it moves to its last reading. A
+ * wake from another worker then costs no FUTEX_WAKE. */
+static bool spin_search(struct act__worker *w, int64_t *now)
 {
-	int64_t until = act__clock_now() + w->rt->spin_ns;
+	int64_t until = *now + w->rt->spin_ns;
 	int i;
 
 	do {
@@ -545,7 +546,7 @@ static bool spin_search(struct act__worker *w)
 				return true;
 			act__spin_relax();
 		}
-	} while (act__clock_now() < until);
+	} while ((*now = act__clock_now()) < until);
 	return false;
 }
 
@@ -561,7 +562,7 @@ static void stop_spinning(struct act__worker *w, bool found)
 		act__worker_wake_idle(w->rt, w);
 }
 
-static bool search(struct act__worker *w)
+static bool search(struct act__worker *w, int64_t *now)
 {
 	bool found;
 
@@ -573,7 +574,9 @@ static bool search(struct act__worker *w)
 	}
 	if (!w->spinning)
 		return has_work(w) || try_steal(w);
-	found = spin_search(w);
+	found = spin_search(w, now);
+	if (found)
+		*now = act__clock_now();
 	stop_spinning(w, found);
 	return found;
 }
@@ -612,7 +615,7 @@ static void unidle(struct act__worker *w, _Atomic uint64_t *word, uint64_t bit)
  * stop) form Dekker pairs with the wakers, who publish work, then read
  * nidle (act__wake_idle_maybe), `sleeping` (act__park_ring) or stop.
  */
-static void sleep_idle(struct act__worker *w)
+static int64_t sleep_idle(struct act__worker *w, int64_t now)
 {
 	struct act__rt *rt = w->rt;
 	_Atomic uint64_t *word = &rt->idle_mask[w->index / 64];
@@ -634,25 +637,28 @@ static void sleep_idle(struct act__worker *w)
 		uint64_t from = w->trace ? act__clock_ticks() : 0;
 
 		act__count(&w->n_sleeps);
-		act__clock_phase_to(&w->phases, ACT_PHASE_SLEEP,
-				    act__clock_now());
+		act__clock_phase_to(&w->phases, ACT_PHASE_SLEEP, now);
 		/* stop is 0 here (just checked): sleep until it or the bell
 		 * moves; inline, in the reactor's ring (stop_all moves the
 		 * bell too) */
 		if (w->inline_r)
-			act__reactor_inline_sleep(w->inline_r, seen);
+			act__reactor_inline_sleep(w->inline_r, seen, now);
 		else
 			act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
-		act__clock_phase_to(&w->phases, ACT_PHASE_SPIN,
-				    act__clock_now());
+		now = act__clock_now();
+		act__clock_phase_to(&w->phases, ACT_PHASE_SPIN, now);
 		if (act__unlikely(w->trace))
 			trace_idle(w, ACT_TR_PARKED, from, act__clock_ticks());
 	}
 	act__park_cancel(&w->bell);
 	unidle(w, word, bit);
+	return now;
 }
 
-static void idle_loop(struct act__worker *w)
+/* The idle search and sleeps, from now (the clock); the clock at the end
+ * (each of its steps passes on its last reading: no step reads it again
+ * for its own accounts) */
+static int64_t idle_loop(struct act__worker *w, int64_t now)
 {
 	for (;;) {
 		uint64_t from;
@@ -661,24 +667,26 @@ static void idle_loop(struct act__worker *w)
 		/* inline: what the reactor has (completions, timers) first */
 		if (w->inline_r) {
 			w->inline_runs = 0;
-			act__reactor_inline_turn(w->inline_r, true);
+			now = act__reactor_inline_turn(w->inline_r, true, now);
 		}
 		from = w->trace ? act__clock_ticks() : 0;
-		found = search(w);
+		found = search(w, &now);
 
 		if (act__unlikely(w->trace))
 			trace_idle(w, ACT_TR_SEARCH, from, act__clock_ticks());
 		if (found ||
 		    atomic_load_explicit(&w->rt->stop, memory_order_relaxed))
-			return;
-		sleep_idle(w);
+			return now;
+		now = sleep_idle(w, now);
 		if (!w->spinning) /* not claimed: back to the queue */
-			return;
+			return now;
 	}
 }
 
 static void idle(struct act__worker *w)
 {
+	int64_t now;
+
 	/* envelopes freed for other workers, stacks and slots for other
 	 * homes go back before any wait */
 	act__slab_flush_remote(&w->slab);
@@ -686,11 +694,13 @@ static void idle(struct act__worker *w)
 	act__proc_flush_away(&w->rt->procs, &w->slots);
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
-	act__clock_phase_to(&w->phases, ACT_PHASE_SPIN, act__clock_now());
+	now = act__clock_now();
+
+	act__clock_phase_to(&w->phases, ACT_PHASE_SPIN, now);
 	if (act__unlikely(w->trace))
 		act__trace_event(w->trace, ACT_TR_RUNQ, 0, 0, 0);
-	idle_loop(w);
-	act__clock_phase_to(&w->phases, ACT_PHASE_BUSY, act__clock_now());
+	now = idle_loop(w, now);
+	act__clock_phase_to(&w->phases, ACT_PHASE_BUSY, now);
 	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
 }
 
@@ -759,7 +769,8 @@ void act__worker_loop(struct act__worker *w)
 		if (act__unlikely(w->inline_r) &&
 		    ++w->inline_runs >= ACT_INLINE_TURN_RUNS) {
 			w->inline_runs = 0;
-			act__reactor_inline_turn(w->inline_r, false);
+			(void)act__reactor_inline_turn(w->inline_r, false,
+						       act__clock_now());
 		}
 		p = act__runq_pop(&w->rq);
 		if (p)
