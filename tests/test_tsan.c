@@ -93,7 +93,8 @@ static int run_threads(void *(*fn)(void *))
 
 /*
  * Two players: the first process to run on worker 0 and the first on
- * worker 1; any other child exits at once. The players meet (meet()),
+ * worker 1; any other candidate spawns a successor while a worker lacks
+ * its player, and exits once both have one. The players meet (meet()),
  * which they can do only while both run at the same time on two threads,
  * and then, without yielding, write (race) or hand the variable over by a
  * message (clean).
