@@ -140,7 +140,7 @@ static int64_t now_ns(void)
  * hand its role on (player_turn). Two players queued on one worker never
  * meet: one runs while the other waits behind it, the runtime does not
  * split such a pair (a queue keeps its last process, runq.h), and the
- * other worker may sleep for good: a loaded run hung so in one of 60.
+ * other worker may sleep for good: runs hung so in 5 of 300, idle.
  */
 static bool meet(struct game *g, int w)
 {
@@ -329,9 +329,9 @@ static void run_child(const char *mode, struct tu_child *v)
  * restore the first access's stack from that thread's trace; where it
  * cannot (the trace part was recycled: the first thread ran its writes
  * and ended long before the other, or spun meanwhile), it drops the report
- * in silence and the run exits 0 with nothing on stderr. CI met that in
- * about one run of 200 on a loaded machine, and it was reproduced here at
- * that rate under four CPU hogs. So a race mode runs again while that is
+ * in silence and the run exits 0 with nothing on stderr. CI met that on
+ * a loaded machine; it was reproduced here in 4 runs of 900 under four
+ * CPU hogs. So a race mode runs again while that is
  * all it did, RACE_TRIES times at most: a dropped report is TSan's bounded
  * history, not its silence on a race; any other outcome counts at once. */
 #define RACE_TRIES 5
