@@ -6,13 +6,14 @@
 # folder owns):
 #
 #   0  arch base
-#   1  affinity
-#   2  mem
-#   3  proc
-#   4  sched
-#   5  reactor
-#   6  actor
-#   7  runtime
+#   1  settings
+#   2  affinity
+#   3  mem
+#   4  proc
+#   5  sched
+#   6  reactor
+#   7  actor
+#   8  node
 #
 # Also: <hwloc.h>, <numa.h> and <numaif.h> are included only in
 # lib/affinity/, and so are affinity's headers that include them: their
@@ -36,7 +37,7 @@ if [ $# -gt 0 ]; then
 fi
 cd "$(dirname "$0")/.."
 
-layers='arch:0 base:0 affinity:1 mem:2 proc:3 sched:4 reactor:5 actor:6 runtime:7'
+layers='arch:0 base:0 settings:1 affinity:2 mem:3 proc:4 sched:5 reactor:6 actor:7 node:8'
 hooks='act__links_exit act__spawn_exit_now act__spawn_die_if_killed act__timer_arm
 act__timer_fire act__timer_release act__timer_destroy_all
 act__info_dump_requested act__observe_watch act__reactor_inline_turn

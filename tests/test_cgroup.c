@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_cgroup.c - the CPU list parser (lib/affinity/env.c) and the cgroup CPU
+ * test_cgroup.c - the CPU list parser (lib/affinity/cpulist.c) and the cgroup CPU
  * quota and cpuset (lib/affinity/cgroup.c). The cgroups are simulated with
  * temporary directories, and the process's /proc files with temporary
  * files whose mountinfo names those directories, so a container's view is
@@ -17,11 +17,11 @@
 #include "testutil.h"
 
 #include "affinity/cgroup.h"
-#include "affinity/env.h"
+#include "affinity/cpulist.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* ---- act__env_parse_cpulist -------------------------------------------- */
+/* ---- act__cpulist_parse -------------------------------------------- */
 
 /* Good lists and the set each gives, in hwloc's canonical list form. */
 static const struct {
@@ -93,8 +93,8 @@ START_TEST(cpulist_good)
 
 	ck_assert_ptr_nonnull(set);
 	hwloc_bitmap_set(set, 100); /* the parser must empty it first */
-	ck_assert_msg(act__env_parse_cpulist(good[_i].s, set, why,
-					     sizeof(why)) == 0,
+	ck_assert_msg(act__cpulist_parse(good[_i].s, set, why, sizeof(why)) ==
+			      0,
 		      "\"%s\" rejected: %s", good[_i].s, why);
 	ck_assert_int_ge(hwloc_bitmap_list_asprintf(&got, set), 0);
 	ck_assert_msg(!strcmp(got, good[_i].set),
@@ -112,8 +112,8 @@ START_TEST(cpulist_bad)
 	char why[128] = "";
 
 	ck_assert_ptr_nonnull(set);
-	ck_assert_msg(act__env_parse_cpulist(bad[_i].s, set, why,
-					     sizeof(why)) == -EINVAL,
+	ck_assert_msg(act__cpulist_parse(bad[_i].s, set, why, sizeof(why)) ==
+			      -EINVAL,
 		      "\"%s\" accepted", bad[_i].s ? bad[_i].s : "(null)");
 	ck_assert_msg(why[0], "\"%s\": no reason given", bad[_i].s);
 	ck_assert_msg(strstr(why, bad[_i].word),
@@ -134,12 +134,12 @@ START_TEST(cpulist_why_buffer)
 	char why[8];
 
 	memset(why, 'x', sizeof(why));
-	ck_assert_int_eq(act__env_parse_cpulist("7-3", set, why, 5), -EINVAL);
+	ck_assert_int_eq(act__cpulist_parse("7-3", set, why, 5), -EINVAL);
 	ck_assert_str_eq(why, "rang");
 	ck_assert_int_eq(why[5], 'x');
-	ck_assert_int_eq(act__env_parse_cpulist("7-3", set, NULL, 0), -EINVAL);
-	ck_assert_int_eq(act__env_parse_cpulist("7-3", set, why, 0), -EINVAL);
-	ck_assert_int_eq(act__env_parse_cpulist("1-3", set, NULL, 0), 0);
+	ck_assert_int_eq(act__cpulist_parse("7-3", set, NULL, 0), -EINVAL);
+	ck_assert_int_eq(act__cpulist_parse("7-3", set, why, 0), -EINVAL);
+	ck_assert_int_eq(act__cpulist_parse("1-3", set, NULL, 0), 0);
 	ck_assert_int_eq(hwloc_bitmap_weight(set), 3);
 	hwloc_bitmap_free(set);
 }

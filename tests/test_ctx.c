@@ -15,7 +15,7 @@
 #include "testrt.h"
 
 #include "arch/ctx.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "sched/worker.h"
 
 #define STACK_LEN ((size_t)64 << 10)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_env.c - ACTORS_* parsing (lib/affinity/env.c) and how act_main resolves
+ * test_env.c - ACTORS_* parsing (lib/settings/env.c) and how act_main resolves
  * its configuration: field set > environment > default, and a bad value
  * stops start-up with -EINVAL and one line on stderr.
  */
@@ -14,8 +14,8 @@
 
 #include "testrt.h"
 
-#include "affinity/env.h"
-#include "runtime/runtime.h"
+#include "settings/env.h"
+#include "node/runtime.h"
 #include "sched/worker.h"
 
 /* Results that a forked child (tu_run_child) hands back to the test. */

@@ -27,7 +27,7 @@
 #include "testrt.h"
 
 #include "sched/overflow.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "mem/stack.h"
 #include "sched/worker.h"
 

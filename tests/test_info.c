@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_info.c - act_process_info, act_process_next, act_dump and
- * ACTORS_DUMP_SIGNAL (lib/runtime/info.c, doc/design/overview.md
+ * ACTORS_DUMP_SIGNAL (lib/node/info.c, doc/design/overview.md
  * "Observers"): a process set up with a name, two links, a monitor each
  * way, trap_exit, a mailbox limit and N messages behind a selective
  * receive with a deadline, one in an I/O wait on a pipe, seen from a

@@ -15,7 +15,7 @@
 #include "testrt.h"
 
 #include "proc/mailbox.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "mem/slab.h"
 #include "sched/worker.h"
 

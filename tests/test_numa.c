@@ -18,7 +18,7 @@
 
 #include "affinity/homes.h"
 #include "proc/proc.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "mem/stack.h"
 #include "sched/worker.h"
 

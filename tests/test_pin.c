@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_pin.c - the placement plan applied on this machine (lib/runtime/runtime.c):
+ * test_pin.c - the placement plan applied on this machine (lib/node/runtime.c):
  * each worker thread and the reactor thread ("act-reactor") bound to the
  * CPUs the plan gives them, nothing bound under ACTORS_BIND=none, the
  * calling thread's mask put back when act_main returns, and a failed bind
@@ -24,7 +24,7 @@
 #include "testrt.h"
 
 #include "affinity/plan.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 
 #define MAXW 4
 #define MAXT 32

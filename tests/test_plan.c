@@ -20,7 +20,7 @@
 #include "testrt.h"
 
 #include "affinity/plan.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "affinity/topology.h"
 
 #define SERVER "pack:2 numa:2 core:16 pu:2"

@@ -37,7 +37,7 @@
 #include "testrt.h"
 
 #include "sched/runq.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "sched/worker.h"
 
 #define FAIR_EVERY 61

@@ -16,7 +16,7 @@
 #include "testutil.h"
 
 #include "proc/mailbox.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "mem/slab.h"
 #include "sched/worker.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_spawn.c - process life (lib/actor/spawn.c, lib/runtime/runtime.c): spawning and
+ * test_spawn.c - process life (lib/actor/spawn.c, lib/node/runtime.c): spawning and
  * exiting at volume, spawn order, per-process stack sizes, the full
  * process table, running out of memory, exit reasons, and the stop of a
  * runtime whose main process leaves others behind (I9).
@@ -13,7 +13,7 @@
 
 #include "testrt.h"
 
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "sched/worker.h"
 
 static void block_forever(void *arg)

@@ -13,7 +13,7 @@
 
 #include "testrt.h"
 
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "mem/stack.h"
 #include "sched/worker.h"
 

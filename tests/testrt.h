@@ -18,7 +18,7 @@
 #include "testutil.h"
 
 #include "reactor/reactor.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "sched/worker.h"
 
 /* ASan's runtime makes system calls of its own (sigaltstack at every

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The ACTORS_* variables the runtime reads are one table,
-# lib/affinity/vars.c, which `actors vars` prints. The docs must list
+# lib/settings/vars.c, which `actors vars` prints. The docs must list
 # exactly its entries:
 #   - README.md's table under "## Environment": the same names, and each
 #     default the same (a cell that starts with `x` says the default is

@@ -38,13 +38,13 @@
 
 #include <actors.h>
 
-#include "affinity/env.h"
-#include "runtime/paths.h"
+#include "settings/env.h"
+#include "node/paths.h"
 #include "affinity/plan.h"
 #include "affinity/report.h"
-#include "affinity/vars.h"
+#include "settings/vars.h"
 #include "reactor/ring.h"
-#include "runtime/runtime.h"
+#include "node/runtime.h"
 #include "../bench/bench.h"
 #include "../bench/echoload.h"
 #include "../examples/echo_server.h"

@@ -21,6 +21,7 @@
 #include "sched/rt.h"
 #include "sched/wake.h"
 #include "sched/worker.h"
+#include "settings/env.h"
 
 /*
  * Where a spawn goes: a random other worker, if that worker wants work
@@ -161,8 +162,6 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	act__wake_enqueue(w, to, p);
 	return pid;
 }
-
-#include "affinity/env.h"
 
 act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		      const struct act_spawn_opts *opts)

@@ -2,7 +2,8 @@
 /*
  * timer.h - user timers (timer.c): act_send_after, act_send_interval and
  * act_timer_cancel are public (actors.h); the reactor's side of them,
- * act__utimer_*, is declared in reactor/reactor.h, which calls it. Here:
+ * act__timer_arm, _fire, _release and _destroy_all, is declared in
+ * reactor/reactor.h, which calls it. Here:
  * what the tests reach.
  */
 #ifndef ACT_TIMER_H

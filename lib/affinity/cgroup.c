@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "env.h"
+#include "cpulist.h"
 
 #define CG_PROC_CGROUP "/proc/self/cgroup"
 #define CG_MOUNTINFO "/proc/self/mountinfo"
@@ -215,7 +215,7 @@ static int cg_cpuset_file(const char *dir, const char *name, hwloc_bitmap_t out)
 	if (cg_rest_blank(text))
 		rc = -ENOENT;
 	else
-		rc = act__env_parse_cpulist(text, out, NULL, 0);
+		rc = act__cpulist_parse(text, out, NULL, 0);
 	free(text);
 	return rc;
 }

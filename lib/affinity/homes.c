@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "env.h"
 #include "homes.h"
+#include "settings/env.h"
 
 #define FAKE_MAX 8
 /* OS node numbers mbind can name here: Linux's MAX_NUMNODES tops out at

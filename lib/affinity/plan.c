@@ -9,9 +9,9 @@
 #include <hwloc.h>
 
 #include "actors.h"
-#include "env.h"
 #include "plan.h"
-#include "vars.h"
+#include "settings/env.h"
+#include "settings/vars.h"
 
 /* The names are ACTORS_BIND's words (vars.c). */
 const char *act__plan_bind_name(int bind)

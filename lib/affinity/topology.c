@@ -11,7 +11,7 @@
 #include <hwloc.h>
 
 #include "cgroup.h"
-#include "env.h"
+#include "cpulist.h"
 #include "topology.h"
 
 /* This machine's topology, loaded at the first act_main and kept: it
@@ -298,7 +298,7 @@ static int restrict_usable(struct act__topo *t, const struct act__topo_src *src,
 	}
 	hwloc_bitmap_copy(t->usable, t->allowed);
 	if (cpus) {
-		if (act__env_parse_cpulist(cpus, b, reason, sizeof(reason))) {
+		if (act__cpulist_parse(cpus, b, reason, sizeof(reason))) {
 			snprintf(why, why_len,
 				 "%s=\"%s\": %s; expected a list of CPUs such "
 				 "as 0-3,8 from the allowed set %s",

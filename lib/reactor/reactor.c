@@ -407,7 +407,7 @@ static void *reactor_main(void *arg)
 				      memory_order_seq_cst);
 		/* seq_cst loads: each the load half of a Dekker pair with
 		 * the store that comes before a wake (the push, stop, the
-		 * dump handler's dump_req: runtime/info.c) */
+		 * dump handler's dump_req: node/info.c) */
 		if (act__mpsc_maybe_nonempty(&r->cmds) ||
 		    atomic_load_explicit(&r->stop, memory_order_seq_cst) ||
 		    atomic_load_explicit(&r->dump_req, memory_order_seq_cst)) {

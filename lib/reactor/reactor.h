@@ -137,7 +137,7 @@ struct act__reactor {
 	_Atomic uint32_t ready;	    /* 1 once ring is set up */
 	struct act__utimers timers; /* act_send_after and interval */
 	_Atomic uint32_t stop;
-	/* ACTORS_DUMP_SIGNAL's handler asks for act_dump (runtime/info.c):
+	/* ACTORS_DUMP_SIGNAL's handler asks for act_dump (node/info.c):
 	 * set by the handler, taken by the reactor's loop */
 	_Atomic uint32_t dump_req;
 	_Atomic uint64_t n_fired; /* reactor writes, act_stats reads */
@@ -225,11 +225,11 @@ static inline bool act__reactor_wake(struct act__reactor *r)
 void act__reactor_push(struct act__reactor *r, struct act__rcmd *c, uint8_t op);
 
 /* The reactor found dump_req set: print act_dump on stderr (defined in
- * lib/runtime/info.c, a hook from this layer up: scripts/check-layers.sh
+ * lib/node/info.c, a hook from this layer up: scripts/check-layers.sh
  * lists it). */
 void act__info_dump_requested(struct act__rt *rt);
 /* The watch's time has come (watch_ns): the interval lines and the long
- * schedules (defined in lib/runtime/observe.c, a hook as the one above);
+ * schedules (defined in lib/node/observe.c, a hook as the one above);
  * now in clock nanoseconds. */
 void act__observe_watch(struct act__rt *rt, int64_t now);
 

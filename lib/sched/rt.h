@@ -5,7 +5,7 @@
  * idle and searching counts), the reactor (by pointer: it is a layer
  * above, doc/design/overview.md "Layers"), the foreign slab, the names,
  * the memory homes and the placement. One per OS process, built and torn
- * down by lib/runtime/runtime.c; the way in from any thread
+ * down by lib/node/runtime.c; the way in from any thread
  * (act__rt_enter) is rt.c's.
  */
 #ifndef ACT_RT_H
@@ -71,7 +71,7 @@ struct act__rt {
 	_Atomic int pin_failed; /* a bind failed: said once */
 	/* ticks to nanoseconds (base/clock.h), from act_main's start */
 	struct act__clock_cal cal;
-	/* the observers (lib/runtime/observe.c); NULL: none asked for */
+	/* the observers (lib/node/observe.c); NULL: none asked for */
 	struct act__observe *obs;
 };
 

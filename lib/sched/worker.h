@@ -100,7 +100,7 @@ struct act__worker {
 	/* set while idle (searching or asleep), read by spawners (place) */
 	_Atomic uint8_t wants_work;
 
-	/* read by the reactor's watch (lib/runtime/observe.c), relaxed:
+	/* read by the reactor's watch (lib/node/observe.c), relaxed:
 	 * with timed turns, the running turn's first tick (0: between
 	 * turns), its process's pid and entry function */
 	_Atomic uint64_t watch_turn act__aligned;

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "actor/registry.h"
-#include "affinity/vars.h"
+#include "settings/vars.h"
 #include "reactor/reactor.h"
 #include "observe.h"
 #include "runtime.h"

@@ -55,7 +55,7 @@ enum act__var_id {
 /*
  * The limits and defaults the table gives that layers above this one
  * name too (the reactor's ring and wheel, the worker count, the mailbox
- * limit): lib/runtime/runtime.c checks at compile time that theirs are
+ * limit): lib/node/runtime.c checks at compile time that theirs are
  * these.
  */
 #define ACT_VARS_SCHEDULERS_MAX 1024

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "affinity/env.h"
-#include "affinity/vars.h"
+#include "settings/env.h"
+#include "settings/vars.h"
 #include "reactor/io.h"
 #include "actor/links.h"
 #include "actor/registry.h"
@@ -33,7 +33,7 @@ _Static_assert(ACT_PLAN_MAX_WORKERS == ACT_MAX_WORKERS, "plan cap");
 /* the reserved words keep the public layout: 80 bytes since 0.1 (grown
  * from 64 for the trace's two fields before 0.1.0 was released) */
 _Static_assert(sizeof(struct act_config) == 80, "act_config layout");
-/* the ACTORS_* table (affinity/vars.h) gives the limits these layers name */
+/* the ACTORS_* table (settings/vars.h) gives the limits these layers name */
 _Static_assert(ACT_VARS_SCHEDULERS_MAX == ACT_MAX_WORKERS, "vars: workers");
 _Static_assert(ACT_VARS_RING_MAX == ACT_RING_MAX_ENTRIES, "vars: ring");
 _Static_assert(ACT_VARS_RING_DEFAULT == ACT_RING_ENTRIES, "vars: ring");
@@ -118,7 +118,7 @@ static int check_fields(const struct act_config *c)
 }
 
 /*
- * Field set > environment > default (affinity/vars.h), for every setting
+ * Field set > environment > default (settings/vars.h), for every setting
  * but the placement three, which act__plan_resolve resolves in
  * placement(). Then what the fields' own forms mean: a negative spin_us
  * is -1 (no spinning), ACT_MAILBOX_UNLIMITED (the field's, or
