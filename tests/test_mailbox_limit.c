@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_mailbox_limit.c - the mailbox limit (doc/design/lifecycle.md,
- * lib/actor/links.c's act__links_mbox_in): a receiver past its limit is killed
+ * lib/proc/mailbox.c's act__mailbox_limit_in, the kill in
+ * lib/actor/message.c): a receiver past its limit is killed
  * with ACT_EXIT_MAILBOX and the send that passed it gets -ENOBUFS, the
  * save queue and timer messages count and EXIT and DOWN do not, a
  * receiver that keeps up never hits it, the runtime's default

@@ -222,7 +222,7 @@ int act__links_exit_signal(struct act__rt *rt, struct act__worker *w,
 
 /* ---- exit --------------------------------------------------------------- */
 
-void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
+void act__links_init(struct act__proc *p)
 {
 	/* The fourth line is as the last occupant's exit left it (or new):
 	 * no relations, name or handlers, trap_exit and exiting false
@@ -233,58 +233,6 @@ void act__links_init(struct act__proc *p, uint32_t mailbox_limit)
 	    (p->links || p->monitors || p->watchers || p->on_exit || p->name ||
 	     p->n_links || p->trap_exit || p->exiting))
 		act__fatal("slot %u reused with its relations", p->index);
-	if (mailbox_limit) {
-		atomic_store_explicit(&p->mbox_count,
-				      (uint64_t)(uint32_t)atomic_load_explicit(
-					      &p->gen, memory_order_relaxed)
-					      << 32,
-				      memory_order_relaxed);
-		atomic_store_explicit(&p->mbox_limit, mailbox_limit,
-				      memory_order_relaxed);
-	}
-	atomic_store_explicit(&p->limited, mailbox_limit != 0,
-			      memory_order_relaxed);
-}
-
-/* The generation's low 32 bits name the occupant in mbox_count: a stale
- * count would have to wait out 2^32 reuses of the slot, and even then
- * the receiver drops its message and takes the count back. */
-static uint32_t mbox_gen(const struct act__ptable *t, act_pid pid)
-{
-	return (uint32_t)act__proc_pid_gen(t, pid);
-}
-
-int act__links_mbox_in(const struct act__ptable *t, struct act__proc *p,
-		       act_pid pid)
-{
-	/* relaxed: a count, ordered by nothing else; the CAS keeps the
-	 * generation and the count one */
-	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
-	uint32_t limit =
-		atomic_load_explicit(&p->mbox_limit, memory_order_relaxed);
-
-	do {
-		if ((uint32_t)(w >> 32) != mbox_gen(t, pid))
-			return 1;
-		if ((uint32_t)w >= limit)
-			return -ENOBUFS;
-	} while (!atomic_compare_exchange_weak_explicit(
-		&p->mbox_count, &w, w + 1, memory_order_relaxed,
-		memory_order_relaxed));
-	return 0;
-}
-
-void act__links_mbox_out(const struct act__ptable *t, struct act__proc *p,
-			 act_pid to)
-{
-	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
-
-	do {
-		if ((uint32_t)(w >> 32) != mbox_gen(t, to) || (uint32_t)w == 0)
-			return; /* counted for another occupant */
-	} while (!atomic_compare_exchange_weak_explicit(
-		&p->mbox_count, &w, w - 1, memory_order_relaxed,
-		memory_order_relaxed));
 }
 
 void act__links_run_exit_fns(struct act__proc *p)

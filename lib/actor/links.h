@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * links.h - links, monitors, exit signals, exit handlers, names and the
- * mailbox limit: the process lifecycle of doc/design/lifecycle.md.
+ * links.h - links, monitors, exit signals, exit handlers and names: the
+ * process lifecycle of doc/design/lifecycle.md. The mailbox limit's
+ * count is the mailbox's (proc/mailbox.h); the kill at the limit is a
+ * send's (message.c), as an exit signal from here.
  *
  * A relation (a link, or a monitor) is one node on two processes' lists:
  * a link on both ends' `links`, a monitor on its watcher's `monitors`
@@ -30,27 +32,6 @@
 struct act__rt;
 struct act__worker;
 
-/* The largest mailbox limit (a count in 32 bits, with room). */
-#define ACT__MAILBOX_MAX 2147483647u
-
-/*
- * The mailbox limit's count, in one word with the generation of the
- * occupant it counts for: a sender that raced the slot's reuse never
- * moves a later occupant's count, so each starts at exactly 0. Only a
- * receive takes a message off; one freed unread (at the exit, or
- * dropped by a later occupant) stays counted, so a sender that passed
- * the state check just before EXITING still meets the limit.
- *
- * act__links_mbox_in: a sender to pid (p its slot, limited): 0 when counted,
- * 1 when the word is another occupant's (the send goes on uncounted: it
- * is for a process that is gone), -ENOBUFS when at the limit.
- * act__links_mbox_out: a counted message to `to` was received.
- */
-int act__links_mbox_in(const struct act__ptable *t, struct act__proc *p,
-		       act_pid pid);
-void act__links_mbox_out(const struct act__ptable *t, struct act__proc *p,
-			 act_pid to);
-
 struct act__rel {
 	struct act__rel *next[2], *prev[2]; /* on end[0]'s and end[1]'s list */
 	act_pid end[2]; /* a link: its two ends; a monitor: the watcher,
@@ -65,9 +46,9 @@ struct act__exit_fn {
 	void *arg;
 };
 
-/* Spawn: a reused slot's lifecycle flags and limit, before anyone knows
- * its pid. */
-void act__links_init(struct act__proc *p, uint32_t mailbox_limit);
+/* Spawn: a reused slot's lifecycle line is as the last exit left it
+ * (checked in debug builds), before anyone knows its pid. */
+void act__links_init(struct act__proc *p);
 
 /* act_spawn_opt's ACT_SPAWN_LINK / ACT_SPAWN_MONITOR: the nodes, made
  * before the slot is taken, so that a spawn fails whole. */

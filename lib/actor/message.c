@@ -52,7 +52,7 @@ static struct act__envelope *foreign_alloc(struct act__rt *rt, size_t len)
 static int count_in(struct act__rt *rt, struct act__worker *w,
 		    struct act__proc *p, act_pid to)
 {
-	int rc = act__links_mbox_in(&rt->procs, p, to);
+	int rc = act__mailbox_limit_in(&rt->procs, p, to);
 
 	if (act__likely(rc >= 0))
 		return rc;
@@ -107,7 +107,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 		foreign_alloc(rt, len);
 	if (!e) {
 		if (counted)
-			act__links_mbox_out(&rt->procs, p, to);
+			act__mailbox_limit_out(&rt->procs, p, to);
 		return -ENOMEM;
 	}
 	e->to = to;
@@ -266,7 +266,7 @@ static act__always_inline struct act_msg *receive(act__match_fn match,
 	if (!e)
 		return NULL;
 	if (act__unlikely(e->counted)) /* out of the limit's count */
-		act__links_mbox_out(&w->rt->procs, p, e->to);
+		act__mailbox_limit_out(&w->rt->procs, p, e->to);
 	/* stealing hints (act__proc_sticky): a receive counts like a send,
 	 * its peer the worker whose slab the envelope came from */
 	act__proc_note_peer(p, e->worker);

@@ -18,6 +18,7 @@
 #include "links.h"
 #include "message.h"
 #include "spawn.h"
+#include "proc/mailbox.h"
 #include "sched/rt.h"
 #include "sched/wake.h"
 #include "sched/worker.h"
@@ -141,7 +142,8 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 				      (w->timed ? ACT_PF_TIMED : 0) |
 				      (w->hooks ? ACT_PF_HOOKED : 0),
 			      memory_order_relaxed);
-	act__links_init(p, mailbox_limit);
+	act__links_init(p);
+	act__mailbox_limit_init(p, mailbox_limit);
 	if (rels) /* its state is not RUNNABLE yet: nothing runs it */
 		act__links_rels_attach(w->current, p, rels);
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);

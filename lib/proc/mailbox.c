@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* mailbox.c - MPSC mailbox plus save queue; see mailbox.h. */
+#include <errno.h>
+
 #include "mailbox.h"
 #include "base/spin.h"
 
@@ -173,7 +175,7 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 
 	/* the limit's count is left as it is: a sender that passed the
 	 * state check before EXITING still meets the limit it reached
-	 * (links.h), and the next limited occupant starts its own */
+	 * (mailbox.h), and the next limited occupant starts its own */
 	while ((e = p->save_head)) {
 		SAVE_SET(p->save_head, env_next(e));
 		act__slab_free(slab, e);
@@ -213,6 +215,61 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	}
 	/* last: the pops above may have put a kept one on the list */
 	act__mailbox_held_sweep(p, slab, true);
+}
+
+void act__mailbox_limit_init(struct act__proc *p, uint32_t limit)
+{
+	if (limit) {
+		atomic_store_explicit(&p->mbox_count,
+				      (uint64_t)(uint32_t)atomic_load_explicit(
+					      &p->gen, memory_order_relaxed)
+					      << 32,
+				      memory_order_relaxed);
+		atomic_store_explicit(&p->mbox_limit, limit,
+				      memory_order_relaxed);
+	}
+	atomic_store_explicit(&p->limited, limit != 0, memory_order_relaxed);
+}
+
+/* The generation's low 32 bits name the occupant in mbox_count: a stale
+ * count would have to wait out 2^32 reuses of the slot, and even then
+ * the receiver drops its message and takes the count back. */
+static uint32_t limit_gen(const struct act__ptable *t, act_pid pid)
+{
+	return (uint32_t)act__proc_pid_gen(t, pid);
+}
+
+int act__mailbox_limit_in(const struct act__ptable *t, struct act__proc *p,
+			  act_pid pid)
+{
+	/* relaxed: a count, ordered by nothing else; the CAS keeps the
+	 * generation and the count one */
+	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
+	uint32_t limit =
+		atomic_load_explicit(&p->mbox_limit, memory_order_relaxed);
+
+	do {
+		if ((uint32_t)(w >> 32) != limit_gen(t, pid))
+			return 1;
+		if ((uint32_t)w >= limit)
+			return -ENOBUFS;
+	} while (!atomic_compare_exchange_weak_explicit(
+		&p->mbox_count, &w, w + 1, memory_order_relaxed,
+		memory_order_relaxed));
+	return 0;
+}
+
+void act__mailbox_limit_out(const struct act__ptable *t, struct act__proc *p,
+			    act_pid to)
+{
+	uint64_t w = atomic_load_explicit(&p->mbox_count, memory_order_relaxed);
+
+	do {
+		if ((uint32_t)(w >> 32) != limit_gen(t, to) || (uint32_t)w == 0)
+			return; /* counted for another occupant */
+	} while (!atomic_compare_exchange_weak_explicit(
+		&p->mbox_count, &w, w - 1, memory_order_relaxed,
+		memory_order_relaxed));
 }
 
 void (*act__mailbox_walk_hook)(struct act__envelope *e);

@@ -81,6 +81,34 @@ static inline void act__mailbox_push(struct act__proc *p,
 	act__mpsc_push(&p->mbox, &e->node);
 }
 
+/* The largest mailbox limit (a count in 32 bits, with room). */
+#define ACT__MAILBOX_MAX 2147483647u
+
+/*
+ * The limit (doc/design/lifecycle.md "Mailbox limit"): with `limited`
+ * set (the slot's first line, which a sender reads anyway), senders
+ * count their messages in mbox_count, in one word with the low 32 bits
+ * of the generation of the occupant it counts for (a CAS moves both): a
+ * sender that raced the slot's reuse never moves a later occupant's
+ * count, so each starts at exactly 0. Only a receive takes a message
+ * off; one freed unread (at the exit, or dropped by a later occupant)
+ * stays counted, so a sender that passed the state check just before
+ * EXITING still meets the limit. The kill at the limit is the sender's
+ * (actor/message.c), as an exit signal: above this layer.
+ *
+ * act__mailbox_limit_init: spawn, before anyone knows the pid; 0: none.
+ * act__mailbox_limit_in: a sender to pid (p its slot, limited): 0 when
+ * counted, 1 when the word is another occupant's (the send goes on
+ * uncounted: it is for a process that is gone), -ENOBUFS when at the
+ * limit. act__mailbox_limit_out: a counted message to `to` was
+ * received (or, unsent, given back).
+ */
+void act__mailbox_limit_init(struct act__proc *p, uint32_t limit);
+int act__mailbox_limit_in(const struct act__ptable *t, struct act__proc *p,
+			  act_pid pid);
+void act__mailbox_limit_out(const struct act__ptable *t, struct act__proc *p,
+			    act_pid to);
+
 /* Owner: first matching message in the save queue, unlinked; or NULL. */
 struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
 					      act__match_fn match, void *ctx);

@@ -99,9 +99,9 @@ struct act__proc {
 	/* its I/O operation's ACT_IO_* bits (io.h): here, not in the
 	 * record on its stack, which a late park_io must not read */
 	_Atomic uint8_t io_word;
-	/* it has a mailbox limit: senders count in mbox_count (links.h); set
-	 * at spawn, before its pid is known, so senders read it here, on
-	 * the line they touch anyway */
+	/* it has a mailbox limit: senders count in mbox_count (mailbox.h);
+	 * set at spawn, before its pid is known, so senders read it here,
+	 * on the line they touch anyway */
 	_Atomic uint8_t limited;
 
 	/* Owner only (I3). Second line: what every message touches. */
@@ -148,10 +148,12 @@ struct act__proc {
 	uint8_t peer_votes;
 	uint16_t peer_worker;
 
-	/* Fourth line: links, monitors, names, exit handlers, the mailbox
-	 * limit (links.h, doc/design/lifecycle.md). The lists and flags
-	 * change under the slot's lock (both ends' locks for a relation,
-	 * in slot-index order); on_exit is the owner's. */
+	/* Fourth line: links, monitors, names, exit handlers (links.h,
+	 * doc/design/lifecycle.md), and the mailbox limit's count and
+	 * limit (mailbox.h), which only a limited process's senders and
+	 * receives touch. The lists and flags change under the slot's lock
+	 * (both ends' locks for a relation, in slot-index order); on_exit
+	 * is the owner's; the limit's words are atomic, under no lock. */
 	struct act__rel *links act__aligned; /* links, both directions */
 	struct act__rel *monitors;	     /* monitors it holds */
 	struct act__rel *watchers;	     /* monitors on it */
@@ -159,7 +161,7 @@ struct act__proc {
 	struct act__name *name;		     /* registered name, or NULL */
 	_Atomic uint64_t mbox_count;	     /* with `limited`: generation <<
 					      * 32 | its messages not yet
-					      * received (act__mbox_*) */
+					      * received (act__mailbox_limit_*) */
 	_Atomic uint32_t mbox_limit;	     /* with `limited`: the limit */
 	uint32_t n_links;		     /* entries on `links` */
 	bool trap_exit;			     /* exit signals become messages */
