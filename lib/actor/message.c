@@ -255,7 +255,8 @@ static act__always_inline struct act_msg *receive(act__match_fn match,
 
 	if (!p)
 		return NULL;
-	e = p->save_head ? act__mailbox_take_saved(p, match, ctx) : NULL;
+	e = act__mailbox_saved(p) ? act__mailbox_take_saved(p, match, ctx) :
+				    NULL;
 	if (!e)
 		e = act__mailbox_take_new(p, &w->slab, match, ctx);
 	if (!e)

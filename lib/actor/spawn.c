@@ -111,12 +111,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	/* its argument goes to its first frame, not the slot */
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p, arg);
-	/* relaxed-atomic: act_process_info reads them (mailbox.c) */
-	__atomic_store_n(&p->save_head, NULL, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->save_tail, NULL, __ATOMIC_RELAXED);
-	p->held = NULL;
-	p->n_held = 0;
-	p->sweep_at = 64;
+	act__mailbox_reset(p);
 	p->exit_reason = ACT_EXIT_NORMAL;
 	p->is_main = is_main;
 	p->turn_msgs = 0;

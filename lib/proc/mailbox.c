@@ -6,9 +6,14 @@
 #include "base/spin.h"
 
 /* The save queue's ends: the owner's, but act_process_info's walk reads
- * them from other threads (act__mailbox_count), so they are stored
- * relaxed-atomic; on every target a plain store. */
-#define SAVE_SET(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+ * them from other threads (act__mailbox_count), so the owner stores
+ * them atomic, relaxed (on every target a plain store), and reads them
+ * plain, through their `_own` alias (proc.h). */
+static void save_set(struct act__envelope *_Atomic *end,
+		     struct act__envelope *e)
+{
+	atomic_store_explicit(end, e, memory_order_relaxed);
+}
 
 static struct act__envelope *env_next(struct act__envelope *e)
 {
@@ -26,7 +31,7 @@ static void env_set_next(struct act__envelope *e, struct act__envelope *n)
 struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
 					      act__match_fn match, void *ctx)
 {
-	struct act__envelope *prev = NULL, *e = p->save_head;
+	struct act__envelope *prev = NULL, *e = p->save_head_own;
 
 	for (; e; prev = e, e = env_next(e)) {
 		if (match && !match(&e->msg, ctx))
@@ -34,9 +39,9 @@ struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
 		if (prev)
 			env_set_next(prev, env_next(e));
 		else
-			SAVE_SET(p->save_head, env_next(e));
-		if (p->save_tail == e)
-			SAVE_SET(p->save_tail, prev);
+			save_set(&p->save_head, env_next(e));
+		if (p->save_tail_own == e)
+			save_set(&p->save_tail, prev);
 		return e;
 	}
 	return NULL;
@@ -45,11 +50,11 @@ struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
 static void save_append(struct act__proc *p, struct act__envelope *e)
 {
 	env_set_next(e, NULL);
-	if (p->save_tail)
-		env_set_next(p->save_tail, e);
+	if (p->save_tail_own)
+		env_set_next(p->save_tail_own, e);
 	else
-		SAVE_SET(p->save_head, e);
-	SAVE_SET(p->save_tail, e);
+		save_set(&p->save_head, e);
+	save_set(&p->save_tail, e);
 }
 
 /* Owner: the tail's node, kept or not. */
@@ -176,11 +181,11 @@ void act__mailbox_drain(struct act__proc *p, struct act__slab *slab)
 	/* the limit's count is left as it is: a sender that passed the
 	 * state check before EXITING still meets the limit it reached
 	 * (mailbox.h), and the next limited occupant starts its own */
-	while ((e = p->save_head)) {
-		SAVE_SET(p->save_head, env_next(e));
+	while ((e = p->save_head_own)) {
+		save_set(&p->save_head, env_next(e));
 		act__slab_free(slab, e);
 	}
-	SAVE_SET(p->save_tail, NULL);
+	save_set(&p->save_tail, NULL);
 	/*
 	 * Every message queued, to the end: a sender stopped (preempted)
 	 * between its exchange and its link hides its message and every
@@ -320,7 +325,7 @@ long act__mailbox_count(struct act__proc *p, act_pid pid, unsigned long max)
 		n = atomic_load_explicit(&n->next, memory_order_acquire);
 	}
 	/* then the save queue, oldest first, ended by a NULL link */
-	e = __atomic_load_n(&p->save_head, __ATOMIC_RELAXED);
+	e = atomic_load_explicit(&p->save_head, memory_order_relaxed);
 	for (; e && steps < max; steps++, e = env_next(e)) {
 		c = count_one(e, pid);
 		if (c <= 0)

@@ -109,6 +109,28 @@ int act__mailbox_limit_in(const struct act__ptable *t, struct act__proc *p,
 void act__mailbox_limit_out(const struct act__ptable *t, struct act__proc *p,
 			    act_pid to);
 
+/*
+ * Spawn: an empty save queue and held list, before anyone knows the
+ * pid. The MPSC queue is as the last occupant's exit left it (drained)
+ * or new (act__proc_slot_get).
+ */
+static inline void act__mailbox_reset(struct act__proc *p)
+{
+	/* relaxed: act_process_info's walk reads them (mailbox.c) */
+	atomic_store_explicit(&p->save_head, NULL, memory_order_relaxed);
+	atomic_store_explicit(&p->save_tail, NULL, memory_order_relaxed);
+	p->held = NULL;
+	p->n_held = 0;
+	p->sweep_at = 64;
+}
+
+/* Owner: the save queue's oldest message, or NULL. (Its own word, read
+ * plain: proc.h.) */
+static inline struct act__envelope *act__mailbox_saved(struct act__proc *p)
+{
+	return p->save_head_own;
+}
+
 /* Owner: first matching message in the save queue, unlinked; or NULL. */
 struct act__envelope *act__mailbox_take_saved(struct act__proc *p,
 					      act__match_fn match, void *ctx);
@@ -290,7 +312,8 @@ static inline uintptr_t act__mailbox_count_stamp(struct act__proc *p)
 {
 	return (uintptr_t)atomic_load_explicit(&p->mbox.tail,
 					       memory_order_relaxed) ^
-	       ((uintptr_t)__atomic_load_n(&p->save_tail, __ATOMIC_RELAXED)
+	       ((uintptr_t)atomic_load_explicit(&p->save_tail,
+						memory_order_relaxed)
 		<< 1);
 }
 

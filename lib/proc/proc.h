@@ -108,15 +108,28 @@ struct act__proc {
 	struct act__proc *rq_next act__aligned; /* links in the local queue */
 	struct act__proc *rq_prev;
 	struct act__ctx ctx;
-	struct act__envelope *save_head; /* skipped by selective receive */
-	struct act__envelope *held;	 /* received, not yet freed */
+	/* The save queue's ends (mailbox.h), skipped by selective receive:
+	 * written by the owner only, with relaxed atomic stores, because
+	 * the observer's walk reads them from other threads, atomic
+	 * (act__mailbox_count). The owner reads its own words through the
+	 * plain `_own` alias, the same word: no store but its own can race
+	 * with that, and an atomic load cannot fold into a compare, which
+	 * costs every receive an instruction (scripts/count-msg.sh). */
+	union {
+		struct act__envelope *_Atomic save_head;
+		struct act__envelope *save_head_own;
+	};
+	struct act__envelope *held; /* received, not yet freed */
 	act_pid pid;
 	uint64_t wait_ticket; /* ticket of the current wait */
 	uint32_t n_held;      /* entries on the held list */
 	uint32_t sweep_at;    /* n_held that triggers a sweep */
 
 	/* Third line: spawn, exit, and what every turn writes. */
-	struct act__envelope *save_tail;
+	union { /* as save_head */
+		struct act__envelope *_Atomic save_tail;
+		struct act__envelope *save_tail_own;
+	};
 	void *stack_lo;
 	/* its entry function (its argument is kept by its first frame, not
 	 * here: act__ctx_make); read by observers, relaxed */
