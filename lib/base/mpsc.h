@@ -22,6 +22,19 @@
  * receiver's state" against "write the state, then look at head"
  * (act__mpsc_push). The link store is release and pairs with the
  * consumer's acquire load of next.
+ *
+ * Two consumers. act__mpsc_pop, act__mpsc_tail and
+ * act__mpsc_maybe_nonempty are this file's: the tail is a plain node
+ * pointer, and the last pop puts the stub back (the reactor's command
+ * queue, whose nodes live on process stacks and must leave the queue
+ * when popped: I6). A process's mailbox (proc/mailbox.h) is the other:
+ * the same node, init and push, but its consumer keeps the last node
+ * linked, received, and tags the tail's low bit to say so
+ * (ACT_MBOX_KEPT), and threads other than the consumer read that tail
+ * as a hint. On such a queue none of the three above may be called; the
+ * mailbox has its own, beside what it does with a kept node (free it,
+ * or put it on its held list, as the envelope's state says), which a
+ * queue of bare nodes cannot know.
  */
 #ifndef ACT_MPSC_H
 #define ACT_MPSC_H
@@ -36,9 +49,9 @@ struct act__mpsc_node {
 
 struct act__mpsc {
 	struct act__mpsc_node *_Atomic head; /* producers */
-	/* consumer only; atomic (relaxed) because park_proc's re-check may
-	 * read it while the process, already woken, pops on another worker:
-	 * a hint there, the state CAS decides */
+	/* written by the consumer only; atomic (relaxed) because on a
+	 * mailbox other threads read it as a hint (tagged there:
+	 * proc/mailbox.h); on the plain queue only the consumer does */
 	struct act__mpsc_node *_Atomic tail;
 	struct act__mpsc_node stub;
 };

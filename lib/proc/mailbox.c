@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* mailbox.c - MPSC mailbox plus save queue; see mailbox.h. */
+/* mailbox.c - a process's mailbox: its queue's rare ends, the save queue,
+ * the held list, the limit and the observer's count; see mailbox.h. */
 #include <errno.h>
 
 #include "mailbox.h"

@@ -1,14 +1,54 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mailbox.h - a process's incoming messages: the MPSC queue that senders
- * append to (proc->mbox), and the owner-local save queue of messages that
- * a selective receive skipped, oldest first. Every message in the save
- * queue is older than every message still in the MPSC queue, so scanning
- * save queue then MPSC queue sees arrival order, and a skipped message
- * keeps its place.
+ * mailbox.h - a process's incoming messages, all of them: the queue that
+ * senders append to (proc->mbox), the owner's save queue of messages a
+ * selective receive skipped, the held list of messages received and not
+ * yet freed, the mailbox limit's count, and the observer's count. Their
+ * fields are in struct act__proc (proc.h) and are this module's, but for
+ * three reads kept inline where they are used: the send's test of
+ * `limited` and the receive's of the held list's sweep mark
+ * (actor/message.c), and act_process_info's of the limit
+ * (runtime/info.c); the slot's first act__mpsc_init is proc.c's.
+ * message.c's send and receive call the rest.
  *
- * Envelopes whose `to` is not the owner's pid were sent to an earlier
- * occupant of the slot (I5): they are freed, never delivered.
+ * Order (I7): every message in the save queue is older than every one
+ * still in the queue, so scanning save queue then queue sees arrival
+ * order, and a skipped message keeps its place. Envelopes whose `to` is
+ * not the owner's pid were sent to an earlier occupant of the slot (I5):
+ * they are freed, never delivered.
+ *
+ * The queue is base/mpsc.h's (Vyukov's, with a stub) on the producers'
+ * side: act__mpsc_init and act__mpsc_push, unchanged. Its consumer side
+ * is its own, a variant mpsc.h names, because it keeps the last node:
+ *
+ * - Algorithm. Taking the last message does not put the stub back behind
+ *   it (Vyukov's pop does: an exchange on the head, 4.8 ns, the dearest
+ *   step of a receive, doc/design/scheduling.md "The kept envelope").
+ *   The envelope stays linked as the tail, received, and the tail word
+ *   says so in its low bit (ACT_MBOX_KEPT); senders append behind it as
+ *   behind the stub. The pop moves past the stub and a kept tail
+ *   (act__mailbox_pop); a selective receive that skips a kept one, which
+ *   needs its link for the save queue, and the exit's drain put the stub
+ *   back first (mbox_detach); the last message from another worker
+ *   leaves with the stub put back at once (act__mailbox_unkeep), so that
+ *   the next sender from there links into the slot's line, not into the
+ *   envelope's.
+ * - Producers: any thread (act__mailbox_push, wait-free). Consumer: the
+ *   owner (I3). The tail word is the owner's, atomic and relaxed because
+ *   others read it as a hint: park_proc's re-check on the worker that
+ *   parks the process (act__mailbox_maybe_nonempty; the state CAS
+ *   decides) and the observer's walk (act__mailbox_count, its stamp).
+ * - Progress: as mpsc.h; a pop may report "none" while a sender is
+ *   between its exchange and its link, and then a kept envelope stays
+ *   kept and a detach fails (its receive stops; the next one goes on).
+ * - ABA: none, as mpsc.h; the tail's bit is set only on a node the owner
+ *   holds.
+ * - Reclamation: a kept envelope is on no list, as senders may still
+ *   write its link. act_msg_free of it only marks it RELEASED; the pop
+ *   that moves past it frees it then, or puts it on the held list if it
+ *   is still held (act__mailbox_kept_done).
+ * - Memory order: as mpsc.h (the push's seq_cst exchange, its release
+ *   link); every acquire below names its pair there.
  *
  * Held list: a message a receive returned stays on its receiver's held
  * list (owner-only, doubly linked) until act_msg_free. The receiver frees
@@ -17,17 +57,9 @@
  * last sweep, and all entries when it exits: a process's messages die
  * with it, also when the runtime discards it at stop.
  *
- * The kept envelope: taking the last message of the queue does not put
- * the stub back behind it (an exchange, 4.8 ns, the dearest step of a
- * receive: doc/design/scheduling.md); the envelope stays linked as the
- * queue's tail, consumed, and the tail pointer says so in its low bit
- * (ACT_MBOX_KEPT). Senders may still write its link (they append behind
- * it), so until the next message comes and the pop moves past it
- * (kept_done in mailbox.c) it is on no list: held, its act_msg_free only
- * marks it RELEASED, and the pop that moves past it frees it, or puts it
- * on the held list if it is still held. A selective receive that skips
- * it, which needs its link for the save queue, puts the stub back first
- * (mbox_detach), as every pop used to.
+ * Limit: act__mailbox_limit_* below; a limited process's senders count
+ * their messages in its slot, and the kill at the limit is the send's
+ * (actor/message.c), a layer up.
  */
 #ifndef ACT_MAILBOX_H
 #define ACT_MAILBOX_H
