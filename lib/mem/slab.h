@@ -47,7 +47,7 @@ struct act__envelope {
 	act_pid to;		    /* the process it was sent to (I5) */
 	uint8_t cls;		    /* size class or ACT_SLAB_FOREIGN */
 	_Atomic uint8_t state;	    /* enum act__env_state */
-	uint8_t counted;	    /* in its receiver's mbox_count (links.h) */
+	uint8_t counted;	    /* in its receiver's limit (mailbox.h) */
 	uint8_t pad1;
 	/* the slab that owns it: its worker's own (home: the worker's) or
 	 * one of its guests; as one word, the fast free's one compare */
