@@ -8,7 +8,7 @@
  * three reads kept inline where they are used: the send's test of
  * `limited` and the receive's of the held list's sweep mark
  * (actor/message.c), and act_process_info's of the limit
- * (runtime/info.c); the slot's first act__mpsc_init is proc.c's.
+ * (node/info.c); the slot's first act__mpsc_init is proc.c's.
  * message.c's send and receive call the rest.
  *
  * Order (I7): every message in the save queue is older than every one
