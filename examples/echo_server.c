@@ -15,7 +15,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -32,6 +31,7 @@
 #include <actors.h>
 
 #include "echo_server.h"
+#include "util.h"
 
 #define CONN_BUF 8192	   /* a connection's buffer, on its stack */
 #define OPEN_MAX (1 << 20) /* most descriptors tracked in open[] */
@@ -388,96 +388,6 @@ static void main_proc(void *arg)
 
 /* ---- the API ---------------------------------------------------------- */
 
-/* Names host:port for messages, with brackets around an IPv6 address. */
-static void addr_name(char *buf, size_t len, const char *host, int port)
-{
-	snprintf(buf, len, strchr(host, ':') ? "[%s]:%d" : "%s:%d", host, port);
-}
-
-static int listen_one(const struct addrinfo *ai, const char *name)
-{
-	const char *call = "socket";
-	int fd, one = 1, err;
-
-	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-		    ai->ai_protocol);
-	if (fd < 0)
-		goto err;
-	call = "setsockopt SO_REUSEADDR";
-	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
-		goto err_close;
-	call = "bind";
-	if (bind(fd, ai->ai_addr, ai->ai_addrlen))
-		goto err_close;
-	call = "listen";
-	if (listen(fd, SOMAXCONN))
-		goto err_close;
-	return fd;
-err_close:
-	err = errno;
-	close(fd);
-	errno = err;
-err:
-	err = -errno;
-	fprintf(stderr, "echo_server: %s %s: %s\n", call, name,
-		strerror(errno));
-	return err;
-}
-
-static int bound_port_of(int fd)
-{
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-
-	if (getsockname(fd, (struct sockaddr *)&ss, &len)) {
-		fprintf(stderr, "echo_server: getsockname: %s\n",
-			strerror(errno));
-		return -1;
-	}
-	if (ss.ss_family == AF_INET6)
-		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
-	return ntohs(((struct sockaddr_in *)&ss)->sin_port);
-}
-
-int echo_server_listen(const char *host, int port, int *bound_port)
-{
-	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
-				  .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM };
-	struct addrinfo *res, *ai;
-	char serv[16], name[300];
-	int fd = -EADDRNOTAVAIL, rc, p;
-
-	host = host ? host : ECHO_SERVER_HOST;
-	addr_name(name, sizeof(name), host, port);
-	if (port < 0 || port > 65535) {
-		fprintf(stderr, "echo_server: %s: bad port\n", name);
-		return -EINVAL;
-	}
-	snprintf(serv, sizeof(serv), "%d", port);
-	rc = getaddrinfo(host, serv, &hints, &res);
-	if (rc) {
-		fprintf(stderr, "echo_server: %s: %s\n", name,
-			rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-		return rc == EAI_MEMORY ? -ENOMEM : -EADDRNOTAVAIL;
-	}
-	for (ai = res; ai; ai = ai->ai_next) {
-		fd = listen_one(ai, name);
-		if (fd >= 0)
-			break;
-	}
-	freeaddrinfo(res);
-	if (fd >= 0 && bound_port) {
-		p = bound_port_of(fd);
-		if (p < 0) {
-			close(fd);
-			return -EIO;
-		}
-		*bound_port = p;
-	}
-	return fd;
-}
-
 /* Size of open[]: the descriptor limit, which bounds every fd. */
 static int open_size(void)
 {
@@ -588,9 +498,7 @@ void echo_server_free(struct echo_server *s)
 
 const char *echo_server_strerror(int rc)
 {
-	if (rc == -ENOSYS)
-		return "no io_uring in this runtime (act_io_*: ENOSYS)";
-	return strerror(-rc);
+	return util_strerror(rc);
 }
 
 static void print_stats(const struct echo_server_stats *st)
@@ -615,7 +523,7 @@ int echo_server_run(const struct echo_server_opts *o)
 	char name[300];
 	int fd, port, rc;
 
-	fd = echo_server_listen(host, o->port, &port);
+	fd = util_listen("echo_server", host, o->port, &port);
 	if (fd < 0)
 		return fd;
 	s = echo_server_new(fd, o->workers, ECHO_SERVER_SIGNALS);
@@ -624,7 +532,7 @@ int echo_server_run(const struct echo_server_opts *o)
 		close(fd);
 		return -ENOMEM;
 	}
-	addr_name(name, sizeof(name), host, port);
+	util_addr_name(name, sizeof(name), host, port);
 	printf("echo_server: listening on %s\n", name);
 	fflush(stdout);
 	rc = echo_server_serve(s);

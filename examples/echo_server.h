@@ -49,19 +49,11 @@ struct echo_server_stats {
 struct echo_server;
 
 /*
- * echo_server_listen - open a TCP socket bound to host:port (host: a
- * numeric address or a name; NULL is ECHO_SERVER_HOST; port 0 picks an
- * ephemeral one) and listening. Returns the descriptor, close-on-exec,
- * and the port bound in *bound_port (may be NULL), or -errno; for a
- * name that does not resolve, -EADDRNOTAVAIL. Any thread.
- */
-int echo_server_listen(const char *host, int port, int *bound_port);
-
-/*
- * echo_server_new - a server for the listening socket listen_fd (the
- * caller keeps it and closes it after the server has stopped), run with
- * workers worker threads (0: the runtime's choice) and the ECHO_SERVER_*
- * flags. NULL when out of memory. Any thread.
+ * echo_server_new - a server for the listening socket listen_fd (from
+ * util_listen(), examples/util.h; the caller keeps it and closes it after
+ * the server has stopped), run with workers worker threads (0: the
+ * runtime's choice) and the ECHO_SERVER_* flags. NULL when out of memory.
+ * Any thread.
  */
 struct echo_server *echo_server_new(int listen_fd, int workers, unsigned flags);
 
@@ -92,7 +84,8 @@ void echo_server_stats(struct echo_server *s, struct echo_server_stats *st);
 /* echo_server_free - free s; not while echo_server_serve() runs. */
 void echo_server_free(struct echo_server *s);
 
-/* echo_server_strerror - what a negative return of the above means. */
+/* echo_server_strerror - what a negative return of the above means
+ * (util_strerror()). */
 const char *echo_server_strerror(int rc);
 
 /*

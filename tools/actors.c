@@ -48,6 +48,7 @@
 #include "../bench/bench.h"
 #include "../bench/echoload.h"
 #include "../examples/echo_server.h"
+#include "../examples/util.h"
 #include "stress.h"
 #include "trace.h"
 
@@ -99,7 +100,7 @@ static int echo_inproc(const struct echo_plan *p, struct echo_outcome *out)
 	int fd, port, rc;
 
 	memset(out, 0, sizeof(*out));
-	fd = echo_server_listen(ECHO_SERVER_HOST, 0, &port);
+	fd = util_listen("actors", ECHO_SERVER_HOST, 0, &port);
 	if (fd < 0)
 		return out->rc = fd;
 	c.server = echo_server_new(fd, 0, 0);

@@ -16,7 +16,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <netdb.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
@@ -29,6 +29,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../examples/util.h"
 
 #define BUF_SIZE 16384
 #define MAX_EVENTS 256
@@ -255,45 +257,19 @@ static int loop(struct server *s)
 	}
 }
 
+/* The shared listening socket (examples/util.h), non-blocking: the loop
+ * accepts until EAGAIN. */
 static int listen_on(const char *host, int port, int *bound)
 {
-	struct addrinfo hints = { .ai_flags = AI_PASSIVE | AI_NUMERICSERV,
-				  .ai_family = AF_UNSPEC,
-				  .ai_socktype = SOCK_STREAM };
-	struct sockaddr_storage ss;
-	socklen_t len = sizeof(ss);
-	struct addrinfo *ai;
-	char serv[16];
-	int fd, one = 1, rc;
+	int fd = util_listen("epoll_echo", host, port, bound);
 
-	snprintf(serv, sizeof(serv), "%d", port);
-	rc = getaddrinfo(host, serv, &hints, &ai);
-	if (rc) {
-		fprintf(stderr, "epoll_echo: %s: %s\n", host,
-			rc == EAI_SYSTEM ? strerror(errno) : gai_strerror(rc));
-		return -1;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-		    0);
 	if (fd < 0)
-		rc = fail("socket");
-	else if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)))
-		rc = fail("setsockopt SO_REUSEADDR");
-	else if (bind(fd, ai->ai_addr, ai->ai_addrlen))
-		rc = fail("bind");
-	else if (listen(fd, SOMAXCONN))
-		rc = fail("listen");
-	else if (getsockname(fd, (struct sockaddr *)&ss, &len))
-		rc = fail("getsockname");
-	freeaddrinfo(ai);
-	if (rc) {
-		if (fd >= 0)
-			close(fd);
+		return -1;
+	if (fcntl(fd, F_SETFL, O_NONBLOCK)) {
+		fail("fcntl O_NONBLOCK");
+		close(fd);
 		return -1;
 	}
-	*bound = ntohs(ss.ss_family == AF_INET6 ?
-			       ((struct sockaddr_in6 *)&ss)->sin6_port :
-			       ((struct sockaddr_in *)&ss)->sin_port);
 	return fd;
 }
 
@@ -316,6 +292,7 @@ static int signals_open(void)
 static int serve(const char *host, int port)
 {
 	struct server s = { .ep = -1, .lfd = -1, .sfd = -1 };
+	char name[300];
 	int rc = -1;
 
 	s.lfd = listen_on(host, port, &port);
@@ -332,9 +309,8 @@ static int serve(const char *host, int port)
 	if (watch(&s, EPOLL_CTL_ADD, s.lfd, EPOLLIN, &tag_listen) ||
 	    watch(&s, EPOLL_CTL_ADD, s.sfd, EPOLLIN, &tag_signal))
 		goto out;
-	printf(strchr(host, ':') ? "epoll_echo: listening on [%s]:%d\n" :
-				   "epoll_echo: listening on %s:%d\n",
-	       host, port);
+	util_addr_name(name, sizeof(name), host, port);
+	printf("epoll_echo: listening on %s\n", name);
 	fflush(stdout);
 	rc = loop(&s);
 	if (rc == 0)

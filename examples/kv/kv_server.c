@@ -41,7 +41,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../echo_server.h" /* echo_server_listen: the socket */
+#include "../util.h"
 #include "aof.h"
 #include "kv_server.h"
 
@@ -339,6 +339,7 @@ static void main_proc(void *arg)
 	const struct opts *o = arg;
 	struct act_spawn_opts so;
 	act_pid acceptor, watcher;
+	char name[300];
 	int i;
 
 	srv.main = act_self();
@@ -366,9 +367,8 @@ static void main_proc(void *arg)
 	if (srv.aof_fd >= 0 && !load_aof())
 		return;
 	/* ready: the tests (and people) connect once this is said */
-	printf(strchr(o->host, ':') ? "kv_server: listening on [%s]:%d\n" :
-				      "kv_server: listening on %s:%d\n",
-	       o->host, srv.port);
+	util_addr_name(name, sizeof(name), o->host, srv.port);
+	printf("kv_server: listening on %s\n", name);
 	fflush(stdout);
 	acceptor = act_spawn(acceptor_proc, (void *)(intptr_t)o->maxclients);
 	watcher = act_spawn(watcher_proc, NULL);
@@ -642,7 +642,7 @@ int main(int argc, char **argv)
 	 * one bucket (getrandom would do; the clock is enough for that) */
 	seed = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 32);
 	kv_hash_seed(seed);
-	srv.listen_fd = echo_server_listen(o.host, o.port, &port);
+	srv.listen_fd = util_listen("kv_server", o.host, o.port, &port);
 	if (srv.listen_fd < 0)
 		return 1; /* it said why */
 	rc = signals_block(&old);
@@ -664,7 +664,7 @@ int main(int argc, char **argv)
 	if (rc == 0)
 		rc = srv.err;
 	if (rc) {
-		fprintf(stderr, "kv_server: %s\n", echo_server_strerror(rc));
+		fprintf(stderr, "kv_server: %s\n", util_strerror(rc));
 		return 1;
 	}
 	fprintf(stderr,
