@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "echoload.h"
+#include "../examples/util.h"
 
 #define NSEC 1000000000ull
 #define MAX_EVENTS 128
@@ -144,14 +145,6 @@ struct client {
 	struct hist *hist;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC + (uint64_t)ts.tv_nsec;
-}
-
 /* The request bytes: xorshift64 of the connection and sequence number. */
 static void fill(unsigned char *p, size_t len, int index, uint64_t seq)
 {
@@ -239,7 +232,7 @@ static int conn_start(struct client *c, struct conn *k, uint64_t now)
 /* A whole response: check and count it, then send the next request. */
 static int conn_done(struct client *c, struct conn *k)
 {
-	uint64_t now = now_ns();
+	uint64_t now = util_now_ns();
 
 	if (memcmp(k->req, k->resp, c->o->size)) {
 		c->mismatches++;
@@ -329,14 +322,14 @@ static int client_events(struct client *c, struct epoll_event *ev, int n)
 static void epoll_loop(struct client *c)
 {
 	struct epoll_event ev[MAX_EVENTS];
-	uint64_t now = now_ns();
+	uint64_t now = util_now_ns();
 	int i, n, ms;
 
 	for (i = 0; i < c->n; i++)
 		if (conn_start(c, &c->conns[i], now))
 			return;
 	while (c->alive > 0) {
-		now = now_ns();
+		now = util_now_ns();
 		if (now >= c->t_end)
 			break;
 		ms = (int)((c->t_end - now + 999999) / 1000000);
@@ -567,14 +560,14 @@ static void uring_loop(struct client *c)
 {
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
-	uint64_t now = now_ns(), left;
+	uint64_t now = util_now_ns(), left;
 	int i, rc;
 
 	for (i = 0; i < c->n; i++)
 		if (conn_start(c, &c->conns[i], now))
 			return;
 	while (c->alive > 0) {
-		now = now_ns();
+		now = util_now_ns();
 		if (now >= c->t_end)
 			break;
 		left = c->t_end - now;
@@ -604,7 +597,7 @@ static double thread_cpu(double *wall)
 {
 	struct rusage ru;
 
-	*wall = (double)now_ns() / 1e9;
+	*wall = (double)util_now_ns() / 1e9;
 	if (getrusage(RUSAGE_THREAD, &ru))
 		return 0;
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
@@ -786,7 +779,7 @@ const char *echoload_engine_name(enum echoload_engine e)
 static void deal(const struct echoload_opts *o, const char *name,
 		 struct client *cl, struct conn *conns, struct hist *hists)
 {
-	uint64_t start = now_ns();
+	uint64_t start = util_now_ns();
 	uint64_t warm = (uint64_t)(o->warmup * 1e9);
 	uint64_t span = (uint64_t)(o->seconds * 1e9);
 	int t, first = 0, last;

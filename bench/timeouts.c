@@ -19,6 +19,7 @@
 #include <actors.h>
 
 #include "bench.h"
+#include "../examples/util.h"
 
 enum { TO_DONE = 1 };
 
@@ -36,11 +37,6 @@ struct to_child {
 	long index;
 };
 
-static int64_t now_ns(void)
-{
-	return (int64_t)(bench_now() * 1e9);
-}
-
 static void waiter(void *arg)
 {
 	struct to_child c = *(struct to_child *)arg;
@@ -55,13 +51,14 @@ static void waiter(void *arg)
 		x ^= x << 17;
 		t = c.run->min_ns +
 		    (span > 0 ? (int64_t)(x % (uint64_t)span) : 0);
-		deadline = now_ns() + t;
+		deadline = util_now_ns() + t;
 		m = act_receive(t);
 		if (m) { /* nobody sends to it */
 			act_msg_free(m);
 			c.run->err = BENCH_EPROTO;
 		}
-		c.run->late[c.index * c.run->rounds + r] = now_ns() - deadline;
+		c.run->late[c.index * c.run->rounds + r] =
+			util_now_ns() - deadline;
 	}
 	act_send(c.parent, TO_DONE, NULL, 0);
 }

@@ -46,6 +46,8 @@
 
 #include <actors.h>
 
+#include "util.h"
+
 #define WORKERS_MAX 64
 #define INTENSITY_MAX 100
 #define PERIOD_MIN_MS 50 /* shorter: too short to crash R + 1 times */
@@ -109,18 +111,6 @@ struct sup_spec {
 };
 
 /* ---- helpers ---------------------------------------------------------- */
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	/* Cannot fail for CLOCK_MONOTONIC on Linux; if it does, say so. */
-	if (clock_gettime(CLOCK_MONOTONIC, &ts)) {
-		perror("supervisor: clock_gettime");
-		abort();
-	}
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 struct text {
 	char s[48];
@@ -414,7 +404,7 @@ static void give_up(struct sup *s, intptr_t reason)
  */
 static bool add_restart(struct sup *s, int *in_window)
 {
-	int64_t now = now_ns();
+	int64_t now = util_now_ns();
 	int64_t oldest = now - (int64_t)s->spec.period_ms * MS;
 
 	while (s->nrestarts > 0 && s->restarts[s->first] < oldest) {
@@ -769,7 +759,7 @@ static bool crash(struct client *c, int i, intptr_t *reason)
 	struct div_req req = { ++c->next_id, 1, 0 };
 	act_pid old = whereis(i);
 	uint64_t ref = monitor(old, "a worker");
-	int64_t start = now_ns(), end;
+	int64_t start = util_now_ns(), end;
 	struct sup_event ev;
 	intptr_t why;
 	bool restarted;
@@ -785,7 +775,7 @@ static bool crash(struct client *c, int i, intptr_t *reason)
 		     pid_text(old).s, reason_text(why).s,
 		     reason_text(WORKER_EXIT_DIVZERO).s);
 	restarted = await_news(c, i, &ev, reason);
-	end = now_ns();
+	end = util_now_ns();
 	check_window(c, i, start, end, restarted ? &ev : NULL);
 	if (!restarted)
 		return false;
@@ -882,7 +872,7 @@ static void check_slide(struct client *c)
 	printf("client: %d restarts made; waiting %d ms for the window to "
 	       "slide past them\n",
 	       c->nspans, c->spec.period_ms);
-	while ((left = until - now_ns()) > 0)
+	while ((left = until - util_now_ns()) > 0)
 		if (act_sleep(left) < 0)
 			fail("act_sleep(%lld ns) failed", (long long)left);
 	must_restart(c, 0);
@@ -896,7 +886,7 @@ static void check_give_up(struct client *c)
 	act_pid pids[WORKERS_MAX];
 	char name[NAME_LEN];
 	int i, n = 0, most = 2 * (c->spec.intensity + 1) + 10;
-	int64_t start = now_ns();
+	int64_t start = util_now_ns();
 	intptr_t reason;
 
 	for (i = 1; i < c->spec.workers; i++) {
@@ -911,7 +901,7 @@ static void check_give_up(struct client *c)
 			fail("the supervisor did not give up after %d crashes "
 			     "in %lld ms; more than %d within %d ms never "
 			     "happened: try a longer --period",
-			     n, (long long)((now_ns() - start) / MS),
+			     n, (long long)((util_now_ns() - start) / MS),
 			     c->spec.intensity, c->spec.period_ms);
 	if (reason != SUP_EXIT_INTENSITY)
 		fail("the supervisor exited with %s, not %s",

@@ -14,18 +14,12 @@
 
 #include "testrt.h"
 
+#include "../examples/util.h" /* util_now_ns */
+
 #include "proc/mailbox.h"
 #include "node/runtime.h"
 #include "mem/slab.h"
 #include "sched/worker.h"
-
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void sleep_ns(int64_t ns)
 {
@@ -393,14 +387,14 @@ static void timeout_main(void *arg)
 	int64_t t0, t1;
 
 	(void)arg;
-	t0 = now_ns();
+	t0 = util_now_ns();
 	ck_assert_ptr_null(act_receive(20 * TU_MS));
-	t1 = now_ns();
+	t1 = util_now_ns();
 	ck_assert_int_ge(t1 - t0, 20 * TU_MS);
 	/* and once more: the first timer left nothing behind */
-	t0 = now_ns();
+	t0 = util_now_ns();
 	ck_assert_ptr_null(act_receive_match(NULL, NULL, 5 * TU_MS));
-	ck_assert_int_ge(now_ns() - t0, 5 * TU_MS);
+	ck_assert_int_ge(util_now_ns() - t0, 5 * TU_MS);
 }
 
 START_TEST(test_timeout_without_message)
@@ -483,7 +477,7 @@ static void late_timer_main(void *arg)
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->tag, 1);
 	act_msg_free(m);
-	d.drop_due_by = now_ns() + 30 * TU_MS;
+	d.drop_due_by = util_now_ns() + 30 * TU_MS;
 	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
 	m = act_receive(ACT_FOREVER);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
@@ -512,7 +506,7 @@ static void late_timer_timed_main(void *arg)
 	m = act_receive(30 * TU_MS);
 	ck_assert_ptr_nonnull(m);
 	act_msg_free(m);
-	d.drop_due_by = now_ns() + 30 * TU_MS;
+	d.drop_due_by = util_now_ns() + 30 * TU_MS;
 	ck_assert_int_eq(pthread_create(&t, NULL, delayed_send_fn, &d), 0);
 	m = act_receive(20000 * TU_MS);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);

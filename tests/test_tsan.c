@@ -23,6 +23,8 @@
 
 #include "testrt.h"
 
+#include "../examples/util.h" /* util_now_ns */
+
 #if !TU_UNDER_TSAN
 #error "test_tsan is built only with --enable-sanitizer=thread"
 #endif
@@ -119,14 +121,6 @@ struct game {
 	_Atomic int meeting; /* 0 empty, 1 + w: player w waits, 3 met */
 };
 
-static int64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /*
  * Wait for the other player, spinning a while at a time (then yield: the
  * other one may be queued behind us); when this returns true, the two
@@ -158,8 +152,8 @@ static bool meet(struct game *g, int w)
 		if (atomic_compare_exchange_strong_explicit(
 			    &g->meeting, &v, mine, memory_order_acq_rel,
 			    memory_order_acquire)) {
-			until = now_ns() + spin;
-			while (now_ns() < until)
+			until = util_now_ns() + spin;
+			while (util_now_ns() < until)
 				if (atomic_load_explicit(
 					    &g->meeting,
 					    memory_order_acquire) == 3)
@@ -172,7 +166,7 @@ static bool meet(struct game *g, int w)
 			if (spin < 256000000)
 				spin *= 2;
 		}
-		if (now_ns() > g->give_up) {
+		if (util_now_ns() > g->give_up) {
 			fprintf(stderr, "test_tsan: the players never met\n");
 			_exit(5);
 		}
@@ -253,7 +247,7 @@ static void player(void *arg)
 	if (atomic_load_explicit(&g->claimed[0], memory_order_relaxed) &&
 	    atomic_load_explicit(&g->claimed[1], memory_order_relaxed))
 		return;
-	if (now_ns() > g->give_up) {
+	if (util_now_ns() > g->give_up) {
 		fprintf(stderr, "test_tsan: no player on one worker\n");
 		_exit(5);
 	}
@@ -269,7 +263,7 @@ static void game_main(void *arg)
 	int n;
 
 	g->parent = act_self();
-	g->give_up = now_ns() + 240000000000LL;
+	g->give_up = util_now_ns() + 240000000000LL;
 	for (n = 0; n < 2; n++)
 		g->roles[n] = (struct role){ g, n };
 	for (n = 0; n < CANDIDATES; n++)

@@ -197,7 +197,7 @@ static void server_info(struct kv_info *in)
 	in->port = srv.port;
 	in->workers = act_workers();
 	in->executable = srv.executable;
-	in->uptime_s = (now_ns() - srv.started_ns) / 1000000000LL;
+	in->uptime_s = (util_now_ns() - srv.started_ns) / 1000000000LL;
 	in->clients = atomic_load_explicit(&srv.clients, memory_order_relaxed);
 	in->connections = (long long)atomic_load_explicit(&srv.accepted,
 							  memory_order_relaxed);
@@ -304,7 +304,7 @@ static void tell_shards(uint32_t tag, int v)
  */
 static bool load_aof(void)
 {
-	int64_t t0 = now_ns();
+	int64_t t0 = util_now_ns();
 	uint64_t n = 0;
 	act_pid aof;
 
@@ -320,7 +320,7 @@ static bool load_aof(void)
 		fprintf(stderr,
 			"kv_server: %s: %llu commands loaded in %lld ms\n",
 			srv.aof_path, (unsigned long long)n,
-			(long long)((now_ns() - t0) / MS));
+			(long long)((util_now_ns() - t0) / MS));
 	}
 	atomic_store_explicit(&srv.commands, 0, memory_order_relaxed);
 	aof = act_spawn(kv_aof_proc, NULL);
@@ -636,11 +636,11 @@ int main(int argc, char **argv)
 	kv_settings.maxclients = o.maxclients;
 	kv_settings.info = server_info;
 	kv_settings.bgrewriteaof = bgrewriteaof;
-	srv.started_ns = now_ns();
+	srv.started_ns = util_now_ns();
 	srv.executable = realpath("/proc/self/exe", NULL);
 	/* a seed of its own each run, so that clients cannot aim keys at
 	 * one bucket (getrandom would do; the clock is enough for that) */
-	seed = (uint64_t)now_ns() ^ ((uint64_t)getpid() << 32);
+	seed = (uint64_t)util_now_ns() ^ ((uint64_t)getpid() << 32);
 	kv_hash_seed(seed);
 	srv.listen_fd = util_listen("kv_server", o.host, o.port, &port);
 	if (srv.listen_fd < 0)

@@ -15,6 +15,8 @@
 
 #include <actors.h>
 
+#include "../util.h"
+
 #include "cmd.h"
 
 #define BATCH_MAX 256			  /* commands read before they run */
@@ -96,14 +98,6 @@ struct kv_srv {
 	_Atomic int aof_rewriting, aof_write_ok, aof_loading;
 };
 extern struct kv_srv srv;
-
-static inline int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static inline uint32_t get32(const char *p)
 {

@@ -213,14 +213,14 @@ static void shard_batch(struct shard *s, const char *p, size_t len,
 
 static void shard_sweep(struct shard *s)
 {
-	int64_t t0 = now_ns();
+	int64_t t0 = util_now_ns();
 	size_t gone;
 
 	/* again while a quarter or more of what it saw was expired, 1 ms
 	 * at most (redis's active expiry does the same at 10 Hz) */
 	do
 		gone = db_sweep(&s->db, SWEEP_BUCKETS);
-	while (gone >= SWEEP_BUCKETS / 4 && now_ns() - t0 < MS);
+	while (gone >= SWEEP_BUCKETS / 4 && util_now_ns() - t0 < MS);
 	send_log(s, NULL); /* the DELs of what expired */
 }
 
