@@ -16,7 +16,7 @@
  * What a shard logs, and when it logs its own rewrite of a command
  * instead (relative times made absolute, random picks made explicit,
  * lazy expiry as DEL), is db.h's db_log; the file itself belongs to
- * kv_server.c's aof process.
+ * kv_aof.c's process.
  */
 #ifndef KV_AOF_H
 #define KV_AOF_H

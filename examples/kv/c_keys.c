@@ -366,7 +366,7 @@ static bool scan_options(int argc, const struct resp_arg *v, long long *count,
 }
 
 /*
- * SCAN on this shard (kv_server.c maps a client's cursor to a shard and
+ * SCAN on this shard (kv_plan.c maps a client's cursor to a shard and
  * that shard's cursor): about COUNT keys a call, at most 10 x COUNT
  * buckets visited, as redis; MATCH and TYPE filter what was found, and
  * an expired key found is removed.
@@ -415,7 +415,7 @@ static void c_scan(struct kv_db *db, int argc, const struct resp_arg *v,
 	free(s.e);
 }
 
-/* RENAME and RENAMENX with both keys on this shard (kv_server.c takes a
+/* RENAME and RENAMENX with both keys on this shard (kv_cross.c takes a
  * key from one shard to another with TAKE and PUT). */
 static void rename_generic(struct kv_db *db, const struct resp_arg *v, bool nx,
 			   struct out *o)

@@ -6,7 +6,7 @@
  * reference.
  *
  * INFO's keyspace is the shards': each runs "info" on its own keys and
- * the connection adds their counts (kv_server.c's KV_MERGE_INFO) and
+ * the connection adds their counts (kv_merge.c's KV_MERGE_INFO) and
  * writes the text here, with the server's own figures (kv_settings.info).
  * Only what the server knows is written: a field redis has and this
  * server cannot measure is left out, not filled with a zero.

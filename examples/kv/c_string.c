@@ -356,7 +356,7 @@ static void c_mset(struct kv_db *db, int argc, const struct resp_arg *v,
 }
 
 /* MSETNX: nothing set if any key is there (across shards the connection
- * asks every part with EXISTS first: kv_server.c). */
+ * asks every part with EXISTS first: kv_cross.c). */
 static void c_msetnx(struct kv_db *db, int argc, const struct resp_arg *v,
 		     struct out *o)
 {

@@ -2,7 +2,8 @@
 /*
  * cmd_impl.h - what the command files (c_*.c) share: their parts of the
  * table, and the checks and replies every command makes the same way.
- * Internal to the commands; kv_server.c and the tests use cmd.h.
+ * Internal to the commands; the server's processes and the tests use
+ * cmd.h.
  */
 #ifndef KV_CMD_IMPL_H
 #define KV_CMD_IMPL_H

@@ -131,7 +131,7 @@ int kv_send_copy(act_pid to, uint32_t tag, const void *p, size_t len);
 const char *kv_payload(const struct act_msg *m, size_t *len, void **owned);
 
 /* The processes: a shard (kv_shard.c, arg its index), a connection
- * (kv_conn.c, arg its socket), the replay of the append-only file (a
+ * (kv_conn.h, arg its socket), the replay of the append-only file (a
  * connection reading the file, kv_conn.c) and its writer (kv_aof.c). */
 void kv_shard_proc(void *arg);
 void kv_conn_proc(void *arg);
