@@ -451,11 +451,11 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		goto err_rt;
 	rc = act__observe_start(rt, &set);
 	if (rc)
-		goto err_rt;
+		goto err_observe; /* what it had set up is freed there */
 	test_switches(rt);
 	rc = act__reactor_start(rt->reactor, rt);
 	if (rc)
-		goto err_rt;
+		goto err_observe;
 	rc = start_workers(rt);
 	if (rc)
 		goto err_reactor;
@@ -500,10 +500,13 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		act__stats_print(rt, stderr);
 err_reactor:
 	act__reactor_stop(rt->reactor);
+err_observe:
+	/* once the reactor has stopped: the trace has its events too */
 	act__observe_stop(rt);
+	/* nothing to reclaim when no worker started, but the tables that
+	 * build() made are whole, and the leak counts say so */
 	reclaim(rt);
 err_rt:
-	act__observe_stop(rt);
 	destroy(rt);
 err_running:
 	/* seq_cst (plain store): the next act_main may start; what this
