@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * timeouts.c - receive-timeout lateness and idle cost (issue 4 targets).
+ * timeouts.c - receive-timeout lateness and idle cost, against the
+ * targets doc/benchmarks.md "Timeouts" gives: a p99 lateness under 2 ms,
+ * an idle runtime with timers pending under 1% CPU.
  *
  * Lateness: procs processes each wait `rounds` times in act_receive()
  * with a timeout drawn from [min_ns, max_ns) and nothing to receive; each

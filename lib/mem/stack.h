@@ -78,7 +78,8 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		   bool *canary);
 /* Where the process's frames start (the cache keeps 16 bytes on top). */
 void *act__stack_hi(void *lo, size_t size);
-/* Any worker's cache: lo goes back to its own home (see above). */
+/* Any worker's cache: lo goes back to its own home, by way of c's pool
+ * for that home, a batch at a time (struct act__stack_pool). */
 void act__stack_put(struct act__stack_cache *c, void *lo, size_t size);
 void act__stack_cache_destroy(struct act__stack_cache *c);
 /* Carve from home's node; before the cache is first used. A cache never

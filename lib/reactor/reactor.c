@@ -160,7 +160,9 @@ bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 	return true;
 }
 
-/* The end of a loop: ring each worker that got work once (item 3). */
+/* The end of a loop: ring each worker that got work, once however many
+ * processes act__reactor_wake_proc queued on it (the marks it left):
+ * the wakes of one loop are batched, one doorbell per worker. */
 static void flush_wakes(struct act__reactor *r)
 {
 	struct act__worker *w;
