@@ -69,7 +69,7 @@ static void proc_entry(void *slot, void *arg)
 	}
 	act__spawn_die_if_killed(
 		p); /* killed before its first turn: never runs */
-	p->fn(arg);
+	atomic_load_explicit(&p->fn, memory_order_relaxed)(arg);
 	act_exit(ACT_EXIT_NORMAL);
 }
 
@@ -107,7 +107,7 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 		return ACT_PID_NONE;
 	}
 	p->stack_size = stack_size;
-	p->fn = fn;
+	atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
 	/* its argument goes to its first frame, not the slot */
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p, arg);

@@ -44,10 +44,20 @@ struct act__numa;
 
 struct act__envelope {
 	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */
-	act_pid to;		    /* the process it was sent to (I5) */
-	uint8_t cls;		    /* size class or ACT_SLAB_FOREIGN */
-	_Atomic uint8_t state;	    /* enum act__env_state */
-	uint8_t counted;	    /* in its receiver's limit (mailbox.h) */
+	/* the process it was sent to (I5): written before the envelope is
+	 * published, read by its receiver plain, and by an observer's
+	 * walk of a mailbox from another thread atomic (to_id, relaxed:
+	 * act__mailbox_count), the same word. The receive's test of it
+	 * folds into a compare only as a plain read (an atomic load costs
+	 * it an instruction, scripts/count-msg.sh), and no store can race
+	 * with it: a free and a reuse come after the receiver is done. */
+	union {
+		act_pid to;
+		_Atomic uint64_t to_id;
+	};
+	uint8_t cls;	       /* size class or ACT_SLAB_FOREIGN */
+	_Atomic uint8_t state; /* enum act__env_state */
+	uint8_t counted;       /* in its receiver's limit (mailbox.h) */
 	uint8_t pad1;
 	/* the slab that owns it: its worker's own (home: the worker's) or
 	 * one of its guests; as one word, the fast free's one compare */

@@ -220,7 +220,7 @@ static int proc_info(struct act__rt *rt, act_pid pid,
 		atomic_load_explicit(&p->run_ticks, memory_order_relaxed),
 		act__clock_cal_ratio(&rt->cal));
 	/* set at spawn, before the RUNNABLE release read above */
-	info->fn = __atomic_load_n(&p->fn, __ATOMIC_RELAXED);
+	info->fn = atomic_load_explicit(&p->fn, memory_order_relaxed);
 	wait_info(p, act__ps(st), info);
 	act__proc_lock(p);
 	if (atomic_load_explicit(&p->gen, memory_order_relaxed) == gen)

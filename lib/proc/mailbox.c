@@ -286,7 +286,7 @@ static int count_one(struct act__envelope *e, act_pid pid)
 {
 	if (act__unlikely(act__mailbox_walk_hook))
 		act__mailbox_walk_hook(e);
-	if (__atomic_load_n(&e->to.id, __ATOMIC_RELAXED) != pid.id)
+	if (atomic_load_explicit(&e->to_id, memory_order_relaxed) != pid.id)
 		return 0;
 	return atomic_load_explicit(&e->state, memory_order_relaxed) ==
 			       ACT_ENV_SENT ?

@@ -132,8 +132,8 @@ struct act__proc {
 	};
 	void *stack_lo;
 	/* its entry function (its argument is kept by its first frame, not
-	 * here: act__ctx_make); read by observers, relaxed */
-	void (*fn)(void *);
+	 * here: act__ctx_make); set at spawn, read by observers, relaxed */
+	void (*_Atomic fn)(void *);
 	/* for observers (act_process_info, act_dump), relaxed: here, on a
 	 * line every turn writes anyway (the stealing hints below), not on
 	 * the fifth: reductions charged at each switch (act__worker_switch),

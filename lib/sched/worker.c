@@ -239,8 +239,10 @@ static void turn_begin(struct act__worker *w, struct act__proc *p, uint64_t now)
 	w->turn_t = now;
 	/* relaxed: the watch reads the pair and checks the turn again */
 	atomic_store_explicit(&w->watch_pid, p->pid.id, memory_order_relaxed);
-	atomic_store_explicit(&w->watch_fn, (uintptr_t)p->fn,
-			      memory_order_relaxed);
+	atomic_store_explicit(
+		&w->watch_fn,
+		(uintptr_t)atomic_load_explicit(&p->fn, memory_order_relaxed),
+		memory_order_relaxed);
 	atomic_store_explicit(&w->watch_turn, now, memory_order_relaxed);
 	if (!w->trace)
 		return;
