@@ -511,9 +511,7 @@ START_TEST(mprotect_budget_shared_by_threads)
 	int i;
 
 	memset(c, 0, sizeof(c));
-	setenv("ACT_TEST_GUARD_BUDGET", "300", 1);
-	ck_assert_int_eq(act__stack_global_init(ACT_GUARD_MPROTECT), 0);
-	unsetenv("ACT_TEST_GUARD_BUDGET");
+	ck_assert_int_eq(act__stack_global_init(ACT_GUARD_MPROTECT, 300), 0);
 	ck_assert_int_eq(pthread_barrier_init(&two_start, NULL, 2), 0);
 	for (i = 0; i < 2; i++)
 		ck_assert_int_eq(

@@ -786,7 +786,7 @@ static void famine_child(void *arg)
 	memset(&b, 0, sizeof(b));
 	act__stack_cache_set_home(&a, NULL, 0);
 	act__stack_cache_set_home(&b, NULL, 1);
-	if (act__stack_global_init(ACT_GUARD_CANARY))
+	if (act__stack_global_init(ACT_GUARD_CANARY, 0))
 		_exit(3);
 	/* one chunk each, then no more address space */
 	if (act__stack_get(&a, FAM_SIZE, &from_a[na++], &canary) ||

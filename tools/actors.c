@@ -13,7 +13,7 @@
  *                               wrote (tools/trace.c,
  *                               doc/observability.md)
  *   actors stress [TEST...]     the stress tests of stress/ (tools/stress.c)
- *   actors vars [--man]         the ACTORS_* variables
+ *   actors vars [--man|--test]  the ACTORS_* variables, or the tests'
  *   actors help | --version
  *
  * Each subcommand is one entry of commands[]; runtime errors (negative
@@ -1161,10 +1161,13 @@ static int cmd_topo(int argc, char **argv)
 		return topo_usage("--synthetic and --xml: give one");
 	/* act_main's count and ring size, by act_main's table: the field,
 	 * else the variable, else the default (the count's: the plan's);
-	 * act__plan_resolve does the placement three */
+	 * the test switches of the paths probed; act__plan_resolve does
+	 * the placement three and the topology's */
 	act__vars_settings_init(&set, &o.cfg);
 	if (act__vars_resolve(&set, ACT_VAR_BIT(ACT_VAR_SCHEDULERS) |
-					    ACT_VAR_BIT(ACT_VAR_RING_ENTRIES)))
+					    ACT_VAR_BIT(ACT_VAR_RING_ENTRIES) |
+					    ACT_VAR_BIT(ACT_VAR_TEST_RING) |
+					    ACT_VAR_BIT(ACT_VAR_TEST_NUMA)))
 		return 2;
 	o.cfg = set.cfg;
 	rc = act__plan_resolve(&o.cfg, o.other ? &o.src : NULL, &t, &pl);
@@ -1172,8 +1175,8 @@ static int cmd_topo(int argc, char **argv)
 		return rc == -EINVAL ? 2 : 1; /* the library said why */
 	/* this machine: the kernel paths a runtime would take here */
 	nkv = 0;
-	if (!o.other &&
-	    !act__paths_probe(&pl, t.simulated, o.cfg.ring_entries, &paths)) {
+	if (!o.other && !act__paths_probe(&pl, t.simulated, o.cfg.ring_entries,
+					  &set.test, &paths)) {
 		for (nkv = 0; nkv < ACT_PATHS; nkv++) {
 			kv[nkv].key = act__paths_name(nkv);
 			kv[nkv].value = paths.v[nkv];
@@ -1201,26 +1204,30 @@ static int cmd_topo(int argc, char **argv)
 /* ---- actors vars ----------------------------------------------------- */
 
 /*
- * The table of ACTORS_* variables that act_main reads (lib/affinity/
+ * The table of ACTORS_* variables that act_main reads (lib/settings/
  * vars.c), printed: one line each, tab-separated, for people and for
  * tests/vars.sh, which checks README.md's table against it; --man
  * prints act_config_init(3)'s ENVIRONMENT entries, which tests/vars.sh
- * compares with the page line for line.
+ * compares with the page line for line; --test the table's test class
+ * (the ACT_TEST_* switches) in the same columns, which tests/vars.sh
+ * checks doc/testing.md's table against.
  */
 
 static int vars_usage(const char *why)
 {
 	if (why) {
 		fprintf(stderr, "actors vars: %s\n", why);
-		fprintf(stderr, "usage: actors vars [--man]\n");
+		fprintf(stderr, "usage: actors vars [--man|--test]\n");
 		return 2;
 	}
-	printf("usage: actors vars [--man]\n"
+	printf("usage: actors vars [--man|--test]\n"
 	       "Prints every ACTORS_* variable act_main reads, one a line, "
 	       "tab-separated:\nname, default (- when computed), act_config "
 	       "field (- for none), what it\naccepts and what it sets.\n"
-	       "  --man  the entries of act_config_init(3)'s ENVIRONMENT "
-	       "section\n");
+	       "  --man   the entries of act_config_init(3)'s ENVIRONMENT "
+	       "section\n"
+	       "  --test  the test switches (ACT_TEST_*) instead, default "
+	       "- (unset)\n");
 	return 0;
 }
 
@@ -1242,13 +1249,15 @@ static int cmd_vars(int argc, char **argv)
 {
 	char expect[200], buf[32];
 	const char *def;
-	bool man = false;
+	bool man = false, test = false;
 	int id;
 
 	if (argc > 2)
 		return vars_usage("one option at most");
 	if (argc == 2 && !strcmp(argv[1], "--man"))
 		man = true;
+	else if (argc == 2 && !strcmp(argv[1], "--test"))
+		test = true;
 	else if (argc == 2 &&
 		 (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
 		return vars_usage(NULL);
@@ -1257,6 +1266,8 @@ static int cmd_vars(int argc, char **argv)
 	for (id = 0; id < ACT_VARS; id++) {
 		const struct act__var *v = &act__vars[id];
 
+		if (!(v->flags & ACT_VAR_TEST) != !test)
+			continue;
 		act__vars_expect(v, expect, sizeof(expect));
 		def = act__vars_default(v, buf, sizeof(buf));
 		if (man)
@@ -1324,7 +1335,7 @@ static const struct command commands[] = {
 	  "a summary of a trace (ACTORS_TRACE=FILE)" },
 	{ "stress", cmd_stress, "[TEST...] [--all-paths] ...",
 	  "the race stress tests, on this machine's kernel paths" },
-	{ "vars", cmd_vars, "[--man]",
+	{ "vars", cmd_vars, "[--man|--test]",
 	  "the ACTORS_* variables, their defaults and forms" },
 	{ "help", cmd_help, "", "this text" },
 	{ "--version", cmd_version, "", "print the version" },

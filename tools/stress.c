@@ -78,7 +78,7 @@ static bool probe_madvise(void)
 	if (pid < 0)
 		return false;
 	if (!pid)
-		_exit(act__stack_global_init(ACT_GUARD_MADVISE) ? 1 : 0);
+		_exit(act__stack_global_init(ACT_GUARD_MADVISE, 0) ? 1 : 0);
 	return waitpid(pid, &st, 0) == pid && WIFEXITED(st) && !WEXITSTATUS(st);
 }
 
@@ -91,7 +91,7 @@ static void probe(void)
 		return;
 	have.done = true;
 	have.waitv = act__park_waitv_available(); /* this process's probe */
-	act__ring_init(&g, 8, why, sizeof(why));
+	act__ring_init(&g, 8, ACT_TEST_RING_UNSET, why, sizeof(why));
 	have.ring = g.mode != ACT_RING_NONE;
 	have.uring_bell = g.mode == ACT_RING_FUTEX;
 	act__ring_exit(&g);

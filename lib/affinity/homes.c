@@ -9,38 +9,14 @@
 #include <string.h>
 
 #include "homes.h"
-#include "settings/env.h"
+#include "settings/vars.h"
 
-#define FAKE_MAX 8
 /* OS node numbers mbind can name here: Linux's MAX_NUMNODES tops out at
  * 1024 (NODES_SHIFT 10) */
 #define OS_NODE_MAX 1024
 
-enum test_mode { MODE_NONE, MODE_OFF, MODE_FORCE, MODE_FAKE };
-
-/* ACT_TEST_NUMA: MODE_* and, for fake, *k; -EINVAL after the one line. */
-static int test_mode(unsigned *k)
-{
-	const char *v = getenv("ACT_TEST_NUMA");
-	uint64_t n;
-
-	if (!v)
-		return MODE_NONE;
-	if (!strcmp(v, "off"))
-		return MODE_OFF;
-	if (!strcmp(v, "force"))
-		return MODE_FORCE;
-	if (!strncmp(v, "fake:", 5) &&
-	    !act__env_parse_uint(v + 5, 1, FAKE_MAX, &n)) {
-		*k = (unsigned)n;
-		return MODE_FAKE;
-	}
-	fprintf(stderr,
-		"actors: ACT_TEST_NUMA=\"%s\": expected off, force or fake:K "
-		"with K from 1 to %d\n",
-		v, FAKE_MAX);
-	return -EINVAL;
-}
+/* the table's bound on fake:K leaves every home a slot of os[] */
+_Static_assert(ACT_TEST_NUMA_FAKE_MAX <= ACT_NUMA_MAX, "fake:K past os[]");
 
 static void one_home(struct act__numa *n, int os, const char *why,
 		     uint32_t nworkers, int *home)
@@ -112,31 +88,26 @@ static int homes_from_nodes(struct act__numa *n, const int *os_node,
 	return n->nnodes;
 }
 
-int act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
-		    int *home, bool simulated)
+void act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
+		     int *home, bool simulated, int test)
 {
-	unsigned k = 1;
-	int mode = test_mode(&k), known, cpu, node;
+	int known, cpu, node;
 	uint32_t i;
 
 	memset(n, 0, sizeof(*n));
 	atomic_store_explicit(&n->bind, false, memory_order_relaxed);
-	if (mode < 0) {
-		one_home(n, -1, "bad ACT_TEST_NUMA", nworkers, home);
-		return mode;
-	}
-	if (mode == MODE_OFF) {
+	if (test == ACT_TEST_NUMA_OFF) {
 		one_home(n, -1, "ACT_TEST_NUMA=off", nworkers, home);
-		return 0;
+		return;
 	}
-	if (mode == MODE_FAKE) {
-		n->nnodes = (int)k;
-		for (i = 0; i < k; i++)
+	if (test > 0) { /* fake:K */
+		n->nnodes = test;
+		for (i = 0; i < (uint32_t)test; i++)
 			n->os[i] = -1;
 		n->why_plain = "ACT_TEST_NUMA=fake";
 		for (i = 0; i < nworkers; i++)
-			home[i] = (int)(i % k);
-		return 0;
+			home[i] = (int)(i % (uint32_t)test);
+		return;
 	}
 	if (simulated) {
 		/* the nodes are not this machine's: a home per node of the
@@ -145,18 +116,18 @@ int act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
 		if (known <= 0)
 			one_home(n, -1, "simulated machine", nworkers, home);
 		n->why_plain = "simulated machine (ACT_TEST_TOPOLOGY)";
-		return 0;
+		return;
 	}
 	if (numa_available() < 0) {
 		one_home(n, -1, "numa_available() < 0", nworkers, home);
-		return 0;
+		return;
 	}
 	known = homes_from_nodes(n, os_node, nworkers, home);
 	if (known < 0) {
 		one_home(n, -1, "more nodes than homes", nworkers, home);
-		return 0;
+		return;
 	}
-	if (known == 0 && mode == MODE_FORCE) {
+	if (known == 0 && test == ACT_TEST_NUMA_FORCE) {
 		/* nothing placed: the node this thread runs on stands for
 		 * all of them */
 		cpu = sched_getcpu();
@@ -166,17 +137,16 @@ int act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
 	}
 	if (known == 0) {
 		one_home(n, -1, "workers not bound", nworkers, home);
-		return 0;
+		return;
 	}
-	if (known == 1 && mode != MODE_FORCE) {
+	if (known == 1 && test != ACT_TEST_NUMA_FORCE) {
 		/* one node: every page lands there anyway; an mbind per
 		 * chunk would only cost system calls */
 		one_home(n, n->os[0], "one node", nworkers, home);
-		return 0;
+		return;
 	}
 	n->why_plain = NULL;
 	atomic_store_explicit(&n->bind, true, memory_order_relaxed);
-	return 0;
 }
 
 void act__homes_place(struct act__numa *n, int home, void *p, size_t len)

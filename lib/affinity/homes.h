@@ -19,7 +19,8 @@
  * several nodes gets the homes in turn by its index (worker i: home
  * i % nnodes), so such workers' memory is spread like an interleave.
  *
- * Test switch ACT_TEST_NUMA (read at start-up):
+ * Test switch ACT_TEST_NUMA (act__homes_init's test, resolved by the
+ * variables' table, settings/vars.h: ACT_TEST_NUMA_*):
  *   off     as if numa_available() < 0
  *   force   bind even when there is one node (exercises mbind here)
  *   fake:K  K homes, worker i in home i % K, nothing bound (the homes'
@@ -48,13 +49,13 @@ struct act__numa {
 /*
  * Set up the homes from each worker's OS node (os_node[i], -1 when the
  * worker is not bound to one node; os_node may be NULL: all -1), and write
- * each worker's home to home[i]. Reads ACT_TEST_NUMA. simulated: the
- * nodes are those of a simulated machine (ACT_TEST_TOPOLOGY), not this
- * one's: the homes follow them but nothing is bound. Returns 0, or
- * -EINVAL after one line on stderr for a bad ACT_TEST_NUMA.
+ * each worker's home to home[i]. simulated: the nodes are those of a
+ * simulated machine (ACT_TEST_TOPOLOGY), not this one's: the homes
+ * follow them but nothing is bound. test: ACT_TEST_NUMA's value
+ * (ACT_TEST_NUMA_UNSET, _OFF, _FORCE, or K for fake:K).
  */
-int act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
-		    int *home, bool simulated);
+void act__homes_init(struct act__numa *n, const int *os_node, uint32_t nworkers,
+		     int *home, bool simulated, int test);
 
 /* Bind [p, p+len) (page-aligned) to home's node when n->bind; else
  * nothing. A failure is reported once on stderr and binding stops. */

@@ -509,7 +509,9 @@ int act__plan_resolve(const struct act_config *cfg,
 	int rc;
 
 	act__vars_settings_init(&s, cfg);
-	rc = act__vars_resolve(&s, ACT_VARS_PLACEMENT);
+	/* and the test switches of pinning and of the topology's load
+	 * (topology.c resolves those two again, at the load) */
+	rc = act__vars_resolve(&s, ACT_VARS_PLAN);
 	if (rc)
 		return rc;
 	in.bind = s.cfg.bind;
@@ -521,6 +523,7 @@ int act__plan_resolve(const struct act_config *cfg,
 		fprintf(stderr, "actors: %s\n", why);
 		return rc;
 	}
+	t->test_pin_fail = s.test.pin_fail != 0;
 	rc = act__plan_make(pl, t, &in, why, sizeof(why));
 	if (rc == -EINVAL) {
 		hwloc_bitmap_list_asprintf(&allowed, t->allowed);
@@ -548,9 +551,7 @@ int act__plan_resolve(const struct act_config *cfg,
 int act__plan_pin_self(const struct act__topo *t,
 		       const struct hwloc_bitmap_s *set)
 {
-	const char *test = getenv("ACT_TEST_PIN");
-
-	if (test && !strcmp(test, "fail"))
+	if (t->test_pin_fail)
 		return -EINVAL;
 	if (hwloc_set_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD))
 		return errno ? -errno : -EINVAL;

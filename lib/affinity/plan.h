@@ -112,8 +112,9 @@ int act__plan_resolve(const struct act_config *cfg,
 
 /*
  * Bind the calling thread to set (a plan's worker or reactor CPUs).
- * 0 or a negative errno. ACT_TEST_PIN=fail makes it fail with -EINVAL
- * (the test of the runtime's "report once, go on unbound").
+ * 0 or a negative errno. ACT_TEST_PIN=fail (t->test_pin_fail, from
+ * act__plan_resolve) makes it fail with -EINVAL (the test of the
+ * runtime's "report once, go on unbound").
  */
 int act__plan_pin_self(const struct act__topo *t,
 		       const struct hwloc_bitmap_s *set);

@@ -12,6 +12,7 @@
 
 #include "cgroup.h"
 #include "cpulist.h"
+#include "settings/vars.h"
 #include "topology.h"
 
 /* This machine's topology, loaded at the first act_main and kept: it
@@ -20,6 +21,7 @@ static hwloc_topology_t machine;
 static int machine_rc;
 static const char *machine_sim; /* ACT_TEST_TOPOLOGY at the load */
 static bool machine_bad_sim;	/* ... and it did not load */
+static bool machine_bad_var;	/* a test switch refused (said) */
 static pthread_once_t machine_once = PTHREAD_ONCE_INIT;
 static atomic_int flat_said;
 
@@ -28,20 +30,27 @@ static atomic_int flat_said;
  * synthetic machine DESC (for example "pack:2 numa:2 core:4 pu:2"), so
  * that the whole suite runs at the default worker count of a larger
  * machine. Nothing is bound and no cgroup quota is read on it
- * (topology.h: simulated).
+ * (topology.h: simulated). ACT_TEST_HWLOC=fail: hwloc fails here, the
+ * fallback's test. Both are read at this one load, which may come before
+ * any act_main (`actors topo`, the tests), so it resolves them itself,
+ * by the variables' table (settings/vars.h); act__plan_resolve has
+ * checked them already where it made the load.
  */
-static const char *simulated(void)
-{
-	return getenv("ACT_TEST_TOPOLOGY");
-}
-
 static void machine_load(void)
 {
-	const char *test = getenv("ACT_TEST_HWLOC"), *sim = simulated();
+	struct act__settings s;
+	const char *sim;
 
+	act__vars_settings_init(&s, NULL);
+	if (act__vars_resolve(&s, ACT_VARS_MACHINE)) {
+		machine_bad_var = true;
+		machine_rc = -EINVAL;
+		return;
+	}
+	sim = s.test.topology;
 	machine_sim = sim; /* the environment's own string, kept */
 
-	if (test && !strcmp(test, "fail")) { /* the fallback's test */
+	if (s.test.hwloc_fail) { /* the fallback's test */
 		machine_rc = -EINVAL;
 		return;
 	}
@@ -123,6 +132,12 @@ static int load_hw(struct act__topo *t, const struct act__topo_src *src,
 {
 	if (!src->synthetic && !src->xml) {
 		pthread_once(&machine_once, machine_load);
+		if (machine_bad_var) {
+			snprintf(why, why_len,
+				 "this machine's topology: a test switch "
+				 "refused (above)");
+			return -EINVAL;
+		}
 		if (machine_bad_sim) {
 			snprintf(why, why_len,
 				 "ACT_TEST_TOPOLOGY=\"%s\": expected an hwloc "

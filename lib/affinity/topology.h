@@ -38,12 +38,14 @@ struct act__topo {
 				    * the shared one */
 	bool shared;		   /* this machine's cached topology */
 	bool thissystem;	   /* plans can be applied (pinning) */
-	bool flat;	  /* hwloc failed on this machine: a stand-in of
+	bool flat;	    /* hwloc failed on this machine: a stand-in of
 			   * one core per CPU, nothing bound */
-	bool simulated;	  /* ACT_TEST_TOPOLOGY stands for this machine:
+	bool simulated;	    /* ACT_TEST_TOPOLOGY stands for this machine:
 			   * nothing bound, no quota, NUMA homes kept
 			   * without mbind */
-	char source[256]; /* "this machine", "synthetic ...", "xml ..." */
+	bool test_pin_fail; /* ACT_TEST_PIN=fail: act__plan_pin_self fails
+			     * (set by act__plan_resolve) */
+	char source[256];   /* "this machine", "synthetic ...", "xml ..." */
 	int npus, ncores, ncaches, nnodes, npackages;
 	struct act__pu *pus; /* npus, in topology (hwloc logical) order */
 	struct hwloc_bitmap_s *usable;	/* OS CPUs the runtime may use */

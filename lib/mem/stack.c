@@ -78,7 +78,7 @@ long act__stack_read_max_map_count(void)
 	return v;
 }
 
-int act__stack_global_init(int requested)
+int act__stack_global_init(int requested, uint32_t test_budget)
 {
 	if (requested == ACT_GUARD_AUTO || requested == ACT_GUARD_MADVISE) {
 		if (madvise_guard_works()) {
@@ -94,15 +94,12 @@ int act__stack_global_init(int requested)
 	}
 	guard_mode = ACT_GUARD_MPROTECT;
 	/* each guard splits one mapping into two more; keep half the map
-	 * count for the rest of the program (ACT_TEST_GUARD_BUDGET: the
-	 * tests' smaller budget) */
+	 * count for the rest of the program (test_budget: the tests'
+	 * smaller one) */
 	atomic_store_explicit(&mprotect_budget,
-			      act__stack_read_max_map_count() / 4,
+			      test_budget ? (long)test_budget :
+					    act__stack_read_max_map_count() / 4,
 			      memory_order_relaxed);
-	if (getenv("ACT_TEST_GUARD_BUDGET"))
-		atomic_store_explicit(&mprotect_budget,
-				      atol(getenv("ACT_TEST_GUARD_BUDGET")),
-				      memory_order_relaxed);
 	return 0;
 }
 

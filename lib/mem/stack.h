@@ -66,8 +66,10 @@ struct act__stack_cache {
 /* vm.max_map_count, or its default 65530 when it cannot be read. */
 long act__stack_read_max_map_count(void);
 
-/* Guard mode decided once at start-up (enum act_guard, never AUTO). */
-int act__stack_global_init(int requested_guard);
+/* Guard mode decided once at start-up (enum act_guard, never AUTO).
+ * test_budget: ACT_TEST_GUARD_BUDGET's mprotect guards (settings/
+ * vars.h), the tests' smaller budget; 0: a quarter of the map count. */
+int act__stack_global_init(int requested_guard, uint32_t test_budget);
 void act__stack_global_fini(void);
 int act__stack_guard_mode(void);
 /* For tests: guards mprotect may still make (ACT_GUARD_MPROTECT). */

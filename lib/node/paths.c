@@ -94,11 +94,12 @@ void act__paths_of(const struct act__rt *rt, struct act__paths *out)
 }
 
 int act__paths_probe(const struct act__plan *plan, bool simulated,
-		     unsigned ring_entries, struct act__paths *out)
+		     unsigned ring_entries, const struct act__tests *test,
+		     struct act__paths *out)
 {
 	struct act__ring g;
 	struct act__numa n;
-	int *nodes, *homes, i, guard, rc;
+	int *nodes, *homes, i, guard;
 	char why[160];
 
 	nodes = calloc((size_t)plan->nworkers + 1, sizeof(*nodes));
@@ -110,15 +111,13 @@ int act__paths_probe(const struct act__plan *plan, bool simulated,
 	}
 	for (i = 0; i < plan->nworkers; i++)
 		nodes[i] = plan->w[i].node;
-	rc = act__homes_init(&n, nodes, (uint32_t)plan->nworkers, homes,
-			     simulated);
+	act__homes_init(&n, nodes, (uint32_t)plan->nworkers, homes, simulated,
+			test->numa);
 	free(nodes);
 	free(homes);
-	if (rc)
-		return rc; /* a bad ACT_TEST_NUMA, said already */
 	memset(&g, 0, sizeof(g));
-	act__ring_init(&g, ring_entries, why, sizeof(why));
-	guard = act__stack_global_init(ACT_GUARD_AUTO) ?
+	act__ring_init(&g, ring_entries, test->ring, why, sizeof(why));
+	guard = act__stack_global_init(ACT_GUARD_AUTO, 0) ?
 			ACT_GUARD_CANARY :
 			act__stack_guard_mode();
 	fill(out, &g, guard, &n);

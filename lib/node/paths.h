@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "settings/vars.h"
+
 enum {
 	ACT_PATH_PARK,	   /* futex_waitv, or FUTEX_WAIT and why */
 	ACT_PATH_DOORBELL, /* the reactor's: in the ring, or FUTEX_WAIT */
@@ -39,11 +41,13 @@ void act__paths_of(const struct act__rt *rt, struct act__paths *out);
  * The paths a runtime would take here now, probed without one (`actors
  * topo`): a ring of ring_entries made and closed, the guard probe, the
  * futex_waitv probe, and the memory homes of plan's workers (simulated:
- * the plan is for a simulated machine). 0, or a negative errno when a
- * probe could not run (the failing path then says so).
+ * the plan is for a simulated machine), with the test switches a
+ * runtime would take (test: ACT_TEST_RING and ACT_TEST_NUMA, resolved).
+ * 0, or a negative errno when a probe could not run.
  */
 int act__paths_probe(const struct act__plan *plan, bool simulated,
-		     unsigned ring_entries, struct act__paths *out);
+		     unsigned ring_entries, const struct act__tests *test,
+		     struct act__paths *out);
 
 /* "actors: park ...; doorbell ...; ..." for the ACTORS_STATS header. */
 void act__paths_line(FILE *f, const struct act__paths *p);

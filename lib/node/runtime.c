@@ -119,8 +119,8 @@ static int check_fields(const struct act_config *c)
 
 /*
  * Field set > environment > default (settings/vars.h), for every setting
- * but the placement three, which act__plan_resolve resolves in
- * placement(). Then what the fields' own forms mean: a negative spin_us
+ * and test switch but the placement three and the switches of pinning
+ * and of the topology, which act__plan_resolve resolves in placement(). Then what the fields' own forms mean: a negative spin_us
  * is -1 (no spinning), ACT_MAILBOX_UNLIMITED (the field's, or
  * ACTORS_MAILBOX_LIMIT=off) is 0 (no limit).
  */
@@ -136,7 +136,7 @@ static int resolve(const struct act_config *in, struct act__settings *s)
 	}
 	act__vars_settings_init(s, in);
 	c->stack_size = act__env_stack_size_ok(c->stack_size);
-	rc = act__vars_resolve(s, ACT_VARS_ALL & ~ACT_VARS_PLACEMENT);
+	rc = act__vars_resolve(s, ACT_VARS_ALL & ~ACT_VARS_PLAN);
 	if (rc)
 		return rc;
 	if (c->spin_us < 0)
@@ -259,7 +259,7 @@ static int build(struct act__rt *rt)
 	uint32_t i;
 	int *homes, rc;
 
-	rc = act__stack_global_init(rt->cfg.stack_guard);
+	rc = act__stack_global_init(rt->cfg.stack_guard, rt->test.guard_budget);
 	if (rc)
 		return rc;
 	rt->nworkers = (uint32_t)rt->cfg.schedulers;
@@ -277,15 +277,14 @@ static int build(struct act__rt *rt)
 	}
 	act__slab_index_set(&rt->workers[0].slab, sizeof(*rt->workers),
 			    rt->nworkers, &rt->foreign);
-	rc = act__homes_init(&rt->numa, rt->worker_os_node, rt->nworkers, homes,
-			     rt->topo.simulated);
+	act__homes_init(&rt->numa, rt->worker_os_node, rt->nworkers, homes,
+			rt->topo.simulated, rt->test.numa);
 	/* the table's regions follow the homes */
-	if (!rc)
-		rc = act__proc_table_init(
-			&rt->procs,
-			act__proc_table_size(rt->cfg.max_procs, rt->nworkers,
-					     (uint32_t)rt->numa.nnodes),
-			&rt->numa);
+	rc = act__proc_table_init(
+		&rt->procs,
+		act__proc_table_size(rt->cfg.max_procs, rt->nworkers,
+				     (uint32_t)rt->numa.nnodes),
+		&rt->numa);
 	if (!rc)
 		rt->procs.max_alive = rt->cfg.max_procs;
 	for (i = 0; i < rt->nworkers; i++) {
@@ -440,6 +439,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	if (rc)
 		goto err_rt;
 	rt->cfg = set.cfg;
+	rt->test = set.test;
 	policies(rt, &set);
 	rc = placement(rt);
 	if (rc)

@@ -384,7 +384,8 @@ static void *reactor_main(void *arg)
 					 "the reactor");
 	r->submit_first = shares_cpu(r);
 	/* the ring is the reactor thread's (SINGLE_ISSUER) */
-	act__ring_init(&r->ring, r->rt->cfg.ring_entries, why, sizeof(why));
+	act__ring_init(&r->ring, r->rt->cfg.ring_entries, r->rt->test.ring, why,
+		       sizeof(why));
 	/* release: pairs with the acquire load in act__reactor_start, after
 	 * which workers may read r->ring */
 	atomic_store_explicit(&r->ready, 1, memory_order_release);
@@ -541,7 +542,8 @@ static void start_inline(struct act__reactor *r)
 	r->on_worker = true;
 	r->bell = &w->bell;
 	r->submit_first = false;
-	act__ring_init(&r->ring, r->rt->cfg.ring_entries, why, sizeof(why));
+	act__ring_init(&r->ring, r->rt->cfg.ring_entries, r->rt->test.ring, why,
+		       sizeof(why));
 	/* before Linux 6.7 the ring cannot wait on the futex: it reads its
 	 * eventfd, which every ring of worker 0's doorbell writes then */
 	if (r->ring.mode == ACT_RING_EVENTFD)

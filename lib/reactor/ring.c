@@ -56,21 +56,20 @@ static int ring_setup(struct act__ring *g, unsigned entries, unsigned flags,
 	return io_uring_queue_init_params(entries, &g->ring, p);
 }
 
-static void ring_init(struct act__ring *g, unsigned entries, char *why,
-		      size_t why_len);
+static void ring_init(struct act__ring *g, unsigned entries, unsigned test,
+		      char *why, size_t why_len);
 
-void act__ring_init(struct act__ring *g, unsigned entries, char *why,
-		    size_t why_len)
+void act__ring_init(struct act__ring *g, unsigned entries, unsigned test,
+		    char *why, size_t why_len)
 {
-	ring_init(g, entries, why, why_len);
+	ring_init(g, entries, test, why, why_len);
 	snprintf(g->why, sizeof(g->why), "%s", why);
 }
 
-static void ring_init(struct act__ring *g, unsigned entries, char *why,
-		      size_t why_len)
+static void ring_init(struct act__ring *g, unsigned entries, unsigned test,
+		      char *why, size_t why_len)
 {
 	struct io_uring_params p;
-	const char *force = getenv("ACT_TEST_RING");
 	bool plain;
 	int rc;
 
@@ -78,10 +77,10 @@ static void ring_init(struct act__ring *g, unsigned entries, char *why,
 	g->efd = -1;
 	g->bell_armed = false;
 	g->bell_broken = false;
-	g->test_nobell = force && !strcmp(force, "nobell");
+	g->test_nobell = test == ACT_TEST_RING_NOBELL;
 	why[0] = '\0';
 	g->why[0] = '\0';
-	if (force && !strcmp(force, "none")) {
+	if (test == ACT_TEST_RING_NONE) {
 		snprintf(why, why_len, "io_uring is off (ACT_TEST_RING=none)");
 		return;
 	}
@@ -90,7 +89,7 @@ static void ring_init(struct act__ring *g, unsigned entries, char *why,
 	if (entries < 2)
 		entries = 2;
 	/* ACT_TEST_RING=plain: the ring of kernels before 6.1 */
-	plain = force && !strcmp(force, "plain");
+	plain = test == ACT_TEST_RING_PLAIN;
 	rc = -EINVAL;
 	if (!plain)
 		rc = ring_setup(g, entries,
@@ -116,7 +115,7 @@ static void ring_init(struct act__ring *g, unsigned entries, char *why,
 		return;
 	}
 	g->setup_flags = p.flags;
-	if ((!force || strcmp(force, "eventfd")) &&
+	if (test != ACT_TEST_RING_EVENTFD &&
 	    has_op(&g->ring, IORING_OP_FUTEX_WAIT)) {
 		g->mode = ACT_RING_FUTEX;
 		return;

@@ -24,7 +24,8 @@
  * until it can: a ring of the doorbell is then seen within that time
  * instead of never. A failed wait is said once.
  *
- * Test switch: ACT_TEST_RING=eventfd forces the eventfd doorbell, =plain
+ * Test switch (act__ring_init's test, ACT_TEST_RING resolved by the
+ * variables' table, settings/vars.h): ACT_TEST_RING=eventfd forces the eventfd doorbell, =plain
  * a ring without SINGLE_ISSUER and DEFER_TASKRUN (as before Linux 6.1),
  * =none runs without a ring (tests/fallback.sh runs the suites so),
  * =nobell never finds an SQE for the doorbell's wait.
@@ -38,6 +39,7 @@
 #include <stdint.h>
 
 #include "base/park.h"
+#include "settings/vars.h"
 
 #define ACT_RING_ENTRIES 256	   /* default SQ size */
 #define ACT_RING_MAX_ENTRIES 32768 /* the kernel's limit */
@@ -69,10 +71,12 @@ struct act__ring {
 /*
  * In the reactor thread: make the ring. On failure the mode is
  * ACT_RING_NONE and `why` holds one line that says why (empty when a
- * ring was made). Never fails the runtime.
+ * ring was made). Never fails the runtime. test: ACT_TEST_RING's value
+ * (enum act__test_ring, settings/vars.h; ACT_TEST_RING_UNSET: the best
+ * ring this kernel has).
  */
-void act__ring_init(struct act__ring *g, unsigned entries, char *why,
-		    size_t why_len);
+void act__ring_init(struct act__ring *g, unsigned entries, unsigned test,
+		    char *why, size_t why_len);
 void act__ring_exit(struct act__ring *g);
 
 /*

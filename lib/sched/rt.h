@@ -18,6 +18,7 @@
 #include "affinity/homes.h"
 #include "affinity/plan.h"
 #include "proc/proc.h"
+#include "settings/vars.h"
 #include "worker.h"
 
 struct act__reactor;
@@ -69,6 +70,9 @@ struct act__rt {
 	struct act__topo topo;	/* the usable machine */
 	struct act__plan plan;	/* where workers and reactor run */
 	_Atomic int pin_failed; /* a bind failed: said once */
+	/* the test switches act_main resolved (settings/vars.h), read at
+	 * start-up: after the hot fields, which they leave where they were */
+	struct act__tests test;
 	/* ticks to nanoseconds (base/clock.h), from act_main's start */
 	struct act__clock_cal cal;
 	/* the observers (lib/node/observe.c); NULL: none asked for */

@@ -69,6 +69,21 @@ static const struct act__var_word reactor_words[] = {
 	{ NULL, 0 }
 };
 
+/* the test class's (vars.h: struct act__tests) */
+static const struct act__var_word test_ring_words[] = {
+	{ "none", ACT_TEST_RING_NONE },
+	{ "plain", ACT_TEST_RING_PLAIN },
+	{ "eventfd", ACT_TEST_RING_EVENTFD },
+	{ "nobell", ACT_TEST_RING_NOBELL },
+	{ NULL, 0 }
+};
+static const struct act__var_word test_numa_words[] = {
+	{ "off", ACT_TEST_NUMA_OFF },
+	{ "force", ACT_TEST_NUMA_FORCE },
+	{ NULL, 0 }
+};
+static const struct act__var_word fail_words[] = { { "fail", 1 }, { NULL, 0 } };
+
 const struct act__var act__vars[ACT_VARS] = {
 	[ACT_VAR_STACK_SIZE] = {
 		.name = "ACTORS_STACK_SIZE", .type = ACT_VAR_SIZE,
@@ -227,6 +242,58 @@ const struct act__var act__vars[ACT_VARS] = {
 		.doc = "The CPUs the runtime may use, within the affinity "
 		       "mask and cgroup cpuset",
 	},
+	[ACT_VAR_TEST_RING] = {
+		.name = "ACT_TEST_RING", .type = ACT_VAR_WORD,
+		.flags = ACT_VAR_TEST, POLICY(test.ring),
+		.words = test_ring_words,
+		.doc = "The reactor's ring as on an older kernel: none (no "
+		       "io_uring), plain (no SINGLE_ISSUER or DEFER_TASKRUN), "
+		       "eventfd (the eventfd doorbell), nobell (no SQE ever "
+		       "free for the doorbell's wait)",
+	},
+	[ACT_VAR_TEST_NUMA] = {
+		.name = "ACT_TEST_NUMA", .type = ACT_VAR_UINT,
+		.flags = ACT_VAR_TEST, POLICY(test.numa),
+		.min = 1, .max = ACT_TEST_NUMA_FAKE_MAX,
+		.words = test_numa_words, .prefix = "fake:",
+		.what = "fake:K with K",
+		.doc = "The memory homes: off (as if numa_available() < 0), "
+		       "force (mbind even on one node), fake:K (K homes, "
+		       "worker i in home i % K, nothing bound)",
+	},
+	[ACT_VAR_TEST_GUARD_BUDGET] = {
+		.name = "ACT_TEST_GUARD_BUDGET", .type = ACT_VAR_UINT,
+		.flags = ACT_VAR_TEST, POLICY(test.guard_budget),
+		.min = 1, .max = ACT_TEST_GUARD_BUDGET_MAX,
+		.what = "a number of guards",
+		.doc = "The stack guards mprotect may make before stacks fall "
+		       "back to a canary (else a quarter of vm.max_map_count)",
+	},
+	[ACT_VAR_TEST_PIN] = {
+		.name = "ACT_TEST_PIN", .type = ACT_VAR_WORD,
+		.flags = ACT_VAR_TEST, POLICY(test.pin_fail),
+		.words = fail_words,
+		.doc = "fail: every binding of a thread to its CPUs fails "
+		       "(reported once, the runtime goes on unbound)",
+	},
+	[ACT_VAR_TEST_TOPOLOGY] = {
+		.name = "ACT_TEST_TOPOLOGY", .type = ACT_VAR_PATH,
+		.flags = ACT_VAR_TEST, POLICY(test.topology),
+		.what = "an hwloc synthetic description such as \"pack:2 "
+			"numa:1 core:4 pu:2\"",
+		.doc = "The machine this one stands for, an hwloc synthetic "
+		       "description: nothing bound, no cgroup quota, NUMA "
+		       "homes without mbind; read at the first load of the "
+		       "topology",
+	},
+	[ACT_VAR_TEST_HWLOC] = {
+		.name = "ACT_TEST_HWLOC", .type = ACT_VAR_WORD,
+		.flags = ACT_VAR_TEST, POLICY(test.hwloc_fail),
+		.words = fail_words,
+		.doc = "fail: hwloc cannot read this machine, and the plan is "
+		       "made for the affinity mask alone; read at the first "
+		       "load of the topology",
+	},
 };
 
 void act__vars_settings_init(struct act__settings *s,
@@ -320,6 +387,10 @@ static int parse(const struct act__var *v, const char *e, int64_t *x)
 		return 0;
 	case ACT_VAR_UINT:
 	case ACT_VAR_CPU:
+		if (v->prefix && strncmp(e, v->prefix, strlen(v->prefix)))
+			return -EINVAL;
+		if (v->prefix)
+			e += strlen(v->prefix);
 		if (act__env_parse_uint(e, v->min, v->max, &n))
 			return -EINVAL;
 		if (v->type == ACT_VAR_CPU)
@@ -429,7 +500,7 @@ const char *act__vars_default(const struct act__var *v, char *buf, size_t len)
 {
 	const struct act__var_word *w;
 
-	if (v->flags & ACT_VAR_COMPUTED)
+	if (v->flags & (ACT_VAR_COMPUTED | ACT_VAR_TEST))
 		return NULL;
 	for (w = v->words; w && w->word; w++)
 		if (w->value == v->def)

@@ -8,7 +8,17 @@
  * warning about an ACTORS_* name that is not a variable checks the
  * table's names; `actors vars` prints the table, and tests/vars.sh
  * checks README.md's table and act_config_init(3)'s ENVIRONMENT section
- * against that. ACT_TEST_* switches are not in it: they are the tests'.
+ * against that.
+ *
+ * The test class (ACT_VAR_TEST, the ACT_TEST_* switches that force a
+ * fallback in tests: doc/testing.md) is in the same table, parsed and
+ * refused in the same way; `actors vars --test` prints it, plain `actors
+ * vars` and the manual's ENVIRONMENT section leave it out. act_main
+ * resolves ACT_TEST_RING, _NUMA and _GUARD_BUDGET with its settings
+ * (and hands them to the layers that read them); act__plan_resolve
+ * ACT_TEST_PIN with the placement three; ACT_TEST_TOPOLOGY and
+ * ACT_TEST_HWLOC the topology's one load of this machine (topology.c),
+ * which may come before any act_main (`actors topo`, the tests).
  *
  * Each variable on its own: a setting the caller made (a nonzero
  * act_config field) wins, and the variable is then not even read; else
@@ -43,6 +53,13 @@ enum act__var_id {
 	ACT_VAR_BIND, /* the placement three: act__plan_resolve */
 	ACT_VAR_REACTOR_CPU,
 	ACT_VAR_CPUS,
+	/* the test class (ACT_VAR_TEST) */
+	ACT_VAR_TEST_RING,	   /* act_main: the reactor's ring (ring.c) */
+	ACT_VAR_TEST_NUMA,	   /* act_main: the memory homes (homes.c) */
+	ACT_VAR_TEST_GUARD_BUDGET, /* act_main: the stack guards (stack.c) */
+	ACT_VAR_TEST_PIN,	   /* act__plan_resolve: pinning (plan.c) */
+	ACT_VAR_TEST_TOPOLOGY,	   /* the machine's load (topology.c) */
+	ACT_VAR_TEST_HWLOC,
 	ACT_VARS
 };
 
@@ -51,6 +68,31 @@ enum act__var_id {
 #define ACT_VARS_PLACEMENT                                              \
 	(ACT_VAR_BIT(ACT_VAR_BIND) | ACT_VAR_BIT(ACT_VAR_REACTOR_CPU) | \
 	 ACT_VAR_BIT(ACT_VAR_CPUS))
+#define ACT_VARS_MACHINE \
+	(ACT_VAR_BIT(ACT_VAR_TEST_TOPOLOGY) | ACT_VAR_BIT(ACT_VAR_TEST_HWLOC))
+#define ACT_VARS_TEST                                                      \
+	(ACT_VAR_BIT(ACT_VAR_TEST_RING) | ACT_VAR_BIT(ACT_VAR_TEST_NUMA) | \
+	 ACT_VAR_BIT(ACT_VAR_TEST_GUARD_BUDGET) |                          \
+	 ACT_VAR_BIT(ACT_VAR_TEST_PIN) | ACT_VARS_MACHINE)
+/* what act__plan_resolve resolves, itself or through the topology's
+ * load; act_main the rest */
+#define ACT_VARS_PLAN \
+	(ACT_VARS_PLACEMENT | ACT_VAR_BIT(ACT_VAR_TEST_PIN) | ACT_VARS_MACHINE)
+
+/* ACT_TEST_RING's values (struct act__tests.ring) */
+enum act__test_ring {
+	ACT_TEST_RING_UNSET,   /* the best ring the kernel has */
+	ACT_TEST_RING_NONE,    /* no io_uring at all */
+	ACT_TEST_RING_PLAIN,   /* no SINGLE_ISSUER, no DEFER_TASKRUN */
+	ACT_TEST_RING_EVENTFD, /* the eventfd doorbell */
+	ACT_TEST_RING_NOBELL,  /* never an SQE for the doorbell's wait */
+};
+/* ACT_TEST_NUMA's (struct act__tests.numa): these, or K > 0 for fake:K */
+#define ACT_TEST_NUMA_UNSET 0
+#define ACT_TEST_NUMA_OFF (-1)
+#define ACT_TEST_NUMA_FORCE (-2)
+#define ACT_TEST_NUMA_FAKE_MAX 8
+#define ACT_TEST_GUARD_BUDGET_MAX 1000000000u
 
 /*
  * The limits and defaults the table gives that layers above this one
@@ -80,7 +122,8 @@ enum act__var_id {
 #define ACT_VARS_DUMP_RT_MAX 64
 
 enum act__var_type {
-	ACT_VAR_UINT,	  /* a whole number in [min, max], or one of words */
+	ACT_VAR_UINT,	  /* a whole number in [min, max] (after prefix,
+			   * when there is one), or one of words */
 	ACT_VAR_SIZE,	  /* bytes, optional k/m/g suffix, in [min, max];
 			   * rounded up to a multiple of 4096 */
 	ACT_VAR_WORD,	  /* one of words */
@@ -89,7 +132,8 @@ enum act__var_type {
 	ACT_VAR_CPULIST,  /* a CPU list, kept as the string: the topology
 			   * checks it (act__topology_load), naming the
 			   * variable */
-	ACT_VAR_PATH,	  /* a file name, kept as the string; not empty */
+	ACT_VAR_PATH,	  /* a file name (or other text), kept as the
+			   * string; not empty */
 	ACT_VAR_DURATION, /* a whole number with a unit, ns, us, ms or s,
 			   * in [min, max] nanoseconds, or one of words */
 };
@@ -107,9 +151,12 @@ enum act__var_ctype {
  * Entry flags. ACT_VAR_COMPUTED: no fixed default, the plan computes it
  * (nothing is stored when the variable is unset). ACT_VAR_ZERO_OFF: 0
  * from the variable stores -1, the field's "none" (ACTORS_SPIN_US=0).
+ * ACT_VAR_TEST: a test switch, ACT_TEST_*, not a setting (no default:
+ * unset is the path the machine has).
  */
 #define ACT_VAR_COMPUTED 0x1
 #define ACT_VAR_ZERO_OFF 0x2
+#define ACT_VAR_TEST 0x4
 
 struct act__var_word {
 	const char *word;
@@ -130,6 +177,8 @@ struct act__var {
 			       * number of microseconds" */
 	const char *min_note; /* after the minimum: "(no spinning)" */
 	const char *example;  /* at the end: "(e.g. 64k or 1m)" */
+	const char *prefix;   /* UINT: what comes before the number,
+			       * "fake:"; NULL: nothing */
 	int64_t def;	      /* stored when nothing else is */
 	const char *doc;      /* what it sets, one line: act_config_init(3)'s
 			       * ENVIRONMENT entry begins with it */
@@ -137,9 +186,23 @@ struct act__var {
 
 extern const struct act__var act__vars[ACT_VARS];
 
+/* The test switches, resolved (zero: unset). */
+struct act__tests {
+	uint32_t ring;	       /* ACT_TEST_RING: enum act__test_ring */
+	int numa;	       /* ACT_TEST_NUMA: ACT_TEST_NUMA_*, or K */
+	uint32_t guard_budget; /* ACT_TEST_GUARD_BUDGET: mprotect
+				      * guards; 0: a quarter of the map
+				      * count */
+	uint32_t pin_fail;     /* ACT_TEST_PIN=fail */
+	uint32_t hwloc_fail;   /* ACT_TEST_HWLOC=fail */
+	const char *topology;  /* ACT_TEST_TOPOLOGY: the synthetic
+				      * machine that stands for this one */
+};
+
 /*
  * What a resolve fills: a program's act_config, whose nonzero fields it
- * leaves as they are, and the policies that have no field.
+ * leaves as they are, the policies that have no field, and the test
+ * switches.
  */
 struct act__settings {
 	struct act_config cfg;
@@ -151,6 +214,7 @@ struct act__settings {
 	uint32_t backpressure_off; /* ACTORS_BACKPRESSURE: 0 mute, 1 off */
 	uint32_t dump_signal;	   /* ACTORS_DUMP_SIGNAL: 0 off, or the
 				    * signal that prints act_dump */
+	struct act__tests test;
 	/* each variable's value where it was read and taken; NULL where
 	 * it was unset, not read (a field won) or not resolved */
 	const char *env[ACT_VARS];
@@ -177,7 +241,8 @@ const struct act__var *act__vars_find(const char *name, size_t len);
 void act__vars_expect(const struct act__var *v, char *buf, size_t len);
 
 /* v's default as README.md and act_config_init(3) show it ("64k",
- * "core", "off"); NULL when it is computed (ACT_VAR_COMPUTED). */
+ * "core", "off"); NULL when it is computed (ACT_VAR_COMPUTED) or v is a
+ * test switch (ACT_VAR_TEST: unset, the machine's own path). */
 const char *act__vars_default(const struct act__var *v, char *buf, size_t len);
 
 /*
