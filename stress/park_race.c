@@ -295,7 +295,9 @@ static void pr_figures(char *buf, size_t n)
 		 " receive deadlines passed, delays %s",
 		 st_get(&pr.lost), st_get(&pr.double_runs), st_get(&pr.errors),
 		 pr_progress() - st_get(&pr.finished), st_get(&pr.timeouts),
-		 hooks ? "on" : "off");
+		 !hooks		? "off" :
+		 ACT_TEST_HOOKS ? "on" :
+				  "off (not built: ACT_TEST_HOOKS=0)");
 }
 
 int st_main_park_race(int argc, char **argv)

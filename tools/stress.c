@@ -367,6 +367,10 @@ static int own_option(char **argv, int argc, int *i)
 		return parse_count(a, v, 1, 1000000000L, &o.stall);
 	if (!strcmp(a, "--duration"))
 		return parse_duration(v, &o.duration);
+	if (!strcmp(a, "--drop-wakeups") && !ACT_TEST_HOOKS)
+		return usage_error("%s: this build has no test hooks "
+				   "(ACT_TEST_HOOKS=0, doc/testing.md)",
+				   a);
 	if (!strcmp(a, "--drop-wakeups"))
 		return parse_count(a, v, 1, 1000000000L, &o.drop_wakes);
 	if (!strcmp(a, "--bind"))

@@ -50,7 +50,8 @@ extern bool act__park_force_futex_wait;
  * (the process stays RUNNABLE and in no queue: a lost wakeup, planted,
  * which the stress tests must report). The hooks are tested where a
  * test is made anyway (the flags byte of a switch's settle, the wake's
- * trace test), so that off they cost nothing.
+ * trace test), so that off they cost nothing. doc/testing.md lists every
+ * test switch.
  */
 extern bool act__park_test_hooks;
 extern uint32_t act__park_test_drop_wakes;
@@ -58,6 +59,26 @@ extern uint32_t act__park_test_drop_wakes;
 /* Nothing, a spin of up to a few thousand pauses, or a sched_yield, by
  * the xorshift state *rng (its owner's). Cold. */
 __attribute__((cold)) void act__park_test_delay(uint64_t *rng);
+
+/*
+ * ACT_TEST_HOOK(on, rng): the one line of a protocol where a test may
+ * intervene. When `on` (a worker's or the reactor's `hooks`, a settle's
+ * `hooked`: the park race's switch), the park race's delay by *rng,
+ * between the two steps the line sits between; off, one predicted
+ * branch on a flag that the code around tests anyway, or nothing where
+ * `on` is a constant. ACT_TEST_HOOKS 0 (CPPFLAGS=-DACT_TEST_HOOKS=0: a
+ * build to measure with, doc/testing.md) compiles every hook out, and
+ * the planted lost wakeup with them; the shipped library has them
+ * (measured: they cost nothing there, doc/testing.md).
+ */
+#ifndef ACT_TEST_HOOKS
+#define ACT_TEST_HOOKS 1
+#endif
+#define ACT_TEST_HOOK(on, rng)                                     \
+	do {                                                       \
+		if (ACT_TEST_HOOKS && __builtin_expect(!!(on), 0)) \
+			act__park_test_delay(rng);                 \
+	} while (0)
 void act__park_futex_wake(_Atomic uint32_t *word, int n);
 /* After seq moved: wake the sleeper, in what it sleeps in (FUTEX_WAKE,
  * or a write to its eventfd: efd1). */

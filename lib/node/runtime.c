@@ -223,13 +223,15 @@ static void test_switches(struct act__rt *rt)
 	for (i = 0; i < rt->nworkers; i++) {
 		struct act__worker *w = &rt->workers[i];
 
-		w->hooks = act__park_test_hooks;
-		w->drop_every = act__park_test_drop_wakes;
+		/* a build without the hooks (ACT_TEST_HOOKS 0) has none to
+		 * turn on: nothing hooked, no slow wake for them */
+		w->hooks = ACT_TEST_HOOKS && act__park_test_hooks;
+		w->drop_every = ACT_TEST_HOOKS ? act__park_test_drop_wakes : 0;
 		w->drop_count = 0;
 		w->hook_rng = 0x9e3779b97f4a7c15ull * (i + 1);
 		w->slow = w->trace || w->hooks || w->drop_every;
 	}
-	rt->reactor->hooks = act__park_test_hooks;
+	rt->reactor->hooks = ACT_TEST_HOOKS && act__park_test_hooks;
 	rt->reactor->hook_rng = 0x2545f4914f6cdd1dull;
 }
 

@@ -402,8 +402,7 @@ static void *reactor_main(void *arg)
 		take_dump(r);
 		next = act__wheel_next_ns(&r->wheel);
 		seen = act__park_prepare(r->bell);
-		if (act__unlikely(r->hooks)) /* base/park.h's park race */
-			act__park_test_delay(&r->hook_rng);
+		ACT_TEST_HOOK(r->hooks, &r->hook_rng);
 		/* seq_cst: the reactor's half of the Dekker pair with
 		 * act__reactor_arm_timeout's push and deadline load */
 		atomic_store_explicit(&r->next_deadline, next,
@@ -430,8 +429,7 @@ static void *reactor_main(void *arg)
 		if (w >= 0 && (next < 0 || next > w))
 			next = w;
 		trace_loop(r, from);
-		if (act__unlikely(r->hooks)) /* and before the sleep */
-			act__park_test_delay(&r->hook_rng);
+		ACT_TEST_HOOK(r->hooks, &r->hook_rng);
 		act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP,
 				    act__clock_now());
 		if (r->ring.mode != ACT_RING_NONE)
@@ -523,8 +521,7 @@ void act__reactor_inline_sleep(struct act__reactor *r, uint32_t seen,
 		if (next < 0 || next > w)
 			next = w;
 	}
-	if (act__unlikely(r->hooks)) /* before the sleep, as reactor_main */
-		act__park_test_delay(&r->hook_rng);
+	ACT_TEST_HOOK(r->hooks, &r->hook_rng);
 	r->last_enter = now;
 	if (r->ring.mode != ACT_RING_NONE)
 		act__ring_wait(&r->ring, r->bell, seen, next);

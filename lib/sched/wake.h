@@ -105,8 +105,7 @@ static act__always_inline bool act__wake_state_as(struct act__worker *me,
 {
 	struct act__worker *owner;
 
-	if (slow && me->hooks) /* between the publish and the claim */
-		act__park_test_delay(&me->hook_rng);
+	ACT_TEST_HOOK(slow && me->hooks, &me->hook_rng);
 	if (!act__wake_claim(p, ticket, from))
 		return false;
 	if (slow && act__worker_woke(me, p))

@@ -61,13 +61,6 @@ void act__worker_switch_out(struct act__proc *p, int reason)
 	act__worker_switch_out_w(act__tls_worker_self(), p, reason);
 }
 
-/* The park race's delay (base/park.h) on w, when hooked. */
-static act__always_inline void test_delay(struct act__worker *w, bool hooked)
-{
-	if (hooked)
-		act__park_test_delay(&w->hook_rng);
-}
-
 /* I2, on the worker's stack: publish WAITING, then look again. hooked:
  * the park race's delay between the two (ACT_PF_HOOKED). */
 static act__always_inline void park_proc(struct act__worker *w,
@@ -81,7 +74,7 @@ static act__always_inline void park_proc(struct act__worker *w,
 	 * act__mpsc_push / the timer's timeout_fired store, each followed by
 	 * the seq_cst state load in act__wake */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
-	test_delay(w, hooked);
+	ACT_TEST_HOOK(hooked, &w->hook_rng);
 	if (!act__mailbox_maybe_nonempty(p) && !act__proc_killed(p) &&
 	    atomic_load_explicit(&p->timeout_fired, memory_order_seq_cst) < t)
 		return;
@@ -114,7 +107,7 @@ static act__always_inline void mute_park(struct act__worker *w,
 	 * act__backpressure_release's seq_cst store of mute_next, followed by
 	 * the seq_cst state load in act__wake_state */
 	atomic_store_explicit(&p->state, muted, memory_order_seq_cst);
-	test_delay(w, hooked);
+	ACT_TEST_HOOK(hooked, &w->hook_rng);
 	if (atomic_load_explicit(&p->mute_next, memory_order_seq_cst))
 		return;
 	/* Released meanwhile: take it back unless the releaser did.
@@ -142,7 +135,7 @@ static act__always_inline void park_io(struct act__worker *w,
 	 * of killed, each followed by the seq_cst state load in
 	 * act__wake_claim */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
-	test_delay(w, hooked);
+	ACT_TEST_HOOK(hooked, &w->hook_rng);
 	if (!act__ioword_wants_run(p))
 		return;
 	/* acq_rel: the CAS the reactor's wake races (act__wake_claim);
@@ -216,10 +209,10 @@ bool act__worker_woke(struct act__worker *me, struct act__proc *p)
 {
 	if (me->trace && !(me->trace->sampled++ % ACT_TRACE_FLOW_EVERY))
 		act__worker_trace_wake(me, p);
-	if (me->hooks)
-		act__park_test_delay(&me->hook_rng);
-	/* the planted lost wakeup: claimed, never queued */
-	return me->drop_every && !(++me->drop_count % me->drop_every);
+	ACT_TEST_HOOK(me->hooks, &me->hook_rng);
+	/* the planted lost wakeup (base/park.h): claimed, never queued */
+	return ACT_TEST_HOOKS && me->drop_every &&
+	       !(++me->drop_count % me->drop_every);
 }
 
 /* worker.h: a wake's flow arrow */
@@ -629,8 +622,7 @@ static int64_t sleep_idle(struct act__worker *w, int64_t now)
 	atomic_fetch_add_explicit(&rt->nidle, 1, memory_order_seq_cst);
 	atomic_fetch_or_explicit(word, bit, memory_order_seq_cst);
 	seen = act__park_prepare(&w->bell);
-	if (act__unlikely(w->hooks)) /* the park race (base/park.h) */
-		act__park_test_delay(&w->hook_rng);
+	ACT_TEST_HOOK(w->hooks, &w->hook_rng);
 	/* seq_cst: the re-check, load half of those pairs */
 	if ((atomic_load_explicit(word, memory_order_seq_cst) & bit) &&
 	    !act__runq_maybe_nonempty(&w->rq) &&
@@ -711,8 +703,7 @@ void act__worker_wake_idle(struct act__rt *rt, struct act__worker *me)
 	uint32_t zero = 0, i;
 	uint64_t m, bit;
 
-	if (me && act__unlikely(me->hooks)) /* between publish and ring */
-		act__park_test_delay(&me->hook_rng);
+	ACT_TEST_HOOK(me && me->hooks, &me->hook_rng);
 	/* one searcher at a time is woken: claim the unit for it;
 	 * seq_cst: the waker's read of the searchers (Go's rule), after
 	 * it published work: the load half of sleep_idle's Dekker pair */

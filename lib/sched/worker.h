@@ -82,9 +82,9 @@ struct act__worker {
 	/* turns are timed (run_ticks, watch); its spawns carry it in their
 	 * flags (ACT_PF_TIMED), which the switch tests */
 	bool timed;
-	/* the park race's test switches (base/park.h): delays in the
-	 * protocols (its spawns carry ACT_PF_HOOKED, which the settle
-	 * tests), and one wake in drop_every dropped */
+	/* the park race's test switches (base/park.h): delays at the
+	 * protocols' ACT_TEST_HOOK lines (its spawns carry ACT_PF_HOOKED,
+	 * which the settle tests), and one wake in drop_every dropped */
 	bool hooks;
 	/* the wake's cold path (wake.h): tracing, or the test switches */
 	bool slow;
