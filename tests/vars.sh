@@ -8,7 +8,10 @@
 #   - act_config_init(3)'s ENVIRONMENT section: its entries, from the
 #     first .TP to the next .SH, are what `actors vars --man` prints, line
 #     for line;
-#   - README.md and doc/ name no ACTORS_ variable that is not in it.
+#   - README.md and doc/ name no ACTORS_ variable that is not in it;
+#   - its test class (ACT_TEST_*, `actors vars --test`) is doc/testing.md's
+#     table of the library's switches, and the docs name no other
+#     ACT_TEST_ variable than those and the test programs' own.
 # Then each default, given as the variable's value, starts act_main with
 # nothing on stderr: the default is a value the variable takes, and the
 # warning about unknown names knows the name. Run by `make check` from
@@ -99,6 +102,45 @@ then
 	ok "README.md and doc/ name only variables of the table"
 else
 	bad "README.md or doc/ name variables not in the table:" \
+		"$(tr '\n' ' ' <"$tmp/extra")"
+fi
+
+# the test class (ACT_TEST_*): `actors vars --test` prints it, plain
+# `actors vars` none of it; doc/testing.md's table of the library's
+# switches lists exactly its names, and README.md and doc/ name no
+# ACT_TEST_ variable but those and the test programs' own (its second
+# table)
+if ! "$actors" vars --test >"$tmp/tests" 2>"$tmp/err" || [ -s "$tmp/err" ] ||
+	[ ! -s "$tmp/tests" ] || grep -q '^ACT_TEST_' "$tmp/vars" ||
+	grep -qv '^ACT_TEST_' "$tmp/tests"; then
+	bad "actors vars --test: the test class alone: $(cat "$tmp/err")"
+else
+	ok "actors vars --test: $(wc -l <"$tmp/tests") test switches"
+fi
+cut -f 1 "$tmp/tests" | sort >"$tmp/tnames"
+doc_table() { # the names in the first column of the table under ## $1...
+	awk -F'|' -v h="$1" '
+	/^## / { inside = (index($0, "## " h) == 1) }
+	inside && /^\| `ACT_TEST_/ { n = $2; gsub(/[ `]/, "", n); print n }
+	' "$src/doc/testing.md" | sort
+}
+doc_table "The library" >"$tmp/tdoc"
+same "doc/testing.md's table of switches: actors vars --test" \
+	"$tmp/tnames" "$tmp/tdoc"
+# (ACT_TEST_HOOK and ACT_TEST_HOOKS are the hooks' macro and its build
+# switch, lib/base/park.h, not variables)
+{
+	cat "$tmp/tnames"
+	doc_table "The test programs"
+	printf '%s\n' ACT_TEST_HOOK ACT_TEST_HOOKS
+} | sort -u >"$tmp/tknown"
+find "$src/README.md" "$src/doc" \( -name '*.md' -o -name '*.[0-9]' \) \
+	-exec grep -ohE 'ACT_TEST_[A-Z0-9_]*[A-Z0-9]' {} + | sort -u >"$tmp/tnamed"
+if comm -13 "$tmp/tknown" "$tmp/tnamed" >"$tmp/extra" && [ ! -s "$tmp/extra" ]
+then
+	ok "README.md and doc/ name only the test switches of doc/testing.md"
+else
+	bad "README.md or doc/ name test switches doc/testing.md lacks:" \
 		"$(tr '\n' ' ' <"$tmp/extra")"
 fi
 
