@@ -135,7 +135,8 @@ same "doc/testing.md's table of switches: actors vars --test" \
 	printf '%s\n' ACT_TEST_HOOK ACT_TEST_HOOKS
 } | sort -u >"$tmp/tknown"
 find "$src/README.md" "$src/doc" \( -name '*.md' -o -name '*.[0-9]' \) \
-	-exec grep -ohE 'ACT_TEST_[A-Z0-9_]*[A-Z0-9]' {} + | sort -u >"$tmp/tnamed"
+	-exec grep -ohE 'ACT_TEST_[A-Z0-9_]*[A-Z0-9]' {} + |
+	sort -u >"$tmp/tnamed"
 if comm -13 "$tmp/tknown" "$tmp/tnamed" >"$tmp/extra" && [ ! -s "$tmp/extra" ]
 then
 	ok "README.md and doc/ name only the test switches of doc/testing.md"

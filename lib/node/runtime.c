@@ -120,8 +120,9 @@ static int check_fields(const struct act_config *c)
 /*
  * Field set > environment > default (settings/vars.h), for every setting
  * and test switch but the placement three and the switches of pinning
- * and of the topology, which act__plan_resolve resolves in placement(). Then what the fields' own forms mean: a negative spin_us
- * is -1 (no spinning), ACT_MAILBOX_UNLIMITED (the field's, or
+ * and of the topology, which act__plan_resolve resolves in placement().
+ * Then what the fields' own forms mean: a negative spin_us is -1 (no
+ * spinning), ACT_MAILBOX_UNLIMITED (the field's, or
  * ACTORS_MAILBOX_LIMIT=off) is 0 (no limit).
  */
 static int resolve(const struct act_config *in, struct act__settings *s)

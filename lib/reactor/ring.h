@@ -25,10 +25,11 @@
  * instead of never. A failed wait is said once.
  *
  * Test switch (act__ring_init's test, ACT_TEST_RING resolved by the
- * variables' table, settings/vars.h): ACT_TEST_RING=eventfd forces the eventfd doorbell, =plain
- * a ring without SINGLE_ISSUER and DEFER_TASKRUN (as before Linux 6.1),
- * =none runs without a ring (tests/fallback.sh runs the suites so),
- * =nobell never finds an SQE for the doorbell's wait.
+ * variables' table, settings/vars.h; doc/testing.md): eventfd forces
+ * the eventfd doorbell, plain a ring without SINGLE_ISSUER and
+ * DEFER_TASKRUN (as before Linux 6.1), none no ring at all
+ * (tests/fallback.sh runs the suites so), nobell never an SQE for the
+ * doorbell's wait.
  * A kernel without IORING_FEAT_EXT_ARG (before 5.11) counts as none.
  */
 #ifndef ACT_RING_H
