@@ -395,106 +395,136 @@ static const char *io_op_name(unsigned op)
 	}
 }
 
-static void write_event(struct wctx *c, const struct act__trace_ev *e)
+/* A run slice: a process's turn, and the arrow of the wake that began
+ * it, if one was drawn. */
+static void write_run(struct wctx *c, const struct act__trace_ev *e, uint64_t t)
 {
 	struct out *o = c->o;
-	unsigned k = (unsigned)(e->tk >> 56);
-	uint64_t t = e->tk & ACT_TRACE_TICK_MASK;
+
+	head_as(c, 'X', pid_name(c, e->a), e->a, "run", e->b);
+	out_lit(o, ",\"dur\":");
+	out_us(o, act__clock_ticks_ns(t - e->b, c->r));
+	out_lit(o, ",\"args\":{");
+	arg_u(o, "pid", e->a, true);
+	arg_u(o, "reductions", (e->c >> 8) & 0xffffff, false);
+	out_lit(o, ",\"why\":\"");
+	out_s(o, why_name[(e->c & 0xff) < 6 ? e->c & 0xff : 0]);
+	out_lit(o, "\"}}");
+	if (e->c >> 32) {
+		head(c, 'f', "wake", "flow", e->b);
+		out_lit(o, ",\"bp\":\"e\",\"id\":");
+		out_u(o, e->c >> 32);
+		out_lit(o, "}");
+	}
+}
+
+/* A worker's idle slice (search, parked) or a reactor's (loop,
+ * parked). */
+static void write_idle(struct wctx *c, const struct act__trace_ev *e,
+		       unsigned k, uint64_t t)
+{
+	struct out *o = c->o;
+
+	head(c, 'X',
+	     k == ACT_TR_SEARCH ? "search" :
+	     k == ACT_TR_PARKED ? "parked" :
+				  "loop",
+	     k == ACT_TR_LOOP ? "reactor" : "idle", e->b);
+	out_lit(o, ",\"dur\":");
+	out_us(o, act__clock_ticks_ns(t - e->b, c->r));
+	if (k == ACT_TR_LOOP) {
+		out_lit(o, ",\"args\":{");
+		arg_u(o, "sqes", e->a, true);
+		arg_u(o, "cqes", e->c, false);
+		out_lit(o, "}");
+	}
+	out_lit(o, "}");
+}
+
+/* A wake's arrow, from its start. */
+static void write_flow(struct wctx *c, const struct act__trace_ev *e,
+		       uint64_t t)
+{
+	struct out *o = c->o;
+
+	head(c, 's', "wake", "flow", t);
+	out_lit(o, ",\"id\":");
+	out_u(o, e->a);
+	out_lit(o, ",\"args\":{");
+	arg_u(o, "pid", e->b, true);
+	out_lit(o, "}}");
+}
+
+/* The run queue's length, a counter track per worker. */
+static void write_runq(struct wctx *c, const struct act__trace_ev *e,
+		       uint64_t t)
+{
+	struct out *o = c->o;
 	char buf[32];
 
-	switch (k) {
-	case ACT_TR_RUN:
-		head_as(c, 'X', pid_name(c, e->a), e->a, "run", e->b);
-		out_lit(o, ",\"dur\":");
-		out_us(o, act__clock_ticks_ns(t - e->b, c->r));
-		out_lit(o, ",\"args\":{");
-		arg_u(o, "pid", e->a, true);
-		arg_u(o, "reductions", (e->c >> 8) & 0xffffff, false);
-		out_lit(o, ",\"why\":\"");
-		out_s(o, why_name[(e->c & 0xff) < 6 ? e->c & 0xff : 0]);
-		out_lit(o, "\"}}");
-		if (e->c >> 32) {
-			head(c, 'f', "wake", "flow", e->b);
-			out_lit(o, ",\"bp\":\"e\",\"id\":");
-			out_u(o, e->c >> 32);
-			out_lit(o, "}");
-		}
-		return;
-	case ACT_TR_SEARCH:
-	case ACT_TR_PARKED:
-	case ACT_TR_LOOP:
-		head(c, 'X',
-		     k == ACT_TR_SEARCH ? "search" :
-		     k == ACT_TR_PARKED ? "parked" :
-					  "loop",
-		     k == ACT_TR_LOOP ? "reactor" : "idle", e->b);
-		out_lit(o, ",\"dur\":");
-		out_us(o, act__clock_ticks_ns(t - e->b, c->r));
-		if (k == ACT_TR_LOOP) {
-			out_lit(o, ",\"args\":{");
-			arg_u(o, "sqes", e->a, true);
-			arg_u(o, "cqes", e->c, false);
-			out_lit(o, "}");
-		}
-		out_lit(o, "}");
-		return;
-	case ACT_TR_FLOW:
-		head(c, 's', "wake", "flow", t);
-		out_lit(o, ",\"id\":");
-		out_u(o, e->a);
-		out_lit(o, ",\"args\":{");
+	snprintf(buf, sizeof(buf), "runq worker %u", c->worker);
+	head(c, 'C', buf, "sched", t);
+	out_lit(o, ",\"args\":{");
+	arg_u(o, "length", e->a, true);
+	out_lit(o, "}}");
+}
+
+/* One end of an I/O operation's async slice. */
+static void write_io(struct wctx *c, const struct act__trace_ev *e, unsigned k,
+		     uint64_t t)
+{
+	struct out *o = c->o;
+	char buf[32];
+
+	head(c, k == ACT_TR_IO_BEGIN ? 'b' : 'e',
+	     io_op_name((unsigned)(e->c >> 32)), "io", t);
+	out_lit(o, ",\"id\":\"0x");
+	snprintf(buf, sizeof(buf), "%" PRIx64, e->a);
+	out_s(o, buf);
+	out_lit(o, "\",\"args\":{");
+	if (k == ACT_TR_IO_BEGIN) {
 		arg_u(o, "pid", e->b, true);
-		out_lit(o, "}}");
-		return;
-	case ACT_TR_RUNQ:
-		snprintf(buf, sizeof(buf), "runq worker %u", c->worker);
-		head(c, 'C', buf, "sched", t);
-		out_lit(o, ",\"args\":{");
-		arg_u(o, "length", e->a, true);
-		out_lit(o, "}}");
-		return;
-	case ACT_TR_IO_BEGIN:
-	case ACT_TR_IO_END:
-		head(c, k == ACT_TR_IO_BEGIN ? 'b' : 'e',
-		     io_op_name((unsigned)(e->c >> 32)), "io", t);
-		out_lit(o, ",\"id\":\"0x");
-		snprintf(buf, sizeof(buf), "%" PRIx64, e->a);
-		out_s(o, buf);
-		out_lit(o, "\",\"args\":{");
-		if (k == ACT_TR_IO_BEGIN) {
-			arg_u(o, "pid", e->b, true);
-			arg_i(o, "fd", (int32_t)(uint32_t)e->c, false);
-		} else {
-			arg_i(o, "res", (int64_t)e->b, true);
-		}
-		out_lit(o, "}}");
-		return;
-	default:
-		break;
+		arg_i(o, "fd", (int32_t)(uint32_t)e->c, false);
+	} else {
+		arg_i(o, "res", (int64_t)e->b, true);
 	}
-	/* instants */
+	out_lit(o, "}}");
+}
+
+/* An instant's head, up to its first argument: name in category cat. */
+static void instant(struct wctx *c, const char *name, const char *cat,
+		    uint64_t t)
+{
+	head(c, 'i', name, cat, t);
+	out_lit(c->o, ",\"s\":\"t\",\"args\":{");
+}
+
+/* A process's instant: spawn, exit, kill, exit signal or DOWN; false
+ * for another kind. */
+static bool write_proc_instant(struct wctx *c, const struct act__trace_ev *e,
+			       unsigned k, uint64_t t)
+{
+	struct out *o = c->o;
+
 	switch (k) {
 	case ACT_TR_SPAWN:
-		head(c, 'i', "spawn", "proc", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "spawn", "proc", t);
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "parent", e->c, false);
 		out_lit(o, ",\"fn\":");
 		out_str(o, fn_symbol(c, e->b) ? fn_symbol(c, e->b) : "?");
-		break;
+		return true;
 	case ACT_TR_EXIT:
-		head(c, 'i', "exit", "proc", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "exit", "proc", t);
 		arg_u(o, "pid", e->a, true);
 		arg_i(o, "reason", (int64_t)e->b, false);
-		break;
+		return true;
 	case ACT_TR_KILL:
-		head(c, 'i', "kill", "proc", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "kill", "proc", t);
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "by", e->c, false);
 		arg_i(o, "reason", (int64_t)e->b, false);
-		break;
+		return true;
 	case ACT_TR_SIG_EXIT:
 	case ACT_TR_SIG_DOWN:
 		head(c, 'i', "signal", "proc", t);
@@ -504,40 +534,80 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 		arg_u(o, "from", e->a, false);
 		arg_u(o, "to", e->b, false);
 		arg_i(o, "reason", (int64_t)e->c, false);
-		break;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A scheduler's or a timer's instant: steal, mute, release, a worker
+ * rung, a timer fired; false for another kind. */
+static bool write_sched_instant(struct wctx *c, const struct act__trace_ev *e,
+				unsigned k, uint64_t t)
+{
+	struct out *o = c->o;
+
+	switch (k) {
 	case ACT_TR_STEAL:
-		head(c, 'i', "steal", "sched", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "steal", "sched", t);
 		arg_u(o, "victim", e->a, true);
 		arg_u(o, "count", e->b, false);
-		break;
+		return true;
 	case ACT_TR_MUTE:
-		head(c, 'i', "mute", "sched", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "mute", "sched", t);
 		arg_u(o, "pid", e->a, true);
 		arg_u(o, "receiver", e->b, false);
-		break;
+		return true;
 	case ACT_TR_RELEASE:
-		head(c, 'i', "release", "sched", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "release", "sched", t);
 		arg_u(o, "pid", e->a, true);
-		break;
+		return true;
 	case ACT_TR_WAKE_WORKER:
-		head(c, 'i', "wake worker", "sched", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "wake worker", "sched", t);
 		arg_u(o, "worker", e->a, true);
-		break;
+		return true;
 	case ACT_TR_TIMER:
-		head(c, 'i', "timer", "timer", t);
-		out_lit(o, ",\"s\":\"t\",\"args\":{");
+		instant(c, "timer", "timer", t);
 		arg_u(o, "pid", e->a, true);
 		out_s(o,
 		      e->b ? ",\"kind\":\"message\"" : ",\"kind\":\"timeout\"");
-		break;
+		return true;
 	default:
-		return; /* NAME, BYTES: read by collect_names */
+		return false;
 	}
-	out_lit(o, "}}");
+}
+
+/* One event as a JSON object; NAME and BYTES write none (collect_names
+ * reads them). */
+static void write_event(struct wctx *c, const struct act__trace_ev *e)
+{
+	unsigned k = (unsigned)(e->tk >> 56);
+	uint64_t t = e->tk & ACT_TRACE_TICK_MASK;
+
+	switch (k) {
+	case ACT_TR_RUN:
+		write_run(c, e, t);
+		return;
+	case ACT_TR_SEARCH:
+	case ACT_TR_PARKED:
+	case ACT_TR_LOOP:
+		write_idle(c, e, k, t);
+		return;
+	case ACT_TR_FLOW:
+		write_flow(c, e, t);
+		return;
+	case ACT_TR_RUNQ:
+		write_runq(c, e, t);
+		return;
+	case ACT_TR_IO_BEGIN:
+	case ACT_TR_IO_END:
+		write_io(c, e, k, t);
+		return;
+	default:
+		break;
+	}
+	if (write_proc_instant(c, e, k, t) || write_sched_instant(c, e, k, t))
+		out_lit(c->o, "}}");
 }
 
 /* The events of buffer b still there, oldest first: [*first, b->n). */
@@ -550,6 +620,31 @@ static const struct act__trace_ev *ev_at(const struct act__trace_buf *b,
 					 uint64_t i)
 {
 	return &b->ev[i & b->mask];
+}
+
+/* The NAME event at j of b: the name its BYTES events carry, for its
+ * pid (a name cut by the ring's end is left out). */
+static void read_name(struct names *nm, const struct act__trace_buf *b,
+		      uint64_t j)
+{
+	const struct act__trace_ev *e = ev_at(b, j);
+	uint64_t len = e->b, m;
+	struct pname *p;
+
+	if (j + 1 + (len + 23) / 24 > b->n || len > ACT_NAME_MAX)
+		return;
+	p = name_slot(nm, e->a);
+	free(p->name);
+	p->name = malloc(len + 1);
+	if (!p->name)
+		return;
+	for (m = 0; m < len; m += 24) {
+		const struct act__trace_ev *x = ev_at(b, j + 1 + m / 24);
+		uint64_t wds[3] = { x->a, x->b, x->c };
+
+		memcpy(p->name + m, wds, len - m < 24 ? len - m : 24);
+	}
+	p->name[len] = '\0';
 }
 
 static int collect_names(struct act__rt *rt, const struct act__trace_buf *bufs,
@@ -578,43 +673,31 @@ static int collect_names(struct act__rt *rt, const struct act__trace_buf *bufs,
 		for (j = ev_first(b); j < b->n; j++) {
 			const struct act__trace_ev *e = ev_at(b, j);
 			unsigned k = (unsigned)(e->tk >> 56);
-			struct pname *p;
-			uint64_t len, m;
 
-			if (k == ACT_TR_SPAWN) {
+			if (k == ACT_TR_SPAWN)
 				name_slot(nm, e->a)->fn = (uintptr_t)e->b;
-				continue;
-			}
-			if (k != ACT_TR_NAME)
-				continue;
-			len = e->b;
-			if (j + 1 + (len + 23) / 24 > b->n ||
-			    len > ACT_NAME_MAX)
-				continue;
-			p = name_slot(nm, e->a);
-			free(p->name);
-			p->name = malloc(len + 1);
-			if (!p->name)
-				continue;
-			for (m = 0; m < len; m += 24) {
-				const struct act__trace_ev *x =
-					ev_at(b, j + 1 + m / 24);
-				uint64_t wds[3] = { x->a, x->b, x->c };
-
-				memcpy(p->name + m, wds,
-				       len - m < 24 ? len - m : 24);
-			}
-			p->name[len] = '\0';
+			else if (k == ACT_TR_NAME)
+				read_name(nm, b, j);
 		}
 	}
 	return 0;
 }
 
+/* One track: where its record begins if the ring lost events, then its
+ * events in time order. */
 static int write_track(struct wctx *c, const struct act__trace_buf *b)
 {
 	uint64_t first = ev_first(b), j, n = b->n - first, k = 0;
-	struct ord *ord = malloc((n ? n : 1) * sizeof(*ord));
+	struct ord *ord;
 
+	if (first) {
+		/* where this track's record begins, and why */
+		head(c, 'i', "dropped", "trace", ev_tick(ev_at(b, first)));
+		out_lit(c->o, ",\"s\":\"t\",\"args\":{");
+		arg_u(c->o, "events", first, true);
+		out_lit(c->o, "}}");
+	}
+	ord = malloc((n ? n : 1) * sizeof(*ord));
 	if (!ord)
 		return -ENOMEM;
 	for (j = first; j < b->n; j++) {
@@ -647,38 +730,28 @@ static void meta(struct out *o, uint32_t tid, const char *what,
 	out_lit(o, "}}");
 }
 
-int act__tracefile_write(struct act__rt *rt, const struct act__trace_buf *bufs,
-			 const char *path)
+/* The file's head: otherData (the writer, the clock, the workers, the
+ * events each ring lost), then the process's and the tracks' names. */
+static void write_header(struct out *o, struct act__rt *rt,
+			 const struct act__trace_buf *bufs)
 {
 	uint32_t n = rt->nworkers + 1, i;
-	struct names nm = { NULL, 0, 0 };
-	struct out out = { 0 };
-	struct wctx c = { 0 };
 	char name[64];
-	int rc;
 
-	out.f = fopen(path, "w");
-	if (!out.f)
-		return -errno;
-	out.cap = (size_t)1 << 20;
-	out.buf = malloc(out.cap);
-	rc = out.buf ? collect_names(rt, bufs, &nm) : -ENOMEM;
-	if (rc)
-		goto done;
-	out_s(&out, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
-		    "\"version\":\"actors " PACKAGE_VERSION "\",\"clock\":\"");
-	out_s(&out, act__clock_ticks_name());
-	out_lit(&out, "\",\"workers\":");
-	out_u(&out, rt->nworkers);
-	out_lit(&out, ",\"dropped\":[");
+	out_s(o, "{\"displayTimeUnit\":\"ns\",\"otherData\":{"
+		 "\"version\":\"actors " PACKAGE_VERSION "\",\"clock\":\"");
+	out_s(o, act__clock_ticks_name());
+	out_lit(o, "\",\"workers\":");
+	out_u(o, rt->nworkers);
+	out_lit(o, ",\"dropped\":[");
 	for (i = 0; i < n; i++) {
 		if (i)
-			out_lit(&out, ",");
-		out_u(&out, ev_first(&bufs[i]));
+			out_lit(o, ",");
+		out_u(o, ev_first(&bufs[i]));
 	}
-	out_lit(&out, "]},\"traceEvents\":[");
+	out_lit(o, "]},\"traceEvents\":[");
 	snprintf(name, sizeof(name), "actors (pid %d)", (int)getpid());
-	meta(&out, 0, "process_name", name, true);
+	meta(o, 0, "process_name", name, true);
 	for (i = 0; i < n; i++) {
 		int cpu = i < rt->nworkers ? rt->plan.w[i].cpu : -1;
 
@@ -689,22 +762,45 @@ int act__tracefile_write(struct act__rt *rt, const struct act__trace_buf *bufs,
 				 cpu);
 		else
 			snprintf(name, sizeof(name), "worker %u (cpu -)", i);
-		meta(&out, i + 1, "thread_name", name, false);
+		meta(o, i + 1, "thread_name", name, false);
 	}
+}
+
+static void names_free(struct names *nm)
+{
+	size_t j;
+
+	if (!nm->tab)
+		return;
+	for (j = 0; j <= nm->mask; j++)
+		free(nm->tab[j].name);
+	free(nm->tab);
+}
+
+int act__tracefile_write(struct act__rt *rt, const struct act__trace_buf *bufs,
+			 const char *path)
+{
+	uint32_t n = rt->nworkers + 1, i;
+	struct names nm = { NULL, 0, 0 };
+	struct out out = { 0 };
+	struct wctx c = { 0 };
+	int rc;
+
+	out.f = fopen(path, "w");
+	if (!out.f)
+		return -errno;
+	out.cap = (size_t)1 << 20;
+	out.buf = malloc(out.cap);
+	rc = out.buf ? collect_names(rt, bufs, &nm) : -ENOMEM;
+	if (rc)
+		goto done;
+	write_header(&out, rt, bufs);
 	c.o = &out;
 	c.nm = &nm;
 	c.r = act__clock_cal_ratio(&rt->cal);
 	for (i = 0; i < n && !rc; i++) {
 		c.tid = i + 1;
 		c.worker = i;
-		if (ev_first(&bufs[i])) {
-			/* where this track's record begins, and why */
-			head(&c, 'i', "dropped", "trace",
-			     ev_tick(ev_at(&bufs[i], ev_first(&bufs[i]))));
-			out_lit(&out, ",\"s\":\"t\",\"args\":{");
-			arg_u(&out, "events", ev_first(&bufs[i]), true);
-			out_lit(&out, "}}");
-		}
 		rc = write_track(&c, &bufs[i]);
 	}
 	out_lit(&out, "\n]}\n");
@@ -715,12 +811,6 @@ done:
 	if (fclose(out.f) && !rc)
 		rc = -EIO;
 	free(out.buf);
-	if (nm.tab) {
-		size_t j;
-
-		for (j = 0; j <= nm.mask; j++)
-			free(nm.tab[j].name);
-		free(nm.tab);
-	}
+	names_free(&nm);
 	return rc;
 }
