@@ -81,7 +81,7 @@ static void proc_entry(void *slot, void *arg)
 static act__noinline __attribute__((cold)) void
 spawn_timed(struct act__worker *w, struct act__proc *p, void (*fn)(void *))
 {
-	/* worker.c turn_end, wake.h's flows */
+	/* worker_obs.h act__worker_obs_turn_end, wake.h's flows */
 	atomic_store_explicit(&p->run_ticks, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->trace_flow, 0, memory_order_relaxed);
 	if (w->trace)

@@ -157,8 +157,9 @@ static void long_schedules(struct act__rt *rt, struct act__observe *o)
 
 	for (i = 0; i < rt->nworkers; i++) {
 		struct act__worker *w = &rt->workers[i];
-		/* relaxed: turn_begin's stores; the turn is read again
-		 * after the pid, so the pair belongs to one turn */
+		/* relaxed: act__worker_obs_turn_begin's stores; the turn
+		 * is read again after the pid, so the pair belongs to one
+		 * turn */
 		uint64_t t = LOAD(w->watch_turn), pid = LOAD(w->watch_pid);
 		uintptr_t fn = LOAD(w->watch_fn);
 		char name[ACT_NAME_MAX + 1];

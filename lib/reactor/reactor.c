@@ -147,7 +147,8 @@ bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 		uint32_t id = act__trace_flow_id(r->trace);
 
 		act__trace_event(r->trace, ACT_TR_FLOW, id, p->pid.id, 0);
-		/* relaxed: published by the push below (turn_begin) */
+		/* relaxed: published by the push below (worker_obs.h
+		 * act__worker_obs_turn_begin) */
 		atomic_store_explicit(&p->trace_flow, id, memory_order_relaxed);
 	}
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);

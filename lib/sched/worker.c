@@ -15,6 +15,7 @@
 #include "rt.h"
 #include "wake.h"
 #include "worker.h"
+#include "worker_obs.h"
 
 int act__worker_init(struct act__worker *w, struct act__rt *rt, uint32_t i)
 {
@@ -167,9 +168,7 @@ static void reap(struct act__worker *w, struct act__proc *p)
 	struct act__rt *rt = w->rt;
 
 	act__count(&w->n_exits);
-	if (act__unlikely(w->trace))
-		act__trace_event(w->trace, ACT_TR_EXIT, p->pid.id,
-				 (uint64_t)p->exit_reason, 0);
+	act__worker_obs_exit(w, p);
 	act__links_exit(w, p); /* its name, links and monitors */
 	act__ctx_destroy(&p->ctx);
 	act__stack_put(&w->stacks, p->stack_lo, p->stack_size);
@@ -222,56 +221,9 @@ void act__worker_trace_wake(struct act__worker *me, struct act__proc *p)
 
 	act__trace_put(me->trace, ACT_TR_FLOW, me->turn_t - me->trace->t0, id,
 		       p->pid.id, 0);
-	/* relaxed: the enqueue that follows publishes it (turn_begin) */
+	/* relaxed: the enqueue that follows publishes it
+	 * (act__worker_obs_turn_begin) */
 	atomic_store_explicit(&p->trace_flow, id, memory_order_relaxed);
-}
-
-/* Timed turns (w->timed): p's turn on w begins at tick now. */
-static void turn_begin(struct act__worker *w, struct act__proc *p, uint64_t now)
-{
-	w->turn_t = now;
-	/* relaxed: the watch reads the pair and checks the turn again */
-	atomic_store_explicit(&w->watch_pid, p->pid.id, memory_order_relaxed);
-	atomic_store_explicit(
-		&w->watch_fn,
-		(uintptr_t)atomic_load_explicit(&p->fn, memory_order_relaxed),
-		memory_order_relaxed);
-	atomic_store_explicit(&w->watch_turn, now, memory_order_relaxed);
-	if (!w->trace)
-		return;
-	/* relaxed: the waker stored it before the enqueue that handed p
-	 * to this worker (the run queue's release and acquire) */
-	w->flow_in = atomic_load_explicit(&p->trace_flow, memory_order_relaxed);
-	if (w->flow_in)
-		atomic_store_explicit(&p->trace_flow, 0, memory_order_relaxed);
-	if (!w->runq_every--) {
-		w->runq_every = 63;
-		act__trace_put(w->trace, ACT_TR_RUNQ, now - w->trace->t0,
-			       act__runq_length(&w->rq), 0, 0);
-	}
-}
-
-static const uint8_t why_of[] = {
-	[ACT_SW_YIELD] = ACT_TR_WHY_YIELD, [ACT_SW_PARK] = ACT_TR_WHY_RECEIVE,
-	[ACT_SW_EXIT] = ACT_TR_WHY_EXIT,   [ACT_SW_MUTE] = ACT_TR_WHY_MUTED,
-	[ACT_SW_IOWAIT] = ACT_TR_WHY_IO,
-};
-
-/* Timed turns: p's turn ends at tick now, for reason, having used
- * `used` reductions. */
-static void turn_end(struct act__worker *w, struct act__proc *p, int reason,
-		     uint32_t used, uint64_t now)
-{
-	act__count_n(&p->run_ticks, now - w->turn_t);
-	atomic_store_explicit(&w->watch_turn, 0, memory_order_relaxed);
-	if (w->trace)
-		act__trace_put(
-			w->trace, ACT_TR_RUN, now - w->trace->t0, p->pid.id,
-			w->turn_t - w->trace->t0,
-			why_of[reason] |
-				(uint64_t)(used < 0xffffff ? used : 0xffffff)
-					<< 8 |
-				(uint64_t)w->flow_in << 32);
 }
 
 /* What the switch that p left by asks of w; hooked: with the park
@@ -346,7 +298,7 @@ static void run_one(struct act__worker *w, struct act__proc *p)
 {
 	begin_run(w, p);
 	if (act__unlikely(w->timed))
-		turn_begin(w, p, act__clock_ticks());
+		act__worker_obs_turn_begin(w, p, act__clock_ticks());
 	act__ctx_switch(&w->sched_ctx, &p->ctx);
 	/* back from whichever process switched to the loop: p, or one
 	 * that p or a successor handed the worker to (act__worker_switch) */
@@ -408,7 +360,7 @@ static act__always_inline void switch_out(struct act__worker *w,
 	act__count_n(&p->reductions, used);
 	if (timed) {
 		now = act__clock_ticks();
-		turn_end(w, p, reason, used, now);
+		act__worker_obs_turn_end(w, p, reason, used, now);
 	}
 	next = reason != ACT_SW_EXIT ? next_direct(w) : NULL;
 	w->leaving = p;
@@ -417,7 +369,7 @@ static act__always_inline void switch_out(struct act__worker *w,
 		act__count(&w->n_direct);
 		begin_run(w, next);
 		if (timed)
-			turn_begin(w, next, now);
+			act__worker_obs_turn_begin(w, next, now);
 		act__ctx_switch(&p->ctx, &next->ctx);
 	} else {
 		act__ctx_switch(&p->ctx, &w->sched_ctx);
@@ -456,15 +408,6 @@ void act__worker_switch(struct act__worker *w, struct act__proc *p, int reason)
 
 /* ---- idle: search, then sleep ------------------------------------------ */
 
-/* Trace (w->trace set): a slice of kind (search, parked) on w, from
- * tick `from` to `to`. */
-static void trace_idle(struct act__worker *w, unsigned kind, uint64_t from,
-		       uint64_t to)
-{
-	act__trace_put(w->trace, kind, to - w->trace->t0, 0,
-		       from - w->trace->t0, 0);
-}
-
 /*
  * One pass over the other workers, nearest first (the plan's steal
  * levels: SMT sibling, shared cache, NUMA node, the rest), from a random
@@ -491,11 +434,8 @@ static bool try_steal(struct act__worker *w)
 			if (k) {
 				act__count(&w->n_steals);
 				act__count_n(&w->n_stolen, k);
-				if (act__unlikely(w->trace))
-					act__trace_event(
-						w->trace, ACT_TR_STEAL,
-						act__rt_worker_index(w, v), k,
-						0);
+				act__worker_obs_steal(
+					w, act__rt_worker_index(w, v), k);
 				if (l == ACT_STEAL_REMOTE && !rt->plan.unbound)
 					act__count(&w->n_far_steals);
 				return true;
@@ -628,10 +568,9 @@ static int64_t sleep_idle(struct act__worker *w, int64_t now)
 	    !act__runq_maybe_nonempty(&w->rq) &&
 	    !atomic_load_explicit(&rt->stop, memory_order_seq_cst) &&
 	    !others_have_work(w)) {
-		uint64_t from = w->trace ? act__clock_ticks() : 0;
+		uint64_t from = act__worker_obs_sleep(w, now);
 
 		act__count(&w->n_sleeps);
-		act__clock_phase_to(&w->phases, ACT_PHASE_SLEEP, now);
 		/* stop is 0 here (just checked): sleep until it or the bell
 		 * moves; inline, in the reactor's ring (stop_all moves the
 		 * bell too) */
@@ -640,9 +579,7 @@ static int64_t sleep_idle(struct act__worker *w, int64_t now)
 		else
 			act__park_futex_wait2(&w->bell.seq, seen, &rt->stop, 0);
 		now = act__clock_now();
-		act__clock_phase_to(&w->phases, ACT_PHASE_SPIN, now);
-		if (act__unlikely(w->trace))
-			trace_idle(w, ACT_TR_PARKED, from, act__clock_ticks());
+		act__worker_obs_woke(w, from, now);
 	}
 	act__park_cancel(&w->bell);
 	unidle(w, word, bit);
@@ -663,11 +600,9 @@ static int64_t idle_loop(struct act__worker *w, int64_t now)
 			w->inline_runs = 0;
 			now = act__reactor_inline_turn(w->inline_r, true, now);
 		}
-		from = w->trace ? act__clock_ticks() : 0;
+		from = act__worker_obs_mark(w);
 		found = search(w, &now);
-
-		if (act__unlikely(w->trace))
-			trace_idle(w, ACT_TR_SEARCH, from, act__clock_ticks());
+		act__worker_obs_searched(w, from);
 		if (found ||
 		    atomic_load_explicit(&w->rt->stop, memory_order_relaxed))
 			return now;
@@ -689,12 +624,9 @@ static void idle(struct act__worker *w)
 	/* relaxed: a placement hint for spawners (spawn.c place()) */
 	atomic_store_explicit(&w->wants_work, 1, memory_order_relaxed);
 	now = act__clock_now();
-
-	act__clock_phase_to(&w->phases, ACT_PHASE_SPIN, now);
-	if (act__unlikely(w->trace))
-		act__trace_event(w->trace, ACT_TR_RUNQ, 0, 0, 0);
+	act__worker_obs_idle_begin(w, now);
 	now = idle_loop(w, now);
-	act__clock_phase_to(&w->phases, ACT_PHASE_BUSY, now);
+	act__worker_obs_idle_end(w, now);
 	atomic_store_explicit(&w->wants_work, 0, memory_order_relaxed);
 }
 
@@ -732,10 +664,7 @@ void act__worker_wake_idle(struct act__rt *rt, struct act__worker *me)
 
 				if (act__park_ring(&rt->workers[k].bell) && me)
 					act__count(&me->n_futex_wakes);
-				if (me && act__unlikely(me->trace))
-					act__trace_event(me->trace,
-							 ACT_TR_WAKE_WORKER, k,
-							 0, 0);
+				act__worker_obs_rang(me, k);
 				return;
 			}
 			m &= ~bit;
@@ -750,7 +679,7 @@ void act__worker_loop(struct act__worker *w)
 {
 	struct act__proc *p;
 
-	act__clock_phase_start(&w->phases, ACT_PHASE_BUSY, act__clock_now());
+	act__worker_obs_loop_begin(w);
 	/* acquire: pairs with the release store of stop in reap/act_main */
 	while (!atomic_load_explicit(&w->rt->stop, memory_order_acquire)) {
 		/* a thief asked: offer half the surplus, and wake a searcher
@@ -771,8 +700,7 @@ void act__worker_loop(struct act__worker *w)
 		else
 			idle(w);
 	}
-	act__clock_phase_to(&w->phases, ACT_PHASE_BUSY,
-			    act__clock_now()); /* the last */
+	act__worker_obs_loop_end(w);
 	act__slab_flush_remote(&w->slab);
 	act__stack_flush_away(&w->stacks);
 	act__proc_flush_away(&w->rt->procs, &w->slots);
