@@ -5,7 +5,7 @@
  * Every worker and the reactor own one buffer: a ring of 32-byte events
  * that only its thread writes, with plain stores, no lock, no atomic and
  * no system call; when the ring is full the newest event overwrites the
- * oldest, and the writer (lib/node/trace.c) says how many were lost.
+ * oldest, and the writer (lib/node/tracefile.c) says how many were lost.
  * It reads the rings once the threads have stopped, turns ticks into
  * microseconds and writes the Chrome trace-event JSON that Perfetto opens
  * (doc/observability.md).

@@ -32,6 +32,7 @@
 #include "observe.h"
 #include "proc/mailbox.h"
 #include "reactor/reactor.h"
+#include "reactor/reactor_obs.h"
 #include "sched/rt.h"
 
 /* Nodes a mailbox walk follows at most, and its tries at an exact one. */

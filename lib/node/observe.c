@@ -5,8 +5,9 @@
  * (observe.h, doc/observability.md).
  *
  * The recording side is lib/base/trace.h: each worker and the reactor
- * fill a ring of their own. The reactor calls the watch here every
- * period (reactor.h watch_ns): it prints ACTORS_STATS' lines and looks
+ * fill a ring of their own, through the hooks of their loops
+ * (sched/worker_obs.h, reactor/reactor_obs.h). The reactor calls the
+ * watch here every period (reactor.h watch_ns): it prints ACTORS_STATS' lines and looks
  * at each worker's running turn for ACTORS_LONG_SCHEDULE, from outside,
  * never by a signal into the process. At stop, with every thread joined,
  * the writer (tracefile.c) makes the rings one JSON file.
@@ -21,6 +22,7 @@
 #include "actor/registry.h"
 #include "settings/vars.h"
 #include "reactor/reactor.h"
+#include "reactor/reactor_obs.h"
 #include "observe.h"
 #include "runtime.h"
 #include "tracefile.h"

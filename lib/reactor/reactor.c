@@ -23,6 +23,7 @@
 
 #include "io.h"
 #include "reactor.h"
+#include "reactor_obs.h"
 #include "sched/rt.h"
 #include "sched/wake.h"
 #include "sched/worker.h"
@@ -130,8 +131,7 @@ static void fire_timeout(struct act__reactor *r, struct act__timeout *t)
 		       memory_order_relaxed))
 		;
 	act__count(&r->n_fired);
-	if (act__unlikely(r->trace))
-		act__trace_event(r->trace, ACT_TR_TIMER, p->pid.id, 0, 0);
+	act__reactor_obs_timer(r, p);
 	act__reactor_wake_proc(r, p, ticket, ACT_PS_WAITING);
 }
 
@@ -143,14 +143,7 @@ bool act__reactor_wake_proc(struct act__reactor *r, struct act__proc *p,
 
 	if (!act__wake_claim(p, ticket, from))
 		return false;
-	if (act__unlikely(r->trace)) {
-		uint32_t id = act__trace_flow_id(r->trace);
-
-		act__trace_event(r->trace, ACT_TR_FLOW, id, p->pid.id, 0);
-		/* relaxed: published by the push below (worker_obs.h
-		 * act__worker_obs_turn_begin) */
-		atomic_store_explicit(&p->trace_flow, id, memory_order_relaxed);
-	}
+	act__reactor_obs_wake(r, p);
 	owner = atomic_load_explicit(&p->owner, memory_order_relaxed);
 	act__runq_push_remote(&owner->rq, p);
 	i = (uint32_t)(owner - r->rt->workers);
@@ -333,48 +326,31 @@ static int64_t turn(struct act__reactor *r, int poll, int64_t now)
 	return now;
 }
 
-/* The watch, when its time has come; how long until the next one (-1:
- * no watch). */
-static int64_t watch(struct act__reactor *r, int64_t now)
+/*
+ * How long to sleep from now, the wheel's next deadline being next
+ * (INT64_MAX: none); -1: until something rings.
+ */
+static int64_t sleep_ns(const struct act__reactor *r, int64_t next, int64_t now)
 {
-	if (!r->watch_ns)
-		return -1;
-	if (now >= r->watch_next) {
-		act__observe_watch(r->rt, now);
-		r->watch_next += r->watch_ns;
-		if (r->watch_next <= now) /* late: keep the period from now */
-			r->watch_next = now + r->watch_ns;
-	}
-	return r->watch_next - now;
-}
+	int64_t w = act__reactor_obs_next(r, now);
 
-/* A dump asked for (ACTORS_DUMP_SIGNAL's handler): print it. */
-static void take_dump(struct act__reactor *r)
-{
-	/* relaxed, then the exchange: the handler's seq_cst store pairs
-	 * with the re-check before the sleep, and a dump needs no order */
-	if (act__unlikely(
-		    atomic_load_explicit(&r->dump_req, memory_order_relaxed)) &&
-	    atomic_exchange_explicit(&r->dump_req, 0, memory_order_relaxed))
-		act__info_dump_requested(r->rt);
-}
-
-/* Trace: the loop that began at tick from ends now (before a wait). */
-static void trace_loop(struct act__reactor *r, uint64_t from)
-{
-	if (!r->trace)
-		return;
-	r->trace_wait = act__clock_ticks();
-	act__trace_put(r->trace, ACT_TR_LOOP, r->trace_wait - r->trace->t0,
-		       r->turn_sqes, from - r->trace->t0, r->turn_cqes);
-	r->turn_sqes = r->turn_cqes = 0;
+	next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
+	/* operations the SQ had no room for (the kernel said -EBUSY or
+	 * -EAGAIN): try again a tick later, even if nothing completes or
+	 * rings meanwhile */
+	if ((r->pend_head || r->cancel_head) &&
+	    (next < 0 || next > r->wheel.tick_ns))
+		next = r->wheel.tick_ns;
+	/* and the watch */
+	if (w >= 0 && (next < 0 || next > w))
+		next = w;
+	return next;
 }
 
 static void *reactor_main(void *arg)
 {
 	struct act__reactor *r = arg;
-	int64_t next, now, w;
-	uint64_t from;
+	int64_t next, now;
 	uint32_t seen;
 	char why[160];
 
@@ -392,15 +368,11 @@ static void *reactor_main(void *arg)
 	atomic_store_explicit(&r->ready, 1, memory_order_release);
 	act__park_futex_wake(&r->ready, 1);
 
-	act__clock_phase_start(&r->phases, ACT_PHASE_BUSY, act__clock_now());
-	from = act__clock_ticks();
-	if (r->watch_ns)
-		r->watch_next = act__clock_now() + r->watch_ns;
+	act__reactor_obs_start(r, ACT_PHASE_BUSY, act__clock_now());
 	/* acquire: pairs with the release store in act__reactor_stop */
 	while (!atomic_load_explicit(&r->stop, memory_order_acquire)) {
 		now = turn(r, r->submit_first ? POLL_YES : POLL_NO, 0);
-		w = watch(r, now);
-		take_dump(r);
+		act__reactor_obs_turn_end(r, now);
 		next = act__wheel_next_ns(&r->wheel);
 		seen = act__park_prepare(r->bell);
 		ACT_TEST_HOOK(r->hooks, &r->hook_rng);
@@ -420,36 +392,16 @@ static void *reactor_main(void *arg)
 				act__ring_poll(&r->ring, r->inflight != NULL);
 			continue;
 		}
-		next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
-		/* operations the SQ had no room for (the kernel said -EBUSY
-		 * or -EAGAIN): try again a tick later, even if nothing
-		 * completes or rings meanwhile */
-		if ((r->pend_head || r->cancel_head) &&
-		    (next < 0 || next > r->wheel.tick_ns))
-			next = r->wheel.tick_ns;
-		if (w >= 0 && (next < 0 || next > w))
-			next = w;
-		trace_loop(r, from);
+		next = sleep_ns(r, next, now);
 		ACT_TEST_HOOK(r->hooks, &r->hook_rng);
-		act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP,
-				    act__clock_now());
+		act__reactor_obs_sleep(r, act__clock_now());
 		if (r->ring.mode != ACT_RING_NONE)
 			act__ring_wait(&r->ring, r->bell, seen, next);
 		else
 			act__park_sleep(r->bell, seen, next);
-		if (act__unlikely(r->trace)) {
-			uint64_t waited = act__clock_ticks();
-
-			/* the wait as a parked slice, between two loops */
-			act__trace_put(r->trace, ACT_TR_PARKED,
-				       waited - r->trace->t0, 0,
-				       r->trace_wait - r->trace->t0, 0);
-			from = waited;
-		}
-		act__clock_phase_to(&r->phases, ACT_PHASE_BUSY,
-				    act__clock_now());
+		act__reactor_obs_woke(r);
 	}
-	act__clock_phase_to(&r->phases, ACT_PHASE_BUSY, act__clock_now());
+	act__reactor_obs_stop(r);
 	drop_all(r);
 	return NULL;
 }
@@ -467,7 +419,6 @@ static void *reactor_main(void *arg)
  */
 int64_t act__reactor_inline_turn(struct act__reactor *r, bool idle, int64_t now)
 {
-	uint64_t from = r->trace ? act__clock_ticks() : 0;
 	int poll = POLL_NO;
 
 	/* busy, enter the ring (submit, and let the kernel post what has
@@ -484,16 +435,14 @@ int64_t act__reactor_inline_turn(struct act__reactor *r, bool idle, int64_t now)
 		if (poll != POLL_NO)
 			r->last_enter = now;
 	}
-	act__clock_phase_to(&r->phases, ACT_PHASE_BUSY, now);
+	act__reactor_obs_turn_begin(r, now);
 	now = turn(r, poll, now);
-	(void)watch(r, now);
-	take_dump(r);
+	act__reactor_obs_turn_end(r, now);
 	/* relaxed: what it will act at, for act_stats and the tests; the
 	 * sleep publishes it again (seq_cst) before it looks at the queue */
 	atomic_store_explicit(&r->next_deadline, act__wheel_next_ns(&r->wheel),
 			      memory_order_relaxed);
-	trace_loop(r, from);
-	act__clock_phase_to(&r->phases, ACT_PHASE_SLEEP, now);
+	act__reactor_obs_sleep(r, now);
 	return now;
 }
 
@@ -512,16 +461,7 @@ void act__reactor_inline_sleep(struct act__reactor *r, uint32_t seen,
 	if (act__mpsc_maybe_nonempty(&r->cmds) ||
 	    atomic_load_explicit(&r->dump_req, memory_order_seq_cst))
 		return;
-	next = next == INT64_MAX ? -1 : next > now ? next - now : 0;
-	if ((r->pend_head || r->cancel_head) &&
-	    (next < 0 || next > r->wheel.tick_ns))
-		next = r->wheel.tick_ns;
-	if (r->watch_ns) {
-		int64_t w = r->watch_next > now ? r->watch_next - now : 0;
-
-		if (next < 0 || next > w)
-			next = w;
-	}
+	next = sleep_ns(r, next, now);
 	ACT_TEST_HOOK(r->hooks, &r->hook_rng);
 	r->last_enter = now;
 	if (r->ring.mode != ACT_RING_NONE)
@@ -547,10 +487,8 @@ static void start_inline(struct act__reactor *r)
 	if (r->ring.mode == ACT_RING_EVENTFD)
 		w->bell.efd1 = r->ring.efd + 1;
 	w->inline_r = r;
-	act__clock_phase_start(&r->phases, ACT_PHASE_SLEEP, act__clock_now());
+	act__reactor_obs_start(r, ACT_PHASE_SLEEP, act__clock_now());
 	r->last_enter = act__clock_now();
-	if (r->watch_ns)
-		r->watch_next = act__clock_now() + r->watch_ns;
 	atomic_store_explicit(&r->ready, 1, memory_order_relaxed);
 }
 
@@ -639,8 +577,7 @@ void act__reactor_stop(struct act__reactor *r)
 	atomic_store_explicit(&r->stop, 1, memory_order_seq_cst);
 	if (r->on_worker) {
 		/* worker 0's thread, the ring's, its loop over */
-		act__clock_phase_to(&r->phases, ACT_PHASE_BUSY,
-				    act__clock_now());
+		act__reactor_obs_stop(r);
 		drop_all(r);
 		r->rt->workers[0].inline_r = NULL;
 		r->rt->workers[0].bell.efd1 = 0;

@@ -165,8 +165,9 @@ struct act__reactor {
 	/* counters: the reactor writes, act_stats reads (relaxed) */
 	_Atomic uint64_t n_io_ops, n_io_cancels, n_inflight, n_loops, n_wakes;
 	_Atomic uint64_t n_wake_loops; /* loops that queued a process */
-	/* observers (doc/observability.md): the trace's buffer (NULL:
-	 * off) and this loop's counts for it; the watch, a call into the
+	/* observers (doc/observability.md, their hooks reactor_obs.h):
+	 * the trace's buffer (NULL: off) and this loop's counts for it;
+	 * the watch, a call into the
 	 * runtime (act__observe_watch) every watch_ns (0: none) for the
 	 * interval lines and ACTORS_LONG_SCHEDULE; time accounting in
 	 * nanoseconds, as a worker's (busy: the turns, sleep: the waits),
@@ -177,6 +178,7 @@ struct act__reactor {
 	uint64_t hook_rng;
 	uint32_t turn_sqes, turn_cqes;
 	uint64_t trace_wait; /* the tick its wait began */
+	uint64_t trace_turn; /* the tick this loop began */
 	int64_t watch_ns, watch_next;
 	struct act__clock_phases phases; /* busy, sleeping */
 };
@@ -223,15 +225,6 @@ static inline bool act__reactor_wake(struct act__reactor *r)
 
 /* Put c on the reactor's command queue (no ring). Any thread. */
 void act__reactor_push(struct act__reactor *r, struct act__rcmd *c, uint8_t op);
-
-/* The reactor found dump_req set: print act_dump on stderr (defined in
- * lib/node/info.c, a hook from this layer up: scripts/check-layers.sh
- * lists it). */
-void act__info_dump_requested(struct act__rt *rt);
-/* The watch's time has come (watch_ns): the interval lines and the long
- * schedules (defined in lib/node/observe.c, a hook as the one above);
- * now in clock nanoseconds. */
-void act__observe_watch(struct act__rt *rt, int64_t now);
 
 /* The reactor's side of user timers, implemented a layer above, in
  * lib/actor/timer.c (a fired timer is a send: doc/design/overview.md
