@@ -412,12 +412,61 @@ static void join_workers(struct act__rt *rt)
 		pthread_join(rt->workers[i].thread, NULL);
 }
 
-int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
+/*
+ * The runtime is up: open it, run fn(arg) as the main process on worker
+ * 0, the caller's thread, until it exits, and close it again. The main
+ * process's exit reason, or -ENOMEM.
+ */
+static int run_main(struct act__rt *rt, const struct act__settings *set,
+		    void (*fn)(void *), void *arg)
 {
 	struct act__fpctl caller_fp;
+	struct hwloc_bitmap_s *saved;
+	int rc;
+
+	act__tls_set_worker(&rt->workers[0]);
+	act__rt_open(rt);
+	/* ACTORS_DUMP_SIGNAL: a handler only when asked for */
+	rc = act__info_signal_start(rt, (int)set->dump_signal);
+	if (rc)
+		fprintf(stderr, "actors: ACTORS_DUMP_SIGNAL: sigaction: %s\n",
+			strerror(-rc));
+	/* worker 0 is the caller's thread: its mask is put back at the end */
+	saved = act__plan_binding_get(&rt->topo);
+	/* a mask that could not be saved could not be put back: the
+	 * caller's thread then stays as it is */
+	if (saved)
+		act__plan_pin_thread(&rt->topo, &rt->pin_failed,
+				     rt->plan.w[0].set, "worker", 0);
+	/* processes start from the default floating-point control
+	 * state, whatever the caller's thread had; it gets its own back */
+	act__fp_save(&caller_fp);
+	act__fp_load_default();
+	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
+			rt->cfg.mailbox_limit, true, NULL, false)
+		     .id) {
+		rc = -ENOMEM;
+		act__worker_stop_all(rt);
+	} else {
+		act__worker_loop(&rt->workers[0]);
+		rc = (int)rt->main_reason;
+	}
+	act__fp_load(&caller_fp);
+	act__tls_set_worker(NULL);
+	/* no dump asked from now on: act_main stops the reactor next */
+	act__info_signal_stop();
+	/* before anything is stopped or freed: a foreign act_send or
+	 * act_send_after inside now still finds the workers and the
+	 * reactor running */
+	act__rt_close();
+	act__plan_binding_put(&rt->topo, saved, rt->plan.w[0].set != NULL);
+	return rc;
+}
+
+int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
+{
 	struct act__rt *rt;
 	struct rt_block *blk;
-	struct hwloc_bitmap_s *saved;
 	struct act__settings set;
 	int rc;
 
@@ -462,42 +511,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rc = start_workers(rt);
 	if (rc)
 		goto err_reactor;
-	act__tls_set_worker(&rt->workers[0]);
-	act__rt_open(rt);
-	/* ACTORS_DUMP_SIGNAL: a handler only when asked for */
-	rc = act__info_signal_start(rt, (int)set.dump_signal);
-	if (rc)
-		fprintf(stderr, "actors: ACTORS_DUMP_SIGNAL: sigaction: %s\n",
-			strerror(-rc));
-	/* worker 0 is the caller's thread: its mask is put back at the end */
-	saved = act__plan_binding_get(&rt->topo);
-	/* a mask that could not be saved could not be put back: the
-	 * caller's thread then stays as it is */
-	if (saved)
-		act__plan_pin_thread(&rt->topo, &rt->pin_failed,
-				     rt->plan.w[0].set, "worker", 0);
-	/* processes start from the default floating-point control
-	 * state, whatever the caller's thread had; it gets its own back */
-	act__fp_save(&caller_fp);
-	act__fp_load_default();
-	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
-			rt->cfg.mailbox_limit, true, NULL, false)
-		     .id) {
-		rc = -ENOMEM;
-		act__worker_stop_all(rt);
-	} else {
-		act__worker_loop(&rt->workers[0]);
-		rc = (int)rt->main_reason;
-	}
-	act__fp_load(&caller_fp);
-	act__tls_set_worker(NULL);
-	/* no dump asked from now on: the reactor stops below */
-	act__info_signal_stop();
-	/* before anything is stopped or freed: a foreign act_send or
-	 * act_send_after inside now still finds the workers and the
-	 * reactor running */
-	act__rt_close();
-	act__plan_binding_put(&rt->topo, saved, rt->plan.w[0].set != NULL);
+	rc = run_main(rt, &set, fn, arg);
 	join_workers(rt);
 	if (rt->print_stats)
 		act__stats_print(rt, stderr);
