@@ -14,10 +14,11 @@ set -eu
 # clang and libclang-rt-dev: the TSan build (scripts/test.sh); redis-tools
 # and redis-server: tests/kv.sh's clients and the server it compares with
 # (python3: its fuzzer); clang-format-14: tests/format.sh, the pinned
-# formatter of .clang-format
+# formatter of .clang-format; clang-tidy-14: tests/tidy.sh, the function
+# size limit of .clang-tidy
 PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev \
-redis-tools redis-server python3 clang-format-14"
+redis-tools redis-server python3 clang-format-14 clang-tidy-14"
 
 arm64=no
 for arg in "$@"; do
