@@ -36,6 +36,7 @@
 
 #include <actors.h>
 
+#include "base/json.h"
 #include "base/park.h"
 #include "mem/stack.h"
 #include "reactor/ring.h"
@@ -834,22 +835,6 @@ static const char *verdict(int status)
 	}
 }
 
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
 /* The result line's figures, "lost 0, double-run 0, ...": each
  * "words number" item as a member. */
 static void json_figures(const char *result)
@@ -875,7 +860,7 @@ static void json_figures(const char *result)
 		    sscanf(sp + 1, "%llu%c", &v, &tail) == 1) {
 			*sp = '\0';
 			printf("%s", first ? "" : ",");
-			json_str(item);
+			act__json_fstr(stdout, item);
 			printf(":%llu", v);
 			first = false;
 		}
@@ -892,9 +877,9 @@ static void json_run(const char *test, const char *path, int runs,
 	const struct outcome *r = bad ? bad : last;
 
 	printf("{\"test\":");
-	json_str(test);
+	act__json_fstr(stdout, test);
 	printf(",\"path\":");
-	json_str(path);
+	act__json_fstr(stdout, path);
 	printf(",\"verdict\":\"%s\",\"status\":%d,\"runs\":%d,\"seed\":%" PRIu64
 	       ",\"seconds\":%.3f,\"operations\":%" PRIu64
 	       ",\"violations\":%" PRIu64 ",\"figures\":",
@@ -902,9 +887,9 @@ static void json_run(const char *test, const char *path, int runs,
 	       viol);
 	json_figures(r->result);
 	printf(",\"result\":");
-	json_str(r->result);
+	act__json_fstr(stdout, r->result);
 	printf(",\"rerun\":");
-	json_str(r->rerun);
+	act__json_fstr(stdout, r->rerun);
 	printf("}\n");
 	fflush(stdout);
 }

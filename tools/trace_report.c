@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "trace_sum.h"
 
 #define MATRIX_MAX 1024 /* workers in the steal matrix (ACT_MAX_WORKERS) */
@@ -423,31 +424,11 @@ int trace_report_text(FILE *f, struct trace_sum *s)
 
 /* ---- JSON -------------------------------------------------------------- */
 
-/* s as a JSON string (it is valid UTF-8: tools/json.c checked it). */
-static void jstr(FILE *f, const char *s)
-{
-	unsigned char c;
-
-	fputc('"', f);
-	for (; (c = (unsigned char)*s); s++) {
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 /* "key":"value" or "key":null */
 static void jkey_str(FILE *f, const char *key, const char *v)
 {
 	fprintf(f, "\"%s\":", key);
-	if (v)
-		jstr(f, v);
-	else
-		fprintf(f, "null");
+	act__json_fstr(f, v);
 }
 
 static void json_header(FILE *f, const struct trace_sum *s)
@@ -468,7 +449,7 @@ static void json_header(FILE *f, const struct trace_sum *s)
 		s->events, s->unknown, s->malformed);
 	for (i = 0; i < s->nunknown_ph; i++) {
 		fprintf(f, i ? "," : "");
-		jstr(f, s->unknown_ph[i].ph);
+		act__json_fstr(f, s->unknown_ph[i].ph);
 		fprintf(f, ":%" PRId64, s->unknown_ph[i].n);
 	}
 	fprintf(f, "},\"first_us\":%s,\"last_us\":%s,\"span_us\":%s",

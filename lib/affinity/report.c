@@ -13,6 +13,7 @@
 #include <hwloc.h>
 
 #include "actors.h"
+#include "base/json.h"
 #include "report.h"
 
 /* What the text and the JSON both need, worked out once. */
@@ -365,24 +366,6 @@ static void print_text(FILE *f, const struct report *r, unsigned flags)
 
 /* ---- JSON ------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fprintf(f, "null");
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 /* A number, or null when it is one of the "unknown" negatives. */
 static void json_int(FILE *f, int v)
 {
@@ -396,7 +379,7 @@ static void json_list(FILE *f, hwloc_const_bitmap_t b)
 {
 	char *s = list_of(b);
 
-	json_str(f, s ? s : "");
+	act__json_fstr(f, s ? s : "");
 	free(s);
 }
 
@@ -406,7 +389,7 @@ static void json_topology(FILE *f, const struct report *r)
 	int i;
 
 	fprintf(f, "  \"source\": ");
-	json_str(f, t->source);
+	act__json_fstr(f, t->source);
 	fprintf(f, ",\n  \"this_machine\": %s,\n",
 		t->thissystem ? "true" : "false");
 	fprintf(f,
@@ -461,7 +444,7 @@ static void json_workers(FILE *f, const struct report *r)
 		"\"default_workers\": %d, \"count_why\": ",
 		act__plan_bind_name(pl->bind), pl->nworkers,
 		pl->default_workers);
-	json_str(f, pl->count_why);
+	act__json_fstr(f, pl->count_why);
 	fprintf(f, ",\n    \"placement\": [");
 	for (i = 0; i < pl->nworkers; i++) {
 		const struct act__plan_worker *w = &pl->w[i];
@@ -556,7 +539,7 @@ static void print_json(FILE *f, const struct report *r, unsigned flags)
 	json_reactor(f, r);
 	json_steal(f, r, flags & ACT_REPORT_STEAL_ALL ? r->pl->nworkers : 1);
 	fprintf(f, "    \"note\": ");
-	json_str(f, r->pl->note[0] ? r->pl->note : NULL);
+	act__json_fstr(f, r->pl->note[0] ? r->pl->note : NULL);
 	fprintf(f, "\n  }");
 	if (r->nextra) {
 		int i;
@@ -564,9 +547,9 @@ static void print_json(FILE *f, const struct report *r, unsigned flags)
 		fprintf(f, ",\n  \"paths\": {");
 		for (i = 0; i < r->nextra; i++) {
 			fprintf(f, "%s", i ? ", " : "");
-			json_str(f, r->extra[i].key);
+			act__json_fstr(f, r->extra[i].key);
 			fprintf(f, ": ");
-			json_str(f, r->extra[i].value);
+			act__json_fstr(f, r->extra[i].value);
 		}
 		fprintf(f, "}");
 	}

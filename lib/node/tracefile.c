@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/json.h"
 #include "reactor/reactor.h"
 #include "observe.h"
 #include "runtime.h"
@@ -148,41 +149,24 @@ static void out_us(struct out *o, int64_t ns)
 	o->n += 4;
 }
 
+/* n bytes of the output, as act__json_str gives them */
+static void out_put(void *ctx, const char *s, size_t n)
+{
+	struct out *o = ctx;
+
+	if (n > o->cap) { /* longer than the buffer: straight out */
+		out_flush(o);
+		if (fwrite(s, 1, n, o->f) != n)
+			o->err = EIO;
+		return;
+	}
+	out_mem(o, s, n);
+}
+
 /* A JSON string, quoted and escaped. */
 static void out_str(struct out *o, const char *s)
 {
-	size_t n = 0;
-
-	/* the common case, a name with nothing to escape: one copy */
-	while (s[n] && s[n] != '"' && s[n] != '\\' &&
-	       (unsigned char)s[n] >= 0x20)
-		n++;
-	if (!s[n] && n + 2 <= o->cap) {
-		out_room(o, n + 2);
-		o->buf[o->n++] = '"';
-		memcpy(o->buf + o->n, s, n);
-		o->n += n;
-		o->buf[o->n++] = '"';
-		return;
-	}
-	out_room(o, 1);
-	o->buf[o->n++] = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		out_room(o, 6);
-		if (c == '"' || c == '\\') {
-			o->buf[o->n++] = '\\';
-			o->buf[o->n++] = (char)c;
-		} else if (c < 0x20) {
-			snprintf(o->buf + o->n, 7, "\\u%04x", c);
-			o->n += 6;
-		} else {
-			o->buf[o->n++] = (char)c;
-		}
-	}
-	out_room(o, 1);
-	o->buf[o->n++] = '"';
+	act__json_str(s, out_put, o);
 }
 
 /* What a pid is called: its registered name, its entry function, or its
