@@ -35,118 +35,13 @@
 
 #include "json.h"
 #include "trace.h"
+#include "trace_map.h"
 #include "trace_sum.h"
 
 #define NAME_CAP 1024 /* names are cut at 1023 bytes */
 #define KEY_CAP 32
 #define TOP_DEFAULT 10
 #define TOP_MAX 1000000
-
-void *trace_xrealloc(void *p, size_t n, size_t size)
-{
-	if (size && n > PTRDIFF_MAX / size)
-		p = NULL; /* no such object */
-	else
-		p = realloc(p, n * size > 0 ? n * size : 1);
-	if (p == NULL) {
-		fprintf(stderr, "actors trace: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-static char *xstrdup(const char *s)
-{
-	size_t n = strlen(s) + 1;
-
-	return memcpy(trace_xrealloc(NULL, n, 1), s, n);
-}
-
-/* ---- the hash map ------------------------------------------------------ */
-
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
-struct trace_ent *trace_map_find(const struct trace_map *m, uint64_t key)
-{
-	size_t i;
-
-	if (m->cap == 0)
-		return NULL;
-	for (i = mix(key) & (m->cap - 1); m->e[i].used;
-	     i = (i + 1) & (m->cap - 1))
-		if (m->e[i].key == key)
-			return &m->e[i];
-	return NULL;
-}
-
-static struct trace_ent *map_slot(struct trace_ent *e, size_t cap, uint64_t key)
-{
-	size_t i;
-
-	for (i = mix(key) & (cap - 1); e[i].used && e[i].key != key;
-	     i = (i + 1) & (cap - 1))
-		;
-	return &e[i];
-}
-
-static void map_grow(struct trace_map *m)
-{
-	size_t cap = m->cap ? m->cap * 2 : 64, i;
-	struct trace_ent *e = trace_xrealloc(NULL, cap, sizeof(*e));
-
-	memset(e, 0, cap * sizeof(*e));
-	for (i = 0; i < m->cap; i++)
-		if (m->e[i].used)
-			*map_slot(e, cap, m->e[i].key) = m->e[i];
-	free(m->e);
-	m->e = e;
-	m->cap = cap;
-}
-
-/* key's entry, made (zeroed) if it was not there: *fresh says which. */
-static struct trace_ent *map_get(struct trace_map *m, uint64_t key, bool *fresh)
-{
-	struct trace_ent *e;
-
-	if ((m->n + 1) * 4 > m->cap * 3)
-		map_grow(m);
-	e = map_slot(m->e, m->cap, key);
-	*fresh = !e->used;
-	if (*fresh) {
-		*e = (struct trace_ent){ .key = key, .used = 1 };
-		m->n++;
-	}
-	return e;
-}
-
-/* Removes e, moving back the entries of its run that it displaced. */
-static void map_del(struct trace_map *m, struct trace_ent *e)
-{
-	size_t mask = m->cap - 1, i = (size_t)(e - m->e), j = i, home;
-
-	for (;;) {
-		m->e[i].used = 0;
-		do {
-			j = (j + 1) & mask;
-			if (!m->e[j].used) {
-				m->n--;
-				return;
-			}
-			home = mix(m->e[j].key) & mask;
-			/* stays if its home lies cyclically in (i, j] */
-		} while (i <= j ? i < home && home <= j :
-				  i < home || home <= j);
-		m->e[i] = m->e[j];
-		i = j;
-	}
-}
 
 static uint64_t hash_bytes(uint64_t h, const char *s)
 {
@@ -163,7 +58,7 @@ static struct trace_track *track_get(struct trace_sum *s, int64_t tid)
 	struct trace_track *t;
 	bool fresh;
 
-	e = map_get(&s->track_of, (uint64_t)tid, &fresh);
+	e = trace_map_get(&s->track_of, (uint64_t)tid, &fresh);
 	if (!fresh)
 		return &s->tracks[e->idx];
 	if (s->ntracks == s->tracks_cap) {
@@ -184,7 +79,7 @@ static struct trace_proc *proc_get(struct trace_sum *s, uint64_t pid,
 	struct trace_proc *p;
 	bool fresh;
 
-	e = map_get(&s->proc_of, pid, &fresh);
+	e = trace_map_get(&s->proc_of, pid, &fresh);
 	if (!fresh)
 		return &s->procs[e->idx];
 	if (s->nprocs == s->procs_cap) {
@@ -194,18 +89,8 @@ static struct trace_proc *proc_get(struct trace_sum *s, uint64_t pid,
 	}
 	e->idx = (uint32_t)s->nprocs;
 	p = &s->procs[s->nprocs++];
-	*p = (struct trace_proc){ .pid = pid, .name = xstrdup(name) };
+	*p = (struct trace_proc){ .pid = pid, .name = trace_xstrdup(name) };
 	return p;
-}
-
-const struct trace_track *trace_worker(const struct trace_sum *s, int w)
-{
-	size_t i;
-
-	for (i = 0; i < s->ntracks; i++)
-		if (s->tracks[i].worker == w)
-			return &s->tracks[i];
-	return NULL;
 }
 
 /* "worker N (cpu C)" or "worker N (cpu -)": N, else -1. */
@@ -452,11 +337,11 @@ static void on_meta(struct trace_sum *s, const struct ev *ev)
 		return;
 	if (!strcmp(ev->name, "process_name")) {
 		free(s->process);
-		s->process = xstrdup(ev->aname);
+		s->process = trace_xstrdup(ev->aname);
 	} else if (!strcmp(ev->name, "thread_name") && has(ev, HAS_TID)) {
 		t = track_get(s, to_i64(ev->tid));
 		free(t->name);
-		t->name = xstrdup(ev->aname);
+		t->name = trace_xstrdup(ev->aname);
 		t->worker = worker_index(t->name);
 		t->reactor = !strcmp(t->name, "reactor");
 	}
@@ -503,12 +388,12 @@ static void keep_slice(struct trace_sum *s, const struct trace_slice *c)
 
 	if (s->nslices < s->top) {
 		h[s->nslices] = *c;
-		h[s->nslices].name = xstrdup(c->name);
+		h[s->nslices].name = trace_xstrdup(c->name);
 		heap_up(h, s->nslices++);
 	} else if (better(c, &h[0])) {
 		free(h[0].name);
 		h[0] = *c;
-		h[0].name = xstrdup(c->name);
+		h[0].name = trace_xstrdup(c->name);
 		heap_down(h, s->nslices, 0);
 	}
 }
@@ -589,10 +474,10 @@ static void on_instant(struct trace_sum *s, const struct ev *ev)
 		n = has_arg(ev, A_COUNT) ? to_i64(ev->arg[A_COUNT]) : 0;
 		t->steals++;
 		t->stolen += n;
-		e = map_get(&s->steal_of,
-			    (uint64_t)t->tid << 32 |
-				    (uint32_t)ev->arg[A_VICTIM],
-			    &fresh);
+		e = trace_map_get(&s->steal_of,
+				  (uint64_t)t->tid << 32 |
+					  (uint32_t)ev->arg[A_VICTIM],
+				  &fresh);
 		e->v += n;
 	} else if (!strcmp(ev->name, "timer") && !strcmp(ev->cat, "timer")) {
 		s->timers++;
@@ -608,7 +493,7 @@ static uint32_t ioop_index(struct trace_sum *s, const char *name)
 			return (uint32_t)i;
 	if (i == TRACE_IO_OPS_MAX)
 		name = "(other)";
-	s->ioops[i].name = xstrdup(name);
+	s->ioops[i].name = trace_xstrdup(name);
 	s->nioops++;
 	return (uint32_t)i;
 }
@@ -629,7 +514,7 @@ static void on_async(struct trace_sum *s, const struct ev *ev)
 	key = hash_bytes(hash_bytes(hash_bytes(key, ev->cat), ev->name),
 			 ev->id);
 	if (ev->ph[0] == 'b') {
-		e = map_get(&s->io_open, key, &fresh);
+		e = trace_map_get(&s->io_open, key, &fresh);
 		e->v = ts;
 		e->idx = ioop_index(s, ev->name);
 		return;
@@ -645,7 +530,7 @@ static void on_async(struct trace_sum *s, const struct ev *ev)
 	op->sum += lat;
 	if (lat > op->max)
 		op->max = lat;
-	map_del(&s->io_open, e);
+	trace_map_del(&s->io_open, e);
 }
 
 /* Flows and counters: understood, and not summarized. */
@@ -753,9 +638,10 @@ static int other_data(struct json *j, struct trace_sum *s)
 		} else if (!strcmp(key, "version") || !strcmp(key, "clock")) {
 			r = str_or_skip(j, buf, sizeof(buf), &got, 1);
 			if (got && key[0] == 'v')
-				free(s->version), s->version = xstrdup(buf);
+				free(s->version),
+					s->version = trace_xstrdup(buf);
 			else if (got)
-				free(s->clock), s->clock = xstrdup(buf);
+				free(s->clock), s->clock = trace_xstrdup(buf);
 		} else {
 			r = json_skip(j);
 		}

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "trace_map.h"
 #include "trace_sum.h"
 
 #define MATRIX_MAX 1024 /* workers in the steal matrix (ACT_MAX_WORKERS) */

@@ -16,23 +16,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "trace_map.h"
+
 #define TRACE_WHY_CAP 16
 #define TRACE_UNKNOWN_MAX 16 /* distinct "ph" values counted apart */
 #define TRACE_IO_OPS_MAX 64  /* distinct I/O op names counted apart */
-
-/* An open-addressing hash map of 64-bit keys (linear probing). */
-struct trace_ent {
-	uint64_t key;
-	int64_t v;    /* a sum, or an I/O operation's start */
-	uint32_t idx; /* an index into an array, or an I/O op */
-	uint32_t used;
-};
-
-struct trace_map {
-	struct trace_ent *e;
-	size_t cap; /* a power of two, or 0 */
-	size_t n;
-};
 
 /* A thread of the trace: a worker, the reactor, or an unnamed tid. */
 struct trace_track {
@@ -104,17 +92,8 @@ struct trace_sum {
 	int64_t io_unmatched;
 };
 
-/* The map's entry for key, or NULL. */
-struct trace_ent *trace_map_find(const struct trace_map *m, uint64_t key);
-
-/* The track of the worker with index w, or NULL. */
-const struct trace_track *trace_worker(const struct trace_sum *s, int w);
-
 /* The report, as text or as one JSON object; 0, or -1 if writing failed. */
 int trace_report_text(FILE *f, struct trace_sum *s);
 int trace_report_json(FILE *f, struct trace_sum *s);
-
-/* Allocation that cannot fail: out of memory ends the tool (status 1). */
-void *trace_xrealloc(void *p, size_t n, size_t size);
 
 #endif
