@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stress.c - `actors stress`: the stress tests from the installed tool;
- * see stress.h and actors(1).
+ * see commands.h and actors(1).
  *
  * A run is one test on one set of kernel paths with one seed, in a child
  * process of its own (fork, no exec): its globals start fresh, its
@@ -42,7 +42,7 @@
 #include "reactor/ring.h"
 #include "../stress/common.h"
 #include "../stress/tests.h"
-#include "stress.h"
+#include "commands.h"
 
 #define MAX_TESTS 32
 #define MAX_WORDS 64 /* a test's own flags and values */

@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "json.h"
-#include "trace.h"
+#include "commands.h"
 #include "trace_map.h"
 #include "trace_sum.h"
 

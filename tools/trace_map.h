@@ -31,8 +31,7 @@ struct trace_map {
 struct trace_ent *trace_map_find(const struct trace_map *m, uint64_t key);
 
 /* key's entry, made (zeroed) if it was not there: *fresh says which. */
-struct trace_ent *trace_map_get(struct trace_map *m, uint64_t key,
-				bool *fresh);
+struct trace_ent *trace_map_get(struct trace_map *m, uint64_t key, bool *fresh);
 
 /* Removes e (an entry of m), moving back the entries it displaced. */
 void trace_map_del(struct trace_map *m, struct trace_ent *e);

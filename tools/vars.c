@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vars.c - `actors vars [--man|--test]`: the ACTORS_* variables, or the
+ * tests' ACT_TEST_* switches.
+ *
+ * The table of ACTORS_* variables that act_main reads (lib/settings/
+ * vars.c), printed: one line each, tab-separated, for people and for
+ * tests/vars.sh, which checks README.md's table against it; --man
+ * prints act_config_init(3)'s ENVIRONMENT entries, which tests/vars.sh
+ * compares with the page line for line; --test the table's test class
+ * (the ACT_TEST_* switches) in the same columns, which tests/vars.sh
+ * checks doc/testing.md's table against.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "settings/vars.h"
+#include "commands.h"
+
+static int vars_usage(const char *why)
+{
+	if (why) {
+		fprintf(stderr, "actors vars: %s\n", why);
+		fprintf(stderr, "usage: actors vars [--man|--test]\n");
+		return 2;
+	}
+	printf("usage: actors vars [--man|--test]\n"
+	       "Prints every ACTORS_* variable act_main reads, one a line, "
+	       "tab-separated:\nname, default (- when computed), act_config "
+	       "field (- for none), what it\naccepts and what it sets.\n"
+	       "  --man   the entries of act_config_init(3)'s ENVIRONMENT "
+	       "section\n"
+	       "  --test  the test switches (ACT_TEST_*) instead, default "
+	       "- (unset)\n");
+	return 0;
+}
+
+static void vars_man(const struct act__var *v, const char *def,
+		     const char *expect)
+{
+	printf(".TP\n.B %s\n%s.\n", v->name, v->doc);
+	if (v->field)
+		printf("Field \\fI%s\\fP; takes %s;\n", v->field, expect);
+	else
+		printf("No field; takes %s;\n", expect);
+	if (def)
+		printf("default \\fB%s\\fP.\n", def);
+	else
+		printf("default: computed, see \\fI%s\\fP.\n", v->field);
+}
+
+int actors_vars_main(int argc, char **argv)
+{
+	char expect[200], buf[32];
+	const char *def;
+	bool man = false, test = false;
+	int id;
+
+	if (argc > 2)
+		return vars_usage("one option at most");
+	if (argc == 2 && !strcmp(argv[1], "--man"))
+		man = true;
+	else if (argc == 2 && !strcmp(argv[1], "--test"))
+		test = true;
+	else if (argc == 2 &&
+		 (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return vars_usage(NULL);
+	else if (argc == 2)
+		return vars_usage("unknown option");
+	for (id = 0; id < ACT_VARS; id++) {
+		const struct act__var *v = &act__vars[id];
+
+		if (!(v->flags & ACT_VAR_TEST) != !test)
+			continue;
+		act__vars_expect(v, expect, sizeof(expect));
+		def = act__vars_default(v, buf, sizeof(buf));
+		if (man)
+			vars_man(v, def, expect);
+		else
+			printf("%s\t%s\t%s\t%s\t%s\n", v->name, def ? def : "-",
+			       v->field ? v->field : "-", expect, v->doc);
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "actors vars: writing failed\n");
+		return 1;
+	}
+	return 0;
+}
