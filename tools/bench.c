@@ -5,7 +5,6 @@
  * of the table each, its checksum checked. `actors bench echo` and
  * `actors bench timeouts` are bench_echo.c and bench_timeouts.c.
  */
-#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "../bench/bench.h"
+#include "../examples/opt.h"
 #include "bench_fork.h"
 #include "commands.h"
 
@@ -144,7 +144,7 @@ static int run_forked(int w, const struct bench_opts *o, struct row *r)
 	struct wl_job j = { w, o };
 
 	return bench_fork(wl_name[w], wl_fill, &j, &r->out, sizeof(r->out),
-			 &r->reported, &r->rss_mib);
+			  &r->reported, &r->rss_mib);
 }
 
 static void print_header(void)
@@ -189,50 +189,6 @@ static bool bench_one(int w, const struct bench_opts *o)
 
 /* ---- actors bench, the options ---------------------------------------- */
 
-static const struct option bench_longopts[] = {
-	{ "rounds", required_argument, NULL, 'r' },
-	{ "procs", required_argument, NULL, 'p' },
-	{ "hops", required_argument, NULL, 'n' },
-	{ "leaves", required_argument, NULL, 'l' },
-	{ "window", required_argument, NULL, 'w' },
-	{ "senders", required_argument, NULL, 's' },
-	{ "messages", required_argument, NULL, 'm' },
-	{ "credit", required_argument, NULL, 'c' },
-	{ "total", required_argument, NULL, 't' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Parses one option's value into o; -1 on a bad one. */
-static int bench_opt(int c, const char *arg, struct bench_opts *o)
-{
-	switch (c) {
-	case 'r':
-		return bench_parse_long(arg, 1, LONG_MAX / 4, &o->rounds);
-	case 'p':
-		return bench_parse_long(arg, 1, 1L << 24, &o->procs);
-	case 'n':
-		return bench_parse_long(arg, 1, LONG_MAX / 2, &o->hops);
-	case 'l':
-		return bench_parse_long(arg, 1, 1000000000L, &o->leaves);
-	case 'w':
-		return bench_parse_long(arg, 1, BENCH_SKYNET_FANOUT,
-					&o->window);
-	case 's':
-		return bench_parse_long(arg, 1, BENCH_FANIN_MAX_SENDERS,
-					&o->senders);
-	case 'm':
-		return bench_parse_long(
-			arg, 1, (1L << BENCH_FANIN_SEQ_BITS) - 1, &o->msgs);
-	case 'c':
-		return bench_parse_long(arg, 0, 1L << 30, &o->credit);
-	case 't':
-		return bench_parse_long(arg, BENCH_SPAWNBURST_MANY, LONG_MAX,
-					&o->total);
-	}
-	return -1;
-}
-
 /* Adds the workloads named by the operands to *mask; -1 on a bad name. */
 static int bench_names(int argc, char **argv, unsigned *mask)
 {
@@ -252,11 +208,9 @@ static int bench_names(int argc, char **argv, unsigned *mask)
 	return 0;
 }
 
-static int bench_usage(const char *why)
+static void bench_usage(FILE *f)
 {
-	if (why)
-		fprintf(stderr, "actors bench: %s\n", why);
-	fprintf(stderr,
+	fprintf(f,
 		"usage: actors bench [WORKLOAD|all]... [options]\n"
 		"   or: actors bench echo [--conns K] [--seconds S]\n"
 		"   or: actors bench timeouts [--procs N] [--rounds R]\n"
@@ -277,7 +231,6 @@ static int bench_usage(const char *why)
 		BENCH_PINGPONG_ROUNDS, BENCH_RING_PROCS, BENCH_RING_HOPS,
 		BENCH_SKYNET_LEAVES, BENCH_SKYNET_WINDOW, BENCH_FANIN_SENDERS,
 		BENCH_FANIN_MSGS, BENCH_FANIN_WINDOW, BENCH_SPAWNBURST_TOTAL);
-	return why ? 2 : 0;
 }
 
 int actors_bench_main(int argc, char **argv)
@@ -287,22 +240,34 @@ int actors_bench_main(int argc, char **argv)
 				BENCH_SKYNET_WINDOW,   BENCH_FANIN_SENDERS,
 				BENCH_FANIN_MSGS,      BENCH_FANIN_WINDOW,
 				BENCH_SPAWNBURST_TOTAL };
+	const struct opt opts[] = {
+		OPT_LONG("rounds", &o.rounds, 1, LONG_MAX / 4),
+		OPT_LONG("procs", &o.procs, 1, 1L << 24),
+		OPT_LONG("hops", &o.hops, 1, LONG_MAX / 2),
+		OPT_LONG("leaves", &o.leaves, 1, 1000000000L),
+		OPT_LONG("window", &o.window, 1, BENCH_SKYNET_FANOUT),
+		OPT_LONG("senders", &o.senders, 1, BENCH_FANIN_MAX_SENDERS),
+		OPT_LONG("messages", &o.msgs, 1,
+			 (1L << BENCH_FANIN_SEQ_BITS) - 1),
+		OPT_LONG("credit", &o.credit, 0, 1L << 30),
+		OPT_LONG("total", &o.total, BENCH_SPAWNBURST_MANY, LONG_MAX),
+		OPT_END,
+	};
+	const struct opt_cmd cmd = { .name = "actors bench",
+				     .opts = opts,
+				     .usage = bench_usage };
 	unsigned mask = 0;
-	int c, w, failed = 0;
+	int rc, ops, w, failed = 0;
 
 	if (argc > 1 && !strcmp(argv[1], "echo"))
 		return actors_bench_echo_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "timeouts"))
 		return actors_bench_timeouts_main(argc - 1, argv + 1);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", bench_longopts, NULL)) != -1) {
-		if (c == 'h')
-			return bench_usage(NULL);
-		if (c == '?' || bench_opt(c, optarg, &o))
-			return bench_usage("bad option or value");
-	}
-	if (bench_names(argc - optind, argv + optind, &mask))
-		return bench_usage("unknown workload");
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (bench_names(argc - ops, argv + ops, &mask))
+		return opt_error(&cmd, "unknown workload");
 	if (mask == 0)
 		mask = (1u << WL_COUNT) - 1;
 	print_header();

@@ -5,7 +5,6 @@
  * like the workloads (bench_fork.h); one row.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 
 #include "../bench/bench.h"
+#include "../examples/opt.h"
 #include "bench_fork.h"
 #include "commands.h"
 #include "echo_inproc.h"
@@ -30,14 +30,12 @@ static int echo_forked(const struct echo_plan *p, struct echo_outcome *out,
 		       bool *reported, double *rss_mib)
 {
 	return bench_fork("echo", echo_fill, p, out, sizeof(*out), reported,
-			 rss_mib);
+			  rss_mib);
 }
 
-static int echo_usage(const char *why)
+static void echo_usage(FILE *f)
 {
-	if (why)
-		fprintf(stderr, "actors bench echo: %s\n", why);
-	fprintf(why ? stderr : stdout,
+	fprintf(f,
 		"usage: actors bench echo [--conns K] [--seconds S]\n"
 		"The echo server (examples/echo_server.c) on this process's "
 		"runtime against\nthe load generator (bench/echoload.c) on "
@@ -47,28 +45,7 @@ static int echo_usage(const char *why)
 		"  --seconds S  measured time (default %.0f)\n",
 		ECHOLOAD_SIZE, ECHOLOAD_WARMUP, ECHOLOAD_CONNS,
 		ECHO_BENCH_SECONDS);
-	return why ? 2 : 0;
 }
-
-static int parse_seconds(const char *s, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !(v >= 0.001) || v > 1e6)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static const struct option echo_longopts[] = {
-	{ "conns", required_argument, NULL, 'c' },
-	{ "seconds", required_argument, NULL, 's' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void echo_print(const struct echo_plan *p,
 		       const struct echo_outcome *out, bool reported,
@@ -98,21 +75,21 @@ int actors_bench_echo_main(int argc, char **argv)
 	struct echo_outcome out = { .rc = 0 };
 	bool reported = false;
 	double rss_mib = 0;
-	long conns;
-	int c, rc;
+	const struct opt opts[] = {
+		OPT_INT("conns", &p.conns, 1, ECHOLOAD_MAX_CONNS),
+		OPT_DOUBLE("seconds", &p.seconds, 0.001, 1e6),
+		OPT_END,
+	};
+	const struct opt_cmd cmd = { .name = "actors bench echo",
+				     .opts = opts,
+				     .usage = echo_usage };
+	int ops, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", echo_longopts, NULL)) != -1) {
-		if (c == 'h')
-			return echo_usage(NULL);
-		if (c == 'c' && bench_parse_long(optarg, 1, ECHOLOAD_MAX_CONNS,
-						 &conns) == 0)
-			p.conns = (int)conns;
-		else if (c != 's' || parse_seconds(optarg, &p.seconds))
-			return echo_usage("bad option or value");
-	}
-	if (optind < argc)
-		return echo_usage("unexpected operand");
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
 	rc = echo_forked(&p, &out, &reported, &rss_mib);
 	if (rc)
 		fprintf(stderr, "actors bench echo: %s\n", strerror(-rc));

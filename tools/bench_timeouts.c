@@ -4,12 +4,12 @@
  * how late receive timeouts end, and the CPU an idle runtime with timers
  * pending uses (bench/timeouts.c), in a forked child (bench_fork.h).
  */
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../bench/bench.h"
+#include "../examples/opt.h"
 #include "bench_fork.h"
 #include "commands.h"
 
@@ -37,11 +37,9 @@ static void timeouts_fill(const void *arg, void *out)
 			       TIMEOUTS_MAX_NS, TIMEOUTS_IDLE_NS, &t->res);
 }
 
-static int timeouts_usage(const char *why)
+static void timeouts_usage(FILE *f)
 {
-	if (why)
-		fprintf(stderr, "actors bench timeouts: %s\n", why);
-	fprintf(why ? stderr : stdout,
+	fprintf(f,
 		"usage: actors bench timeouts [--procs N] [--rounds R]\n"
 		"N processes each wait R times in act_receive() with a "
 		"timeout of %lld to\n%lld ms and nothing to receive, all "
@@ -54,15 +52,7 @@ static int timeouts_usage(const char *why)
 		TIMEOUTS_MIN_NS / 1000000, TIMEOUTS_MAX_NS / 1000000,
 		TIMEOUTS_IDLE_NS / 1000000000, BENCH_TIMEOUTS_PROCS,
 		BENCH_TIMEOUTS_ROUNDS);
-	return why ? 2 : 0;
 }
-
-static const struct option timeouts_longopts[] = {
-	{ "procs", required_argument, NULL, 'p' },
-	{ "rounds", required_argument, NULL, 'r' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 /* ok: it ran, and no wait ended before its deadline. */
 static void timeouts_print(const struct timeouts_plan *p,
@@ -92,22 +82,23 @@ int actors_bench_timeouts_main(int argc, char **argv)
 	struct timeouts_outcome t = { .rc = 0 };
 	bool reported = false, ran;
 	double rss_mib = 0;
-	int c, rc;
+	const struct opt opts[] = {
+		OPT_LONG("procs", &p.procs, 1, 1000000),
+		OPT_LONG("rounds", &p.rounds, 1, 1000),
+		OPT_END,
+	};
+	const struct opt_cmd cmd = { .name = "actors bench timeouts",
+				     .opts = opts,
+				     .usage = timeouts_usage };
+	int ops, rc;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", timeouts_longopts, NULL)) !=
-	       -1) {
-		if (c == 'h')
-			return timeouts_usage(NULL);
-		if (c == 'p' && !bench_parse_long(optarg, 1, 1000000, &p.procs))
-			continue;
-		if (c != 'r' || bench_parse_long(optarg, 1, 1000, &p.rounds))
-			return timeouts_usage("bad option or value");
-	}
-	if (optind < argc)
-		return timeouts_usage("unexpected operand");
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
 	rc = bench_fork("timeouts", timeouts_fill, &p, &t, sizeof(t), &reported,
-		       &rss_mib);
+			&rss_mib);
 	if (rc)
 		fprintf(stderr, "actors bench timeouts: %s\n", strerror(-rc));
 	else if (reported && t.rc)

@@ -57,7 +57,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{ "demo", actors_demo_main, "", "100 working children, then an echo server" },
+	{ "demo", actors_demo_main, "",
+	  "100 working children, then an echo server" },
 	{ "bench", actors_bench_main, "[WORKLOAD...|echo|timeouts] ...",
 	  "run the benchmarks; print a table" },
 	{ "topo", actors_topo_main, "[--synthetic DESC|--xml FILE] ...",

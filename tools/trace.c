@@ -25,7 +25,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +33,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "../examples/opt.h"
 #include "commands.h"
 #include "trace_map.h"
 #include "trace_sum.h"
@@ -811,73 +811,45 @@ static int summarize(const char *path, struct trace_sum *s)
 
 /* ---- the command ------------------------------------------------------- */
 
-static int usage(const char *why)
+static void usage(FILE *f)
 {
-	if (why) {
-		fprintf(stderr, "actors trace: %s\n", why);
-		fprintf(stderr, "run 'actors trace --help' for the options\n");
-		return 2;
-	}
-	printf("usage: actors trace [--top N] [--json] FILE\n"
-	       "Summarizes a trace that ACTORS_TRACE=FILE wrote (Chrome "
-	       "trace-event JSON):\neach worker's busy, searching and "
-	       "parked shares, the processes with the\nmost run time, the "
-	       "longest run slices, the steals between workers and the\n"
-	       "reactor's loops and I/O (doc/observability.md).\n"
-	       "  --top N  rows of the process and slice tables, 0 to %d "
-	       "(default %d)\n"
-	       "  --json   one JSON object instead of text\n",
-	       TOP_MAX, TOP_DEFAULT);
-	return 0;
-}
-
-static const struct option longopts[] = {
-	{ "top", required_argument, NULL, 't' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static int parse_top(const char *arg, size_t *top)
-{
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || n < 0 || n > TOP_MAX)
-		return -1;
-	*top = (size_t)n;
-	return 0;
+	fprintf(f,
+		"usage: actors trace [--top N] [--json] FILE\n"
+		"Summarizes a trace that ACTORS_TRACE=FILE wrote (Chrome "
+		"trace-event JSON):\neach worker's busy, searching and "
+		"parked shares, the processes with the\nmost run time, the "
+		"longest run slices, the steals between workers and the\n"
+		"reactor's loops and I/O (doc/observability.md).\n"
+		"  --top N  rows of the process and slice tables, 0 to %d "
+		"(default %d)\n"
+		"  --json   one JSON object instead of text\n",
+		TOP_MAX, TOP_DEFAULT);
 }
 
 int actors_trace_main(int argc, char **argv)
 {
 	struct trace_sum s = { .top = TOP_DEFAULT, .declared_workers = -1 };
 	bool json = false;
-	char buf[128];
-	int c, rc;
+	long top = TOP_DEFAULT;
+	const struct opt opts[] = {
+		OPT_LONG("top", &top, 0, TOP_MAX),
+		OPT_FLAG("json", &json),
+		OPT_END,
+	};
+	const struct opt_cmd cmd = { .name = "actors trace",
+				     .opts = opts,
+				     .usage = usage,
+				     .hint = true };
+	int ops, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return usage(NULL);
-		if (c == 'j') {
-			json = true;
-		} else if (c == 't' && parse_top(optarg, &s.top)) {
-			snprintf(buf, sizeof(buf), "--top %s: expected 0 to %d",
-				 optarg, TOP_MAX);
-			return usage(buf);
-		} else if (c == ':' || c == '?') {
-			snprintf(buf, sizeof(buf), "%s %s", argv[optind - 1],
-				 c == ':' ? "needs a value" : "is no option");
-			return usage(buf);
-		}
-	}
-	if (argc - optind != 1)
-		return usage(optind == argc ? "no FILE" : "one FILE only");
-	s.file = argv[optind];
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (argc - ops != 1)
+		return opt_error(&cmd,
+				 ops == argc ? "no FILE" : "one FILE only");
+	s.top = (size_t)top;
+	s.file = argv[ops];
 	s.slices = trace_xrealloc(NULL, s.top, sizeof(*s.slices));
 	rc = summarize(s.file, &s);
 	if (rc == 0) {

@@ -16,24 +16,20 @@
 #include <string.h>
 
 #include "settings/vars.h"
+#include "../examples/opt.h"
 #include "commands.h"
 
-static int vars_usage(const char *why)
+static void vars_usage(FILE *f)
 {
-	if (why) {
-		fprintf(stderr, "actors vars: %s\n", why);
-		fprintf(stderr, "usage: actors vars [--man|--test]\n");
-		return 2;
-	}
-	printf("usage: actors vars [--man|--test]\n"
-	       "Prints every ACTORS_* variable act_main reads, one a line, "
-	       "tab-separated:\nname, default (- when computed), act_config "
-	       "field (- for none), what it\naccepts and what it sets.\n"
-	       "  --man   the entries of act_config_init(3)'s ENVIRONMENT "
-	       "section\n"
-	       "  --test  the test switches (ACT_TEST_*) instead, default "
-	       "- (unset)\n");
-	return 0;
+	fprintf(f,
+		"usage: actors vars [--man|--test]\n"
+		"Prints every ACTORS_* variable act_main reads, one a line, "
+		"tab-separated:\nname, default (- when computed), act_config "
+		"field (- for none), what it\naccepts and what it sets.\n"
+		"  --man   the entries of act_config_init(3)'s ENVIRONMENT "
+		"section\n"
+		"  --test  the test switches (ACT_TEST_*) instead, default "
+		"- (unset)\n");
 }
 
 static void vars_man(const struct act__var *v, const char *def,
@@ -55,19 +51,21 @@ int actors_vars_main(int argc, char **argv)
 	char expect[200], buf[32];
 	const char *def;
 	bool man = false, test = false;
-	int id;
+	const struct opt opts[] = { OPT_FLAG("man", &man),
+				    OPT_FLAG("test", &test), OPT_END };
+	const struct opt_cmd cmd = { .name = "actors vars",
+				     .opts = opts,
+				     .usage = vars_usage,
+				     .hint = true };
+	int id, ops, rc;
 
-	if (argc > 2)
-		return vars_usage("one option at most");
-	if (argc == 2 && !strcmp(argv[1], "--man"))
-		man = true;
-	else if (argc == 2 && !strcmp(argv[1], "--test"))
-		test = true;
-	else if (argc == 2 &&
-		 (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
-		return vars_usage(NULL);
-	else if (argc == 2)
-		return vars_usage("unknown option");
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
+	if (man && test)
+		return opt_error(&cmd, "--man and --test: give one");
 	for (id = 0; id < ACT_VARS; id++) {
 		const struct act__var *v = &act__vars[id];
 
