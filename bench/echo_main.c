@@ -12,15 +12,15 @@
  * 2 on a usage error.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench.h"
 #include "echoload.h"
+#include "../examples/opt.h"
 
-static int usage(FILE *f, int status)
+static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: echo --port P [--host H] [--conns K] [--seconds S]\n"
@@ -40,78 +40,31 @@ static int usage(FILE *f, int status)
 		"  --json       print a JSON object instead of a line\n",
 		ECHOLOAD_HOST, ECHOLOAD_CONNS, ECHOLOAD_SECONDS,
 		ECHOLOAD_WARMUP, ECHOLOAD_SIZE);
-	return status;
 }
 
-static int parse_seconds(const char *s, double min, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end != '\0' || !(v >= min) || v > 1e6)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static const struct option longopts[] = {
-	{ "host", required_argument, NULL, 'H' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "conns", required_argument, NULL, 'c' },
-	{ "seconds", required_argument, NULL, 's' },
-	{ "warmup", required_argument, NULL, 'W' },
-	{ "threads", required_argument, NULL, 't' },
-	{ "size", required_argument, NULL, 'z' },
-	{ "engine", required_argument, NULL, 'e' },
-	{ "json", no_argument, NULL, 'j' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Parses option c's value into o; -1 when it is bad. */
-static int take(int c, const char *arg, struct echoload_opts *o)
+static const char *take_engine(const char *arg, void *dst)
 {
 	enum echoload_engine e;
-	long v = 0;
-	int rc = -1;
 
-	switch (c) {
-	case 'H':
-		o->host = arg;
-		return 0;
-	case 'p':
-		rc = bench_parse_long(arg, 1, 65535, &v);
-		o->port = (int)v;
-		break;
-	case 'c':
-		rc = bench_parse_long(arg, 1, ECHOLOAD_MAX_CONNS, &v);
-		o->conns = (int)v;
-		break;
-	case 't':
-		rc = bench_parse_long(arg, 1, ECHOLOAD_MAX_THREADS, &v);
-		o->threads = (int)v;
-		break;
-	case 'z':
-		rc = bench_parse_long(arg, 1, (long)ECHOLOAD_MAX_SIZE, &v);
-		o->size = (size_t)v;
-		break;
-	case 's':
-		rc = parse_seconds(arg, 0.001, &o->seconds);
-		break;
-	case 'W':
-		rc = parse_seconds(arg, 0, &o->warmup);
-		break;
-	case 'e':
-		for (e = ECHOLOAD_AUTO; e <= ECHOLOAD_EPOLL; e++)
-			if (!strcmp(arg, echoload_engine_name(e))) {
-				o->engine = e;
-				return 0;
-			}
-		return -1;
+	for (e = ECHOLOAD_AUTO; e <= ECHOLOAD_EPOLL; e++)
+		if (!strcmp(arg, echoload_engine_name(e))) {
+			*(enum echoload_engine *)dst = e;
+			return NULL;
+		}
+	return "uring, epoll or auto";
+}
+
+static const char *take_size(const char *arg, void *dst)
+{
+	static char expect[32];
+	long v;
+
+	if (bench_parse_long(arg, 1, (long)ECHOLOAD_MAX_SIZE, &v)) {
+		snprintf(expect, sizeof(expect), "1 to %zu", ECHOLOAD_MAX_SIZE);
+		return expect;
 	}
-	return rc;
+	*(size_t *)dst = (size_t)v;
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -119,29 +72,31 @@ int main(int argc, char **argv)
 	struct echoload_opts o;
 	struct echoload_result r;
 	bool json = false;
-	int c, rc;
+	const struct opt opts[] = {
+		OPT_STR("host", &o.host),
+		OPT_INT("port", &o.port, 1, 65535),
+		OPT_INT("conns", &o.conns, 1, ECHOLOAD_MAX_CONNS),
+		OPT_DOUBLE("seconds", &o.seconds, 0.001, 1e6),
+		OPT_DOUBLE("warmup", &o.warmup, 0, 1e6),
+		OPT_INT("threads", &o.threads, 1, ECHOLOAD_MAX_THREADS),
+		OPT_FN("size", take_size, &o.size),
+		OPT_FN("engine", take_engine, &o.engine),
+		OPT_FLAG("json", &json),
+		OPT_END,
+	};
+	const struct opt_cmd cmd = { .name = "echo",
+				     .opts = opts,
+				     .usage = usage };
+	int ops, rc;
 
 	echoload_opts_init(&o, ECHOLOAD_HOST, 0);
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return usage(stdout, 0);
-		if (c == 'j') {
-			json = true;
-			continue;
-		}
-		if (c == '?')
-			return usage(stderr, 2); /* getopt said why */
-		if (take(c, optarg, &o)) {
-			fprintf(stderr, "echo: bad value '%s'\n", optarg);
-			return usage(stderr, 2);
-		}
-	}
-	if (optind < argc || o.port == 0) {
-		fprintf(stderr, "echo: %s\n",
-			optind < argc ? "unexpected operand" :
-					"--port is required");
-		return usage(stderr, 2);
-	}
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
+	if (o.port == 0)
+		return opt_error(&cmd, "--port is required");
 	rc = echoload_run(&o, &r);
 	if (rc)
 		return 1; /* echoload said why */

@@ -14,7 +14,6 @@
  * serves `actors demo` and `actors bench echo`.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -31,6 +30,7 @@
 #include <actors.h>
 
 #include "echo_server.h"
+#include "opt.h"
 #include "util.h"
 
 #define CONN_BUF 8192	   /* a connection's buffer, on its stack */
@@ -550,7 +550,7 @@ int echo_server_run(const struct echo_server_opts *o)
 
 #ifndef ECHO_SERVER_NO_MAIN
 
-static int usage(FILE *f, int status)
+static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: echo_server [--host H] [--port P] [--workers N]\n"
@@ -561,54 +561,27 @@ static int usage(FILE *f, int status)
 		"Prints \"echo_server: listening on HOST:PORT\" on stdout; "
 		"stops on SIGINT or SIGTERM.\n",
 		ECHO_SERVER_HOST);
-	return status;
 }
-
-static int parse_int(const char *s, long min, long max, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-static const struct option longopts[] = {
-	{ "host", required_argument, NULL, 'H' },
-	{ "port", required_argument, NULL, 'p' },
-	{ "workers", required_argument, NULL, 'w' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 int main(int argc, char **argv)
 {
 	struct echo_server_opts o = { ECHO_SERVER_HOST, 0, 0 };
-	int c, bad = 0;
+	const struct opt opts[] = {
+		OPT_STR("host", &o.host),
+		OPT_INT("port", &o.port, 0, 65535),
+		OPT_INT("workers", &o.workers, 1, 1024),
+		OPT_END,
+	};
+	const struct opt_cmd cmd = { .name = "echo_server",
+				     .opts = opts,
+				     .usage = usage };
+	int ops, rc;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return usage(stdout, 0);
-		if (c == 'H')
-			o.host = optarg;
-		else if (c == 'p')
-			bad = parse_int(optarg, 0, 65535, &o.port);
-		else if (c == 'w')
-			bad = parse_int(optarg, 1, 1024, &o.workers);
-		else
-			return usage(stderr, 2); /* getopt said why */
-		if (bad) {
-			fprintf(stderr, "echo_server: bad value '%s'\n",
-				optarg);
-			return usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		return usage(stderr, 2);
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
 	return echo_server_run(&o) ? 1 : 0;
 }
 

@@ -36,7 +36,6 @@
  * timeout, so a lost message is a failed check, never a hang.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +45,7 @@
 
 #include <actors.h>
 
+#include "opt.h"
 #include "util.h"
 
 #define WORKERS_MAX 64
@@ -957,7 +957,7 @@ static void demo(void *arg)
 
 /* ---- the program ------------------------------------------------------ */
 
-static int usage(FILE *f, int status)
+static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: supervisor [--workers N] [--intensity R] "
@@ -971,55 +971,28 @@ static int usage(FILE *f, int status)
 		"then makes it give up.\nExit status: 0 when every check held, "
 		"1 when one failed, 2 for bad options.\n",
 		WORKERS_MAX, INTENSITY_MAX, PERIOD_MIN_MS, PERIOD_MAX_MS);
-	return status;
 }
-
-static int parse_int(const char *s, long min, long max, int *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
-static const struct option longopts[] = {
-	{ "workers", required_argument, NULL, 'w' },
-	{ "intensity", required_argument, NULL, 'r' },
-	{ "period", required_argument, NULL, 't' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 int main(int argc, char **argv)
 {
 	struct sup_spec spec = { 4, 5, 1000, ACT_PID_NONE };
-	int c, bad = 0, rc;
+	const struct opt opts[] = {
+		OPT_INT("workers", &spec.workers, 1, WORKERS_MAX),
+		OPT_INT("intensity", &spec.intensity, 0, INTENSITY_MAX),
+		OPT_INT("period", &spec.period_ms, PERIOD_MIN_MS,
+			PERIOD_MAX_MS),
+		OPT_END,
+	};
+	const struct opt_cmd cmd = { .name = "supervisor",
+				     .opts = opts,
+				     .usage = usage };
+	int ops, rc;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return usage(stdout, 0);
-		if (c == 'w')
-			bad = parse_int(optarg, 1, WORKERS_MAX, &spec.workers);
-		else if (c == 'r')
-			bad = parse_int(optarg, 0, INTENSITY_MAX,
-					&spec.intensity);
-		else if (c == 't')
-			bad = parse_int(optarg, PERIOD_MIN_MS, PERIOD_MAX_MS,
-					&spec.period_ms);
-		else
-			return usage(stderr, 2); /* getopt said why */
-		if (bad) {
-			fprintf(stderr, "supervisor: bad value '%s'\n", optarg);
-			return usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		return usage(stderr, 2);
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
 	rc = act_main(NULL, demo, &spec);
 	if (rc < 0) {
 		fprintf(stderr, "supervisor: act_main: %s\n", strerror(-rc));

@@ -28,7 +28,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -41,6 +40,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "../opt.h"
 #include "../util.h"
 #include "aof.h"
 #include "kv_server.h"
@@ -386,7 +386,7 @@ static void main_proc(void *arg)
 		await_tag(T_AOF_SYNC, NULL, 0);
 }
 
-static int usage(FILE *f, int status)
+static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: kv_server [--host H] [--port P] [--workers N] "
@@ -415,7 +415,6 @@ static int usage(FILE *f, int status)
 		"  --dir DIR               where the log is (default .)\n"
 		"Prints \"kv_server: listening on HOST:PORT\" on stdout; stops "
 		"on SIGINT or SIGTERM.\n");
-	return status;
 }
 
 /* A count with an optional k, m, g (or kb, mb, gb) suffix, as redis. */
@@ -529,74 +528,60 @@ static int open_aof(const struct opts *o)
 	return 0;
 }
 
+/* The options' fn (../opt.h): NULL, or what they expected. */
+static const char *opt_maxclients(const char *arg, void *dst)
+{
+	return parse_size(arg, 1, 1000000, dst) ? "1 to 1000000" : NULL;
+}
+
+static const char *opt_bulk(const char *arg, void *dst)
+{
+	/* redis: at least 1 MB; here a bulk fits in 32 bits */
+	if (parse_size(arg, 1024 * 1024, UINT32_MAX, dst))
+		return "bytes, k, m or g, from 1m to 4294967295";
+	return NULL;
+}
+
+static const char *opt_yesno(const char *arg, void *dst)
+{
+	if (strcasecmp(arg, "yes") && strcasecmp(arg, "no"))
+		return "yes or no";
+	*(bool *)dst = !strcasecmp(arg, "yes");
+	return NULL;
+}
+
+static const char *opt_fsync(const char *arg, void *dst)
+{
+	return parse_fsync(arg, dst) ? "always, everysec or no" : NULL;
+}
+
+/* 0, or the exit status: 2 for a usage error; --help exits here. */
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
-	static const struct option longopts[] = {
-		{ "host", required_argument, NULL, 'H' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "shards", required_argument, NULL, 's' },
-		{ "maxclients", required_argument, NULL, 'c' },
-		{ "proto-max-bulk-len", required_argument, NULL, 'b' },
-		{ "appendonly", required_argument, NULL, 'a' },
-		{ "appendfsync", required_argument, NULL, 'f' },
-		{ "dir", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct opt opts[] = {
+		OPT_STR("host", &o->host),
+		OPT_INT("port", &o->port, 0, 65535),
+		OPT_INT("workers", &o->workers, 1, 1024),
+		OPT_INT("shards", &o->shards, 1, 4096),
+		OPT_FN("maxclients", opt_maxclients, &o->maxclients),
+		OPT_FN("proto-max-bulk-len", opt_bulk, &o->max_bulk),
+		OPT_FN("appendonly", opt_yesno, &o->appendonly),
+		OPT_FN("appendfsync", opt_fsync, &o->appendfsync),
+		OPT_STR("dir", &o->dir),
+		OPT_END,
 	};
-	long long v;
-	int c, bad;
+	const struct opt_cmd cmd = { .name = "kv_server",
+				     .opts = opts,
+				     .usage = usage };
+	int ops, rc;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		bad = 0;
-		switch (c) {
-		case 'h':
-			exit(usage(stdout, 0));
-		case 'H':
-			o->host = optarg;
-			break;
-		case 'p':
-			bad = parse_size(optarg, 0, 65535, &v);
-			o->port = (int)v;
-			break;
-		case 'w':
-			bad = parse_size(optarg, 1, 1024, &v);
-			o->workers = (int)v;
-			break;
-		case 's':
-			bad = parse_size(optarg, 1, 4096, &v);
-			o->shards = (int)v;
-			break;
-		case 'c':
-			bad = parse_size(optarg, 1, 1000000, &v);
-			o->maxclients = v;
-			break;
-		case 'b':
-			/* redis: at least 1 MB; here a bulk fits in 32 bits */
-			bad = parse_size(optarg, 1024 * 1024, UINT32_MAX, &v);
-			o->max_bulk = v;
-			break;
-		case 'a':
-			bad = strcasecmp(optarg, "yes") &&
-			      strcasecmp(optarg, "no");
-			o->appendonly = !strcasecmp(optarg, "yes");
-			break;
-		case 'f':
-			bad = parse_fsync(optarg, &o->appendfsync);
-			break;
-		case 'd':
-			o->dir = optarg;
-			break;
-		default:
-			return usage(stderr, 2); /* getopt said why */
-		}
-		if (bad) {
-			fprintf(stderr, "kv_server: bad value '%s'\n", optarg);
-			return usage(stderr, 2);
-		}
-	}
-	if (optind < argc)
-		return usage(stderr, 2);
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc == OPT_HELP)
+		exit(0);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
 	return 0;
 }
 
