@@ -1,0 +1,116 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# examples/opt.c, the one option parser, through every program that uses
+# it: a bad value, a missing value, an unknown option, a value given to a
+# flag and an extra operand each give status 2, nothing on stdout, and a
+# first line on stderr "NAME: WHY" that names the option (the usage or
+# the hint follows it); --help gives status 0 and the usage on stdout; a
+# value may start with '-', take the --name=value form or follow a
+# prefix of the name, and operands may come between options. Nothing is
+# run: each case stops at the parse. Run by `make check` from the build
+# directory.
+set -u
+src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
+. "$src/tests/lib.sh"
+actors=tools/actors
+
+# fails NAME WANT ARGS...: status 2, no stdout, stderr's first line WANT
+fails() {
+	name=$1 want=$2
+	shift 2
+	rc=0
+	timeout 30 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	first=$(head -n 1 "$tmp/err")
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] &&
+		[ "$first" = "$name: $want" ]; then
+		ok "$*: status 2: $first"
+	else
+		bad "$*: status $rc, '$first' (want '$name: $want')," \
+			"stdout: $(head -c 200 "$tmp/out")"
+	fi
+}
+
+# helps ARGS...: status 0, the usage on stdout
+helps() {
+	rc=0
+	timeout 30 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	if [ "$rc" -eq 0 ] && head -n 1 "$tmp/out" | grep -q '^usage: '; then
+		ok "$*: usage on stdout, status 0"
+	else
+		bad "$*: status $rc: $(cat "$tmp/out" "$tmp/err")"
+	fi
+}
+
+for p in examples/echo_server examples/supervisor examples/kv_server \
+	bench/echo; do
+	n=$(basename "$p")
+	fails "$n" "unknown option --bogus" "$p" --bogus
+	fails "$n" "unknown option -x" "$p" -x
+	fails "$n" "unexpected operand extra" "$p" extra
+	helps "$p" --help
+	helps "$p" -h
+done
+fails echo_server "--port x: expected 0 to 65535" examples/echo_server \
+	--port x
+fails echo_server "--port needs a value" examples/echo_server --port
+fails echo_server "--workers 0: expected 1 to 1024" \
+	examples/echo_server --workers=0
+fails supervisor "--period 10ms: expected 50 to 60000" \
+	examples/supervisor --period 10ms
+fails supervisor "--intensity -1: expected 0 to 100" \
+	examples/supervisor --inten -1
+fails kv_server "--appendonly maybe: expected yes or no" \
+	examples/kv_server --appendonly maybe
+fails kv_server "--appendfsync x: expected always, everysec or no" \
+	examples/kv_server --appendfsync x
+fails echo "--engine io_uring: expected uring, epoll or auto" \
+	bench/echo --engine io_uring --port 1
+fails echo "--seconds 0: expected 0.001 to 1e+06" bench/echo --port 1 \
+	--seconds 0
+fails echo "--json takes no value" bench/echo --port 1 --json=yes
+fails echo "--port is required" bench/echo
+fails echo "ambiguous option --s" bench/echo --s 1 --port 1
+
+fails "actors bench" "unknown option --bogus" $actors bench --bogus
+fails "actors bench" "--rounds needs a value" $actors bench --rounds
+fails "actors bench" "--rounds x: expected 1 to 2305843009213693951" \
+	$actors bench --rounds x
+fails "actors bench" "unknown workload" $actors bench nosuch
+fails "actors bench echo" "--conns 0: expected 1 to 100000" \
+	$actors bench echo --conns 0
+fails "actors bench timeouts" "unexpected operand x" \
+	$actors bench timeouts x
+fails "actors topo" "--workers 0: expected 1 to 1024" $actors topo \
+	--workers 0
+fails "actors topo" "--reactor-cpu -1: expected auto, none, inline or a CPU number from 0 to 65535" \
+	$actors topo --reactor-cpu -1
+fails "actors trace" "--top x: expected 0 to 1000000" $actors trace \
+	--top x f
+fails "actors vars" "unknown option --bogus" $actors vars --bogus
+for c in bench "bench echo" "bench timeouts" topo trace vars; do
+	# shellcheck disable=SC2086 # the command's words
+	helps $actors $c --help
+done
+
+# what parses: operands between options, --name=value, a prefix, "--"
+syn='pack:1 core:2 pu:1'
+rc=0
+$actors topo --syn "$syn" --workers=1 >"$tmp/a" 2>&1 || rc=$?
+$actors topo --synthetic="$syn" --work 1 >"$tmp/b" 2>&1 || rc=$?
+if [ "$rc" -eq 0 ] && cmp -s "$tmp/a" "$tmp/b" &&
+	grep -q '^plan: bind core, 1 worker' "$tmp/a"; then
+	ok "topo: --name=value and prefixes give the same plan"
+else
+	bad "topo: status $rc: $(cat "$tmp/a" "$tmp/b")"
+fi
+rc=0
+$actors trace --top 1 -- "$src/tests/trace/normal.json" >"$tmp/a" 2>&1 ||
+	rc=$?
+$actors trace "$src/tests/trace/normal.json" --top=1 >"$tmp/b" 2>&1 ||
+	rc=$?
+if [ "$rc" -eq 0 ] && cmp -s "$tmp/a" "$tmp/b"; then
+	ok "trace: an operand before an option, and after --"
+else
+	bad "trace: status $rc: $(diff "$tmp/a" "$tmp/b" | head -5)"
+fi
+finish
