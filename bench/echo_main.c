@@ -20,28 +20,6 @@
 #include "echoload.h"
 #include "../examples/opt.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: echo --port P [--host H] [--conns K] [--seconds S]\n"
-		"            [--threads T] [--size N] [--warmup S]\n"
-		"            [--engine uring|epoll|auto] [--json]\n"
-		"  --host H     server address         (default %s)\n"
-		"  --port P     server port            (required)\n"
-		"  --conns K    connections, 1 request in flight each "
-		"(default %d)\n"
-		"  --seconds S  measured time          (default %.0f)\n"
-		"  --warmup S   unmeasured time before (default %.1f)\n"
-		"  --threads T  client threads         (default 1)\n"
-		"  --size N     request bytes          (default %d)\n"
-		"  --engine E   the client's I/O: io_uring, epoll, or uring "
-		"where it\n"
-		"               can set up a ring, else epoll (default auto)\n"
-		"  --json       print a JSON object instead of a line\n",
-		ECHOLOAD_HOST, ECHOLOAD_CONNS, ECHOLOAD_SECONDS,
-		ECHOLOAD_WARMUP, ECHOLOAD_SIZE);
-}
-
 static const char *take_engine(const char *arg, void *dst)
 {
 	enum echoload_engine e;
@@ -73,20 +51,28 @@ int main(int argc, char **argv)
 	struct echoload_result r;
 	bool json = false;
 	const struct opt opts[] = {
-		OPT_STR("host", &o.host),
-		OPT_INT("port", &o.port, 1, 65535),
-		OPT_INT("conns", &o.conns, 1, ECHOLOAD_MAX_CONNS),
-		OPT_DOUBLE("seconds", &o.seconds, 0.001, 1e6),
-		OPT_DOUBLE("warmup", &o.warmup, 0, 1e6),
-		OPT_INT("threads", &o.threads, 1, ECHOLOAD_MAX_THREADS),
-		OPT_FN("size", take_size, &o.size),
-		OPT_FN("engine", take_engine, &o.engine),
-		OPT_FLAG("json", &json),
+		OPT_STR("host", &o.host, "H", "server address"),
+		OPT_INT("port", &o.port, 1, 65535, "P",
+			"server port (required, no default)"),
+		OPT_INT("conns", &o.conns, 1, ECHOLOAD_MAX_CONNS, "K",
+			"connections, 1 request in flight each"),
+		OPT_DOUBLE("seconds", &o.seconds, 0.001, 1e6, "S",
+			   "measured time"),
+		OPT_DOUBLE("warmup", &o.warmup, 0, 1e6, "S",
+			   "unmeasured time before"),
+		OPT_INT("threads", &o.threads, 1, ECHOLOAD_MAX_THREADS, "T",
+			"client threads"),
+		OPT_FN("size", take_size, &o.size, "N",
+		       "request bytes, 1 to 1 MiB (default " OPT_TEXT(
+			       ECHOLOAD_SIZE) ")"),
+		OPT_FN("engine", take_engine, &o.engine, "E",
+		       "the client's I/O: io_uring, epoll, or uring where it\n"
+		       "can set up a ring, else epoll (default auto)"),
+		OPT_FLAG("json", &json,
+			 "print a JSON object instead of a line"),
 		OPT_END,
 	};
-	const struct opt_cmd cmd = { .name = "echo",
-				     .opts = opts,
-				     .usage = usage };
+	const struct opt_cmd cmd = { .name = "echo", .opts = opts };
 	int ops, rc;
 
 	echoload_opts_init(&o, ECHOLOAD_HOST, 0);

@@ -550,31 +550,25 @@ int echo_server_run(const struct echo_server_opts *o)
 
 #ifndef ECHO_SERVER_NO_MAIN
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: echo_server [--host H] [--port P] [--workers N]\n"
-		"  --host H     address to listen on        (default %s)\n"
-		"  --port P     TCP port, 0: an ephemeral one (default 0)\n"
-		"  --workers N  worker threads (act_config.schedulers;\n"
-		"               default: ACTORS_SCHEDULERS or the runtime's)\n"
-		"Prints \"echo_server: listening on HOST:PORT\" on stdout; "
-		"stops on SIGINT or SIGTERM.\n",
-		ECHO_SERVER_HOST);
-}
+static const char usage_after[] =
+	"Prints \"echo_server: listening on HOST:PORT\" on stdout; stops on\n"
+	"SIGINT or SIGTERM.\n";
 
 int main(int argc, char **argv)
 {
 	struct echo_server_opts o = { ECHO_SERVER_HOST, 0, 0 };
 	const struct opt opts[] = {
-		OPT_STR("host", &o.host),
-		OPT_INT("port", &o.port, 0, 65535),
-		OPT_INT("workers", &o.workers, 1, 1024),
+		OPT_STR("host", &o.host, "H", "address to listen on"),
+		OPT_INT("port", &o.port, 0, 65535, "P",
+			"TCP port, 0: an ephemeral one"),
+		OPT_INT("workers", &o.workers, 1, 1024, "N",
+			"worker threads, {range} (act_config.schedulers;\n"
+			"default: ACTORS_SCHEDULERS or the runtime's)"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "echo_server",
 				     .opts = opts,
-				     .usage = usage };
+				     .after = usage_after };
 	int ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);

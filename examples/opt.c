@@ -7,12 +7,140 @@
 
 #include "opt.h"
 
+#define USAGE_COLS 80 /* the usage line wraps before it */
+#define LEFT_MAX 24   /* "  --name ARG" wider: its help on the next line */
+
+/* The width of "--name ARG" (or "--name"). */
+static size_t left_width(const struct opt *o)
+{
+	return 2 + strlen(o->name) + (o->arg ? 1 + strlen(o->arg) : 0);
+}
+
+/* "usage: NAME [--name ARG]... OPERANDS", wrapped under the first. */
+static void synopsis(const struct opt_cmd *cmd, FILE *f)
+{
+	const struct opt *o;
+	size_t col = 7 + strlen(cmd->name), indent = col, n;
+	char w[96];
+
+	fprintf(f, "usage: %s", cmd->name);
+	for (o = cmd->opts;; o++) {
+		if (o->name)
+			snprintf(w, sizeof(w), "[--%s%s%s]", o->name,
+				 o->arg ? " " : "", o->arg ? o->arg : "");
+		else if (cmd->operands)
+			snprintf(w, sizeof(w), "%s", cmd->operands);
+		else
+			break;
+		n = strlen(w);
+		if (col + 1 + n > USAGE_COLS && col > indent) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		}
+		fprintf(f, " %s", w);
+		col += 1 + n;
+		if (!o->name)
+			break;
+	}
+	fputc('\n', f);
+}
+
+/* o's value before the parse, when the usage shows it: true with buf. */
+static bool default_of(const struct opt *o, char *buf, size_t len)
+{
+	const char *s;
+
+	if (o->help && strstr(o->help, "default"))
+		return false; /* the help says it */
+	switch (o->kind) {
+	case OPT_K_INT:
+		snprintf(buf, len, "%d", *(const int *)o->dst);
+		return true;
+	case OPT_K_LONG:
+		snprintf(buf, len, "%ld", *(const long *)o->dst);
+		return true;
+	case OPT_K_DOUBLE:
+		snprintf(buf, len, "%g", *(const double *)o->dst);
+		return true;
+	case OPT_K_STR:
+		s = *(const char *const *)o->dst;
+		if (!s || !*s)
+			return false;
+		snprintf(buf, len, "%s", s);
+		return true;
+	case OPT_K_FLAG:
+	case OPT_K_FN:
+		break;
+	}
+	return false;
+}
+
+/* "{range}" of a number's help: "LO to HI". */
+static void range_of(const struct opt *o, FILE *f)
+{
+	if (o->kind == OPT_K_DOUBLE)
+		fprintf(f, "%g to %g", o->dmin, o->dmax);
+	else
+		fprintf(f, "%ld to %ld", o->min, o->max);
+}
+
+/* One option's lines: "  --name ARG", its help from column col. */
+static void option_usage(const struct opt *o, int col, FILE *f)
+{
+	const char *h = o->help ? o->help : "";
+	char def[64];
+	int n;
+
+	n = fprintf(f, "  --%s%s%s", o->name, o->arg ? " " : "",
+		    o->arg ? o->arg : "");
+	if (n + 2 > col) { /* too wide: the help starts a line below */
+		fputc('\n', f);
+		n = 0;
+	}
+	fprintf(f, "%*s", col - n, "");
+	for (; *h; h++) {
+		if (*h == '\n') {
+			fprintf(f, "\n%*s", col, "");
+		} else if (!strncmp(h, "{range}", 7)) {
+			range_of(o, f);
+			h += 6;
+		} else {
+			fputc(*h, f);
+		}
+	}
+	if (default_of(o, def, sizeof(def)))
+		fprintf(f, " (default %s)", def);
+	fputc('\n', f);
+}
+
+void opt_usage(const struct opt_cmd *cmd, FILE *f)
+{
+	const struct opt *o;
+	size_t w = 10; /* "-h, --help" */
+	int col;
+
+	for (o = cmd->opts; o->name; o++)
+		if (left_width(o) > w && left_width(o) <= LEFT_MAX)
+			w = left_width(o);
+	col = 2 + (int)w + 2;
+	synopsis(cmd, f);
+	if (cmd->about)
+		fputs(cmd->about, f);
+	if (cmd->about_fn)
+		cmd->about_fn(f);
+	for (o = cmd->opts; o->name; o++)
+		option_usage(o, col, f);
+	fprintf(f, "  -h, --help%*sthis text\n", col - 12, "");
+	if (cmd->after)
+		fputs(cmd->after, f);
+}
+
 static void after_error(const struct opt_cmd *cmd)
 {
 	if (cmd->hint)
 		fprintf(stderr, "run '%s --help' for the options\n", cmd->name);
 	else
-		cmd->usage(stderr);
+		opt_usage(cmd, stderr);
 }
 
 int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
@@ -116,10 +244,6 @@ static int option(const struct opt_cmd *cmd, int argc, char **argv, int *i)
 	bool ambiguous;
 	char buf[64];
 
-	if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-		cmd->usage(stdout);
-		return OPT_HELP;
-	}
 	o = a[1] == '-' && n > 0 ? lookup(cmd->opts, a + 2, n, &ambiguous) :
 				   NULL;
 	if (o == NULL) {
@@ -162,9 +286,39 @@ static void rotate(char **argv, int to, int i)
 	argv[to] = w;
 }
 
+/*
+ * -h or --help among the options of argv (not an option's value, not
+ * after "--"): looked for before any option is taken, so that the usage
+ * shows the defaults.
+ */
+static bool wants_help(const struct opt_cmd *cmd, int argc, char **argv)
+{
+	const struct opt *o;
+	bool ambiguous;
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help"))
+			return true;
+		if (a[0] != '-' || a[1] != '-' || strchr(a, '='))
+			continue;
+		o = lookup(cmd->opts, a + 2, strlen(a + 2), &ambiguous);
+		if (o && o->kind != OPT_K_FLAG)
+			i++; /* its value, whatever it looks like */
+	}
+	return false;
+}
+
 int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, int *first)
 {
 	int i, from, rc, end = 1; /* argv[1..end): the options read */
+
+	if (wants_help(cmd, argc, argv)) {
+		opt_usage(cmd, stdout);
+		return OPT_HELP;
+	}
 
 	/* argv[end..i) are the operands seen so far: each option's words
 	 * are moved in front of them, so that they stay in order */

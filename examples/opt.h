@@ -14,6 +14,16 @@
  * Other words are operands: the parser moves them, in order, to the end
  * of argv, whatever options came between them.
  *
+ * The usage text is made from the table too (opt_usage): the line
+ * "usage: NAME [--name ARG]... OPERANDS", the command's about text, one
+ * line per option, its ARG and its help aligned in two columns, with
+ * "(default V)" where the option's variable holds a value before the
+ * parse and the help does not name its default itself, then "-h, --help"
+ * and the command's closing text. "{range}" in a number's help stands
+ * for its range, "LO to HI". -h or --help anywhere among the
+ * options prints it (on stdout) before any option is taken, so the
+ * defaults shown are the command's own.
+ *
  * A usage error is one line on stderr, "NAME: WHY": "unknown option
  * --bogus", "--port needs a value", "--port x: expected 0 to 65535",
  * "--json takes no value". Then the command's usage follows on stderr,
@@ -40,6 +50,8 @@ struct opt {
 	const char *name; /* without the dashes; NULL ends the table */
 	enum opt_kind kind;
 	void *dst;
+	const char *arg;   /* the value in the usage ("N"); NULL for a flag */
+	const char *help;  /* its line in the usage; '\n' starts another */
 	long min, max;	   /* OPT_K_INT, OPT_K_LONG */
 	double dmin, dmax; /* OPT_K_DOUBLE */
 	/* OPT_K_FN: takes the value; NULL, or what it expected ("yes or
@@ -47,27 +59,45 @@ struct opt {
 	const char *(*fn)(const char *value, void *dst);
 };
 
+/*
+ * The entries: name, variable, range (for numbers), the value's name in
+ * the usage (a is "N", "FILE"...; none for a flag) and the help text.
+ */
 /* clang-format off */
-#define OPT_FLAG(n, p) { .name = (n), .kind = OPT_K_FLAG, .dst = (p) }
-#define OPT_INT(n, p, lo, hi) \
-	{ .name = (n), .kind = OPT_K_INT, .dst = (p), .min = (lo), .max = (hi) }
-#define OPT_LONG(n, p, lo, hi) \
-	{ .name = (n), .kind = OPT_K_LONG, .dst = (p), .min = (lo), .max = (hi) }
-#define OPT_DOUBLE(n, p, lo, hi) \
+#define OPT_FLAG(n, p, h) \
+	{ .name = (n), .kind = OPT_K_FLAG, .dst = (p), .help = (h) }
+#define OPT_INT(n, p, lo, hi, a, h) \
+	{ .name = (n), .kind = OPT_K_INT, .dst = (p), .min = (lo), \
+	  .max = (hi), .arg = (a), .help = (h) }
+#define OPT_LONG(n, p, lo, hi, a, h) \
+	{ .name = (n), .kind = OPT_K_LONG, .dst = (p), .min = (lo), \
+	  .max = (hi), .arg = (a), .help = (h) }
+#define OPT_DOUBLE(n, p, lo, hi, a, h) \
 	{ .name = (n), .kind = OPT_K_DOUBLE, .dst = (p), .dmin = (lo), \
-	  .dmax = (hi) }
-#define OPT_STR(n, p) { .name = (n), .kind = OPT_K_STR, .dst = (p) }
-#define OPT_FN(n, f, p) \
-	{ .name = (n), .kind = OPT_K_FN, .dst = (p), .fn = (f) }
+	  .dmax = (hi), .arg = (a), .help = (h) }
+#define OPT_STR(n, p, a, h) \
+	{ .name = (n), .kind = OPT_K_STR, .dst = (p), .arg = (a), .help = (h) }
+#define OPT_FN(n, f, p, a, h) \
+	{ .name = (n), .kind = OPT_K_FN, .dst = (p), .fn = (f), .arg = (a), \
+	  .help = (h) }
 #define OPT_END { .name = NULL }
+/* A macro's value as a string, for a help text: OPT_TEXT(ECHOLOAD_SIZE) */
+#define OPT_TEXT(x) OPT_TEXT_(x)
+#define OPT_TEXT_(x) #x
 /* clang-format on */
 
 struct opt_cmd {
-	const char *name;	/* "actors topo": how errors start */
-	const struct opt *opts; /* the table */
-	void (*usage)(FILE *f); /* the usage text */
+	const char *name;	   /* "actors topo": how errors start */
+	const struct opt *opts;	   /* the table */
+	const char *operands;	   /* after the options in the usage line */
+	const char *about;	   /* what it does, after the usage line */
+	void (*about_fn)(FILE *f); /* or, with figures, printed there */
+	const char *after;	   /* after the options: exit status... */
 	bool hint; /* after an error, the hint line, not the usage */
 };
+
+/* The usage text (above), to f. */
+void opt_usage(const struct opt_cmd *cmd, FILE *f);
 
 enum {
 	OPT_OK,	  /* parsed: argv[*first..argc) are the operands */

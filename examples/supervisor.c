@@ -957,35 +957,26 @@ static void demo(void *arg)
 
 /* ---- the program ------------------------------------------------------ */
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: supervisor [--workers N] [--intensity R] "
-		"[--period MS]\n"
-		"  --workers N    workers under the supervisor, 1 to %d "
-		"(default 4)\n"
-		"  --intensity R  restarts allowed within the period, 0 to %d "
-		"(default 5)\n"
-		"  --period MS    the period, %d to %d ms (default 1000)\n"
-		"Crashes the workers, checks the supervisor restarts them, "
-		"then makes it give up.\nExit status: 0 when every check held, "
-		"1 when one failed, 2 for bad options.\n",
-		WORKERS_MAX, INTENSITY_MAX, PERIOD_MIN_MS, PERIOD_MAX_MS);
-}
+static const char usage_after[] =
+	"Crashes the workers, checks the supervisor restarts them, then makes "
+	"it give up.\nExit status: 0 when every check held, 1 when one "
+	"failed, 2 for bad options.\n";
 
 int main(int argc, char **argv)
 {
 	struct sup_spec spec = { 4, 5, 1000, ACT_PID_NONE };
 	const struct opt opts[] = {
-		OPT_INT("workers", &spec.workers, 1, WORKERS_MAX),
-		OPT_INT("intensity", &spec.intensity, 0, INTENSITY_MAX),
-		OPT_INT("period", &spec.period_ms, PERIOD_MIN_MS,
-			PERIOD_MAX_MS),
+		OPT_INT("workers", &spec.workers, 1, WORKERS_MAX, "N",
+			"workers under the supervisor, {range}"),
+		OPT_INT("intensity", &spec.intensity, 0, INTENSITY_MAX, "R",
+			"restarts allowed within the period, {range}"),
+		OPT_INT("period", &spec.period_ms, PERIOD_MIN_MS, PERIOD_MAX_MS,
+			"MS", "the period, {range} ms"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "supervisor",
 				     .opts = opts,
-				     .usage = usage };
+				     .after = usage_after };
 	int ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);

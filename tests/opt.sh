@@ -113,4 +113,66 @@ if [ "$rc" -eq 0 ] && cmp -s "$tmp/a" "$tmp/b"; then
 else
 	bad "trace: status $rc: $(diff "$tmp/a" "$tmp/b" | head -5)"
 fi
+# the usage, made from the table: every option once in the usage line
+# and once as a line of its own, "-h, --help" last of them, no line over
+# 80 columns
+# lists PROGRAM... -- OPTION...
+lists() {
+	cmd=
+	while [ "$1" != -- ]; do
+		cmd="$cmd $1"
+		shift
+	done
+	shift
+	rc=0
+	# shellcheck disable=SC2086 # the command's words
+	timeout 30 $cmd --help >"$tmp/out" 2>"$tmp/err" </dev/null || rc=$?
+	why=
+	for name in "$@"; do
+		n=$(grep -c -- "^  --$name\( \|\$\)" "$tmp/out")
+		[ "$n" -eq 1 ] || why="$why --$name: $n lines;"
+		n=$(awk '/^usage:/ { u = 1; print; next }
+			u && /^ +\[/ { print; next } { u = 0 }' "$tmp/out" |
+			grep -o -- "\[--$name[] ]" | wc -l)
+		[ "$n" -eq 1 ] || why="$why --$name: $n times in the usage line;"
+	done
+	n=$(grep -c '^  --' "$tmp/out")
+	[ "$n" -eq $# ] || why="$why $n option lines, want $#;"
+	grep -q '^  -h, --help  *this text$' "$tmp/out" ||
+		why="$why no -h, --help line;"
+	long=$(awk 'length > 80' "$tmp/out" | head -n 1)
+	[ -z "$long" ] || why="$why over 80 columns: $long;"
+	if [ "$rc" -eq 0 ] && [ -z "$why" ]; then
+		ok "$cmd --help: its $# options, each once"
+	else
+		bad "$cmd --help: status $rc:$why"
+	fi
+}
+lists examples/echo_server -- host port workers
+lists examples/supervisor -- workers intensity period
+lists examples/kv_server -- host port workers shards maxclients \
+	proto-max-bulk-len appendonly appendfsync dir
+lists bench/echo -- host port conns seconds warmup threads size engine json
+lists $actors bench -- rounds procs hops leaves window senders messages \
+	credit total
+lists $actors bench echo -- conns seconds
+lists $actors bench timeouts -- procs rounds
+lists $actors topo -- synthetic xml cgroup json workers bind cpus \
+	reactor-cpu steal
+lists $actors trace -- top json
+lists $actors vars -- man test
+
+# the defaults shown are the command's, whatever came before --help; a
+# value that looks like -h is the option's, not a request for help
+rc=0
+$actors bench --rounds 5 --help >"$tmp/out" 2>&1 || rc=$?
+if [ "$rc" -eq 0 ] &&
+	grep -q '^  --rounds N  *ping-pong round trips (default 1000000)$' \
+		"$tmp/out"; then
+	ok "bench --rounds 5 --help: the default, 1000000, not 5"
+else
+	bad "bench --rounds 5 --help: status $rc: $(grep rounds "$tmp/out")"
+fi
+fails "actors trace" "--top -h: expected 0 to 1000000" $actors trace \
+	--top -h f
 finish

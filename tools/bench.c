@@ -208,30 +208,14 @@ static int bench_names(int argc, char **argv, unsigned *mask)
 	return 0;
 }
 
-static void bench_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: actors bench [WORKLOAD|all]... [options]\n"
-		"   or: actors bench echo [--conns K] [--seconds S]\n"
-		"   or: actors bench timeouts [--procs N] [--rounds R]\n"
-		"workloads: pingpong ring skynet fanin spawnburst100 "
-		"spawnburst10000\n"
-		"  (spawnburst with 100 or 10,000 children); none: all\n"
-		"  (echo and timeouts run alone, only when named: "
-		"--help after either)\n"
-		"  --rounds N    ping-pong round trips        (default %ld)\n"
-		"  --procs N     ring size                    (default %d)\n"
-		"  --hops N      ring hops in all             (default %ld)\n"
-		"  --leaves N    skynet leaves                (default %ld)\n"
-		"  --window N    skynet children alive, 1-10  (default %d)\n"
-		"  --senders N   fanin senders                (default %d)\n"
-		"  --messages N  fanin messages per sender    (default %ld)\n"
-		"  --credit N    fanin ACK window, 0: none    (default %ld)\n"
-		"  --total N     spawnburst steps in all      (default %ld)\n",
-		BENCH_PINGPONG_ROUNDS, BENCH_RING_PROCS, BENCH_RING_HOPS,
-		BENCH_SKYNET_LEAVES, BENCH_SKYNET_WINDOW, BENCH_FANIN_SENDERS,
-		BENCH_FANIN_MSGS, BENCH_FANIN_WINDOW, BENCH_SPAWNBURST_TOTAL);
-}
+static const char bench_about[] =
+	"   or: actors bench echo [--conns K] [--seconds S]\n"
+	"   or: actors bench timeouts [--procs N] [--rounds R]\n"
+	"workloads: pingpong ring skynet fanin spawnburst100 "
+	"spawnburst10000\n"
+	"  (spawnburst with 100 or 10,000 children); none: all\n"
+	"  (echo and timeouts run alone, only when named: "
+	"--help after either)\n";
 
 int actors_bench_main(int argc, char **argv)
 {
@@ -241,21 +225,30 @@ int actors_bench_main(int argc, char **argv)
 				BENCH_FANIN_MSGS,      BENCH_FANIN_WINDOW,
 				BENCH_SPAWNBURST_TOTAL };
 	const struct opt opts[] = {
-		OPT_LONG("rounds", &o.rounds, 1, LONG_MAX / 4),
-		OPT_LONG("procs", &o.procs, 1, 1L << 24),
-		OPT_LONG("hops", &o.hops, 1, LONG_MAX / 2),
-		OPT_LONG("leaves", &o.leaves, 1, 1000000000L),
-		OPT_LONG("window", &o.window, 1, BENCH_SKYNET_FANOUT),
-		OPT_LONG("senders", &o.senders, 1, BENCH_FANIN_MAX_SENDERS),
+		OPT_LONG("rounds", &o.rounds, 1, LONG_MAX / 4, "N",
+			 "ping-pong round trips"),
+		OPT_LONG("procs", &o.procs, 1, 1L << 24, "N", "ring size"),
+		OPT_LONG("hops", &o.hops, 1, LONG_MAX / 2, "N",
+			 "ring hops in all"),
+		OPT_LONG("leaves", &o.leaves, 1, 1000000000L, "N",
+			 "skynet leaves"),
+		OPT_LONG("window", &o.window, 1, BENCH_SKYNET_FANOUT, "N",
+			 "skynet children alive, 1-10"),
+		OPT_LONG("senders", &o.senders, 1, BENCH_FANIN_MAX_SENDERS, "N",
+			 "fanin senders"),
 		OPT_LONG("messages", &o.msgs, 1,
-			 (1L << BENCH_FANIN_SEQ_BITS) - 1),
-		OPT_LONG("credit", &o.credit, 0, 1L << 30),
-		OPT_LONG("total", &o.total, BENCH_SPAWNBURST_MANY, LONG_MAX),
+			 (1L << BENCH_FANIN_SEQ_BITS) - 1, "N",
+			 "fanin messages per sender"),
+		OPT_LONG("credit", &o.credit, 0, 1L << 30, "N",
+			 "fanin ACK window, 0: none"),
+		OPT_LONG("total", &o.total, BENCH_SPAWNBURST_MANY, LONG_MAX,
+			 "N", "spawnburst steps in all"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors bench",
 				     .opts = opts,
-				     .usage = bench_usage };
+				     .operands = "[WORKLOAD|all]...",
+				     .about = bench_about };
 	unsigned mask = 0;
 	int rc, ops, w, failed = 0;
 

@@ -33,18 +33,14 @@ static int echo_forked(const struct echo_plan *p, struct echo_outcome *out,
 			  rss_mib);
 }
 
-static void echo_usage(FILE *f)
+static void echo_about(FILE *f)
 {
 	fprintf(f,
-		"usage: actors bench echo [--conns K] [--seconds S]\n"
 		"The echo server (examples/echo_server.c) on this process's "
 		"runtime against\nthe load generator (bench/echoload.c) on "
 		"127.0.0.1: K connections, each\nsending %d bytes and "
-		"waiting for their echo, %.1f s of warm-up, then S s.\n"
-		"  --conns K    connections   (default %d)\n"
-		"  --seconds S  measured time (default %.0f)\n",
-		ECHOLOAD_SIZE, ECHOLOAD_WARMUP, ECHOLOAD_CONNS,
-		ECHO_BENCH_SECONDS);
+		"waiting for their echo, %.1f s of warm-up, then S s.\n",
+		ECHOLOAD_SIZE, ECHOLOAD_WARMUP);
 }
 
 static void echo_print(const struct echo_plan *p,
@@ -76,13 +72,15 @@ int actors_bench_echo_main(int argc, char **argv)
 	bool reported = false;
 	double rss_mib = 0;
 	const struct opt opts[] = {
-		OPT_INT("conns", &p.conns, 1, ECHOLOAD_MAX_CONNS),
-		OPT_DOUBLE("seconds", &p.seconds, 0.001, 1e6),
+		OPT_INT("conns", &p.conns, 1, ECHOLOAD_MAX_CONNS, "K",
+			"connections"),
+		OPT_DOUBLE("seconds", &p.seconds, 0.001, 1e6, "S",
+			   "measured time"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors bench echo",
 				     .opts = opts,
-				     .usage = echo_usage };
+				     .about_fn = echo_about };
 	int ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);

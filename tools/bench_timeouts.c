@@ -37,21 +37,17 @@ static void timeouts_fill(const void *arg, void *out)
 			       TIMEOUTS_MAX_NS, TIMEOUTS_IDLE_NS, &t->res);
 }
 
-static void timeouts_usage(FILE *f)
+static void timeouts_about(FILE *f)
 {
 	fprintf(f,
-		"usage: actors bench timeouts [--procs N] [--rounds R]\n"
 		"N processes each wait R times in act_receive() with a "
 		"timeout of %lld to\n%lld ms and nothing to receive, all "
 		"at once; prints how late the waits\nended (p50, p99, max, "
 		"in us), then the CPU the runtime uses over %lld s\nwith N "
 		"timers pending and nothing to run. It runs only when "
-		"named.\n"
-		"  --procs N   processes waiting at once (default %d)\n"
-		"  --rounds R  waits each                (default %d)\n",
+		"named.\n",
 		TIMEOUTS_MIN_NS / 1000000, TIMEOUTS_MAX_NS / 1000000,
-		TIMEOUTS_IDLE_NS / 1000000000, BENCH_TIMEOUTS_PROCS,
-		BENCH_TIMEOUTS_ROUNDS);
+		TIMEOUTS_IDLE_NS / 1000000000);
 }
 
 /* ok: it ran, and no wait ended before its deadline. */
@@ -83,13 +79,14 @@ int actors_bench_timeouts_main(int argc, char **argv)
 	bool reported = false, ran;
 	double rss_mib = 0;
 	const struct opt opts[] = {
-		OPT_LONG("procs", &p.procs, 1, 1000000),
-		OPT_LONG("rounds", &p.rounds, 1, 1000),
+		OPT_LONG("procs", &p.procs, 1, 1000000, "N",
+			 "processes waiting at once"),
+		OPT_LONG("rounds", &p.rounds, 1, 1000, "R", "waits each"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors bench timeouts",
 				     .opts = opts,
-				     .usage = timeouts_usage };
+				     .about_fn = timeouts_about };
 	int ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);

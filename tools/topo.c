@@ -28,44 +28,11 @@
 #include "../examples/opt.h"
 #include "commands.h"
 
-static void topo_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: actors topo [--synthetic DESC | --xml FILE] "
-		"[--cgroup DIR] [--json]\n"
-		"                   [--workers N] [--bind POLICY] "
-		"[--cpus LIST]\n"
-		"                   [--reactor-cpu CPU|auto|none|inline] "
-		"[--steal all]\n"
-		"Prints the topology, the allowed and usable CPUs and the "
-		"plan that act_main\nwould make here with this environment: "
-		"each worker's CPU, core and node,\nthe reactor's CPU and "
-		"worker 0's steal order (doc/topology.md).\n"
-		"  --synthetic DESC  plan for an hwloc synthetic machine, "
-		"e.g.\n"
-		"                    'pack:2 numa:2 core:16 pu:2'\n"
-		"  --xml FILE        plan for the machine an hwloc XML file "
-		"describes\n"
-		"  --cgroup DIR      DIR stands for the process's cgroup: its "
-		"cpu.max and\n"
-		"                    cpuset.cpus.effective limit the plan\n"
-		"  --json            one JSON object instead of text\n"
-		"  --workers N       workers, 1 to %d (act_config.schedulers; "
-		"else\n"
-		"                    ACTORS_SCHEDULERS, else the default)\n"
-		"  --bind POLICY     none, core, pu, spread, compact or numa "
-		"(act_config.bind;\n"
-		"                    else ACTORS_BIND, else core)\n"
-		"  --cpus LIST       CPUs to use, e.g. 0-7,16-23 "
-		"(act_config.cpus; else\n"
-		"                    ACTORS_CPUS, else all allowed)\n"
-		"  --reactor-cpu C   the reactor's CPU, auto, none or "
-		"inline (act_config.reactor_cpu;\n"
-		"                    else ACTORS_REACTOR_CPU, else auto)\n"
-		"  --steal all       every worker's steal order, not only "
-		"worker 0's\n",
-		ACT_MAX_WORKERS);
-}
+static const char topo_about[] =
+	"Prints the topology, the allowed and usable CPUs and the plan that "
+	"act_main\nwould make here with this environment: each worker's CPU, "
+	"core and node,\nthe reactor's CPU and worker 0's steal order "
+	"(doc/topology.md).\n";
 
 struct topo_opts {
 	struct act_config cfg;
@@ -156,21 +123,36 @@ int actors_topo_main(int argc, char **argv)
 	struct act__plan pl;
 	struct act__settings set;
 	const struct opt opts[] = {
-		OPT_FN("synthetic", topo_synthetic, &o),
-		OPT_FN("xml", topo_xml, &o),
-		OPT_FN("cgroup", topo_cgroup, &o),
-		OPT_FLAG("json", &o.json),
-		OPT_INT("workers", &o.cfg.schedulers, 1, ACT_MAX_WORKERS),
-		OPT_FN("bind", topo_bind, &o.cfg.bind),
+		OPT_FN("synthetic", topo_synthetic, &o, "DESC",
+		       "plan for an hwloc synthetic machine, e.g.\n"
+		       "'pack:2 numa:2 core:16 pu:2'"),
+		OPT_FN("xml", topo_xml, &o, "FILE",
+		       "plan for the machine an hwloc XML file describes"),
+		OPT_FN("cgroup", topo_cgroup, &o, "DIR",
+		       "DIR stands for the process's cgroup: its cpu.max and\n"
+		       "cpuset.cpus.effective limit the plan"),
+		OPT_FLAG("json", &o.json, "one JSON object instead of text"),
+		OPT_INT("workers", &o.cfg.schedulers, 1, ACT_MAX_WORKERS, "N",
+			"workers, {range} (act_config.schedulers; else\n"
+			"ACTORS_SCHEDULERS, else the default)"),
+		OPT_FN("bind", topo_bind, &o.cfg.bind, "POLICY",
+		       "none, core, pu, spread, compact or numa\n"
+		       "(act_config.bind; else ACTORS_BIND, else core)"),
 		/* checked against the topology by act__plan_resolve */
-		OPT_STR("cpus", &o.cfg.cpus),
-		OPT_FN("reactor-cpu", topo_reactor, &o.cfg.reactor_cpu),
-		OPT_FN("steal", topo_steal, &o.steal_all),
+		OPT_STR("cpus", &o.cfg.cpus, "LIST",
+			"CPUs to use, e.g. 0-7,16-23 (act_config.cpus; else\n"
+			"ACTORS_CPUS, else all allowed)"),
+		OPT_FN("reactor-cpu", topo_reactor, &o.cfg.reactor_cpu, "C",
+		       "the reactor's CPU, auto, none or inline\n"
+		       "(act_config.reactor_cpu; else ACTORS_REACTOR_CPU,\n"
+		       "else auto)"),
+		OPT_FN("steal", topo_steal, &o.steal_all, "all",
+		       "every worker's steal order, not only worker 0's"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors topo",
 				     .opts = opts,
-				     .usage = topo_usage,
+				     .about = topo_about,
 				     .hint = true };
 	unsigned flags;
 	int nkv, ops, rc;

@@ -811,20 +811,12 @@ static int summarize(const char *path, struct trace_sum *s)
 
 /* ---- the command ------------------------------------------------------- */
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: actors trace [--top N] [--json] FILE\n"
-		"Summarizes a trace that ACTORS_TRACE=FILE wrote (Chrome "
-		"trace-event JSON):\neach worker's busy, searching and "
-		"parked shares, the processes with the\nmost run time, the "
-		"longest run slices, the steals between workers and the\n"
-		"reactor's loops and I/O (doc/observability.md).\n"
-		"  --top N  rows of the process and slice tables, 0 to %d "
-		"(default %d)\n"
-		"  --json   one JSON object instead of text\n",
-		TOP_MAX, TOP_DEFAULT);
-}
+static const char trace_about[] =
+	"Summarizes a trace that ACTORS_TRACE=FILE wrote (Chrome trace-event "
+	"JSON):\neach worker's busy, searching and parked shares, the "
+	"processes with the\nmost run time, the longest run slices, the "
+	"steals between workers and the\nreactor's loops and I/O "
+	"(doc/observability.md).\n";
 
 int actors_trace_main(int argc, char **argv)
 {
@@ -832,13 +824,15 @@ int actors_trace_main(int argc, char **argv)
 	bool json = false;
 	long top = TOP_DEFAULT;
 	const struct opt opts[] = {
-		OPT_LONG("top", &top, 0, TOP_MAX),
-		OPT_FLAG("json", &json),
+		OPT_LONG("top", &top, 0, TOP_MAX, "N",
+			 "rows of the process and slice tables, {range}"),
+		OPT_FLAG("json", &json, "one JSON object instead of text"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors trace",
 				     .opts = opts,
-				     .usage = usage,
+				     .operands = "FILE",
+				     .about = trace_about,
 				     .hint = true };
 	int ops, rc;
 

@@ -19,18 +19,10 @@
 #include "../examples/opt.h"
 #include "commands.h"
 
-static void vars_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: actors vars [--man|--test]\n"
-		"Prints every ACTORS_* variable act_main reads, one a line, "
-		"tab-separated:\nname, default (- when computed), act_config "
-		"field (- for none), what it\naccepts and what it sets.\n"
-		"  --man   the entries of act_config_init(3)'s ENVIRONMENT "
-		"section\n"
-		"  --test  the test switches (ACT_TEST_*) instead, default "
-		"- (unset)\n");
-}
+static const char vars_about[] =
+	"Prints every ACTORS_* variable act_main reads, one a line, "
+	"tab-separated:\nname, default (- when computed), act_config field "
+	"(- for none), what it\naccepts and what it sets.\n";
 
 static void vars_man(const struct act__var *v, const char *def,
 		     const char *expect)
@@ -51,11 +43,18 @@ int actors_vars_main(int argc, char **argv)
 	char expect[200], buf[32];
 	const char *def;
 	bool man = false, test = false;
-	const struct opt opts[] = { OPT_FLAG("man", &man),
-				    OPT_FLAG("test", &test), OPT_END };
+	const struct opt opts[] = {
+		OPT_FLAG("man", &man,
+			 "the entries of act_config_init(3)'s ENVIRONMENT "
+			 "section"),
+		OPT_FLAG("test", &test,
+			 "the test switches (ACT_TEST_*) instead, their "
+			 "defaults\n- (unset)"),
+		OPT_END,
+	};
 	const struct opt_cmd cmd = { .name = "actors vars",
 				     .opts = opts,
-				     .usage = vars_usage,
+				     .about = vars_about,
 				     .hint = true };
 	int id, ops, rc;
 

@@ -386,36 +386,9 @@ static void main_proc(void *arg)
 		await_tag(T_AOF_SYNC, NULL, 0);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: kv_server [--host H] [--port P] [--workers N] "
-		"[--shards N]\n"
-		"                 [--maxclients N] [--proto-max-bulk-len B]\n"
-		"                 [--appendonly yes|no] [--appendfsync P] "
-		"[--dir DIR]\n"
-		"  --host H                address to listen on (default "
-		"127.0.0.1)\n"
-		"  --port P                TCP port, 0: an ephemeral one "
-		"(default 6379)\n"
-		"  --workers N             worker threads (default: "
-		"ACTORS_SCHEDULERS or the runtime's);\n"
-		"                          1: the worker runs the reactor "
-		"too, unless ACTORS_REACTOR_CPU\n"
-		"                          says otherwise\n"
-		"  --shards N              keyspace shards (default: one per "
-		"worker)\n"
-		"  --maxclients N          clients at once (default 10000)\n"
-		"  --proto-max-bulk-len B  largest argument, bytes, k, m or g "
-		"(default 512m)\n"
-		"  --appendonly yes|no     log every write to DIR/appendonly.aof "
-		"and replay it at start (default no)\n"
-		"  --appendfsync P         always, everysec or no: when the log "
-		"is flushed (default everysec)\n"
-		"  --dir DIR               where the log is (default .)\n"
-		"Prints \"kv_server: listening on HOST:PORT\" on stdout; stops "
-		"on SIGINT or SIGTERM.\n");
-}
+static const char usage_after[] =
+	"Prints \"kv_server: listening on HOST:PORT\" on stdout; stops on\n"
+	"SIGINT or SIGTERM.\n";
 
 /* A count with an optional k, m, g (or kb, mb, gb) suffix, as redis. */
 static int parse_size(const char *s, long long min, long long max,
@@ -559,20 +532,31 @@ static const char *opt_fsync(const char *arg, void *dst)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	const struct opt opts[] = {
-		OPT_STR("host", &o->host),
-		OPT_INT("port", &o->port, 0, 65535),
-		OPT_INT("workers", &o->workers, 1, 1024),
-		OPT_INT("shards", &o->shards, 1, 4096),
-		OPT_FN("maxclients", opt_maxclients, &o->maxclients),
-		OPT_FN("proto-max-bulk-len", opt_bulk, &o->max_bulk),
-		OPT_FN("appendonly", opt_yesno, &o->appendonly),
-		OPT_FN("appendfsync", opt_fsync, &o->appendfsync),
-		OPT_STR("dir", &o->dir),
+		OPT_STR("host", &o->host, "H", "address to listen on"),
+		OPT_INT("port", &o->port, 0, 65535, "P",
+			"TCP port, 0: an ephemeral one"),
+		OPT_INT("workers", &o->workers, 1, 1024, "N",
+			"worker threads (default: ACTORS_SCHEDULERS or the\n"
+			"runtime's); 1: the worker runs the reactor too,\n"
+			"unless ACTORS_REACTOR_CPU says otherwise"),
+		OPT_INT("shards", &o->shards, 1, 4096, "N",
+			"keyspace shards (default: one per worker)"),
+		OPT_FN("maxclients", opt_maxclients, &o->maxclients, "N",
+		       "clients at once (default 10000)"),
+		OPT_FN("proto-max-bulk-len", opt_bulk, &o->max_bulk, "B",
+		       "largest argument, bytes, k, m or g (default 512m)"),
+		OPT_FN("appendonly", opt_yesno, &o->appendonly, "yes|no",
+		       "log every write to DIR/appendonly.aof and replay\n"
+		       "it at start (default no)"),
+		OPT_FN("appendfsync", opt_fsync, &o->appendfsync, "P",
+		       "always, everysec or no: when the log is flushed\n"
+		       "(default everysec)"),
+		OPT_STR("dir", &o->dir, "DIR", "where the log is"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "kv_server",
 				     .opts = opts,
-				     .usage = usage };
+				     .after = usage_after };
 	int ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);
