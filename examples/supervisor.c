@@ -113,14 +113,14 @@ struct sup_spec {
 /* ---- helpers ---------------------------------------------------------- */
 
 struct text {
-	char s[48];
+	char s[48]; /* ACT_PID_STRLEN or more */
 };
 
 static struct text pid_text(act_pid pid)
 {
 	struct text t;
 
-	snprintf(t.s, sizeof(t.s), "<%#llx>", (unsigned long long)pid.id);
+	act_pid_format(pid, t.s, sizeof(t.s));
 	return t;
 }
 

@@ -45,6 +45,16 @@ static inline bool act_pid_eq(act_pid a, act_pid b)
 	return a.id == b.id;
 }
 
+/*
+ * Any thread, async-signal-safe: pid as Erlang prints one, "<0.INDEX.GEN>"
+ * (its slot's index and generation; "<none>" for ACT_PID_NONE), in buf as
+ * snprintf would put it: at most len - 1 characters and a NUL (nothing
+ * when len is 0). Returns the length of the whole form, without the NUL,
+ * which is always below ACT_PID_STRLEN.
+ */
+#define ACT_PID_STRLEN 32
+ACT_API int act_pid_format(act_pid pid, char *buf, size_t len);
+
 /* Receive timeouts: 0 polls, any negative value waits without limit. */
 #define ACT_FOREVER ((int64_t)-1)
 

@@ -227,10 +227,12 @@ static bool walked(act_pid p)
 /* The dump's line that starts with pid, or NULL. */
 static const char *dump_line_of(act_pid pid, char *buf, size_t len)
 {
-	char head[32];
+	char head[ACT_PID_STRLEN + 1];
 	const char *s = ir.dump, *end;
-	int n = snprintf(head, sizeof(head), "%llu ",
-			 (unsigned long long)pid.id);
+	int n = act_pid_format(pid, head, sizeof(head));
+
+	head[n++] = ' ';
+	head[n] = '\0';
 
 	while (s && *s) {
 		end = strchr(s, '\n');
@@ -321,16 +323,17 @@ START_TEST(info_matches_setup)
 			      (unsigned long long)ir.walk[i].id, ir.dump);
 	line = dump_line_of(ir.target, buf, sizeof(buf));
 	{
-		unsigned long long pid, reds, mbox;
+		unsigned long long reds, mbox;
 		unsigned links, mons, monby;
-		char state[16], wait[64], trap[8], name[300];
+		char pid[ACT_PID_STRLEN], state[16], wait[64], trap[8],
+			name[300];
 		int worker;
 		double run_ms;
 
 		ck_assert_int_eq(sscanf(line,
-					"%llu %15s %d %llu %llu %lf %63s %u %u "
+					"%31s %15s %d %llu %llu %lf %63s %u %u "
 					"%u %7s %299s",
-					&pid, state, &worker, &mbox, &reds,
+					pid, state, &worker, &mbox, &reds,
 					&run_ms, wait, &links, &mons, &monby,
 					trap, name),
 				 12);

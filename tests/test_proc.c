@@ -102,6 +102,74 @@ START_TEST(test_pid_format)
 }
 END_TEST
 
+/* --- act_pid_format ------------------------------------------------------- */
+
+static char pid_text_self[ACT_PID_STRLEN];
+static act_pid pid_text_pid;
+
+/* pid as "<0.INDEX.GEN>" from the table's own split */
+static void expect_text(act_pid pid)
+{
+	char want[64], got[ACT_PID_STRLEN];
+	int n = snprintf(want, sizeof(want), "<0.%u.%llu>", pid_index(pid),
+			 (unsigned long long)pid_gen(pid));
+
+	ck_assert_int_eq(act_pid_format(pid, got, sizeof(got)), n);
+	ck_assert_str_eq(got, want);
+}
+
+static void pid_text_main(void *arg)
+{
+	struct act__ptable *t = &act__rt_current->procs;
+	act_pid self = act_self(), wide, top = { UINT64_MAX };
+	char s[ACT_PID_STRLEN];
+	int n;
+
+	(void)arg;
+	/* a small table: a split other than the default's 23 bits */
+	ck_assert_uint_lt(t->idx_bits, 23);
+	expect_text(self);
+	wide = make_pid(((uint64_t)1 << 40) + 3, pid_index(self));
+	expect_text(wide);
+	expect_text(make_pid(1, (uint32_t)t->idx_mask));
+	ck_assert_int_lt(act_pid_format(top, s, sizeof(s)), ACT_PID_STRLEN);
+	/* snprintf's rules: the whole length, whatever fits, a NUL */
+	n = act_pid_format(self, s, sizeof(s));
+	ck_assert_int_eq(n, (int)strlen(s));
+	ck_assert_int_eq(act_pid_format(self, NULL, 0), n);
+	memset(s, 'x', sizeof(s));
+	ck_assert_int_eq(act_pid_format(self, s, 4), n);
+	ck_assert_str_eq(s, "<0.");
+	memset(s, 'x', sizeof(s));
+	act_pid_format(self, s, 1);
+	ck_assert_str_eq(s, "");
+	ck_assert_int_eq(s[1], 'x'); /* nothing past len */
+	ck_assert_int_eq(act_pid_format(ACT_PID_NONE, s, sizeof(s)), 6);
+	ck_assert_str_eq(s, "<none>");
+	act_pid_format(self, pid_text_self, sizeof(pid_text_self));
+	pid_text_pid = self;
+}
+
+START_TEST(test_pid_text)
+{
+	struct act_config cfg = tu_with_workers(1);
+	const char *fork = getenv("CK_FORK");
+	char s[ACT_PID_STRLEN];
+
+	/* no runtime ran yet in this test's process: 32 index bits */
+	if (!fork || strcmp(fork, "no")) {
+		act_pid_format((act_pid){ ((uint64_t)7 << 32) | 5 }, s,
+			       sizeof(s));
+		ck_assert_str_eq(s, "<0.5.7>");
+	}
+	cfg.max_procs = 1000;
+	ck_assert_int_eq(tu_run_main(&cfg, pid_text_main, NULL), 0);
+	/* after the stop: the split of the runtime that ran last */
+	act_pid_format(pid_text_pid, s, sizeof(s));
+	ck_assert_str_eq(s, pid_text_self);
+}
+END_TEST
+
 /* --- slot reuse ----------------------------------------------------------- */
 
 struct receiver {
@@ -677,6 +745,7 @@ static Suite *proc_suite(void)
 
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_pid_format);
+	tcase_add_test(tc, test_pid_text);
 	tcase_add_test(tc, test_slot_reuse_bumps_generation);
 	tcase_add_test(tc, test_generation_exhausted_retires_slot);
 	tcase_add_test(tc, test_generation_past_32_bits);

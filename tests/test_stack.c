@@ -19,9 +19,10 @@
 
 /* What a forked child hands back (MAP_SHARED, made before the fork). */
 struct shared {
-	int rc;		     /* act_main's return */
-	int mode;	     /* act__stack_guard_mode() inside */
-	uint64_t pid;	     /* the process that overflows */
+	int rc;			       /* act_main's return */
+	int mode;		       /* act__stack_guard_mode() inside */
+	uint64_t pid;		       /* the process that overflows */
+	char pid_text[ACT_PID_STRLEN]; /* and as act_pid_format has it */
 	uint64_t stack_size; /* its stack_size, as the runtime has it */
 	int returned;	     /* the overflowing code came back */
 };
@@ -94,6 +95,7 @@ static void overflow_now(struct ovf_case *oc)
 	struct act__proc *p = tu_self_proc();
 
 	oc->sh->pid = act_self().id;
+	act_pid_format(act_self(), oc->sh->pid_text, sizeof(oc->sh->pid_text));
 	oc->sh->stack_size = p->stack_size;
 	oc->sh->mode = act__stack_guard_mode();
 	switch (oc->how) {
@@ -171,9 +173,9 @@ static bool check_overflow(struct ovf_case oc, uint64_t want_size)
 		ck_assert_int_eq(oc.sh->mode, oc.guard);
 	ck_assert_uint_eq(oc.sh->stack_size, want_size);
 	snprintf(want, sizeof(want),
-		 "actors: stack overflow in process %llu "
+		 "actors: stack overflow in process %s "
 		 "(stack size %llu bytes)\n",
-		 (unsigned long long)oc.sh->pid, (unsigned long long)want_size);
+		 oc.sh->pid_text, (unsigned long long)want_size);
 	ck_assert_msg(strcmp(c.err, want) == 0,
 		      "stderr \"%s\", expected \"%s\"", c.err, want);
 	munmap(oc.sh, sizeof(*oc.sh));

@@ -41,6 +41,16 @@ static void say(const char *what, act_pid pid)
 	fflush(stdout);
 }
 
+/* The runtime's messages name a pid as act_pid_format writes it. */
+static void say_formatted(const char *what, act_pid pid)
+{
+	char s[ACT_PID_STRLEN];
+
+	act_pid_format(pid, s, sizeof(s));
+	printf("%s %s\n", what, s);
+	fflush(stdout);
+}
+
 SHOWN void trace_echoer(void *arg)
 {
 	struct act_msg *m = act_receive(ACT_FOREVER);
@@ -164,7 +174,7 @@ SHOWN void trace_long(void *arg)
 {
 	(void)arg;
 	say("polite", act_spawn(trace_polite, NULL));
-	say("hog", act_spawn(trace_hog, NULL));
+	say_formatted("hog", act_spawn(trace_hog, NULL));
 	act_sleep(150000000);
 }
 

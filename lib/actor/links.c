@@ -168,14 +168,17 @@ static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
 {
 	struct act_exit_info info = { who, reason, ref };
 	int rc = act__message_send_sys(rt, to, tag, &info, sizeof(info), who);
+	char a[ACT_PID_STRLEN], b[ACT_PID_STRLEN];
 
-	if (rc == -ENOMEM)
+	if (rc == -ENOMEM) {
+		act_pid_format(who, a, sizeof(a));
+		act_pid_format(to, b, sizeof(b));
 		fprintf(stderr,
 			"actors: out of memory: the %s message of process "
-			"%#llx to %#llx (reason %lld) is lost\n",
-			tag == ACT_TAG_EXIT ? "EXIT" : "DOWN",
-			(unsigned long long)who.id, (unsigned long long)to.id,
+			"%s to %s (reason %lld) is lost\n",
+			tag == ACT_TAG_EXIT ? "EXIT" : "DOWN", a, b,
 			(long long)reason);
+	}
 	return rc == -ENOMEM ? rc : 0;
 }
 

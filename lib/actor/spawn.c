@@ -254,6 +254,7 @@ void act__spawn_die_if_killed(struct act__proc *p)
 static void __attribute__((noreturn))
 exit_proc(struct act__proc *p, bool set, intptr_t reason)
 {
+	char pid[ACT_PID_STRLEN];
 	uint64_t s;
 
 	act__proc_lock(p);
@@ -278,8 +279,8 @@ exit_proc(struct act__proc *p, bool set, intptr_t reason)
 			      memory_order_release);
 	act__proc_unlock(p);
 	act__worker_switch_out(p, ACT_SW_EXIT);
-	act__fatal("exited process %llu resumed",
-		   (unsigned long long)p->pid.id);
+	act_pid_format(p->pid, pid, sizeof(pid));
+	act__fatal("exited process %s resumed", pid);
 }
 
 void act_exit(intptr_t reason)

@@ -41,17 +41,17 @@ static size_t put_u64(char *buf, size_t at, size_t cap, uint64_t v)
 	return at;
 }
 
-void act__fatal_write_line(int fd, const char *a, uint64_t n1, const char *b,
-			   uint64_t n2, const char *c)
+void act__fatal_write_line(int fd, const char *a, const char *s, const char *b,
+			   uint64_t n, const char *c)
 {
 	char buf[256];
 	size_t at = 0, cap = sizeof(buf) - 1;
 	ssize_t rc;
 
 	at = put_str(buf, at, cap, a);
-	at = put_u64(buf, at, cap, n1);
+	at = put_str(buf, at, cap, s);
 	at = put_str(buf, at, cap, b);
-	at = put_u64(buf, at, cap, n2);
+	at = put_u64(buf, at, cap, n);
 	at = put_str(buf, at, cap, c);
 	buf[at++] = '\n';
 	rc = write(fd, buf, at);

@@ -11,8 +11,9 @@
 act__noreturn void act__fatal(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 
-/* Async-signal-safe: format and write one line with write(2). */
-void act__fatal_write_line(int fd, const char *a, uint64_t n1, const char *b,
-			   uint64_t n2, const char *c);
+/* Async-signal-safe: write one line with write(2): a, s and b, n in
+ * decimal, then c. */
+void act__fatal_write_line(int fd, const char *a, const char *s, const char *b,
+			   uint64_t n, const char *c);
 
 #endif /* ACT_FATAL_H */

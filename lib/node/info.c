@@ -316,13 +316,14 @@ static const char *op_name(int op)
 }
 
 /* The waits-for field: one word, no blank ("-", "message+12.5ms",
- * "io:read:7", "muted:4194305"). */
+ * "io:read:7", "muted:<0.1.1>"). */
 static void waits_for(const struct act_process_info *i, int64_t now, char *buf,
 		      size_t len)
 {
 	static const char *const kinds[] = { [ACT_WAIT_MESSAGE] = "message",
 					     [ACT_WAIT_MATCH] = "match",
 					     [ACT_WAIT_SLEEP] = "sleep" };
+	char pid[ACT_PID_STRLEN];
 	int64_t left;
 
 	switch (i->wait) {
@@ -341,8 +342,8 @@ static void waits_for(const struct act_process_info *i, int64_t now, char *buf,
 			 i->wait_fd);
 		break;
 	case ACT_WAIT_MUTED:
-		snprintf(buf, len, "muted:%llu",
-			 (unsigned long long)i->wait_pid.id);
+		act_pid_format(i->wait_pid, pid, sizeof(pid));
+		snprintf(buf, len, "muted:%s", pid);
 		break;
 	default:
 		snprintf(buf, len, "-");
@@ -382,14 +383,15 @@ static void who(const struct act_process_info *i, char *buf, size_t len)
 
 static void dump_line(FILE *out, const struct act_process_info *i, int64_t now)
 {
-	char wait[64], name[ACT_NAME_MAX + 64];
+	char wait[64], name[ACT_NAME_MAX + 64], pid[ACT_PID_STRLEN];
 
 	waits_for(i, now, wait, sizeof(wait));
 	who(i, name, sizeof(name));
+	act_pid_format(i->pid, pid, sizeof(pid));
 	fprintf(out,
-		"%-14llu %-8s %6d %s%-7llu %12llu %10.3f %-22s %5u %4u %4u "
+		"%-14s %-8s %6d %s%-7llu %12llu %10.3f %-22s %5u %4u %4u "
 		"%-4s %s\n",
-		(unsigned long long)i->pid.id, state_name(i->state), i->worker,
+		pid, state_name(i->state), i->worker,
 		i->flags & ACT_INFO_MAILBOX_INEXACT ? "~" : "",
 		(unsigned long long)i->mailbox_len,
 		(unsigned long long)i->reductions, i->run_ns / 1e6, wait,

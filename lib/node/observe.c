@@ -164,7 +164,7 @@ static void long_schedules(struct act__rt *rt, struct act__observe *o)
 		 * turn */
 		uint64_t t = LOAD(w->watch_turn), pid = LOAD(w->watch_pid);
 		uintptr_t fn = LOAD(w->watch_fn);
-		char name[ACT_NAME_MAX + 1];
+		char name[ACT_NAME_MAX + 1], s[ACT_PID_STRLEN];
 		const char *sym;
 		int64_t held;
 
@@ -177,12 +177,13 @@ static void long_schedules(struct act__rt *rt, struct act__observe *o)
 		o->reported[i] = t;
 		act__registry_name_of(rt, (act_pid){ pid }, name, sizeof(name));
 		sym = act__observe_symbol(fn);
+		act_pid_format((act_pid){ pid }, s, sizeof(s));
 		fprintf(stderr,
-			"actors: long schedule: process %" PRIu64
+			"actors: long schedule: process %s"
 			" (name %s, entry %s) has held worker %u for %.1f ms "
 			"without a runtime call (ACTORS_LONG_SCHEDULE %.1f "
 			"ms)\n",
-			pid, name[0] ? name : "-", sym ? sym : "?", i,
+			s, name[0] ? name : "-", sym ? sym : "?", i,
 			ms((uint64_t)held), ms(o->long_ns));
 	}
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "affinity/homes.h"
+#include "pidfmt.h"
 #include "proc.h"
 
 /* Five cache lines: remote-written, owner-only, owner-only, the
@@ -83,6 +84,7 @@ int act__proc_table_init(struct act__ptable *t, uint32_t cap,
 		t->idx_bits++;
 	t->idx_mask = ((uint64_t)1 << t->idx_bits) - 1;
 	t->gen_max = ((uint64_t)1 << (64 - t->idx_bits)) - 1;
+	act__pidfmt_split(t->idx_bits);
 	t->max_alive = cap;
 	atomic_store_explicit(&t->fresh, 0, memory_order_relaxed);
 	atomic_store_explicit(&t->retired, 0, memory_order_relaxed);

@@ -77,7 +77,7 @@ static void check_stack_buf(const struct act__proc *p, const void *buf,
 	uintptr_t lo = (uintptr_t)p->stack_lo, b = (uintptr_t)buf;
 
 	if (act__unlikely(n && b < lo && b + n > lo - ACT_GUARD_SIZE))
-		act__overflow_report(p->pid.id, p->stack_size);
+		act__overflow_report(p->pid, p->stack_size);
 }
 
 static int64_t io_run(struct act__io *io, int64_t timeout_ns)

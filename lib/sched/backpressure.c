@@ -38,6 +38,15 @@ void act__backpressure_release(struct act__worker *w, struct act__proc *p)
 	}
 }
 
+/* Debug builds: a mute ended without its release. */
+static void __attribute__((noinline, cold)) muted_ran(struct act__proc *self)
+{
+	char s[ACT_PID_STRLEN];
+
+	act_pid_format(self->pid, s, sizeof(s));
+	act__fatal("muted process %s ran before its release", s);
+}
+
 void act__backpressure_mute(struct act__worker *w, struct act__proc *self,
 			    struct act__proc *r)
 {
@@ -93,8 +102,7 @@ void act__backpressure_mute(struct act__worker *w, struct act__proc *self,
 	act__worker_switch_out_w(w, self, ACT_SW_MUTE);
 	if (ACT_DEBUG_ON &&
 	    atomic_load_explicit(&self->mute_next, memory_order_relaxed))
-		act__fatal("muted process %u ran before its release",
-			   self->index);
+		muted_ran(self);
 	/* killed while muted: a kill does not end a mute (the process is
 	 * linked in r's stack until r lets it go), so it dies now */
 	act__spawn_die_if_killed(self);

@@ -21,9 +21,12 @@ static bool installed;
 static __thread void *altstack_mem;
 static __thread stack_t old_altstack;
 
-void act__overflow_report(uint64_t pid, uint64_t size)
+void act__overflow_report(act_pid pid, uint64_t size)
 {
-	act__fatal_write_line(2, "actors: stack overflow in process ", pid,
+	char s[ACT_PID_STRLEN];
+
+	act_pid_format(pid, s, sizeof(s)); /* async-signal-safe */
+	act__fatal_write_line(2, "actors: stack overflow in process ", s,
 			      " (stack size ", size, " bytes)");
 	_exit(ACT_OVERFLOW_STATUS);
 }
@@ -74,7 +77,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 		uintptr_t lo = (uintptr_t)p->stack_lo;
 
 		if (a < lo && a >= lo - ACT_GUARD_SIZE)
-			act__overflow_report(p->pid.id, p->stack_size);
+			act__overflow_report(p->pid, p->stack_size);
 	}
 	chain(sig, si, uc);
 }

@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+#include "actors.h"
+
 #define ACT_OVERFLOW_STATUS 134
 
 int act__overflow_init(void);
@@ -23,7 +25,6 @@ void act__overflow_fini(void);
 int act__overflow_thread_init(void);
 void act__overflow_thread_fini(void);
 /* Report an overflow found by the canary check and exit 134. */
-__attribute__((noreturn)) void act__overflow_report(uint64_t pid,
-						    uint64_t size);
+__attribute__((noreturn)) void act__overflow_report(act_pid pid, uint64_t size);
 
 #endif /* ACT_OVERFLOW_H */

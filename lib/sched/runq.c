@@ -25,10 +25,23 @@ void act__runq_init(struct act__runq *q, bool stealable)
 
 void act__runq_duplicate(struct act__runq *q, struct act__proc *p)
 {
+	char s[ACT_PID_STRLEN];
+
 	atomic_fetch_add_explicit(&q->dup_enqueues, 1, memory_order_relaxed);
-	if (ACT_DEBUG_ON)
-		act__fatal("duplicate enqueue of pid %llu (I1)",
-			   (unsigned long long)p->pid.id);
+	if (ACT_DEBUG_ON) {
+		act_pid_format(p->pid, s, sizeof(s));
+		act__fatal("duplicate enqueue of process %s (I1)", s);
+	}
+}
+
+static void stole_bad(struct act__proc *p)
+{
+	char s[ACT_PID_STRLEN];
+
+	act_pid_format(p->pid, s, sizeof(s));
+	act__fatal(
+		"stole process %s in state %u", s,
+		act__ps(atomic_load_explicit(&p->state, memory_order_relaxed)));
 }
 
 /* ---- list helpers ------------------------------------------------------ */
@@ -334,10 +347,7 @@ uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
 		if (ACT_DEBUG_ON && act__ps(atomic_load_explicit(
 					    &p->state, memory_order_relaxed)) !=
 					    ACT_PS_RUNNABLE)
-			act__fatal("stole pid %llu in state %u",
-				   (unsigned long long)p->pid.id,
-				   act__ps(atomic_load_explicit(
-					   &p->state, memory_order_relaxed)));
+			stole_bad(p);
 		/* ownership moves before the thief can run it (I3) */
 		atomic_store_explicit(&p->owner, thief, memory_order_relaxed);
 		act__runq_plist_push_top(&q->lifo, p);

@@ -265,7 +265,7 @@ static act__noinline void settle_slow(struct act__worker *w,
 				      struct act__proc *p, unsigned flags)
 {
 	if ((flags & ACT_PF_CANARY) && !act__stack_canary_ok(p->stack_lo))
-		act__overflow_report(p->pid.id, p->stack_size);
+		act__overflow_report(p->pid, p->stack_size);
 	if (flags & ACT_PF_HOOKED)
 		settle_as(w, p, true);
 	else
@@ -334,6 +334,19 @@ static act__always_inline struct act__proc *next_direct(struct act__worker *w)
  * own floating-point control state (ACT_PF_FPENV), timed: its turns are
  * timed (ACT_PF_TIMED).
  */
+/* The model's assertion failed (debug builds): act__fatal, cold. */
+static void __attribute__((noinline, cold))
+unsettled(struct act__proc *p, struct act__proc *leaving)
+{
+	char a[ACT_PID_STRLEN], b[ACT_PID_STRLEN];
+
+	act_pid_format(p->pid, a, sizeof(a));
+	act_pid_format(leaving->pid, b, sizeof(b));
+	act__fatal("process %s switches out while the switch of %s is not "
+		   "settled",
+		   a, b);
+}
+
 static act__always_inline void switch_out(struct act__worker *w,
 					  struct act__proc *p, int reason,
 					  bool fpenv, bool timed)
@@ -346,10 +359,7 @@ static act__always_inline void switch_out(struct act__worker *w,
 	/* the model's assertion (model/parkwake.pml): every switch out is
 	 * settled before the next one */
 	if (ACT_DEBUG_ON && w->leaving)
-		act__fatal("process %llu switches out while the switch of "
-			   "%llu is not settled",
-			   (unsigned long long)p->pid.id,
-			   (unsigned long long)w->leaving->pid.id);
+		unsettled(p, w->leaving);
 	/* ACT_SPAWN_FPENV: p's floating-point control state waits here, on
 	 * its stack, while it is switched out */
 	if (fpenv) {
