@@ -196,6 +196,10 @@ ACT_API int act_main(const struct act_config *cfg, void (*fn)(void *),
 ACT_API act_pid act_spawn(void (*fn)(void *), void *arg);
 ACT_API act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 			      const struct act_spawn_opts *opts);
+/* act_spawn_opt (opts may be NULL) that says why it failed: 0 and the
+ * child's pid in *pid, or -EPERM, -EINVAL, -EAGAIN, -ENOMEM. */
+ACT_API int act_spawn_pid(void (*fn)(void *), void *arg,
+			  const struct act_spawn_opts *opts, act_pid *pid);
 ACT_API act_pid act_self(void);
 ACT_API void act_yield(void);
 ACT_API void act_exit(intptr_t reason) __attribute__((noreturn));
@@ -211,6 +215,9 @@ ACT_API int act_kill(act_pid pid, intptr_t reason);
 ACT_API int act_link(act_pid pid);
 ACT_API int act_unlink(act_pid pid);
 ACT_API uint64_t act_monitor(act_pid pid); /* a reference, 0 on error */
+/* act_monitor that says why: 0 and the reference in *ref, or -ESRCH (pid
+ * not alive: no monitor, no DOWN), -EPERM, -EINVAL, -ENOMEM. */
+ACT_API int act_monitor_ref(act_pid pid, uint64_t *ref);
 ACT_API int act_demonitor(uint64_t ref);
 ACT_API bool act_trap_exit(bool on); /* the previous setting */
 ACT_API int act_on_exit(void (*fn)(void *arg), void *arg);

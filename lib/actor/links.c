@@ -526,19 +526,20 @@ int act_unlink(act_pid pid)
 	return 0;
 }
 
-uint64_t act_monitor(act_pid pid)
+/*
+ * p monitors pid, with a new reference in *ref: 0, -ENOMEM, or -ESRCH
+ * when pid is not alive (*ref is then the reference its NOPROC DOWN
+ * would carry, no monitor is made and nothing is sent).
+ */
+static int monitor(struct act__worker *w, struct act__proc *p, act_pid pid,
+		   uint64_t *ref)
 {
-	struct act__worker *w;
-	struct act__proc *p = current(&w), *q;
-	struct act__rel *r;
-	uint64_t ref;
+	struct act__proc *q;
+	struct act__rel *r = calloc(1, sizeof(*r));
 
-	if (!p)
-		return 0;
-	r = calloc(1, sizeof(*r));
 	if (!r)
-		return 0;
-	ref = r->ref = new_ref(w->rt);
+		return -ENOMEM;
+	*ref = r->ref = new_ref(w->rt);
 	q = act__proc_lookup(&w->rt->procs, pid);
 	if (q) {
 		act__links_lock2(p, q);
@@ -552,12 +553,43 @@ uint64_t act_monitor(act_pid pid)
 		act__links_unlock2(p, q);
 	}
 	if (!r)
-		return ref;
+		return 0;
 	free(r);
-	return send_signal_msg(w->rt, p->pid, ACT_TAG_DOWN, pid,
-			       ACT_EXIT_NOPROC, ref) ?
-		       0 :
-		       ref;
+	return -ESRCH;
+}
+
+int act_monitor_ref(act_pid pid, uint64_t *ref)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w);
+	uint64_t r;
+	int rc;
+
+	if (!p)
+		return -EPERM;
+	if (!ref)
+		return -EINVAL;
+	rc = monitor(w, p, pid, &r);
+	if (!rc)
+		*ref = r;
+	return rc;
+}
+
+/* Erlang's monitor/2: a pid not alive gets its DOWN (NOPROC) at once. */
+uint64_t act_monitor(act_pid pid)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w);
+	uint64_t ref;
+	int rc;
+
+	if (!p)
+		return 0;
+	rc = monitor(w, p, pid, &ref);
+	if (rc == -ESRCH)
+		rc = send_signal_msg(w->rt, p->pid, ACT_TAG_DOWN, pid,
+				     ACT_EXIT_NOPROC, ref);
+	return rc ? 0 : ref;
 }
 
 static bool match_down(const struct act_msg *m, void *ctx)

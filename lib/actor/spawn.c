@@ -90,21 +90,23 @@ spawn_timed(struct act__worker *w, struct act__proc *p, void (*fn)(void *))
 				 w->current ? w->current->pid.id : 0);
 }
 
-act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
-		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
-		   struct act__spawn_rels *rels, bool fpenv)
+int act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
+	       size_t stack_size, uint32_t mailbox_limit, bool is_main,
+	       struct act__spawn_rels *rels, bool fpenv, act_pid *pid)
 {
 	struct act__proc *p = act__proc_slot_get(&w->rt->procs, &w->slots);
 	struct act__worker *to;
-	act_pid pid;
 	uint64_t s;
 	bool canary = false;
+	int rc;
 
+	/* the table is mapped whole at start: no slot is max_procs alive */
 	if (!p)
-		return ACT_PID_NONE;
-	if (act__stack_get(&w->stacks, stack_size, &p->stack_lo, &canary)) {
+		return -EAGAIN;
+	rc = act__stack_get(&w->stacks, stack_size, &p->stack_lo, &canary);
+	if (rc) {
 		act__proc_slot_free(&w->rt->procs, &w->slots, p);
-		return ACT_PID_NONE;
+		return rc;
 	}
 	p->stack_size = stack_size;
 	atomic_store_explicit(&p->fn, fn, memory_order_relaxed);
@@ -153,63 +155,89 @@ act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	act__count(&w->n_spawns);
 	if (to != w)
 		act__count(&w->n_placed);
-	pid = p->pid;
+	*pid = p->pid;
 	/* from here p may run on another worker, exit, and its slot go to
 	 * a new process: read nothing of it after the enqueue */
 	act__wake_enqueue(w, to, p);
-	return pid;
+	return 0;
+}
+
+/* What opts asks for, checked: 0 or -EINVAL. */
+static int spawn_opts(const struct act__rt *rt,
+		      const struct act_spawn_opts *opts, size_t *size,
+		      uint32_t *limit, uint32_t *flags)
+{
+	unsigned i;
+
+	*size = rt->cfg.stack_size;
+	*limit = rt->cfg.mailbox_limit;
+	*flags = 0;
+	if (!opts)
+		return 0;
+	for (i = 0; i < sizeof(opts->reserved) / 4; i++)
+		if (opts->reserved[i])
+			return -EINVAL;
+	if (opts->flags &
+	    ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR | ACT_SPAWN_FPENV))
+		return -EINVAL;
+	if (opts->mailbox_limit > ACT__MAILBOX_MAX &&
+	    opts->mailbox_limit != ACT_MAILBOX_UNLIMITED)
+		return -EINVAL;
+	if (opts->stack_size) {
+		*size = act__env_stack_size_ok(opts->stack_size);
+		if (!*size)
+			return -EINVAL;
+	}
+	if (opts->mailbox_limit)
+		*limit = opts->mailbox_limit == ACT_MAILBOX_UNLIMITED ?
+				 0 :
+				 opts->mailbox_limit;
+	*flags = opts->flags;
+	return 0;
+}
+
+int act_spawn_pid(void (*fn)(void *), void *arg,
+		  const struct act_spawn_opts *opts, act_pid *pid)
+{
+	struct act__worker *w = act__tls_worker_self();
+	struct act__proc *self = w ? w->current : NULL;
+	struct act__spawn_rels rels = { NULL, NULL };
+	uint32_t limit, flags;
+	uint64_t ref = 0;
+	size_t size;
+	act_pid kid;
+	int rc;
+
+	if (!self)
+		return -EPERM;
+	if (!fn || !pid)
+		return -EINVAL;
+	rc = spawn_opts(w->rt, opts, &size, &limit, &flags);
+	if (!rc && (flags & (ACT_SPAWN_LINK | ACT_SPAWN_MONITOR)))
+		rc = act__links_rels_alloc(w->rt, flags, &rels);
+	if (rc)
+		return rc;
+	if (rels.monitor)
+		ref = rels.monitor->ref;
+	rc = act__spawn(w, fn, arg, size, limit, false, &rels,
+			(flags & ACT_SPAWN_FPENV) != 0, &kid);
+	if (rc) {
+		act__links_rels_free(&rels);
+	} else {
+		*pid = kid;
+		if (ref && opts->monitor_ref)
+			*opts->monitor_ref = ref;
+	}
+	act__worker_reduce(w, self);
+	return rc;
 }
 
 act_pid act_spawn_opt(void (*fn)(void *), void *arg,
 		      const struct act_spawn_opts *opts)
 {
-	struct act__worker *w = act__tls_worker_self();
-	struct act__proc *self = w ? w->current : NULL;
-	struct act__spawn_rels rels = { NULL, NULL };
-	uint32_t limit, flags = 0;
-	uint64_t ref = 0;
-	size_t size;
-	act_pid pid;
-	unsigned i;
+	act_pid pid = ACT_PID_NONE;
 
-	if (!self || !fn)
-		return ACT_PID_NONE;
-	size = w->rt->cfg.stack_size;
-	limit = w->rt->cfg.mailbox_limit;
-	if (opts) {
-		for (i = 0; i < sizeof(opts->reserved) / 4; i++)
-			if (opts->reserved[i])
-				return ACT_PID_NONE;
-		if (opts->flags &
-		    ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR | ACT_SPAWN_FPENV))
-			return ACT_PID_NONE;
-		if (opts->mailbox_limit > ACT__MAILBOX_MAX &&
-		    opts->mailbox_limit != ACT_MAILBOX_UNLIMITED)
-			return ACT_PID_NONE;
-		if (opts->stack_size) {
-			size = act__env_stack_size_ok(opts->stack_size);
-			if (!size)
-				return ACT_PID_NONE;
-		}
-		if (opts->mailbox_limit)
-			limit = opts->mailbox_limit == ACT_MAILBOX_UNLIMITED ?
-					0 :
-					opts->mailbox_limit;
-		flags = opts->flags;
-	}
-	if ((flags & (ACT_SPAWN_LINK | ACT_SPAWN_MONITOR)) &&
-	    act__links_rels_alloc(w->rt, flags, &rels))
-		return ACT_PID_NONE;
-	if (rels.monitor)
-		ref = rels.monitor->ref;
-	pid = act__spawn(w, fn, arg, size, limit, false, &rels,
-			 (flags & ACT_SPAWN_FPENV) != 0);
-	if (!pid.id)
-		act__links_rels_free(&rels);
-	else if (ref && opts->monitor_ref)
-		*opts->monitor_ref = ref;
-	act__worker_reduce(w, self);
-	return pid;
+	return act_spawn_pid(fn, arg, opts, &pid) ? ACT_PID_NONE : pid;
 }
 
 act_pid act_spawn(void (*fn)(void *), void *arg)

@@ -21,9 +21,10 @@ struct act__worker;
 /* A process running fn(arg), on worker w (main process: w's first).
  * mailbox_limit: 0 for none; rels: the caller's link and monitor to put
  * on before the child can run (NULL: none), consumed on success; fpenv:
- * ACT_SPAWN_FPENV. Its pid, or a zero pid on ENOMEM or a full table. */
-act_pid act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
-		   size_t stack_size, uint32_t mailbox_limit, bool is_main,
-		   struct act__spawn_rels *rels, bool fpenv);
+ * ACT_SPAWN_FPENV. 0 and its pid in *pid, -EAGAIN (max_procs alive) or
+ * -ENOMEM (no stack). */
+int act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
+	       size_t stack_size, uint32_t mailbox_limit, bool is_main,
+	       struct act__spawn_rels *rels, bool fpenv, act_pid *pid);
 
 #endif /* ACT_SPAWN_H */

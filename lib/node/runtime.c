@@ -422,6 +422,7 @@ static int run_main(struct act__rt *rt, const struct act__settings *set,
 {
 	struct act__fpctl caller_fp;
 	struct hwloc_bitmap_s *saved;
+	act_pid main_pid;
 	int rc;
 
 	act__tls_set_worker(&rt->workers[0]);
@@ -442,10 +443,9 @@ static int run_main(struct act__rt *rt, const struct act__settings *set,
 	 * state, whatever the caller's thread had; it gets its own back */
 	act__fp_save(&caller_fp);
 	act__fp_load_default();
-	if (!act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
-			rt->cfg.mailbox_limit, true, NULL, false)
-		     .id) {
-		rc = -ENOMEM;
+	rc = act__spawn(&rt->workers[0], fn, arg, rt->cfg.stack_size,
+			rt->cfg.mailbox_limit, true, NULL, false, &main_pid);
+	if (rc) {
 		act__worker_stop_all(rt);
 	} else {
 		act__worker_loop(&rt->workers[0]);
