@@ -164,6 +164,10 @@ struct act_config {
 			      * NULL: ACTORS_TRACE or none */
 	size_t trace_buffer; /* bytes of trace buffer per worker and for the
 			      * reactor; 0: ACTORS_TRACE_BUFFER or 32m */
+	/* New fields go here, at the end (doc/design/abi.md). */
+#ifdef ACT__ABI_TEST_GROW
+	uint64_t abi_test[4]; /* tests/abi's grown library only: must be 0 */
+#endif
 };
 
 /* Options for act_spawn_opt(); zeroed fields take the runtime's values. */
@@ -176,6 +180,10 @@ struct act_spawn_opts {
 	uint64_t *monitor_ref;	/* ACT_SPAWN_MONITOR: the reference goes
 				 * here (may be NULL) */
 	uint32_t reserved[4];
+	/* New fields go here, at the end (doc/design/abi.md). */
+#ifdef ACT__ABI_TEST_GROW
+	uint32_t abi_test[4]; /* tests/abi's grown library only: must be 0 */
+#endif
 };
 
 /* A received message. Owned by the receiver until act_msg_free(). */
@@ -415,6 +423,10 @@ struct act_process_info {
 	act_pid wait_pid;	     /* MUTED: the receiver it waits for */
 	char name[ACT_NAME_MAX + 1]; /* registered name, "" if none */
 	uint64_t reserved[6];
+	/* New fields go here, at the end (doc/design/abi.md). */
+#ifdef ACT__ABI_TEST_GROW
+	uint64_t abi_test[4]; /* tests/abi's grown library only */
+#endif
 };
 
 /*

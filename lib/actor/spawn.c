@@ -177,6 +177,11 @@ static int spawn_opts(const struct act__rt *rt,
 	for (i = 0; i < sizeof(opts->reserved) / 4; i++)
 		if (opts->reserved[i])
 			return -EINVAL;
+#ifdef ACT__ABI_TEST_GROW
+	for (i = 0; i < sizeof(opts->abi_test) / 4; i++)
+		if (opts->abi_test[i])
+			return -EINVAL;
+#endif
 	if (opts->flags &
 	    ~(ACT_SPAWN_LINK | ACT_SPAWN_MONITOR | ACT_SPAWN_FPENV))
 		return -EINVAL;

@@ -205,6 +205,9 @@ static int proc_info(struct act__rt *rt, act_pid pid,
 	if (!p)
 		return -ESRCH;
 	memset(info, 0, sizeof(*info));
+#ifdef ACT__ABI_TEST_GROW
+	memset(info->abi_test, 0x5a, sizeof(info->abi_test)); /* written */
+#endif
 	info->pid = pid;
 	/* acquire: pairs with the release that made it RUNNABLE at spawn
 	 * (its fn, its owner) and with the park's CAS (the wait fields) */

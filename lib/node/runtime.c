@@ -30,9 +30,8 @@
 #define DEFAULT_REDUCTIONS 2000
 #define MAX_SCHEDULERS ACT_MAX_WORKERS
 _Static_assert(ACT_PLAN_MAX_WORKERS == ACT_MAX_WORKERS, "plan cap");
-/* the reserved words keep the public layout: 80 bytes since 0.1 (grown
- * from 64 for the trace's two fields before 0.1.0 was released) */
-_Static_assert(sizeof(struct act_config) == 80, "act_config layout");
+/* act_config's layout: fields are appended only, and a binary built
+ * against the 0.1 one (80 bytes) calls compat.c's act_main */
 /* the ACTORS_* table (settings/vars.h) gives the limits these layers name */
 _Static_assert(ACT_VARS_SCHEDULERS_MAX == ACT_MAX_WORKERS, "vars: workers");
 _Static_assert(ACT_VARS_RING_MAX == ACT_RING_MAX_ENTRIES, "vars: ring");
@@ -74,6 +73,12 @@ static int check_fields(const struct act_config *c)
 	for (i = 0; i < sizeof(c->reserved) / sizeof(c->reserved[0]); i++)
 		if (c->reserved[i])
 			return bad_field("reserved", c->reserved[i], "0");
+#ifdef ACT__ABI_TEST_GROW
+	for (i = 0; i < sizeof(c->abi_test) / sizeof(c->abi_test[0]); i++)
+		if (c->abi_test[i])
+			return bad_field("abi_test", (long long)c->abi_test[i],
+					 "0");
+#endif
 	if (c->schedulers < 0 || c->schedulers > MAX_SCHEDULERS)
 		return bad_field("schedulers", c->schedulers,
 				 "0 (default) or 1 to 1024");
