@@ -186,13 +186,20 @@ struct act_spawn_opts {
 #endif
 };
 
-/* A received message. Owned by the receiver until act_msg_free(). */
+/*
+ * A received message. Owned by the receiver until act_msg_free(). Only
+ * the runtime allocates one (programs get pointers from act_receive*
+ * and act_call), so a field added at its end, as `ref` was, does not
+ * break a binary built against an older header.
+ */
 struct act_msg {
 	uint32_t tag; /* the sender's tag, or an ACT_TAG_* */
 	uint32_t rsvd;
 	act_pid from; /* the sender, or ACT_PID_NONE from outside a process */
 	size_t len;   /* payload bytes */
 	void *data;   /* payload, 16-byte aligned; NULL when len is 0 */
+	uint64_t ref; /* act_call's reference: a request's, or the reply's
+		       * to it; 0 for act_send's messages */
 };
 
 /* Runtime start and stop. Any thread not already in a runtime. */
@@ -242,6 +249,23 @@ ACT_API struct act_msg *
 act_receive_match(bool (*match)(const struct act_msg *msg, void *ctx),
 		  void *ctx, int64_t timeout_ns);
 ACT_API void act_msg_free(struct act_msg *msg);
+
+/*
+ * Call and reply (Erlang's gen_server:call). act_make_ref: any thread, a
+ * reference unique for the life of the OS process, never 0 (monitors'
+ * references come from the same count). act_call: inside a process (else
+ * -EPERM); sends `to` a request carrying a fresh reference and waits for
+ * its reply: 0 with *reply set (act_msg_free it), -ETIMEDOUT, -ESRCH, or
+ * -ECONNRESET when `to` died first, *reply then its DOWN message (struct
+ * act_exit_info: its exit reason). A reply that comes after its call gave
+ * up is dropped, never received. act_reply: any thread; answers the
+ * request req, a message act_call sent.
+ */
+ACT_API uint64_t act_make_ref(void);
+ACT_API int act_call(act_pid to, uint32_t tag, const void *req, size_t len,
+		     int64_t timeout_ns, struct act_msg **reply);
+ACT_API int act_reply(const struct act_msg *req, uint32_t tag, const void *data,
+		      size_t len);
 
 /* Timers. act_sleep: inside a process; the others: any thread. */
 typedef uint64_t act_timer; /* names a timer; never 0 */

@@ -93,7 +93,7 @@ enum {
 	MF_READY,  /* receiver -> main: its exit handler is in */
 };
 
-#define ENV_HDR 64	     /* lib/mem/slab.h: ACT_ENV_HDR */
+#define ENV_HDR 80	     /* lib/mem/slab.h: ACT_ENV_HDR */
 #define RFREE_HELD (16 * 32) /* ACT_RFREE_SLOTS x ACT_RFREE_BATCH */
 #define FIXED_SLACK_KB 1024
 #define CHUNK_BYTES ((uint64_t)256 << 10) /* lib/mem/slab.c */

@@ -98,16 +98,16 @@ START_TEST(class_selection)
 	} cases[] = {
 		{ 0, 0 },
 		{ 1, 0 },
-		{ 64, 0 },
-		{ 65, 1 },
-		{ 192, 1 },
-		{ 193, 2 },
-		{ 960, 3 },
-		{ 961, 4 },
-		{ 8128, 6 },
-		{ 8129, 7 },
-		{ 16320, 7 },
-		{ 16321, ACT_SLAB_FOREIGN },
+		{ 128 - ACT_ENV_HDR, 0 },
+		{ 129 - ACT_ENV_HDR, 1 },
+		{ 256 - ACT_ENV_HDR, 1 },
+		{ 257 - ACT_ENV_HDR, 2 },
+		{ 1024 - ACT_ENV_HDR, 3 },
+		{ 1025 - ACT_ENV_HDR, 4 },
+		{ 8192 - ACT_ENV_HDR, 6 },
+		{ 8193 - ACT_ENV_HDR, 7 },
+		{ 16384 - ACT_ENV_HDR, 7 },
+		{ 16385 - ACT_ENV_HDR, ACT_SLAB_FOREIGN },
 		{ 100000, ACT_SLAB_FOREIGN },
 	};
 	struct act__slab s;
@@ -210,7 +210,8 @@ START_TEST(no_overlap)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
-		len[i] = x % 16321; /* 0 .. 16320: always a slab class */
+		/* 0 .. ACT_SLAB_MAX_PAYLOAD: always a slab class */
+		len[i] = x % (ACT_SLAB_MAX_PAYLOAD + 1);
 		e[i] = act__slab_alloc(&s, len[i]);
 		ck_assert_ptr_nonnull(e[i]);
 		ck_assert_uint_ne(e[i]->cls, ACT_SLAB_FOREIGN);
@@ -565,7 +566,7 @@ START_TEST(remote_free_concurrent)
 	 * memory and hand out N distinct envelopes */
 	chunks = chunk_count(s);
 	for (i = 0; i < N; i++) {
-		e[i] = act__slab_alloc(s, 64);
+		e[i] = act__slab_alloc(s, 128 - ACT_ENV_HDR);
 		ck_assert_ptr_nonnull(e[i]);
 	}
 	ck_assert_uint_eq(chunk_count(s), chunks);

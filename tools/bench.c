@@ -256,6 +256,8 @@ int actors_bench_main(int argc, char **argv)
 		return actors_bench_echo_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "timeouts"))
 		return actors_bench_timeouts_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "call"))
+		return actors_bench_call_main(argc - 1, argv + 1);
 	rc = opt_parse(&cmd, argc, argv, &ops);
 	if (rc != OPT_OK)
 		return opt_status(rc);

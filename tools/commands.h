@@ -18,6 +18,7 @@ int actors_demo_main(int argc, char **argv);
 int actors_bench_main(int argc, char **argv);
 int actors_bench_echo_main(int argc, char **argv);
 int actors_bench_timeouts_main(int argc, char **argv);
+int actors_bench_call_main(int argc, char **argv);
 
 /* The plan act_main would make; the library says why it cannot. */
 int actors_topo_main(int argc, char **argv);

@@ -144,11 +144,20 @@ static struct act__rel *monitor_find(struct act__proc *x, uint64_t ref)
 	return NULL;
 }
 
-static uint64_t new_ref(struct act__rt *rt)
+/* The next reference: one count for the OS process, not per runtime,
+ * so a reference stays unique across act_main's runs (act_make_ref(3)).
+ * 2^64 of them do not run out. */
+static _Atomic uint64_t next_ref = 1;
+
+static uint64_t new_ref(void)
 {
 	/* relaxed: only uniqueness matters */
-	return atomic_fetch_add_explicit(&rt->next_ref, 1,
-					 memory_order_relaxed);
+	return atomic_fetch_add_explicit(&next_ref, 1, memory_order_relaxed);
+}
+
+uint64_t act_make_ref(void)
+{
+	return new_ref();
 }
 
 /* ---- signals ------------------------------------------------------------ */
@@ -405,7 +414,7 @@ int act__links_rels_alloc(struct act__rt *rt, uint32_t flags,
 			r->link = NULL;
 			return -ENOMEM;
 		}
-		r->monitor->ref = new_ref(rt);
+		r->monitor->ref = new_ref();
 	}
 	return 0;
 }
@@ -526,24 +535,19 @@ int act_unlink(act_pid pid)
 	return 0;
 }
 
-/*
- * p monitors pid, with a new reference in *ref: 0, -ENOMEM, or -ESRCH
- * when pid is not alive (*ref is then the reference its NOPROC DOWN
- * would carry, no monitor is made and nothing is sent).
- */
-static int monitor(struct act__worker *w, struct act__proc *p, act_pid pid,
-		   uint64_t *ref)
+int act__links_monitor_ref(struct act__rt *rt, struct act__proc *p, act_pid pid,
+			   uint64_t ref)
 {
-	struct act__proc *q;
 	struct act__rel *r = calloc(1, sizeof(*r));
+	struct act__proc *q;
 
 	if (!r)
 		return -ENOMEM;
-	*ref = r->ref = new_ref(w->rt);
-	q = act__proc_lookup(&w->rt->procs, pid);
+	r->ref = ref;
+	q = act__proc_lookup(&rt->procs, pid);
 	if (q) {
 		act__links_lock2(p, q);
-		if (act__links_proc_live(&w->rt->procs, q, pid)) {
+		if (act__links_proc_live(&rt->procs, q, pid)) {
 			r->end[0] = p->pid;
 			r->end[1] = pid;
 			rel_add(p, r, 0);
@@ -569,7 +573,8 @@ int act_monitor_ref(act_pid pid, uint64_t *ref)
 		return -EPERM;
 	if (!ref)
 		return -EINVAL;
-	rc = monitor(w, p, pid, &r);
+	r = new_ref();
+	rc = act__links_monitor_ref(w->rt, p, pid, r);
 	if (!rc)
 		*ref = r;
 	return rc;
@@ -585,7 +590,8 @@ uint64_t act_monitor(act_pid pid)
 
 	if (!p)
 		return 0;
-	rc = monitor(w, p, pid, &ref);
+	ref = new_ref();
+	rc = act__links_monitor_ref(w->rt, p, pid, ref);
 	if (rc == -ESRCH)
 		rc = send_signal_msg(w->rt, p->pid, ACT_TAG_DOWN, pid,
 				     ACT_EXIT_NOPROC, ref);
@@ -600,37 +606,45 @@ static bool match_down(const struct act_msg *m, void *ctx)
 	       d->ref == *(const uint64_t *)ctx;
 }
 
-int act_demonitor(uint64_t ref)
+bool act__links_unmonitor(struct act__rt *rt, struct act__proc *p, uint64_t ref)
 {
-	struct act__worker *w;
-	struct act__proc *p = current(&w), *q = NULL;
+	struct act__proc *q;
 	struct act__rel *r;
-	struct act_msg *m;
 	act_pid target;
 
-	if (!p)
-		return -EPERM;
-	if (!ref)
-		return -ENOENT;
 	act__proc_lock(p);
 	r = monitor_find(p, ref);
 	if (r)
 		target = r->end[1];
 	act__proc_unlock(p);
+	if (!r)
+		return false;
+	q = slot_at(rt, target);
+	act__links_lock2(p, q);
+	r = monitor_find(p, ref);
 	if (r) {
-		q = slot_at(w->rt, target);
-		act__links_lock2(p, q);
-		r = monitor_find(p, ref);
-		if (r) {
-			rel_del(p, r, 0);
-			rel_del(q, r, 1);
-		}
-		act__links_unlock2(p, q);
-		if (r) {
-			free(r);
-			return 0;
-		}
+		rel_del(p, r, 0);
+		rel_del(q, r, 1);
 	}
+	act__links_unlock2(p, q);
+	if (!r)
+		return false;
+	free(r);
+	return true;
+}
+
+int act_demonitor(uint64_t ref)
+{
+	struct act__worker *w;
+	struct act__proc *p = current(&w);
+	struct act_msg *m;
+
+	if (!p)
+		return -EPERM;
+	if (!ref)
+		return -ENOENT;
+	if (act__links_unmonitor(w->rt, p, ref))
+		return 0;
 	/* fired: its DOWN was pushed under p's lock, before the node went;
 	 * a sender still between its exchange and its link in the mailbox
 	 * can hide it from a pop for a moment, so look until the queue is

@@ -82,6 +82,18 @@ int act__links_exit_signal(struct act__rt *rt, struct act__worker *w,
 			   struct act__proc *p, act_pid pid, act_pid who,
 			   intptr_t reason, bool untrappable);
 
+/*
+ * p, running: monitor pid under the reference ref (act_call's, from
+ * act_make_ref). 0, -ESRCH when pid is not alive (no DOWN then), or
+ * -ENOMEM. act__links_unmonitor: take p's monitor ref away; false when
+ * it was not there (it fired: its DOWN is in p's mailbox, or was lost
+ * to memory, which was said).
+ */
+int act__links_monitor_ref(struct act__rt *rt, struct act__proc *p, act_pid pid,
+			   uint64_t ref);
+bool act__links_unmonitor(struct act__rt *rt, struct act__proc *p,
+			  uint64_t ref);
+
 /* Slot-index order double locking; a == b takes one lock. */
 void act__links_lock2(struct act__proc *a, struct act__proc *b);
 void act__links_unlock2(struct act__proc *a, struct act__proc *b);

@@ -74,11 +74,16 @@ send_slab(struct act__rt *rt, struct act__worker *w, act_pid to)
 }
 
 /* from: the sender named when the caller is not a process, or always
- * (sys: an EXIT or DOWN, past any limit, charging nothing). */
+ * (sys: an EXIT or DOWN, past any limit, charging nothing). ref: the
+ * message's (act_call's request, or with `reply` its reply: addressed
+ * to the caller's reply name, mailbox.h, past any limit and any
+ * backpressure, as the caller waits for nothing else); 0 for the rest,
+ * which fold the two away. */
 static act__always_inline int send_env(struct act__rt *rt,
 				       struct act__worker *w, act_pid to,
 				       uint32_t tag, const void *data,
-				       size_t len, act_pid from, bool sys)
+				       size_t len, act_pid from, bool sys,
+				       uint64_t ref, bool reply)
 {
 	struct act__proc *p, *self;
 	struct act__envelope *e;
@@ -96,7 +101,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 	self = w && !sys ? w->current : NULL;
 	if (act__unlikely(
 		    atomic_load_explicit(&p->limited, memory_order_relaxed)) &&
-	    !sys) {
+	    !sys && !reply) {
 		int rc = count_in(rt, w, p, to);
 
 		if (rc < 0)
@@ -110,7 +115,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 			act__mailbox_limit_out(&rt->procs, p, to);
 		return -ENOMEM;
 	}
-	e->to = to;
+	e->to.id = reply ? act__mailbox_reply_to(to) : to.id;
 	e->counted = counted;
 	/* relaxed: published with the envelope by the mailbox push */
 	atomic_store_explicit(&e->state, ACT_ENV_SENT, memory_order_relaxed);
@@ -119,6 +124,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 	e->msg.from = self ? self->pid : from;
 	e->msg.len = len;
 	e->msg.data = len ? (char *)e + ACT_ENV_HDR : NULL;
+	e->msg.ref = ref;
 	if (len <= 8 && len)
 		small_copy(e->msg.data, data, len);
 	else if (len)
@@ -138,7 +144,7 @@ static act__always_inline int send_env(struct act__rt *rt,
 		 * waits until it has read it (backpressure.h) */
 		if (act__unlikely(atomic_load_explicit(&p->mutes,
 						       memory_order_relaxed)) &&
-		    p != self) {
+		    p != self && !reply) {
 			act__backpressure_mute(w, self, p);
 			return 0;
 		}
@@ -151,14 +157,22 @@ int act__message_send(struct act__rt *rt, act_pid to, uint32_t tag,
 		      const void *data, size_t len, act_pid from)
 {
 	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
-			false);
+			false, 0, false);
 }
 
 int act__message_send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 			  const void *data, size_t len, act_pid from)
 {
 	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
-			true);
+			true, 0, false);
+}
+
+int act__message_send_ref(struct act__rt *rt, act_pid to, uint32_t tag,
+			  const void *data, size_t len, uint64_t ref,
+			  bool reply)
+{
+	return send_env(rt, act__tls_worker_self(), to, tag, data, len,
+			ACT_PID_NONE, false, ref, reply);
 }
 
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
@@ -177,7 +191,8 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 	if (tag >= ACT_TAG_RESERVED || (len && !data))
 		rc = -EINVAL;
 	else
-		rc = send_env(rt, w, to, tag, data, len, ACT_PID_NONE, false);
+		rc = send_env(rt, w, to, tag, data, len, ACT_PID_NONE, false, 0,
+			      false);
 	if (!w)
 		act__rt_leave(rt);
 	if (act__unlikely(rc < 0)) {
@@ -191,10 +206,11 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 	return rc;
 }
 
-/* Blocked part of a receive: park until a match, or the deadline. */
+/* Blocked part of a receive: park until a match, or the deadline; with
+ * ref (a call's), until its reply or its monitor's DOWN. */
 static act__always_inline struct act__envelope *
 wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
-	 void *ctx, int64_t timeout_ns, unsigned kind)
+	 void *ctx, int64_t timeout_ns, unsigned kind, uint64_t ref)
 {
 	struct act__worker *w = *wp;
 	struct act__rt *rt = w->rt;
@@ -230,7 +246,8 @@ wait_for(struct act__worker **wp, struct act__proc *p, act__match_fn match,
 		e = NULL;
 		if (act__proc_killed(p))
 			break;
-		e = act__mailbox_take_new(p, &w->slab, match, ctx);
+		e = ref ? act__mailbox_take_reply(p, &w->slab, ref) :
+			  act__mailbox_take_new(p, &w->slab, match, ctx);
 		/* acquire: pairs with the reactor's release of timeout_fired */
 		if (e || atomic_load_explicit(&p->timeout_fired,
 					      memory_order_acquire) >= t)
@@ -263,7 +280,7 @@ static act__always_inline struct act_msg *receive(act__match_fn match,
 		act__backpressure_clear(w, p);
 	if (!e && timeout_ns != 0)
 		e = wait_for(&w, p, match, ctx, timeout_ns,
-			     match ? ACT_WK_MATCH : ACT_WK_ANY);
+			     match ? ACT_WK_MATCH : ACT_WK_ANY, 0);
 	if (!e)
 		return NULL;
 	if (act__unlikely(e->counted)) /* out of the limit's count */
@@ -290,6 +307,30 @@ struct act_msg *act_receive_match(bool (*match)(const struct act_msg *, void *),
 struct act_msg *act_receive(int64_t timeout_ns)
 {
 	return receive(NULL, NULL, timeout_ns);
+}
+
+struct act_msg *act__message_wait_reply(uint64_t ref, int64_t timeout_ns)
+{
+	struct act__worker *w = act__tls_worker_self();
+	struct act__proc *p = w->current;
+	struct act__envelope *e;
+
+	e = act__mailbox_take_reply(p, &w->slab, ref);
+	if (!e) {
+		act__backpressure_clear(w, p); /* it reads nothing meanwhile */
+		if (timeout_ns != 0)
+			e = wait_for(&w, p, NULL, NULL, timeout_ns,
+				     ACT_WK_MATCH, ref);
+	}
+	if (!e)
+		return NULL;
+	/* a reply and a DOWN are never counted in a limit */
+	act__proc_note_peer(p, e->worker);
+	act__mailbox_held_add(p, e);
+	if (act__unlikely(p->n_held >= p->sweep_at))
+		act__mailbox_held_sweep(p, &w->slab, false);
+	act__worker_reduce(w, p);
+	return &e->msg;
 }
 
 /* act_sleep's match: no message ends a sleep. */
@@ -319,7 +360,7 @@ int act_sleep(int64_t ns)
 	act__backpressure_clear(w, p); /* asleep, it reads no mail */
 	/* a receive that takes nothing: messages that come meanwhile wake
 	 * it, go to the save queue in order, and it waits again */
-	if (wait_for(&w, p, match_none, NULL, ns, ACT_WK_SLEEP))
+	if (wait_for(&w, p, match_none, NULL, ns, ACT_WK_SLEEP, 0))
 		act__fatal("act_sleep took a message");
 	/* the timeout fires at its deadline or later: back early means
 	 * there was no memory to arm it */

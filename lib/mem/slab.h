@@ -2,7 +2,7 @@
 /*
  * slab.h - message envelopes and the per-worker slab they come from.
  *
- * An envelope is a 64-byte header followed by the copied payload. Small
+ * An envelope is an 80-byte header followed by the copied payload. Small
  * envelopes come from the allocating worker's slab (size classes of 128 B
  * to 16 KiB, carved from 256 KiB chunks that stay mapped until the runtime
  * stops: type-stable memory). The owner allocates and frees without
@@ -38,7 +38,9 @@
 
 struct act__numa;
 
-#define ACT_ENV_HDR 64
+#define ACT_ENV_HDR \
+	80		      /* the header, a multiple of 16: the payload's
+			* alignment */
 #define ACT_SLAB_CLASSES 8    /* 128 << 0 .. 128 << 7 = 16 KiB */
 #define ACT_SLAB_FOREIGN 0xff /* class of malloc'd envelopes */
 
@@ -71,6 +73,7 @@ struct act__envelope {
 	};
 	struct act__envelope *held_prev; /* held list (mailbox.h) */
 	struct act_msg msg;		 /* public part */
+	uint64_t pad2;			 /* to ACT_ENV_HDR */
 };
 
 _Static_assert(sizeof(struct act__envelope) == ACT_ENV_HDR, "envelope header");

@@ -310,7 +310,6 @@ static int build(struct act__rt *rt)
 		return rc;
 	act__slab_init(&rt->foreign, (uint16_t)rt->nworkers);
 	atomic_store_explicit(&rt->foreign_lock, 0, memory_order_relaxed);
-	atomic_store_explicit(&rt->next_ref, 1, memory_order_relaxed);
 	act__registry_init(rt);
 	rc = act__overflow_init();
 	if (!rc)

@@ -138,6 +138,37 @@ bool act__mailbox_set_aside(struct act__proc *p, struct act__slab *slab,
 	return true;
 }
 
+/* A DOWN for ref's monitor: sent by the runtime to the owner's pid. */
+static bool is_down(const struct act__envelope *e, act_pid pid, uint64_t ref)
+{
+	const struct act_exit_info *d = e->msg.data;
+
+	return e->to.id == pid.id && e->msg.tag == ACT_TAG_DOWN &&
+	       e->msg.len == sizeof(*d) && d->ref == ref;
+}
+
+struct act__envelope *act__mailbox_take_reply(struct act__proc *p,
+					      struct act__slab *slab,
+					      uint64_t ref)
+{
+	struct act__envelope *e;
+
+	while ((e = act__mailbox_pop(p, slab))) {
+		if (e->msg.ref == ref &&
+		    e->to.id == act__mailbox_reply_to(p->pid)) {
+			/* relaxed: an observer's walk reads it (to_id) */
+			atomic_store_explicit(&e->to_id, p->pid.id,
+					      memory_order_relaxed);
+			return e;
+		}
+		if (is_down(e, p->pid, ref))
+			return e;
+		if (!act__mailbox_set_aside(p, slab, e))
+			return NULL;
+	}
+	return NULL;
+}
+
 void act__mailbox_held_sweep(struct act__proc *p, struct act__slab *slab,
 			     bool all)
 {

@@ -316,6 +316,30 @@ act__mailbox_take_new(struct act__proc *p, struct act__slab *slab,
 }
 
 /*
+ * Replies (act_call, lib/actor/call.c; doc/design/call.md). A reply is
+ * sent to its caller's slot with `to` the complement of the caller's
+ * pid: never a pid of that slot (the index bits differ), so every
+ * receive treats it as a stale envelope (I5) and frees it without a
+ * look, and the common receive pays nothing for replies. Only the call
+ * that waits for it takes it, by its reference.
+ */
+static inline uint64_t act__mailbox_reply_to(act_pid caller)
+{
+	return ~caller.id;
+}
+
+/*
+ * Owner, in a call with reference ref: pop until the reply to ref (its
+ * `to` made the owner's again, so that it frees as any message) or the
+ * DOWN of the call's monitor (reference ref too); skipped messages go
+ * to the save queue, replies to other calls are freed. The save queue
+ * is not looked at: it holds messages older than the call.
+ */
+struct act__envelope *act__mailbox_take_reply(struct act__proc *p,
+					      struct act__slab *slab,
+					      uint64_t ref);
+
+/*
  * Any thread, for an observer (act_process_info): the messages for pid
  * in p's mailbox and save queue, at most `max` nodes walked; -1 when the
  * walk met what a mailbox of pid's does not hold (an envelope for pid

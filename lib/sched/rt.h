@@ -62,7 +62,6 @@ struct act__rt {
 	bool backpressure;  /* ACTORS_BACKPRESSURE=mute */
 	bool place_random;  /* ACTORS_PLACE=random (experiment) */
 	struct act__registry names;
-	_Atomic uint64_t next_ref; /* the next monitor reference */
 	/* placement (lib/affinity/plan.h): each worker's OS NUMA node, -1 when
 	 * it is not bound to one; NULL before the plan is made */
 	int *worker_os_node;
