@@ -157,6 +157,7 @@ lists $actors bench -- rounds procs hops leaves window senders messages \
 	credit total
 lists $actors bench echo -- conns seconds
 lists $actors bench timeouts -- procs rounds
+lists $actors bench call -- calls rounds queued
 lists $actors topo -- synthetic xml cgroup json workers bind cpus \
 	reactor-cpu steal
 lists $actors trace -- top json

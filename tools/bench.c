@@ -211,11 +211,12 @@ static int bench_names(int argc, char **argv, unsigned *mask)
 static const char bench_about[] =
 	"   or: actors bench echo [--conns K] [--seconds S]\n"
 	"   or: actors bench timeouts [--procs N] [--rounds R]\n"
+	"   or: actors bench call [--calls N] [--rounds R] [--queued Q]\n"
 	"workloads: pingpong ring skynet fanin spawnburst100 "
 	"spawnburst10000\n"
 	"  (spawnburst with 100 or 10,000 children); none: all\n"
-	"  (echo and timeouts run alone, only when named: "
-	"--help after either)\n";
+	"  (echo, timeouts and call run alone, only when named: "
+	"--help after each)\n";
 
 int actors_bench_main(int argc, char **argv)
 {

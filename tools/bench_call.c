@@ -143,21 +143,11 @@ static void call_fill(const void *arg, void *out)
 		outcome->rc = rc;
 }
 
-static void call_usage(FILE *f)
-{
-	fprintf(f,
-		"usage: actors bench call [--calls N] [--rounds R] "
-		"[--queued Q]\n"
-		"One act_call round trip against a bare act_send + "
-		"act_receive pair to the\nsame server, one worker, with "
-		"the caller's mailbox empty and with Q unrelated\nmessages "
-		"queued; R rounds of N each, the three kinds in turn. It "
-		"runs only\nwhen named.\n"
-		"  --calls N   round trips per round (default %ld)\n"
-		"  --rounds R  rounds                (default %ld)\n"
-		"  --queued Q  unrelated messages    (default %ld)\n",
-		CALL_N, CALL_ROUNDS, CALL_QUEUED);
-}
+static const char call_about[] =
+	"One act_call round trip against a bare act_send + act_receive pair "
+	"to the\nsame server, one worker, with the caller's mailbox empty and "
+	"with Q unrelated\nmessages queued; R rounds of N each, the three "
+	"kinds in turn. It runs only\nwhen named.\n";
 
 /* The median of round values of kind k. */
 static double median(const struct call_outcome *o, long rounds, int k)
@@ -182,14 +172,17 @@ int actors_bench_call_main(int argc, char **argv)
 	bool reported = false;
 	double rss_mib = 0, bare, call, deep;
 	const struct opt opts[] = {
-		OPT_LONG("calls", &p.calls, 1, 100000000),
-		OPT_LONG("rounds", &p.rounds, 1, CALL_MAX_ROUNDS),
-		OPT_LONG("queued", &p.queued, 0, 10000000),
+		OPT_LONG("calls", &p.calls, 1, 100000000, "N",
+			 "round trips per round"),
+		OPT_LONG("rounds", &p.rounds, 1, CALL_MAX_ROUNDS, "R",
+			 "rounds"),
+		OPT_LONG("queued", &p.queued, 0, 10000000, "Q",
+			 "unrelated messages"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors bench call",
 				     .opts = opts,
-				     .usage = call_usage };
+				     .about = call_about };
 	int ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);
