@@ -1183,7 +1183,7 @@ START_TEST(test_steal_not_runnable_aborts)
 	tu_run_child(steal_waiting_child, NULL, &c);
 	ck_assert_msg(WIFSIGNALED(c.status) && WTERMSIG(c.status) == SIGABRT,
 		      "stole a WAITING process: status %#x", c.status);
-	ck_assert_ptr_nonnull(strstr(c.err, "stole pid"));
+	ck_assert_ptr_nonnull(strstr(c.err, "stole process "));
 }
 END_TEST
 #endif
