@@ -164,6 +164,8 @@ struct act_config {
 			      * NULL: ACTORS_TRACE or none */
 	size_t trace_buffer; /* bytes of trace buffer per worker and for the
 			      * reactor; 0: ACTORS_TRACE_BUFFER or 32m */
+	uint32_t blocking_threads; /* act_blocking's pool at most, 1 to
+				    * 4096; 0: ACTORS_BLOCKING_THREADS or 64 */
 	/* New fields go here, at the end (doc/design/abi.md). */
 #ifdef ACT__ABI_TEST_GROW
 	uint64_t abi_test[4]; /* tests/abi's grown library only: must be 0 */
@@ -322,6 +324,13 @@ ACT_API int act_io_fsync_timeout(int fd, unsigned flags, int64_t timeout_ns);
 ACT_API int act_io_register(int fd);
 ACT_API int act_io_unregister(int fd);
 
+/*
+ * Blocking work (act_blocking(3)): fn(arg) runs on a thread of the
+ * runtime's pool, off the workers, while the calling process waits and
+ * the others run. Inside a process. 0 once fn has returned, or -errno.
+ */
+ACT_API int act_blocking(void (*fn)(void *), void *arg);
+
 /* Where am I. Any thread (act_worker: -1 off a worker). */
 ACT_API int act_worker(void);
 ACT_API int act_workers(void);
@@ -396,6 +405,7 @@ enum act_wait {
 	ACT_WAIT_SLEEP,	   /* act_sleep */
 	ACT_WAIT_IO,	   /* an I/O operation: wait_io_op on wait_fd */
 	ACT_WAIT_MUTED,	   /* wait_pid's backlog */
+	ACT_WAIT_BLOCKING, /* its act_blocking function to return */
 };
 
 /* act_process_info.wait_io_op: which act_io_* call it waits in. */

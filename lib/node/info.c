@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "actor/blocking.h"
 #include "actor/links.h"
 #include "actor/registry.h"
 #include "info.h"
@@ -109,9 +110,13 @@ static void wait_info(struct act__proc *p, unsigned st,
 				&p->wait_deadline, memory_order_relaxed);
 		break;
 	case ACT_PS_IOWAIT:
+		k = atomic_load_explicit(&p->wait_op, memory_order_relaxed);
+		if (k == ACT_IO_WAIT_BLOCKING) {
+			info->wait = ACT_WAIT_BLOCKING;
+			break;
+		}
 		info->wait = ACT_WAIT_IO;
-		info->wait_io_op = public_op(atomic_load_explicit(
-			&p->wait_op, memory_order_relaxed));
+		info->wait_io_op = public_op(k);
 		info->wait_fd = (int)(uint32_t)atomic_load_explicit(
 			&p->wait_on, memory_order_relaxed);
 		break;
@@ -347,6 +352,9 @@ static void waits_for(const struct act_process_info *i, int64_t now, char *buf,
 	case ACT_WAIT_MUTED:
 		act_pid_format(i->wait_pid, pid, sizeof(pid));
 		snprintf(buf, len, "muted:%s", pid);
+		break;
+	case ACT_WAIT_BLOCKING:
+		snprintf(buf, len, "blocking");
 		break;
 	default:
 		snprintf(buf, len, "-");

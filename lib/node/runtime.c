@@ -18,6 +18,7 @@
 #include "actor/links.h"
 #include "actor/registry.h"
 #include "actor/spawn.h"
+#include "actor/blocking.h"
 #include "proc/mailbox.h"
 #include "sched/overflow.h"
 #include "runtime.h"
@@ -106,6 +107,9 @@ static int check_fields(const struct act_config *c)
 		return bad_field("mailbox_limit", c->mailbox_limit,
 				 "0 (default), 1 to 2147483647 messages, or "
 				 "ACT_MAILBOX_UNLIMITED");
+	if (c->blocking_threads > ACT_VARS_BLOCKING_MAX)
+		return bad_field("blocking_threads", c->blocking_threads,
+				 "0 (default) or 1 to 4096");
 	if (c->bind < ACT_BIND_DEFAULT || c->bind > ACT_BIND_NUMA)
 		return bad_field("bind", c->bind,
 				 "an enum act_bind value (0 to 6)");
@@ -512,11 +516,18 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rc = act__reactor_start(rt->reactor, rt);
 	if (rc)
 		goto err_observe;
-	rc = start_workers(rt);
+	rc = act__blocking_start(rt, rt->cfg.blocking_threads);
 	if (rc)
 		goto err_reactor;
+	rc = start_workers(rt);
+	if (rc) {
+		act__blocking_stop();
+		goto err_reactor;
+	}
 	rc = run_main(rt, &set, fn, arg);
 	join_workers(rt);
+	/* no process runs: the functions still running are waited for */
+	act__blocking_stop();
 	if (rt->print_stats)
 		act__stats_print(rt, stderr);
 err_reactor:

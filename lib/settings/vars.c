@@ -135,6 +135,16 @@ const struct act__var act__vars[ACT_VARS] = {
 		.doc = "How many messages a process may have been sent and "
 		       "not yet received before it is killed",
 	},
+	[ACT_VAR_BLOCKING_THREADS] = {
+		.name = "ACTORS_BLOCKING_THREADS", .type = ACT_VAR_UINT,
+		FIELD(blocking_threads),
+		.min = 1, .max = ACT_VARS_BLOCKING_MAX,
+		.what = "a whole number of threads",
+		.def = ACT_VARS_BLOCKING_DEFAULT,
+		.doc = "The most threads act_blocking's pool runs at once; "
+		       "it starts with none, grows on demand and an idle "
+		       "thread exits after 10 s",
+	},
 	[ACT_VAR_STATS] = {
 		.name = "ACTORS_STATS", .type = ACT_VAR_DURATION,
 		POLICY(stats),
