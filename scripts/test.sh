@@ -42,6 +42,17 @@ if (cd build/release && make -j"$(nproc)" distcheck \
 	extra="$extra distcheck:pass"
 else
 	tail -n 40 build/release/distcheck.log
+	# name what failed, with the end of its log: the tail above ends
+	# with make's summary, which does not
+	grep -E '^(FAIL|ERROR|XPASS):' build/release/distcheck.log
+	for trs in build/release/actors-*/_build/sub/tests/*.trs \
+		build/release/actors-*/_build/sub/tests/*/*.trs \
+		build/release/actors-*/_build/sub/model/*.trs; do
+		[ -f "$trs" ] || continue
+		grep -qE '^:test-result: (FAIL|ERROR)' "$trs" || continue
+		echo "--- ${trs%.trs}.log (its last 60 lines)"
+		tail -n 60 "${trs%.trs}.log"
+	done
 	echo "distcheck: FAILED"
 	extra="$extra distcheck:fail"
 	rc=1
