@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 
+#include "call.h"
 #include "links.h"
 #include "message.h"
 #include "proc/mailbox.h"
@@ -53,8 +54,8 @@ static void call_end(uint64_t ref)
 	}
 }
 
-int act_call(act_pid to, uint32_t tag, const void *req, size_t len,
-	     int64_t timeout_ns, struct act_msg **reply)
+int act__call(act_pid to, uint32_t tag, const void *req, size_t len,
+	      int64_t timeout_ns, struct act_msg **reply)
 {
 	struct act__worker *w = act__tls_worker_self();
 	struct act__proc *p = w ? w->current : NULL;
@@ -67,7 +68,7 @@ int act_call(act_pid to, uint32_t tag, const void *req, size_t len,
 	*reply = NULL;
 	if (!p)
 		return -EPERM; /* no mailbox for the reply */
-	if (tag >= ACT_TAG_RESERVED || (len && !req))
+	if (len && !req)
 		return -EINVAL;
 	if (to.id == p->pid.id)
 		return -EDEADLK;
@@ -92,8 +93,19 @@ int act_call(act_pid to, uint32_t tag, const void *req, size_t len,
 	return 0;
 }
 
-int act_reply(const struct act_msg *req, uint32_t tag, const void *data,
-	      size_t len)
+int act_call(act_pid to, uint32_t tag, const void *req, size_t len,
+	     int64_t timeout_ns, struct act_msg **reply)
+{
+	if (tag >= ACT_TAG_RESERVED) {
+		if (reply)
+			*reply = NULL;
+		return -EINVAL;
+	}
+	return act__call(to, tag, req, len, timeout_ns, reply);
+}
+
+int act__reply(const struct act_msg *req, uint32_t tag, const void *data,
+	       size_t len)
 {
 	struct act__worker *w = act__tls_worker_self();
 	struct act__rt *rt = w ? w->rt : act__rt_enter(); /* pairs with the
@@ -102,8 +114,7 @@ int act_reply(const struct act_msg *req, uint32_t tag, const void *data,
 
 	if (!rt)
 		return -ESRCH;
-	if (!req || !req->ref || !req->from.id || tag >= ACT_TAG_RESERVED ||
-	    (len && !data))
+	if (!req || !req->ref || !req->from.id || (len && !data))
 		rc = -EINVAL;
 	else
 		rc = act__message_send_ref(rt, req->from, tag, data, len,
@@ -111,4 +122,12 @@ int act_reply(const struct act_msg *req, uint32_t tag, const void *data,
 	if (!w)
 		act__rt_leave(rt);
 	return rc;
+}
+
+int act_reply(const struct act_msg *req, uint32_t tag, const void *data,
+	      size_t len)
+{
+	if (tag >= ACT_TAG_RESERVED)
+		return -EINVAL;
+	return act__reply(req, tag, data, len);
 }
