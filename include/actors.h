@@ -331,6 +331,123 @@ ACT_API int act_io_unregister(int fd);
  */
 ACT_API int act_blocking(void (*fn)(void *), void *arg);
 
+/*
+ * Supervisors (act_sup_start(3)): OTP's supervisor. A supervisor is a
+ * process that starts its children in order, restarts them by its
+ * strategy when they exit, gives up (ACT_EXIT_SHUTDOWN) when more than
+ * `intensity` restarts fall within `period_ns`, and shuts them down in
+ * reverse start order. Every act_sup_* call is made inside a process.
+ */
+enum act_sup_strategy {
+	ACT_SUP_ONE_FOR_ONE = 0, /* restart the child that exited */
+	ACT_SUP_ONE_FOR_ALL,	 /* stop the others, restart them all */
+	ACT_SUP_REST_FOR_ONE,	 /* stop those started after it, restart
+				  * it and them */
+};
+
+enum act_sup_restart {
+	ACT_SUP_PERMANENT = 0, /* always restarted */
+	ACT_SUP_TRANSIENT,     /* restarted unless it exits with
+				* ACT_EXIT_NORMAL or ACT_EXIT_SHUTDOWN */
+	ACT_SUP_TEMPORARY,     /* never restarted; its spec goes when it
+				* ends */
+};
+
+enum act_sup_type {
+	ACT_SUP_WORKER = 0,
+	ACT_SUP_SUPERVISOR,
+};
+
+/* act_sup_child.shutdown_ns: how a child is stopped. A positive value:
+ * ACT_EXIT_SHUTDOWN, then ACT_EXIT_KILL if it has not exited after that
+ * many ns; ACT_FOREVER: ACT_EXIT_SHUTDOWN and a wait without limit. */
+#define ACT_SUP_SHUTDOWN_DEFAULT 0 /* 5 s for a worker, ACT_FOREVER for a
+				    * supervisor */
+#define ACT_SUP_BRUTAL_KILL ((int64_t)-2) /* ACT_EXIT_KILL at once */
+
+/* A start or init that leaves the child not started, on purpose
+ * (OTP's ignore); act_sup_start_child and _restart_child return it. */
+#define ACT_SUP_IGNORE 1
+
+/*
+ * A child spec. The supervisor copies it (id included); arg and what the
+ * functions use must outlive the supervisor. The child is started by, in
+ * this order of preference:
+ *   start: runs in the supervisor's process; starts the child linked to
+ *          the caller (ACT_SPAWN_LINK) and returns 0 with its pid in
+ *          *pid, ACT_SUP_IGNORE, or any other value: the start failed;
+ *   fn:    the supervisor spawns fn(arg) linked to itself; with init,
+ *          the child runs init(arg) first while the start waits for it:
+ *          0 started, ACT_SUP_IGNORE or any other value and the child
+ *          exits (ACT_EXIT_NORMAL); a child that exits in init fails
+ *          the start with -ECHILD;
+ *   neither, type ACT_SUP_SUPERVISOR: arg is a const struct
+ *          act_sup_spec *, started with act_sup_start (a subtree).
+ */
+struct act_sup_child {
+	const char *id; /* unique within the supervisor, 1 to ACT_NAME_MAX
+			 * bytes */
+	void (*fn)(void *arg);
+	void *arg;
+	int (*init)(void *arg);
+	int (*start)(void *arg, act_pid *pid);
+	int restart;	     /* enum act_sup_restart */
+	int type;	     /* enum act_sup_type */
+	int64_t shutdown_ns; /* ACT_SUP_SHUTDOWN_DEFAULT, ACT_SUP_BRUTAL_KILL,
+			      * ACT_FOREVER or ns */
+	size_t stack_size;   /* fn's: 0 the runtime's */
+	uint64_t reserved[4];
+};
+
+/* A supervisor. act_sup_spec_init sets the defaults (one-for-one, at
+ * most 1 restart in 5 s, no children, no name): use it, then set. */
+struct act_sup_spec {
+	int strategy;	   /* enum act_sup_strategy */
+	int intensity;	   /* restarts allowed within period_ns, >= 0 */
+	int64_t period_ns; /* > 0 */
+	const struct act_sup_child *children; /* started in this order */
+	size_t nchildren;
+	const char *name; /* registered as while it runs; NULL: none */
+	uint64_t reserved[4];
+};
+
+/* act_sup_which_children: what a child is doing. */
+enum act_sup_child_state {
+	ACT_SUP_CHILD_RUNNING = 1,
+	ACT_SUP_CHILD_STOPPED,	  /* not running: ended, terminated, ignored */
+	ACT_SUP_CHILD_RESTARTING, /* its restart failed and is tried again */
+};
+
+struct act_sup_child_info {
+	char id[ACT_NAME_MAX + 1];
+	act_pid pid; /* RUNNING: the child; else ACT_PID_NONE */
+	int state;   /* enum act_sup_child_state */
+	int restart; /* enum act_sup_restart */
+	int type;    /* enum act_sup_type */
+	uint32_t reserved[5];
+};
+
+/* act_sup_count_children: OTP's count_children. */
+struct act_sup_counts {
+	uint32_t specs;	      /* children the supervisor has a spec of */
+	uint32_t active;      /* of them, running */
+	uint32_t supervisors; /* specs of type ACT_SUP_SUPERVISOR */
+	uint32_t workers;     /* specs of type ACT_SUP_WORKER */
+};
+
+ACT_API void act_sup_spec_init(struct act_sup_spec *spec);
+ACT_API int act_sup_start(const struct act_sup_spec *spec, act_pid *sup);
+ACT_API int act_sup_stop(act_pid sup);
+ACT_API int act_sup_start_child(act_pid sup, const struct act_sup_child *child,
+				act_pid *pid);
+ACT_API int act_sup_terminate_child(act_pid sup, const char *id);
+ACT_API int act_sup_restart_child(act_pid sup, const char *id, act_pid *pid);
+ACT_API int act_sup_delete_child(act_pid sup, const char *id);
+ACT_API int act_sup_which_children(act_pid sup,
+				   struct act_sup_child_info *children,
+				   size_t n);
+ACT_API int act_sup_count_children(act_pid sup, struct act_sup_counts *counts);
+
 /* Where am I. Any thread (act_worker: -1 off a worker). */
 ACT_API int act_worker(void);
 ACT_API int act_workers(void);
