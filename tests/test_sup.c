@@ -270,8 +270,13 @@ static void start_normal_main(void *arg)
 	which(sup, "a", &n);
 	ck_assert_int_eq(n, 3);
 	for (i = 0; i < 3; i++) {
+		struct act_process_info pi;
+
 		ck_assert_str_eq(infos[i].id, names[i]);
 		ck_assert_int_eq(infos[i].state, ACT_SUP_CHILD_RUNNING);
+		/* observers name the child's fn, not the library's boot */
+		ck_assert_int_eq(act_process_info(infos[i].pid, &pi), 0);
+		ck_assert_ptr_eq((void *)pi.fn, (void *)kid);
 		ck_assert_int_eq(infos[i].type, ACT_SUP_WORKER);
 		ck_assert_uint_ne(infos[i].pid.id, 0);
 	}
@@ -528,6 +533,7 @@ static void specs_main(void *arg)
 	REFUSED(type, 2);
 	REFUSED(shutdown_ns, -10);
 	REFUSED(fn, NULL);
+	REFUSED(reserved[3], 1);
 #undef REFUSED
 	ck_assert_int_eq(act_sup_start_child(sup, NULL, &p), -EINVAL);
 	/* a supervisor child with neither fn nor start needs its spec */
@@ -563,6 +569,9 @@ static void specs_main(void *arg)
 	ck_assert_int_eq(act_sup_start(&s, &sup), -EINVAL);
 	act_sup_spec_init(&s);
 	s.nchildren = 1;
+	ck_assert_int_eq(act_sup_start(&s, &sup), -EINVAL);
+	act_sup_spec_init(&s);
+	s.reserved[0] = 1;
 	ck_assert_int_eq(act_sup_start(&s, &sup), -EINVAL);
 	ck_assert_int_eq(act_sup_start(NULL, &sup), -EINVAL);
 	/* two children of one name (OTP's duplicate_child_name) */
@@ -1053,6 +1062,15 @@ static int start_spawn(void *arg, act_pid *pid)
 	return act_spawn_pid(kid, arg, &o, pid);
 }
 
+/* A start that asks its own supervisor to stop: the supervisor is the
+ * caller, and is told so rather than left waiting on itself. */
+static int start_stops_self(void *arg, act_pid *pid)
+{
+	(void)arg;
+	(void)pid;
+	return act_sup_stop(act_self());
+}
+
 static int start_fails(void *arg, act_pid *pid)
 {
 	(void)arg;
@@ -1077,6 +1095,10 @@ static void custom_start_main(void *arg)
 	k.id = "g";
 	k.start = start_fails;
 	ck_assert_int_eq(act_sup_start_child(sup, &k, &p), -ENOSPC);
+	k.start = start_stops_self;
+	ck_assert_int_eq(act_sup_start_child(sup, &k, &p), -EDEADLK);
+	ck_assert_int_eq(act_sup_stop(act_self()), -EINVAL);
+	ck_assert_int_eq(act_sup_stop(ACT_PID_NONE), -ESRCH);
 	/* fn without init: started as soon as spawned */
 	k = spec_of(6, ACT_SUP_TRANSIENT);
 	k.init = NULL;

@@ -79,26 +79,28 @@ static bool match_tag(const struct act_msg *m, void *ctx)
 }
 
 /*
- * A child started from fn: its boot message first (the supervisor sends
- * it right after the spawn, so nothing comes before it), then init,
- * answered when the boot is a call, then fn.
+ * A child with an init: its boot request first (the supervisor sends it
+ * right after the spawn, so nothing comes before it), init, its answer,
+ * then fn. A child without one is spawned as fn itself.
  */
 static void child_main(void *unused)
 {
 	uint32_t tag = ACT__TAG_SUP_BOOT;
 	struct act_msg *m;
 	struct boot b;
-	int rc = 0;
+	int rc;
 
 	(void)unused;
 	m = act_receive_match(match_tag, &tag, ACT_FOREVER);
 	memcpy(&b, m->data, sizeof(b));
-	if (b.init) {
-		rc = b.init(b.arg);
-		/* -ESRCH: the supervisor is gone, and its exit signal on
-		 * the way; nothing else to do with the answer */
-		(void)act__reply(m, ACT__TAG_SUP_BOOT, &rc, sizeof(rc));
-	}
+	/* observers (act_process_info, act_dump, the trace) name fn, not
+	 * this trampoline; relaxed, as act__spawn's store */
+	atomic_store_explicit(&act__tls_worker_self()->current->fn, b.fn,
+			      memory_order_relaxed);
+	rc = b.init(b.arg);
+	/* -ESRCH: the supervisor is gone, and its exit signal on its way;
+	 * nothing else to do with the answer */
+	(void)act__reply(m, ACT__TAG_SUP_BOOT, &rc, sizeof(rc));
 	act_msg_free(m);
 	if (rc)
 		act_exit(ACT_EXIT_NORMAL);
@@ -126,7 +128,8 @@ static intptr_t unlink_flush(act_pid pid, intptr_t dflt)
 	return r;
 }
 
-/* Start a child from its fn: spawn, boot, and with init wait for it. */
+/* Start a child from its fn: spawn it, and with init boot it and wait
+ * for init's answer. */
 static int boot_child(const struct act__sup_wchild *c, act_pid *pid)
 {
 	struct act_spawn_opts o = { 0 };
@@ -137,16 +140,11 @@ static int boot_child(const struct act__sup_wchild *c, act_pid *pid)
 
 	o.stack_size = (size_t)c->stack_size;
 	o.flags = ACT_SPAWN_LINK;
+	if (!c->init)
+		return act_spawn_pid(c->fn, c->arg, &o, pid);
 	rc = act_spawn_pid(child_main, NULL, &o, &child);
 	if (rc)
 		return rc;
-	if (!c->init) {
-		rc = sys_send(child, ACT__TAG_SUP_BOOT, &b, sizeof(b));
-		if (rc)
-			goto err_kill;
-		*pid = child;
-		return 0;
-	}
 	rc = act__call(child, ACT__TAG_SUP_BOOT, &b, sizeof(b), ACT_FOREVER,
 		       &rep);
 	if (rc == -ECONNRESET) {
@@ -155,8 +153,13 @@ static int boot_child(const struct act__sup_wchild *c, act_pid *pid)
 		unlink_flush(child, 0);
 		return -ECHILD;
 	}
-	if (rc)
-		goto err_kill;
+	if (rc) {
+		/* the boot was not sent (no memory): it would wait for
+		 * ever */
+		act_kill(child, ACT_EXIT_KILL);
+		unlink_flush(child, 0);
+		return rc;
+	}
 	memcpy(&rc, rep->data, sizeof(rc));
 	act_msg_free(rep);
 	if (rc) {
@@ -166,10 +169,6 @@ static int boot_child(const struct act__sup_wchild *c, act_pid *pid)
 	}
 	*pid = child;
 	return 0;
-err_kill:
-	act_kill(child, ACT_EXIT_KILL);
-	unlink_flush(child, 0);
-	return rc;
 }
 
 /* Start k: 0 (it runs), ACT_SUP_IGNORE (it does not, on purpose), or
@@ -373,15 +372,16 @@ static bool add_restart(struct sup *s)
 }
 
 /* A restart failed at child id: it is RESTARTING, and the supervisor
- * tries again after what is queued (OTP's try_again_restart). */
-static void try_again(struct sup *s, const char *id)
+ * tries again after what is queued (OTP's try_again_restart). False
+ * when the retry cannot be queued (no memory): the supervisor gives up,
+ * as it would past its intensity. */
+static bool try_again(struct sup *s, const char *id)
 {
 	struct kid *k = find_id(s, id);
 
 	k->state = ACT_SUP_CHILD_RESTARTING;
 	k->pid = ACT_PID_NONE;
-	if (sys_send(s->self, ACT__TAG_SUP_RETRY, id, strlen(id) + 1))
-		abort(); /* only memory can fail a send to oneself */
+	return !sys_send(s->self, ACT__TAG_SUP_RETRY, id, strlen(id) + 1);
 }
 
 /* Restart k by the strategy (OTP's restart/2); false when the intensity
@@ -401,8 +401,8 @@ static bool restart(struct sup *s, struct kid *k)
 		rc = start_kid(k);
 		if (rc == ACT_SUP_IGNORE)
 			del_kid(k);
-		else if (rc)
-			try_again(s, k->spec.id);
+		else if (rc && !try_again(s, k->spec.id))
+			return false;
 		compact(s);
 		return true;
 	}
@@ -410,9 +410,7 @@ static bool restart(struct sup *s, struct kid *k)
 	k->state = ACT_SUP_CHILD_STOPPED;
 	from = s->strategy == ACT_SUP_REST_FOR_ONE ? (size_t)(k - s->kids) : 0;
 	terminate_from(s, from);
-	if (start_from(s, from, failed))
-		try_again(s, failed);
-	return true;
+	return !start_from(s, from, failed) || try_again(s, failed);
 }
 
 /* A child exited with reason (OTP's do_restart); false: stop. */
@@ -489,12 +487,21 @@ static int sup_init(struct sup *s, const struct act_msg *m)
 	return rc;
 }
 
+/* Answer m with r; when that cannot be sent (no memory for a long
+ * answer), with r's error alone: a caller never waits for ever. */
 static void reply(const struct act_msg *m, struct act__sup_rep *r,
 		  size_t len)
 {
-	/* -ESRCH: the caller is gone; -ENOMEM: it waits on, as for any
-	 * lost reply (said on stderr by the send) */
-	(void)act__reply(m, ACT__TAG_SUP, r, len);
+	struct act__sup_rep err = { 0 };
+	int rc = act__reply(m, ACT__TAG_SUP, r, len);
+
+	if (rc && rc != -ESRCH && len > sizeof(err)) {
+		err.rc = rc;
+		rc = act__reply(m, ACT__TAG_SUP, &err, sizeof(err));
+	}
+	/* -ESRCH: the caller is gone; -ENOMEM for so short an answer:
+	 * said on stderr by the send, and the caller waits on */
+	(void)rc;
 }
 
 static void op_start_child(struct sup *s, const struct act__sup_req *q,
@@ -526,7 +533,7 @@ static void op_which(struct sup *s, const struct act__sup_req *q,
 	size_t i;
 
 	r->total = (uint32_t)s->n;
-	for (i = 0; i < s->n && i < q->n; i++) {
+	for (i = 0; i < s->n && i < q->n && i < ACT__SUP_WHICH_MAX; i++) {
 		struct act_sup_child_info *o = &r->info[i];
 		const struct kid *k = &s->kids[i];
 
@@ -615,7 +622,12 @@ static bool request(struct sup *s, const struct act_msg *m)
 		break;
 	case ACT__SUP_WHICH:
 		if (q->n && s->n) {
-			len += (q->n < s->n ? q->n : s->n) * sizeof(r->info[0]);
+			size_t n = q->n < s->n ? q->n : s->n;
+
+			/* the answer's room: at most what one message holds */
+			if (n > ACT__SUP_WHICH_MAX)
+				n = ACT__SUP_WHICH_MAX;
+			len += n * sizeof(r->info[0]);
 			r = calloc(1, len);
 			if (!r) {
 				r = &small;

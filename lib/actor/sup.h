@@ -75,6 +75,11 @@ struct act__sup_rep {
 	struct act_sup_child_info info[];
 };
 
+/* The most children one WHICH answer lists: a message's largest. */
+#define ACT__SUP_WHICH_MAX                                        \
+	((ACT_MSG_MAX - sizeof(struct act__sup_rep)) /            \
+	 sizeof(struct act_sup_child_info))
+
 /* sup.c: an act_receive_match match for the DOWN of the monitor whose
  * reference *ref (a uint64_t) names. */
 bool act__sup_match_down(const struct act_msg *m, void *ref);

@@ -33,6 +33,16 @@ static int check_id(const char *id)
 	return n && n <= ACT_NAME_MAX ? 0 : -EINVAL;
 }
 
+static bool zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	while (n--)
+		if (*b++)
+			return false;
+	return true;
+}
+
 /* c as it travels, its defaults resolved; 0 or -EINVAL. */
 static int wire_child(struct act__sup_wchild *w, const struct act_sup_child *c)
 {
@@ -48,6 +58,8 @@ static int wire_child(struct act__sup_wchild *w, const struct act_sup_child *c)
 		return -EINVAL;
 	if (!c->start && !c->fn && (c->type != ACT_SUP_SUPERVISOR || !c->arg))
 		return -EINVAL; /* nothing to start */
+	if (!zero(c->reserved, sizeof(c->reserved)))
+		return -EINVAL; /* a later release's field: not known here */
 	memset(w, 0, sizeof(*w));
 	w->fn = c->fn;
 	w->arg = c->arg;
@@ -102,7 +114,8 @@ static struct act__sup_req *init_request(const struct act_sup_spec *spec,
 	if (spec->strategy < ACT_SUP_ONE_FOR_ONE ||
 	    spec->strategy > ACT_SUP_REST_FOR_ONE || spec->intensity < 0 ||
 	    spec->period_ns <= 0 || (n && !spec->children) ||
-	    (spec->name && check_id(spec->name)))
+	    (spec->name && check_id(spec->name)) ||
+	    !zero(spec->reserved, sizeof(spec->reserved)))
 		return NULL;
 	if (n > (ACT_MSG_MAX - sizeof(*q)) / sizeof(q->child[0])) {
 		*rc = -E2BIG;
@@ -150,21 +163,25 @@ int act_sup_start(const struct act_sup_spec *spec, act_pid *sup)
 	o.flags = ACT_SPAWN_LINK;
 	o.mailbox_limit = ACT_MAILBOX_UNLIMITED;
 	rc = act_spawn_pid(act__sup_main, NULL, &o, &pid);
-	if (!rc)
-		rc = act__call(pid, ACT__TAG_SUP, q, len, ACT_FOREVER, &rep);
+	if (rc) {
+		free(q);
+		return rc;
+	}
+	rc = act__call(pid, ACT__TAG_SUP, q, len, ACT_FOREVER, &rep);
 	free(q);
-	if (rc == -ECONNRESET || rc == -ENOMEM) {
-		if (rc == -ENOMEM) {
-			/* the request was not sent: end it, unlinked
-			 * first, so that its death is not the caller's */
-			act_unlink(pid);
-			act_kill(pid, ACT_EXIT_KILL);
-		}
+	if (rc == -ECONNRESET) {
+		/* it died in its start (killed): the link tells the caller
+		 * too */
 		act_msg_free(rep);
 		return rc;
 	}
-	if (rc)
+	if (rc) {
+		/* the request was not sent (no memory): end it, unlinked
+		 * first, so that its death is not the caller's */
+		act_unlink(pid);
+		act_kill(pid, ACT_EXIT_KILL);
 		return rc;
+	}
 	memcpy(&rc, rep->data, sizeof(rc));
 	act_msg_free(rep);
 	if (!rc)
@@ -213,6 +230,8 @@ int act_sup_stop(act_pid sup)
 	if (!w || !w->current)
 		return -EPERM;
 	rc = check_sup(sup);
+	if (!rc && sup.id == w->current->pid.id)
+		rc = -EDEADLK; /* a supervisor's start, asking it */
 	if (!rc)
 		rc = act_monitor_ref(sup, &ref);
 	if (rc)
