@@ -15,10 +15,11 @@ set -eu
 # and redis-server: tests/kv.sh's clients and the server it compares with
 # (python3: its fuzzer); clang-format-14: tests/format.sh, the pinned
 # formatter of .clang-format; clang-tidy-14: tests/tidy.sh, the function
-# size limit of .clang-tidy
+# size limit of .clang-tidy; erlang-base: escript and OTP's supervisor,
+# which tests/sup-diff.sh compares the library's with
 PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev \
-redis-tools redis-server python3 clang-format-14 clang-tidy-14"
+redis-tools redis-server python3 clang-format-14 clang-tidy-14 erlang-base"
 
 arm64=no
 for arg in "$@"; do
