@@ -56,6 +56,21 @@ bool act__links_proc_live(const struct act__ptable *t, struct act__proc *p,
 		       act__proc_pid_gen(t, pid);
 }
 
+/* Under q's lock: pid is exiting and its watchers are still to be
+ * drained (watch_open, proc.h): a monitor joins them, and its DOWN
+ * comes with the exit's reason once the name is gone and the links'
+ * EXITs are sent. */
+static bool links_watch_open(const struct act__ptable *t, struct act__proc *q,
+			     act_pid pid)
+{
+	/* acquire: as act__links_proc_live's */
+	return q->watch_open &&
+	       act__ps(atomic_load_explicit(&q->state, memory_order_acquire)) ==
+		       ACT_PS_EXITING &&
+	       atomic_load_explicit(&q->gen, memory_order_acquire) ==
+		       act__proc_pid_gen(t, pid);
+}
+
 /* The slot pid's index names, whatever its generation, or NULL. */
 static struct act__proc *slot_at(struct act__rt *rt, act_pid pid)
 {
@@ -243,7 +258,7 @@ void act__links_init(struct act__proc *p)
 	 * a stale pid's act_unlink may look at it under the lock. */
 	if (ACT_DEBUG_ON &&
 	    (p->links || p->monitors || p->watchers || p->on_exit || p->name ||
-	     p->n_links || p->trap_exit || p->exiting))
+	     p->n_links || p->trap_exit || p->exiting || p->watch_open))
 		act__fatal("slot %u reused with its relations", p->index);
 }
 
@@ -289,6 +304,8 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 			s = which == 2 ||
 			    (which == 0 && r->end[0].id != p->pid.id);
 			other = r->end[s ^ 1];
+		} else if (which == 2) {
+			p->watch_open = false; /* a monitor now: NOPROC */
 		}
 		act__proc_unlock(p);
 		if (!r)
@@ -351,6 +368,8 @@ void act__links_exit(struct act__worker *w, struct act__proc *p)
 	/* EXITING: nothing is added to it any more, only taken away */
 	act__proc_lock(p);
 	any = p->links || p->monitors || p->watchers || p->name;
+	if (!any)
+		p->watch_open = false; /* no watcher to drain */
 	act__proc_unlock(p);
 	if (any) {
 		act__registry_exit(w->rt, p);
@@ -547,7 +566,8 @@ int act__links_monitor_ref(struct act__rt *rt, struct act__proc *p, act_pid pid,
 	q = act__proc_lookup(&rt->procs, pid);
 	if (q) {
 		act__links_lock2(p, q);
-		if (act__links_proc_live(&rt->procs, q, pid)) {
+		if (act__links_proc_live(&rt->procs, q, pid) ||
+		    links_watch_open(&rt->procs, q, pid)) {
 			r->end[0] = p->pid;
 			r->end[1] = pid;
 			rel_add(p, r, 0);

@@ -305,6 +305,7 @@ exit_proc(struct act__proc *p, bool set, intptr_t reason)
 		act__links_run_exit_fns(p);
 		act__proc_lock(p);
 	}
+	p->watch_open = true; /* monitors still join until drained */
 	s = atomic_load_explicit(&p->state, memory_order_relaxed);
 	/* release: senders that see EXITING stop sending (-ESRCH) */
 	atomic_store_explicit(&p->state,

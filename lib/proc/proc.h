@@ -178,8 +178,16 @@ struct act__proc {
 	_Atomic uint32_t mbox_limit;	     /* with `limited`: the limit */
 	uint32_t n_links;		     /* entries on `links` */
 	bool trap_exit;			     /* exit signals become messages */
-	bool exiting;			     /* running its exit handlers:
-					      * signals no longer reach it */
+	/* exiting: running its exit handlers, signals no longer reach
+	 * it. watch_open: EXITING, and its watchers not yet drained
+	 * (act__links_exit): a monitor taken now still joins them and
+	 * fires with the exit's reason, after its name is gone and its
+	 * links' EXITs are sent, not at once with ACT_EXIT_NOPROC; set
+	 * with EXITING (exit_proc), cleared once the watchers are
+	 * drained. Both under the lock, sharing a byte: the line is
+	 * full. */
+	bool exiting : 1;
+	bool watch_open : 1;
 	/* guards the flags' KILLED, exit_reason and this line against
 	 * act_kill, links and names (act__proc_lock) */
 	atomic_flag lock;
