@@ -71,5 +71,9 @@ const struct st_test st_tests[] = {
 	  st_main_io_cancel_race,
 	  "kills during reads and accepts: no buffer written after reuse",
 	  { "", "--workers 2 --readers 64 --acceptors 8 --iters 2000", NULL } },
+	{ "sup_churn",
+	  st_main_sup_churn,
+	  "random crashes in a supervision tree under load: none lost, none doubled",
+	  { "", "--workers 2 --sups 2 --children 16 --iters 5000", NULL } },
 	{ NULL, NULL, NULL, { NULL } },
 };

@@ -37,5 +37,6 @@ int st_main_mailbox_flood(int argc, char **argv);
 int st_main_timer_race(int argc, char **argv);
 int st_main_io_cancel_race(int argc, char **argv);
 int st_main_park_race(int argc, char **argv);
+int st_main_sup_churn(int argc, char **argv);
 
 #endif /* STRESS_TESTS_H */
