@@ -361,7 +361,8 @@ enum act_sup_type {
 /* act_sup_child.shutdown_ns: how a child is stopped. A positive value:
  * ACT_EXIT_SHUTDOWN, then ACT_EXIT_KILL if it has not exited after that
  * many ns; ACT_FOREVER: ACT_EXIT_SHUTDOWN and a wait without limit. */
-#define ACT_SUP_SHUTDOWN_DEFAULT 0 /* 5 s for a worker, ACT_FOREVER for a
+#define ACT_SUP_SHUTDOWN_DEFAULT \
+	0				  /* 5 s for a worker, ACT_FOREVER for a
 				    * supervisor */
 #define ACT_SUP_BRUTAL_KILL ((int64_t)-2) /* ACT_EXIT_KILL at once */
 

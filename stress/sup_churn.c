@@ -68,7 +68,7 @@ static struct st_args args = {
 
 static struct {
 	act_pid main, top;
-	_Atomic int stop;	     /* the clients stop */
+	_Atomic int stop; /* the clients stop */
 	_Atomic int alive[SC_MAX_KIDS];
 	_Atomic uint64_t starts, mid_starts, crashes, sup_kills, calls;
 	_Atomic uint64_t call_gone;
@@ -130,8 +130,7 @@ static void worker(void *arg)
 		if (m->tag == SC_CALL && m->len == sizeof(v)) {
 			memcpy(&v, m->data, sizeof(v));
 			v++;
-			if (act_reply(m, SC_CALL, &v, sizeof(v)) &&
-			    m->from.id)
+			if (act_reply(m, SC_CALL, &v, sizeof(v)) && m->from.id)
 				st_report(&sc.errors, "a reply not sent");
 		}
 		act_msg_free(m);
@@ -150,8 +149,8 @@ static void client(void *arg)
 
 	st_rng_init(&rng, args.seed, 1000 + (uintptr_t)arg);
 	while (!atomic_load_explicit(&sc.stop, memory_order_relaxed)) {
-		p = act_whereis(sc.names[st_rng_below(&rng,
-						      (uint32_t)nkids())]);
+		p = act_whereis(
+			sc.names[st_rng_below(&rng, (uint32_t)nkids())]);
 		v = st_rng_next(&rng);
 		rc = act_call(p, SC_CALL, &v, sizeof(v), ACT_FOREVER, &r);
 		if (rc == -ESRCH || rc == -ECONNRESET) {
@@ -181,16 +180,16 @@ static bool crash_one(struct st_rng *rng)
 	act_pid p;
 
 	if (st_rng_below(rng, 64) == 0) {
-		const char *id = sc.sup_names[st_rng_below(rng,
-							  (uint32_t)n_sups)];
+		const char *id =
+			sc.sup_names[st_rng_below(rng, (uint32_t)n_sups)];
 		int rc = act_sup_terminate_child(sc.top, id);
 
 		if (!rc)
 			rc = act_sup_restart_child(sc.top, id, &p);
 		/* -EBUSY: another crasher restarted it first */
 		if (rc && rc != -EBUSY)
-			st_report(&sc.errors, "%s: terminate, restart: %s",
-				  id, strerror(-rc));
+			st_report(&sc.errors, "%s: terminate, restart: %s", id,
+				  strerror(-rc));
 		st_add(&sc.sup_kills, 1);
 		return true;
 	}
@@ -262,9 +261,8 @@ static void build_tree(void)
 			k->fn = worker;
 			k->init = worker_init;
 			k->arg = (void *)(intptr_t)i;
-			k->restart = st_rng_below(&rng, 2) ?
-					     ACT_SUP_PERMANENT :
-					     ACT_SUP_TRANSIENT;
+			k->restart = st_rng_below(&rng, 2) ? ACT_SUP_PERMANENT :
+							     ACT_SUP_TRANSIENT;
 			k->shutdown_ns = st_rng_below(&rng, 2) ?
 						 ACT_SUP_BRUTAL_KILL :
 						 1000000000;
@@ -335,18 +333,18 @@ static bool tree_whole(bool report)
 			    atomic_load(&sc.alive[i]) == 1)
 				continue;
 			if (report)
-				st_report(&sc.lost,
-					  "%s: %s, %d alive, its name %s",
-					  sc.names[i],
-					  kids[c].state ==
-							  ACT_SUP_CHILD_RUNNING ?
-						  "running" :
-						  "not running",
-					  atomic_load(&sc.alive[i]),
-					  act_whereis(sc.names[i]).id ==
-							  kids[c].pid.id ?
-						  "its own" :
-						  "not its own");
+				st_report(
+					&sc.lost,
+					"%s: %s, %d alive, its name %s",
+					sc.names[i],
+					kids[c].state == ACT_SUP_CHILD_RUNNING ?
+						"running" :
+						"not running",
+					atomic_load(&sc.alive[i]),
+					act_whereis(sc.names[i]).id ==
+							kids[c].pid.id ?
+						"its own" :
+						"not its own");
 			return false;
 		}
 	}
@@ -401,7 +399,8 @@ static void sc_main(void *arg)
 		act_stats(&st, NULL, 0);
 	} while (st.procs_alive > 1 && ++tries < 100000);
 	if (st.procs_alive != 1)
-		st_report(&sc.leftover, "%" PRIu64 " processes alive at the end",
+		st_report(&sc.leftover,
+			  "%" PRIu64 " processes alive at the end",
 			  st.procs_alive);
 }
 
@@ -416,12 +415,12 @@ static uint64_t sc_progress(void)
 static void sc_figures(char *buf, size_t n)
 {
 	snprintf(buf, n,
-		 "crashes %" PRIu64 " (%" PRIu64 " supervisors restarted, %" PRIu64
+		 "crashes %" PRIu64 " (%" PRIu64
+		 " supervisors restarted, %" PRIu64
 		 " times none found), starts %" PRIu64 " (%" PRIu64
-		 " of supervisors), calls %" PRIu64
-		 " (%" PRIu64 " to a worker gone), doubled %" PRIu64
-		 ", lost %" PRIu64 ", wrong %" PRIu64 ", left over %" PRIu64
-		 ", errors %" PRIu64,
+		 " of supervisors), calls %" PRIu64 " (%" PRIu64
+		 " to a worker gone), doubled %" PRIu64 ", lost %" PRIu64
+		 ", wrong %" PRIu64 ", left over %" PRIu64 ", errors %" PRIu64,
 		 st_get(&sc.crashes), st_get(&sc.sup_kills),
 		 st_get(&sc.missing), st_get(&sc.starts),
 		 st_get(&sc.mid_starts), st_get(&sc.calls),

@@ -117,8 +117,7 @@ static struct act_sup_child child_of(const char *id, const char *restart,
 		    !strcmp(restart, "transient") ? ACT_SUP_TRANSIENT :
 						    ACT_SUP_TEMPORARY;
 	c.shutdown_ns = !strcmp(shutdown, "brutal") ? ACT_SUP_BRUTAL_KILL :
-			!strcmp(shutdown, "inf") ?
-						      ACT_FOREVER :
+			!strcmp(shutdown, "inf")    ? ACT_FOREVER :
 						      atoll(shutdown) * 1000000LL;
 	return c;
 }
@@ -275,11 +274,10 @@ static const char *op(char **w, int n)
 			ids[i].ignore = 0;
 		}
 		act_sup_spec_init(&ses.spec);
-		ses.spec.strategy = !strcmp(w[1], "one_for_one") ?
-					    ACT_SUP_ONE_FOR_ONE :
-				    !strcmp(w[1], "one_for_all") ?
-					    ACT_SUP_ONE_FOR_ALL :
-					    ACT_SUP_REST_FOR_ONE;
+		ses.spec.strategy =
+			!strcmp(w[1], "one_for_one") ? ACT_SUP_ONE_FOR_ONE :
+			!strcmp(w[1], "one_for_all") ? ACT_SUP_ONE_FOR_ALL :
+						       ACT_SUP_REST_FOR_ONE;
 		ses.spec.intensity = atoi(w[2]);
 		ses.spec.period_ns = 3600 * 1000000000LL;
 		ses.spec.children = ses.kids;

@@ -352,8 +352,7 @@ static void *wx_holder(void *arg)
 static bool is_down_of(const struct act_msg *m, void *ref)
 {
 	return m->tag == ACT_TAG_DOWN &&
-	       ((const struct act_exit_info *)m->data)->ref ==
-		       *(uint64_t *)ref;
+	       ((const struct act_exit_info *)m->data)->ref == *(uint64_t *)ref;
 }
 
 static void wx_cleanup(void)
@@ -380,8 +379,7 @@ static int wx_try(void)
 		wx_cleanup();
 		return 0;
 	}
-	ck_assert_int_eq(pthread_create(&t, NULL, wx_holder,
-					tu_lookup(wx.l)),
+	ck_assert_int_eq(pthread_create(&t, NULL, wx_holder, tu_lookup(wx.l)),
 			 0);
 	while (!atomic_load(&wx.held))
 		act_yield();
@@ -401,10 +399,10 @@ static int wx_try(void)
 		wx_cleanup();
 		return 0;
 	}
-	ck_assert_msg(!early, "a DOWN (reason %ld) before the exit was done",
-		      early ? (long)((struct act_exit_info *)early->data)
-					->reason :
-			      0L);
+	ck_assert_msg(
+		!early, "a DOWN (reason %ld) before the exit was done",
+		early ? (long)((struct act_exit_info *)early->data)->reason :
+			0L);
 	m = act_receive_match(is_down_of, &ref, ACT_FOREVER);
 	why = ((struct act_exit_info *)m->data)->reason;
 	act_msg_free(m);

@@ -31,16 +31,17 @@ enum { T_EXIT = 1, T_STUBBORN, T_PING };
 
 /* What the children did, by index (their arg). */
 static struct {
-	_Atomic int starts[NKIDS];  /* inits run */
-	_Atomic int alive[NKIDS];   /* started and not ended */
-	_Atomic int fail[NKIDS];    /* inits still to fail with -EIO */
-	_Atomic int ignore[NKIDS];  /* inits still to return IGNORE */
-	_Atomic int order[64];	    /* index + 1 of each start, then exit */
+	_Atomic int starts[NKIDS]; /* inits run */
+	_Atomic int alive[NKIDS];  /* started and not ended */
+	_Atomic int fail[NKIDS];   /* inits still to fail with -EIO */
+	_Atomic int ignore[NKIDS]; /* inits still to return IGNORE */
+	_Atomic int order[64];	   /* index + 1 of each start, then exit */
 	_Atomic int norder;
 } ctl;
 
-static const char *const names[NKIDS] = { "a", "b", "c", "d",
-					  "e", "f", "g", "h" };
+static const char *const names[NKIDS] = {
+	"a", "b", "c", "d", "e", "f", "g", "h"
+};
 
 static void ctl_reset(void)
 {
@@ -169,8 +170,7 @@ static act_pid pid_of(act_pid sup, const char *id)
 static bool is_down_of(const struct act_msg *m, void *ref)
 {
 	return m->tag == ACT_TAG_DOWN &&
-	       ((const struct act_exit_info *)m->data)->ref ==
-		       *(uint64_t *)ref;
+	       ((const struct act_exit_info *)m->data)->ref == *(uint64_t *)ref;
 }
 
 /* The reason in the DOWN of monitor ref, other messages left queued. */
@@ -519,10 +519,10 @@ static void specs_main(void *arg)
 	sup = start_sup(ACT_SUP_ONE_FOR_ONE, 2, TU_HOUR, NULL, 0);
 	memset(longid, 'x', sizeof(longid) - 1);
 	longid[sizeof(longid) - 1] = 0;
-#define REFUSED(field, value)                                              \
-	do {                                                               \
-		struct act_sup_child b = ok;                               \
-		b.field = value;                                           \
+#define REFUSED(field, value)                                                \
+	do {                                                                 \
+		struct act_sup_child b = ok;                                 \
+		b.field = value;                                             \
 		ck_assert_int_eq(act_sup_start_child(sup, &b, &p), -EINVAL); \
 	} while (0)
 	REFUSED(id, NULL);
@@ -661,11 +661,9 @@ static void restart_types_main(void *arg)
 				break;
 			}
 			if (c) {
-				ck_assert_int_eq(act_sup_terminate_child(sup,
-									 "a"),
-						 0);
-				ck_assert_int_eq(act_sup_delete_child(sup,
-								      "a"),
+				ck_assert_int_eq(
+					act_sup_terminate_child(sup, "a"), 0);
+				ck_assert_int_eq(act_sup_delete_child(sup, "a"),
 						 0);
 			}
 		}
@@ -935,8 +933,8 @@ static void shutdown_main(void *arg)
 	int i;
 
 	(void)arg;
-	k[0].shutdown_ns = ACT_FOREVER;	 /* stops at once anyway */
-	k[1].shutdown_ns = 20 * TU_MS;	 /* stubborn: killed after */
+	k[0].shutdown_ns = ACT_FOREVER; /* stops at once anyway */
+	k[1].shutdown_ns = 20 * TU_MS;	/* stubborn: killed after */
 	k[2].shutdown_ns = ACT_SUP_BRUTAL_KILL;
 	k[3].shutdown_ns = ACT_SUP_SHUTDOWN_DEFAULT;
 	sup = start_sup(ACT_SUP_ONE_FOR_ONE, 2, TU_HOUR, k, 4);

@@ -104,8 +104,8 @@ int act_call(act_pid to, uint32_t tag, const void *req, size_t len,
 	return act__call(to, tag, req, len, timeout_ns, reply);
 }
 
-int act__reply(const struct act_msg *req, uint32_t tag, const void *data,
-	       size_t len)
+int act__call_reply(const struct act_msg *req, uint32_t tag, const void *data,
+		    size_t len)
 {
 	struct act__worker *w = act__tls_worker_self();
 	struct act__rt *rt = w ? w->rt : act__rt_enter(); /* pairs with the
@@ -129,5 +129,5 @@ int act_reply(const struct act_msg *req, uint32_t tag, const void *data,
 {
 	if (tag >= ACT_TAG_RESERVED)
 		return -EINVAL;
-	return act__reply(req, tag, data, len);
+	return act__call_reply(req, tag, data, len);
 }

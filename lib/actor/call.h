@@ -18,7 +18,7 @@
 int act__call(act_pid to, uint32_t tag, const void *req, size_t len,
 	      int64_t timeout_ns, struct act_msg **reply);
 /* act_reply(3) with any tag: any thread. */
-int act__reply(const struct act_msg *req, uint32_t tag, const void *data,
-	       size_t len);
+int act__call_reply(const struct act_msg *req, uint32_t tag, const void *data,
+		    size_t len);
 
 #endif /* ACT_CALL_H */

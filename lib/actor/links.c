@@ -63,10 +63,11 @@ bool act__links_proc_live(const struct act__ptable *t, struct act__proc *p,
 static bool links_watch_open(const struct act__ptable *t, struct act__proc *q,
 			     act_pid pid)
 {
-	/* acquire: as act__links_proc_live's */
+	/* acquire: pairs with the release store of EXITING (exit_proc) */
 	return q->watch_open &&
 	       act__ps(atomic_load_explicit(&q->state, memory_order_acquire)) ==
 		       ACT_PS_EXITING &&
+	       /* acquire: pairs with the release store of gen (slot_free) */
 	       atomic_load_explicit(&q->gen, memory_order_acquire) ==
 		       act__proc_pid_gen(t, pid);
 }

@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call.h"
-#include "message.h"
+#include "actor/call.h"
+#include "actor/message.h"
 #include "sup.h"
 #include "base/clock.h"
 #include "sched/worker.h"
@@ -100,7 +100,7 @@ static void child_main(void *unused)
 	rc = b.init(b.arg);
 	/* -ESRCH: the supervisor is gone, and its exit signal on its way;
 	 * nothing else to do with the answer */
-	(void)act__reply(m, ACT__TAG_SUP_BOOT, &rc, sizeof(rc));
+	(void)act__call_reply(m, ACT__TAG_SUP_BOOT, &rc, sizeof(rc));
 	act_msg_free(m);
 	if (rc)
 		act_exit(ACT_EXIT_NORMAL);
@@ -204,7 +204,8 @@ bool act__sup_match_down(const struct act_msg *m, void *ref)
 /* Wait for the DOWN of ref up to timeout_ns; true if it came. */
 static bool wait_down(uint64_t ref, int64_t timeout_ns)
 {
-	struct act_msg *m = act_receive_match(act__sup_match_down, &ref, timeout_ns);
+	struct act_msg *m =
+		act_receive_match(act__sup_match_down, &ref, timeout_ns);
 
 	if (!m)
 		return false;
@@ -489,15 +490,14 @@ static int sup_init(struct sup *s, const struct act_msg *m)
 
 /* Answer m with r; when that cannot be sent (no memory for a long
  * answer), with r's error alone: a caller never waits for ever. */
-static void reply(const struct act_msg *m, struct act__sup_rep *r,
-		  size_t len)
+static void reply(const struct act_msg *m, struct act__sup_rep *r, size_t len)
 {
 	struct act__sup_rep err = { 0 };
-	int rc = act__reply(m, ACT__TAG_SUP, r, len);
+	int rc = act__call_reply(m, ACT__TAG_SUP, r, len);
 
 	if (rc && rc != -ESRCH && len > sizeof(err)) {
 		err.rc = rc;
-		rc = act__reply(m, ACT__TAG_SUP, &err, sizeof(err));
+		rc = act__call_reply(m, ACT__TAG_SUP, &err, sizeof(err));
 	}
 	/* -ESRCH: the caller is gone; -ENOMEM for so short an answer:
 	 * said on stderr by the send, and the caller waits on */
@@ -510,8 +510,7 @@ static void op_start_child(struct sup *s, const struct act__sup_req *q,
 	struct kid *k = find_id(s, q->child[0].id);
 
 	if (k) {
-		r->rc = k->state == ACT_SUP_CHILD_RUNNING ? -EEXIST :
-							    -EALREADY;
+		r->rc = k->state == ACT_SUP_CHILD_RUNNING ? -EEXIST : -EALREADY;
 		r->pid = k->pid;
 		return;
 	}

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call.h"
-#include "message.h"
+#include "actor/call.h"
+#include "actor/message.h"
 #include "sup.h"
 #include "sched/worker.h"
 
@@ -18,7 +18,7 @@ void act_sup_spec_init(struct act_sup_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
 	spec->strategy = ACT_SUP_ONE_FOR_ONE;
-	spec->intensity = 1;		  /* OTP's defaults */
+	spec->intensity = 1; /* OTP's defaults */
 	spec->period_ns = 5000000000LL;
 }
 

@@ -61,7 +61,7 @@ struct act__sup_req {
 	int32_t strategy; /* INIT: the spec's */
 	int32_t intensity;
 	int64_t period_ns;
-	char name[ACT_NAME_MAX + 1]; /* INIT: the name, "" none; TERMINATE,
+	char name[ACT_NAME_MAX + 1];	/* INIT: the name, "" none; TERMINATE,
 				      * RESTART, DELETE: the child's id */
 	struct act__sup_wchild child[]; /* INIT, START_CHILD */
 };
@@ -76,8 +76,8 @@ struct act__sup_rep {
 };
 
 /* The most children one WHICH answer lists: a message's largest. */
-#define ACT__SUP_WHICH_MAX                                        \
-	((ACT_MSG_MAX - sizeof(struct act__sup_rep)) /            \
+#define ACT__SUP_WHICH_MAX                             \
+	((ACT_MSG_MAX - sizeof(struct act__sup_rep)) / \
 	 sizeof(struct act_sup_child_info))
 
 /* sup.c: an act_receive_match match for the DOWN of the monitor whose
