@@ -1,11 +1,13 @@
 #!/bin/sh
-# The one-for-one supervisor example (examples/supervisor): its demo
-# crashes workers, checks each restart and the give-up, and exits 0 only
-# when every check held; run with the defaults, with the intensity at its
-# edges, and with bad options (usage and status 2). Run by `make check`
-# from the build directory. Prints one line per check and ends with
-# "N passed, N failed" (scripts/summary.sh counts that). The program
-# bounds every wait itself; `timeout` here only guards against a hang.
+# The supervisor example (examples/supervisor): its demo crashes the
+# workers of a one-for-one supervisor (act_sup_start), checks each restart
+# and the give-up, and exits 0 only when every check held; run with the
+# defaults, with the intensity at its edges, and with bad options (usage
+# and status 2). Run by `make check` from the build directory. Prints one
+# line per check and ends with "N passed, N failed" (scripts/summary.sh
+# counts that). The program bounds every wait itself; `timeout` here only
+# guards against a hang, and no time limit below it: a busy machine makes
+# a run slow, not wrong.
 set -u
 passed=0
 failed=0
@@ -31,8 +33,8 @@ ms() {
 	echo $(($(date +%s%N) / 1000000))
 }
 
-# demo NAME ARGS...: a run that must exit 0 within 5 s, having given up
-# with the intensity reason and said that every check held.
+# demo NAME ARGS...: a run that must exit 0, the supervisor having given
+# up (ACT_EXIT_SHUTDOWN) and every check held.
 demo() {
 	name=$1
 	shift
@@ -40,8 +42,8 @@ demo() {
 	t0=$(ms)
 	timeout 30 examples/supervisor "$@" >"$tmp/out" 2>&1 || rc=$?
 	took=$(($(ms) - t0))
-	if [ "$rc" -eq 0 ] && [ "$took" -lt 5000 ] &&
-		grep -q '^client: the supervisor gave up .*intensity (100)' \
+	if [ "$rc" -eq 0 ] &&
+		grep -q '^client: the supervisor gave up .*: EXIT shutdown' \
 			"$tmp/out" &&
 		grep -q '^client: all [0-9]* checks held' "$tmp/out"; then
 		ok "$name: $(tail -n 1 "$tmp/out") in $took ms"
