@@ -19,6 +19,7 @@
 
 #include "testrt.h"
 
+#include "affinity/instances.h"
 #include "affinity/plan.h"
 #include "node/runtime.h"
 #include "affinity/topology.h"
@@ -1279,6 +1280,82 @@ START_TEST(runtime_victims)
 }
 END_TEST
 
+/* ---- several instances on one host (lib/affinity/instances.h) -------- */
+
+/* The split of synth (cpus: ACTORS_CPUS, NULL: all) into n: each
+ * instance's "cpus nodes cores" joined by " | ". */
+static void split_is(const char *synth, const char *cpus, int n,
+		     const char *want)
+{
+	struct act__instance in[64];
+	struct act__topo t;
+	char got[2048] = "", why[256] = "";
+	int k, rc;
+
+	topo_ok(&t, synth, NULL, NULL, cpus);
+	rc = act__instances_split(&t, n, in, why, sizeof(why));
+	ck_assert_msg(rc == 0, "%s into %d: %d (%s)", synth, n, rc, why);
+	for (k = 0; k < n; k++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			 "%s%s %s %d", k ? " | " : "", in[k].cpus, in[k].nodes,
+			 in[k].ncores);
+	ck_assert_msg(!strcmp(got, want),
+		      "%s (cpus %s) into %d:\n got %s\nwant %s", synth,
+		      cpus ? cpus : "all", n, got, want);
+	act__instances_free(in, n);
+	act__topology_free(&t);
+}
+
+START_TEST(instances)
+{
+	struct act__instance in[2];
+	struct act__topo t;
+	char why[256];
+
+	/* whole packages, then whole nodes */
+	split_is(SERVER, NULL, 1, "0-127 0-3 64");
+	split_is(SERVER, NULL, 2, "0-63 0-1 32 | 64-127 2-3 32");
+	split_is(SERVER, NULL, 4,
+		 "0-31 0 16 | 32-63 1 16 | 64-95 2 16 | 96-127 3 16");
+	/* three of four nodes: runs of whole nodes, each nearest its
+	 * share of the cores */
+	split_is(SERVER, NULL, 3, "0-31 0 16 | 32-95 1-2 32 | 96-127 3 16");
+	/* more instances than nodes: two a node, each node's cores cut in
+	 * two (no cache is shared on SERVER) */
+	split_is(SERVER, NULL, 8,
+		 "0-15 0 8 | 16-31 0 8 | 32-47 1 8 | 48-63 1 8 | "
+		 "64-79 2 8 | 80-95 2 8 | 96-111 3 8 | 112-127 3 8");
+	/* with L3 caches: six on four nodes, the extra two to the first
+	 * nodes (D'Hondt's tie), an L3 each there */
+	split_is(SERVER_L3, NULL, 6,
+		 "0-15 0 8 | 16-31 0 8 | 32-47 1 8 | 48-63 1 8 | "
+		 "64-95 2 16 | 96-127 3 16");
+	/* five: the fifth to node 0, whose L3s take one each */
+	split_is(SERVER_L3, NULL, 5,
+		 "0-15 0 8 | 16-31 0 8 | 32-63 1 16 | 64-95 2 16 | "
+		 "96-127 3 16");
+	/* every core its own */
+	split_is(
+		LAPTOP, NULL, 8,
+		"0 0 1 | 1 0 1 | 2 0 1 | 3 0 1 | 4 0 1 | 5 0 1 | 6 0 1 | 7 0 1");
+	/* one cache of eight cores in three: 3, 2, 3 */
+	split_is(LAPTOP, NULL, 3, "0-2 0 3 | 3-4 0 2 | 5-7 0 3");
+	/* only the usable cores: a container of two cores on two nodes */
+	split_is(SERVER, CONTAINER_SET, 2, "4-7 0 2 | 68-71 2 2");
+	split_is(SERVER, CONTAINER_SET, 4,
+		 "4-5 0 1 | 6-7 0 1 | 68-69 2 1 | "
+		 "70-71 2 1");
+	/* more instances than cores, or none */
+	topo_ok(&t, SERVER, NULL, NULL, CONTAINER_SET);
+	ck_assert_int_eq(act__instances_split(&t, 5, in, why, sizeof(why)),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "4 usable cores give at most 4"));
+	ck_assert_int_eq(act__instances_split(&t, 0, in, why, sizeof(why)),
+			 -EINVAL);
+	act__topology_free(&t);
+}
+END_TEST
+
 static Suite *plan_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -1303,6 +1380,7 @@ static Suite *plan_suite(void)
 	tcase_add_test(tc, bad_sources);
 	tcase_add_test(tc, reactor);
 	tcase_add_test(tc, names);
+	tcase_add_test(tc, instances);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("runtime");

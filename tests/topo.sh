@@ -100,6 +100,17 @@ plan server-options "$envs ACTORS_CPUS=0-127" --synthetic "$SERVER" \
 	--workers 4 --bind core --cpus 96-111 --reactor-cpu 110
 # More workers than CPUs: shared CPUs, no CPU left for the reactor.
 plan laptop-over - --synthetic "$LAPTOP" --workers 12 --steal all
+# Several runtimes on one host: the usable cores split along nodes and
+# shared caches (lib/affinity/instances.h), each share's settings and
+# plan; within a container's cpuset; under the environment's bind.
+plan server-instances4 - --synthetic "$SERVER" --instances 4
+plan server-instances3 - --synthetic "$SERVER" --instances 3
+plan server-l3-instances6 - --synthetic 'pack:2 numa:2 l3:2 core:8 pu:2' \
+	--instances 6
+plan laptop-instances3 - --synthetic "$LAPTOP" --instances 3
+plan container-instances2 - --synthetic "$SERVER" --cgroup cpuset \
+	--instances 2
+plan server-instances2-pu ACTORS_BIND=pu --synthetic "$SERVER" --instances 2
 
 # fails ENV WANT ARGS...: status 2, nothing on stdout, and exactly one
 # line on stderr, which starts with "actors: " and contains WANT.
@@ -140,11 +151,16 @@ fails ACTORS_REACTOR_CPU=any 'ACTORS_REACTOR_CPU="any"' \
 fails ACTORS_SCHEDULERS=0 'ACTORS_SCHEDULERS="0"' --synthetic "$SERVER"
 fails ACTORS_SCHEDULERS=1025 'ACTORS_SCHEDULERS="1025"' \
 	--synthetic "$SERVER"
+fails - '65 instances: each needs a core of its own, and 64 usable cores' \
+	--synthetic "$SERVER" --instances 65
+fails ACTORS_CPUS=4-7 '3 instances: each needs a core of its own, and 2' \
+	--synthetic "$SERVER" --instances 3
 
 # Usage errors: status 2, the reason first, nothing on stdout.
 for args in "--bogus" "--xml" "--workers 0" "--workers 1025" "--bind x" \
 	"--reactor-cpu -1" "--steal 1" "--cgroup nodir" "extra" \
-	"--synthetic x --xml y"; do
+	"--synthetic x --xml y" "--instances 0" "--instances 1025" \
+	"--instances 2 --workers 3" "--instances 2 --reactor-cpu 1"; do
 	# shellcheck disable=SC2086 # the options, split on purpose
 	run - $args
 	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] &&

@@ -14,13 +14,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include <actors.h>
 
+#include "affinity/instances.h"
 #include "affinity/plan.h"
 #include "affinity/report.h"
+#include "base/json.h"
 #include "node/paths.h"
 #include "node/runtime.h" /* ACT_MAX_WORKERS */
 #include "settings/env.h"
@@ -39,6 +42,7 @@ struct topo_opts {
 	struct act__topo_src src;
 	bool other; /* --synthetic, --xml or --cgroup: src applies */
 	bool json, steal_all;
+	int instances; /* --instances N; 0: none */
 };
 
 /* The options' fn (opt.h): NULL, or what they expected. */
@@ -114,6 +118,110 @@ static const char *topo_steal(const char *arg, void *dst)
 	return NULL;
 }
 
+/* One instance's plan: the one act_main makes with ACTORS_CPUS set to
+ * its CPUs, from the same settings otherwise; its workers and reactor
+ * CPU (-1 not pinned, -3 inline), or -1 with the library's line said. */
+static int instance_plan(const struct topo_opts *o, const char *cpus,
+			 int *workers, int *reactor)
+{
+	struct act_config cfg = o->cfg;
+	struct act__topo t;
+	struct act__plan pl;
+
+	cfg.cpus = cpus;
+	if (act__plan_resolve(&cfg, o->other ? &o->src : NULL, &t, &pl))
+		return -1;
+	*workers = pl.nworkers;
+	*reactor = pl.reactor_inline ? -3 : pl.reactor_cpu;
+	act__plan_free(&pl);
+	act__topology_free(&t);
+	return 0;
+}
+
+static void reactor_text(char *buf, size_t n, int reactor)
+{
+	if (reactor == -3)
+		snprintf(buf, n, "inline");
+	else if (reactor < 0)
+		snprintf(buf, n, "none");
+	else
+		snprintf(buf, n, "%d", reactor);
+}
+
+static void instance_line(const struct topo_opts *o, int k,
+			  const struct act__instance *in, int workers,
+			  int reactor, const char *rtext)
+{
+	if (!o->json) {
+		printf("instance %d: ACTORS_CPUS=%s ACTORS_REACTOR_CPU=%s "
+		       "(%s %s: %d core%s, %d CPU%s, %d worker%s)\n",
+		       k, in->cpus, rtext,
+		       strpbrk(in->nodes, ",-") ? "nodes" : "node",
+		       in->nodes[0] ? in->nodes : "?", in->ncores,
+		       in->ncores == 1 ? "" : "s", in->npus,
+		       in->npus == 1 ? "" : "s", workers,
+		       workers == 1 ? "" : "s");
+		return;
+	}
+	printf("%s\n    {\"index\": %d, \"cpus\": ", k ? "," : "", k);
+	act__json_fstr(stdout, in->cpus);
+	printf(", \"reactor_cpu\": ");
+	if (reactor >= 0)
+		printf("%d", reactor);
+	else
+		act__json_fstr(stdout, rtext);
+	printf(", \"nodes\": ");
+	act__json_fstr(stdout, in->nodes);
+	printf(", \"cores\": %d, \"npus\": %d, \"workers\": %d}", in->ncores,
+	       in->npus, workers);
+}
+
+/*
+ * --instances N: the usable cores split N ways (lib/affinity/
+ * instances.h), each share with the settings that run a runtime on it
+ * and the plan those give. 0, or the exit status.
+ */
+static int topo_instances(const struct topo_opts *o, const struct act__topo *t)
+{
+	struct act__instance *in = calloc((size_t)o->instances, sizeof(*in));
+	char why[256], rtext[16];
+	int k, workers, reactor, rc;
+
+	if (!in)
+		return 1;
+	rc = act__instances_split(t, o->instances, in, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "actors: %s\n",
+			rc == -EINVAL ? why : strerror(-rc));
+		free(in);
+		return rc == -EINVAL ? 2 : 1;
+	}
+	if (o->json) {
+		printf("{\"source\": ");
+		act__json_fstr(stdout, t->source);
+		printf(", \"usable_cores\": %d, \"instances\": [",
+		       t->nusable_cores);
+	} else {
+		printf("%d instance%s on %s: %d usable cores, no core in "
+		       "two (doc/topology.md)\n",
+		       o->instances, o->instances == 1 ? "" : "s", t->source,
+		       t->nusable_cores);
+	}
+	for (k = 0; k < o->instances && !rc; k++) {
+		if (instance_plan(o, in[k].cpus, &workers, &reactor)) {
+			rc = 2;
+			break;
+		}
+		reactor_text(rtext, sizeof(rtext), reactor);
+		instance_line(o, k, &in[k], workers, reactor, rtext);
+	}
+	if (o->json && !rc)
+		printf("\n]}\n");
+	act__instances_free(in, o->instances);
+	free(in);
+	return rc;
+}
+
 int actors_topo_main(int argc, char **argv)
 {
 	struct topo_opts o = { .other = false };
@@ -148,6 +256,10 @@ int actors_topo_main(int argc, char **argv)
 		       "else auto)"),
 		OPT_FN("steal", topo_steal, &o.steal_all, "all",
 		       "every worker's steal order, not only worker 0's"),
+		OPT_INT("instances", &o.instances, 1, ACT_MAX_WORKERS, "N",
+			"split the usable cores among N runtimes ({range}):\n"
+			"each one's ACTORS_CPUS and ACTORS_REACTOR_CPU, along\n"
+			"NUMA nodes and shared caches, no core in two"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors topo",
@@ -165,6 +277,11 @@ int actors_topo_main(int argc, char **argv)
 		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
 	if (o.src.synthetic && o.src.xml)
 		return opt_error(&cmd, "--synthetic and --xml: give one");
+	if (o.instances && (o.cfg.schedulers || o.cfg.reactor_cpu))
+		return opt_error(&cmd, "--instances gives each instance its "
+				       "default workers and reactor CPU: "
+				       "--workers and --reactor-cpu do not go "
+				       "with it");
 	flags = (o.json ? ACT_REPORT_JSON : 0) |
 		(o.steal_all ? ACT_REPORT_STEAL_ALL : 0);
 	/* act_main's count and ring size, by act_main's table: the field,
@@ -181,6 +298,17 @@ int actors_topo_main(int argc, char **argv)
 	rc = act__plan_resolve(&o.cfg, o.other ? &o.src : NULL, &t, &pl);
 	if (rc)
 		return rc == -EINVAL ? 2 : 1; /* the library said why */
+	if (o.instances) {
+		act__plan_free(&pl);
+		/* the split of what the settings leave usable; each
+		 * instance's plan from its own CPUs, not the pool's */
+		o.cfg.cpus = NULL;
+		rc = topo_instances(&o, &t);
+		act__topology_free(&t);
+		if (fflush(stdout) || ferror(stdout))
+			return 1;
+		return rc;
+	}
 	/* this machine: the kernel paths a runtime would take here */
 	nkv = 0;
 	if (!o.other && !act__paths_probe(&pl, t.simulated, o.cfg.ring_entries,
