@@ -467,6 +467,33 @@ void act__plan_free(struct act__plan *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
+int act__plan_cpus(const struct act__plan *pl, const struct act__topo *t,
+		   int *cpus, int max)
+{
+	hwloc_bitmap_t all = hwloc_bitmap_alloc();
+	int i, n = 0, c;
+
+	if (!all)
+		return -ENOMEM;
+	for (i = 0; i < pl->nworkers; i++)
+		if (pl->w[i].set)
+			hwloc_bitmap_or(all, all, pl->w[i].set);
+		else
+			hwloc_bitmap_or(all, all, t->usable);
+	if (pl->reactor_cpu >= 0)
+		hwloc_bitmap_set(all, (unsigned)pl->reactor_cpu);
+	else if (!pl->reactor_inline)
+		hwloc_bitmap_or(all, all, t->usable);
+	hwloc_bitmap_foreach_begin(c, all) {
+		if (n < max)
+			cpus[n] = c;
+		n++;
+	}
+	hwloc_bitmap_foreach_end();
+	hwloc_bitmap_free(all);
+	return n;
+}
+
 /* ---- settings: field > environment > default (vars.h) ---------------- */
 
 /*

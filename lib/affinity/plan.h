@@ -90,6 +90,12 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 		   const struct act__plan_in *in, char *why, size_t why_len);
 void act__plan_free(struct act__plan *pl);
 
+/* The OS CPUs pl's threads run on (a bound worker's set, the reactor's
+ * CPU; the usable set for a thread not bound), ascending: their count,
+ * the first max of them in cpus; -ENOMEM. */
+int act__plan_cpus(const struct act__plan *pl, const struct act__topo *t,
+		   int *cpus, int max);
+
 /* "none", "core", ... for an enum act_bind value; NULL when out of range. */
 const char *act__plan_bind_name(int bind);
 /* The enum act_bind of a name, or -1. */

@@ -25,6 +25,7 @@
 #include "observe.h"
 #include "stats.h"
 #include "info.h"
+#include "claim.h"
 
 #define DEFAULT_MAX_PROCS (1u << 22)
 #define MAX_PROCS_LIMIT (1u << 31)
@@ -259,6 +260,7 @@ static void destroy(struct act__rt *rt)
 	act__overflow_thread_fini();
 	act__overflow_fini();
 	act__stack_global_fini();
+	act__claim_release();
 	act__plan_free(&rt->plan);
 	act__topology_free(&rt->topo);
 	free(rt->worker_os_node);
@@ -502,6 +504,10 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	rt->test = set.test;
 	policies(rt, &set);
 	rc = placement(rt);
+	if (rc)
+		goto err_rt;
+	/* ACTORS_CPU_CLAIM: only when asked for; released by destroy() */
+	rc = act__claim_take(&rt->topo, &rt->plan, (int)set.cpu_claim);
 	if (rc)
 		goto err_rt;
 	act__vars_warn_unknown();

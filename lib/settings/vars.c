@@ -52,6 +52,12 @@ static const struct act__var_word dump_words[] = {
 	{ "12", SIGUSR2 },     { "HUP", SIGHUP },	 { "SIGHUP", SIGHUP },
 	{ "WINCH", SIGWINCH }, { "SIGWINCH", SIGWINCH }, { NULL, 0 }
 };
+static const struct act__var_word claim_words[] = {
+	{ "off", ACT_CPU_CLAIM_OFF },
+	{ "warn", ACT_CPU_CLAIM_WARN },
+	{ "refuse", ACT_CPU_CLAIM_REFUSE },
+	{ NULL, 0 }
+};
 /* act__plan_bind_name and act__plan_bind_parse (plan.c) read these too */
 static const struct act__var_word bind_words[] = {
 	{ "none", ACT_BIND_NONE },
@@ -227,6 +233,16 @@ const struct act__var act__vars[ACT_VARS] = {
 		.doc = "A signal that makes the runtime print every process "
 		       "(act_dump) on standard error, or none (off): no "
 		       "handler is installed unless one is named",
+	},
+	[ACT_VAR_CPU_CLAIM] = {
+		.name = "ACTORS_CPU_CLAIM", .type = ACT_VAR_WORD,
+		POLICY(cpu_claim),
+		.words = claim_words,
+		.def = ACT_CPU_CLAIM_OFF,
+		.doc = "Whether the runtime claims the CPUs it runs on, so that "
+		       "another runtime that claims one of them says so at "
+		       "start (warn) or does not start (refuse), or neither "
+		       "(off): an abstract socket a CPU, no file",
 	},
 	[ACT_VAR_BIND] = {
 		.name = "ACTORS_BIND", .type = ACT_VAR_WORD,

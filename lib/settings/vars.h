@@ -51,6 +51,7 @@ enum act__var_id {
 	ACT_VAR_PLACE,
 	ACT_VAR_BACKPRESSURE,
 	ACT_VAR_DUMP_SIGNAL,
+	ACT_VAR_CPU_CLAIM,
 	ACT_VAR_BIND, /* the placement three: act__plan_resolve */
 	ACT_VAR_REACTOR_CPU,
 	ACT_VAR_CPUS,
@@ -123,6 +124,13 @@ enum act__test_ring {
  * glibc keeps (SIGRTMIN is 34 there) */
 #define ACT_VARS_DUMP_RT_MIN 34
 #define ACT_VARS_DUMP_RT_MAX 64
+
+/* ACTORS_CPU_CLAIM's values (struct act__settings.cpu_claim) */
+enum act__cpu_claim {
+	ACT_CPU_CLAIM_OFF,    /* no claim, no look */
+	ACT_CPU_CLAIM_WARN,   /* claim; a CPU claimed already is said */
+	ACT_CPU_CLAIM_REFUSE, /* ... and stops act_main (-EADDRINUSE) */
+};
 
 enum act__var_type {
 	ACT_VAR_UINT,	  /* a whole number in [min, max] (after prefix,
@@ -217,6 +225,7 @@ struct act__settings {
 	uint32_t backpressure_off; /* ACTORS_BACKPRESSURE: 0 mute, 1 off */
 	uint32_t dump_signal;	   /* ACTORS_DUMP_SIGNAL: 0 off, or the
 				    * signal that prints act_dump */
+	uint32_t cpu_claim;	   /* ACTORS_CPU_CLAIM: enum act__cpu_claim */
 	struct act__tests test;
 	/* each variable's value where it was read and taken; NULL where
 	 * it was unset, not read (a field won) or not resolved */
