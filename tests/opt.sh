@@ -159,7 +159,7 @@ lists $actors bench echo -- conns seconds
 lists $actors bench timeouts -- procs rounds
 lists $actors bench call -- calls rounds queued
 lists $actors topo -- synthetic xml cgroup json workers bind cpus \
-	reactor-cpu steal
+	reactor-cpu steal instances
 lists $actors trace -- top json
 lists $actors vars -- man test
 

@@ -36,6 +36,7 @@ mailbox_flood --senders 4 --rounds 1 --iters 500 --rss-check 0
 timer_race --racers 8 --iters 500
 park_race --pairs 4 --iters 300
 io_cancel_race --readers 8 --acceptors 2 --iters 500
+sup_churn --sups 2 --children 8 --iters 2000
 EOF
 
 # mailbox_flood's bound of message memory with two memory homes: a
@@ -51,8 +52,8 @@ fi
 
 # every test of the table was run above
 n=$("$actors" stress --list | wc -l)
-if [ "$n" = 11 ]; then
-	ok "--list: 11 tests"
+if [ "$n" = 12 ]; then
+	ok "--list: 12 tests"
 else
 	bad "--list: $n tests: $("$actors" stress --list)"
 fi

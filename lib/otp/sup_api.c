@@ -252,20 +252,26 @@ int act_sup_stop(act_pid sup)
 int act_sup_start_child(act_pid sup, const struct act_sup_child *child,
 			act_pid *pid)
 {
-	struct {
-		struct act__sup_req q;
-		struct act__sup_wchild c;
-	} r;
+	size_t len =
+		sizeof(struct act__sup_req) + sizeof(struct act__sup_wchild);
 	const struct act__sup_rep *rep;
+	struct act__sup_req *q;
 	struct act_msg *m;
 	int rc;
 
-	if (!child || wire_child(&r.c, child))
+	if (!child)
 		return -EINVAL;
-	memset(&r.q, 0, sizeof(r.q));
-	r.q.op = ACT__SUP_START_CHILD;
-	r.q.n = 1;
-	rc = sup_call(sup, &r.q, sizeof(r), &m, &rep);
+	q = calloc(1, len); /* the request and its one child */
+	if (!q)
+		return -ENOMEM;
+	if (wire_child(&q->child[0], child)) {
+		free(q);
+		return -EINVAL;
+	}
+	q->op = ACT__SUP_START_CHILD;
+	q->n = 1;
+	rc = sup_call(sup, q, len, &m, &rep);
+	free(q);
 	if (rc)
 		return rc;
 	rc = rep->rc;
