@@ -1308,7 +1308,7 @@ static void split_is(const char *synth, const char *cpus, int n,
 
 START_TEST(instances)
 {
-	struct act__instance in[2];
+	struct act__instance in[8];
 	struct act__topo t;
 	char why[256];
 
