@@ -429,13 +429,24 @@ static bool child_exited(struct sup *s, struct kid *k, intptr_t reason)
 	return true;
 }
 
-/* Stop every child and exit with reason. */
+/* Stop every child and exit with reason (sup_free frees the rest). */
 static __attribute__((noreturn)) void die(struct sup *s, intptr_t reason)
 {
 	terminate_from(s, 0);
+	act_exit(reason);
+}
+
+/* The supervisor's exit handler: however it ends, killed included, its
+ * state goes (s is act__sup_main's local, whose frame the handlers run
+ * under). */
+static void sup_free(void *arg)
+{
+	struct sup *s = arg;
+
 	free(s->kids);
 	free(s->ring);
-	act_exit(reason);
+	s->kids = NULL;
+	s->ring = NULL;
 }
 
 static int add_kid(struct sup *s, const struct act__sup_wchild *c)
@@ -701,9 +712,11 @@ void act__sup_main(void *unused)
 	(void)unused;
 	s.self = act_self();
 	act_trap_exit(true);
+	r.rc = act_on_exit(sup_free, &s);
 	/* the INIT call of act_sup_start, which spawned it, comes first */
 	m = act_receive_match(match_tag, &tag, ACT_FOREVER);
-	r.rc = sup_init(&s, m);
+	if (!r.rc)
+		r.rc = sup_init(&s, m);
 	if (r.rc) {
 		/* act_sup_start returns the failure: the caller is not
 		 * killed by it as well */
