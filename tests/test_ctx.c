@@ -86,8 +86,9 @@ void tc_reg_switch(struct act__ctx *from, struct act__ctx *to,
 static inline void reg_switch(struct act__ctx *from, struct act__ctx *to,
 			      const uint64_t in[6], uint64_t out[6])
 {
-	act__ctx_announce(from, to);
+	act__ctx_announce(from, to, 0);
 	tc_reg_switch(from, to, in, out);
+	act__ctx_arrived(from);
 }
 
 static const char *const reg_name[6] = { "rbx", "rbp", "r12",
@@ -113,6 +114,7 @@ static void reg_b_entry(void *arg, void *arg2)
 {
 	int r;
 
+	act__ctx_entered();
 	(void)arg;
 	(void)arg2;
 	for (r = 0; r < REG_ROUNDS; r++) {
@@ -131,6 +133,7 @@ START_TEST(callee_saved_survive)
 	int r, i;
 
 	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, reg_b_entry, NULL, NULL);
+	act__ctx_stack(&b_ctx, stk, STACK_LEN);
 	for (r = 0; r < REG_ROUNDS; r++) {
 		fill(in, r);
 		memset(out, 0, sizeof(out));
@@ -223,6 +226,7 @@ static void fp_b_entry(void *arg, void *arg2)
 {
 	int r;
 
+	act__ctx_entered();
 	(void)arg;
 	(void)arg2;
 	fp_read(&fp_b_first);
@@ -252,6 +256,7 @@ START_TEST(fp_control_is_the_threads)
 	fegetenv(&saved);
 	ck_assert_int_eq(fesetround(FE_DOWNWARD), 0);
 	act__ctx_make(&b_ctx, (char *)stk + STACK_LEN, fp_b_entry, NULL, NULL);
+	act__ctx_stack(&b_ctx, stk, STACK_LEN);
 	for (r = 0; r < FP_ROUNDS; r++) {
 		act__ctx_switch(&main_ctx, &b_ctx);
 		fp_read(&seen);
@@ -302,6 +307,7 @@ __attribute__((noinline, used)) void tc_probe_c(void *arg, void *arg2)
 {
 	_Alignas(16) volatile long double ld = 1.0L;
 
+	act__ctx_entered();
 	probe_arg = arg;
 	probe_arg2 = arg2;
 	probe_local = (uintptr_t)&ld;
@@ -324,6 +330,7 @@ START_TEST(ctx_make_entry)
 		probe_arg = probe_arg2 = NULL;
 		probe_local = 0;
 		act__ctx_make(&b_ctx, hi, PROBE_ENTRY, arg, arg2);
+		act__ctx_stack(&b_ctx, stk, (size_t)(hi - stk));
 		ck_assert_msg((uintptr_t)b_ctx.sp >= lo &&
 				      (uintptr_t)b_ctx.sp < (uintptr_t)hi,
 			      "off %d: sp %p outside the stack", off, b_ctx.sp);
@@ -356,6 +363,7 @@ START_TEST(ctx_make_stays_below_hi)
 
 	memset(stk, 0xee, STACK_LEN);
 	act__ctx_make(&b_ctx, stk + STACK_LEN - top, PROBE_ENTRY, NULL, NULL);
+	act__ctx_stack(&b_ctx, stk, STACK_LEN - top);
 	act__ctx_switch(&main_ctx, &b_ctx);
 	act__ctx_switch(&main_ctx, &b_ctx); /* resumed once more */
 	for (k = STACK_LEN - top; k < STACK_LEN; k++)

@@ -55,8 +55,10 @@ static struct act__worker *place(struct act__worker *w)
 static void proc_entry(void *slot, void *arg)
 {
 	struct act__proc *p = slot;
-	struct act__worker *w = act__tls_worker_self();
+	struct act__worker *w;
 
+	act__ctx_entered(); /* before anything else on this stack */
+	w = act__tls_worker_self();
 	/* a process may have handed the worker straight to this one */
 	act__worker_settle(w);
 	if (act__unlikely(
@@ -113,6 +115,7 @@ int act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	/* its argument goes to its first frame, not the slot */
 	act__ctx_make(&p->ctx, act__stack_hi(p->stack_lo, stack_size),
 		      proc_entry, p, arg);
+	act__ctx_stack(&p->ctx, p->stack_lo, stack_size);
 	act__mailbox_reset(p);
 	p->exit_reason = ACT_EXIT_NORMAL;
 	p->is_main = is_main;

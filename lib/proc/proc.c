@@ -11,9 +11,10 @@
 #include "proc.h"
 
 /* Five cache lines: remote-written, owner-only, owner-only, the
- * lifecycle's, and the observers' (proc.h). (Six under TSan: struct
- * act__ctx carries the process's fiber there.) */
-#ifndef ACT_TSAN
+ * lifecycle's, and the observers' (proc.h). (Six under TSan and ASan:
+ * struct act__ctx carries the process's fiber, or its stack's bounds
+ * and fake stack, there.) */
+#if !defined(ACT_TSAN) && !defined(ACT_ASAN)
 _Static_assert(sizeof(struct act__proc) == 5 * ACT_CACHELINE, "slot size");
 /* What a turn's switch and a wait write for observers is on the line
  * the turn writes anyway (act__proc_turn_begin, act__proc_note_peer),

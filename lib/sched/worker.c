@@ -381,6 +381,11 @@ static act__always_inline void switch_out(struct act__worker *w,
 		if (timed)
 			act__worker_obs_turn_begin(w, next, now);
 		act__ctx_switch(&p->ctx, &next->ctx);
+#ifdef ACT_ASAN
+	} else if (reason == ACT_SW_EXIT) {
+		/* ASan frees the exiting process's fake stack */
+		act__ctx_switch_last(&p->ctx, &w->sched_ctx);
+#endif
 	} else {
 		act__ctx_switch(&p->ctx, &w->sched_ctx);
 	}
