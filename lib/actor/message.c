@@ -378,6 +378,21 @@ static act__noreturn act__noinline void not_held(const struct act__envelope *e)
 		   (const void *)&e->msg);
 }
 
+/* ASan: the payload is the program's no more, whenever the envelope
+ * itself goes back (a kept tail, a free from another thread: later),
+ * so that a use after act_msg_free is reported now (slab.h). */
+static inline void asan_msg_done(struct act__envelope *e)
+{
+#ifdef ACT_ASAN
+	act__asan_poison((char *)e + ACT_ENV_HDR,
+			 e->cls == ACT_SLAB_FOREIGN ?
+				 e->msg.len :
+				 ((size_t)128 << e->cls) - ACT_ENV_HDR);
+#else
+	(void)e;
+#endif
+}
+
 void act_msg_free(struct act_msg *msg)
 {
 	struct act__envelope *e;
@@ -400,6 +415,7 @@ void act_msg_free(struct act_msg *msg)
 			/* still the queue's tail: the pop that moves past
 			 * it frees it (mailbox.h); relaxed: that pop is
 			 * this process's, on its own thread */
+			asan_msg_done(e);
 			atomic_store_explicit(&e->state, ACT_ENV_RELEASED,
 					      memory_order_relaxed);
 			return;
@@ -408,6 +424,7 @@ void act_msg_free(struct act_msg *msg)
 		act__slab_free(&w->slab, e);
 		return;
 	}
+	asan_msg_done(e);
 	/* release: pairs with the acquire load in act__mailbox_held_sweep; the
 	 * receiver frees it at its next sweep or its exit. An exchange, so
 	 * that of two frees from other threads one sees the other's mark */

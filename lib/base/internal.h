@@ -47,7 +47,10 @@
 		memory_order_relaxed)
 
 /* AddressSanitizer: give a region back clean (stacks reused after a
- * process left frames behind). Nothing without ASan. */
+ * process left frames behind), or mark one that nothing may touch (a
+ * stack in a cache, a free envelope's payload): ASan then reports a use
+ * after free or an overflow inside the runtime's own allocators as it
+ * does for malloc's. Nothing without ASan. */
 #if defined(__SANITIZE_ADDRESS__)
 #define ACT_ASAN 1
 #elif defined(__has_feature)
@@ -57,9 +60,12 @@
 #endif
 #ifdef ACT_ASAN
 void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
+void __asan_poison_memory_region(void const volatile *addr, size_t size);
 #define act__asan_unpoison(p, n) __asan_unpoison_memory_region((p), (n))
+#define act__asan_poison(p, n) __asan_poison_memory_region((p), (n))
 #else
 #define act__asan_unpoison(p, n) ((void)(p), (void)(n))
+#define act__asan_poison(p, n) ((void)(p), (void)(n))
 #endif
 
 #ifdef ACT_DEBUG

@@ -189,6 +189,41 @@ static inline struct act__envelope *act__slab_take(struct act__slab *s, int c,
 struct act__envelope *act__slab_alloc_slow(struct act__slab *s, size_t payload);
 void act__slab_free_slow(struct act__slab *self, struct act__envelope *e);
 
+/*
+ * ASan (ACT_ASAN): a slab envelope's payload room (its class's bytes
+ * after the header) is poisoned while it is free, and past the payload
+ * while it is in use, so that a use of a message after act_msg_free or
+ * a write past its length is reported as malloc's would be. The header
+ * stays readable: the free lists, the remote list and the double-free
+ * check (state) are read there by design. Malloc'd envelopes are
+ * malloc's, which ASan checks itself. Without ASan, e as it is.
+ */
+#ifdef ACT_ASAN
+static inline struct act__envelope *act__slab_asan_out(struct act__envelope *e,
+						       size_t payload)
+{
+	size_t room;
+
+	if (e && e->cls != ACT_SLAB_FOREIGN) {
+		room = ((size_t)128 << e->cls) - ACT_ENV_HDR;
+		act__asan_unpoison((char *)e + ACT_ENV_HDR, payload);
+		act__asan_poison((char *)e + ACT_ENV_HDR + payload,
+				 room - payload);
+	}
+	return e;
+}
+
+static inline void act__slab_asan_in(struct act__envelope *e)
+{
+	if (e->cls != ACT_SLAB_FOREIGN)
+		act__asan_poison((char *)e + ACT_ENV_HDR,
+				 ((size_t)128 << e->cls) - ACT_ENV_HDR);
+}
+#else
+#define act__slab_asan_out(e, payload) (e)
+#define act__slab_asan_in(e) ((void)(e))
+#endif
+
 /* Owner only (s NULL: malloc). NULL on ENOMEM or a payload too big. */
 static inline struct act__envelope *act__slab_alloc(struct act__slab *s,
 						    size_t payload)
@@ -198,9 +233,10 @@ static inline struct act__envelope *act__slab_alloc(struct act__slab *s,
 	if (act__likely(s && payload <= ACT_SLAB_MAX_PAYLOAD)) {
 		c = act__slab_class(payload);
 		if (act__likely(s->free[c] != NULL))
-			return act__slab_take(s, c, s->free[c]);
+			return act__slab_asan_out(
+				act__slab_take(s, c, s->free[c]), payload);
 	}
-	return act__slab_alloc_slow(s, payload);
+	return act__slab_asan_out(act__slab_alloc_slow(s, payload), payload);
 }
 
 /* Any thread; `self` is the caller's slab, or NULL off a worker. */
@@ -208,6 +244,7 @@ static inline void act__slab_free(struct act__slab *self,
 				  struct act__envelope *e)
 {
 	atomic_store_explicit(&e->state, ACT_ENV_FREE, memory_order_relaxed);
+	act__slab_asan_in(e);
 	if (act__likely(self && e->cls != ACT_SLAB_FOREIGN &&
 			self->sid == e->sid)) {
 		atomic_store_explicit(

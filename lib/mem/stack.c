@@ -267,6 +267,9 @@ bool act__stack_canary_ok(const void *lo)
 #define FLAG_UNGUARDED 1ull
 #define FLAG_HOME_SHIFT 8
 
+/* The cache's words at a free stack's top: its flags, then its link. */
+#define STACK_TOP_WORDS 16
+
 static void **top_link(void *lo, size_t size)
 {
 	return (void **)((char *)lo + size - 8);
@@ -440,6 +443,8 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		if (*top_flags(s, size) & FLAG_UNGUARDED)
 			canary_write(s);
 	}
+	/* ASan: a cached stack was poisoned below its top words (put) */
+	act__asan_unpoison(s, size - STACK_TOP_WORDS);
 	*lo = s;
 	*canary = (*top_flags(s, size) & FLAG_UNGUARDED) != 0;
 	c->n_out++;
@@ -503,6 +508,10 @@ void act__stack_put(struct act__stack_cache *c, void *lo, size_t size)
 	 * ASan's redzones of the frames it never returned from: the next
 	 * process on this stack must not find them */
 	act__asan_unpoison(lo, size);
+	/* and then, under ASan, nothing may touch it until a spawn takes it
+	 * again but the cache's own words at its top: a use of a dead
+	 * process's stack (a pointer to its locals kept) is reported */
+	act__asan_poison(lo, size - STACK_TOP_WORDS);
 	home = act__stack_home(lo, size);
 	pl = pool_for(c, home, size);
 	if (!pl)
