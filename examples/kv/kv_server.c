@@ -334,6 +334,27 @@ static bool load_aof(void)
 	return true;
 }
 
+static bool is_down_of(const struct act_msg *m, void *ref)
+{
+	return m->tag == ACT_TAG_DOWN &&
+	       ((const struct act_exit_info *)m->data)->ref == *(uint64_t *)ref;
+}
+
+/* Each shard frees its keys and exits; main waits for it (a leak
+ * checker sees nothing left). */
+static void stop_shards(void)
+{
+	uint64_t ref;
+	int i;
+
+	for (i = 0; i < srv.nshards; i++) {
+		ref = act_monitor(srv.shards[i]);
+		if (!ref || act_send(srv.shards[i], T_STOP, NULL, 0))
+			continue;
+		act_msg_free(act_receive_match(is_down_of, &ref, ACT_FOREVER));
+	}
+}
+
 static void main_proc(void *arg)
 {
 	const struct opts *o = arg;
@@ -379,11 +400,13 @@ static void main_proc(void *arg)
 	}
 	/* until a signal or a failure: no message has tag 0 */
 	await_tag(0, NULL, 0);
-	/* what the file was sent so far made to last; then returning stops
-	 * the runtime: the other processes are discarded */
+	/* what the file was sent so far made to last; then the shards free
+	 * their keys, and returning stops the runtime: the other processes
+	 * (connections, the acceptor) are discarded */
 	if (srv.aof_fd >= 0 && !srv.err &&
 	    act_send(srv.aof, T_AOF_SYNC, NULL, 0) == 0)
 		await_tag(T_AOF_SYNC, NULL, 0);
+	stop_shards();
 }
 
 static const char usage_after[] =

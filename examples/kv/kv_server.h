@@ -50,6 +50,7 @@ enum {
 	T_RW_END,    /* to aof: this shard's walk is over */
 	T_LOADING,   /* to a shard: the file is replayed (1) or done (0) */
 	T_LOADED,    /* to main: the replay is over */
+	T_STOP,	     /* to a shard from main at the stop: free, exit */
 };
 
 /* The payload of T_AOF (and T_RW_CHUNK: no reply): buffers handed over. */

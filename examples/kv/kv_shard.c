@@ -224,6 +224,18 @@ static void shard_sweep(struct shard *s)
 	send_log(s, NULL); /* the DELs of what expired */
 }
 
+/* The server stops: the keys and buffers go, and the shard with them
+ * (main waits for its DOWN, so nothing is left to the runtime's end). */
+static __attribute__((noreturn)) void shard_stop(struct shard *s)
+{
+	db_flush(&s->db);
+	out_free(&s->rep);
+	out_free(&s->log);
+	out_free(&s->snap);
+	free(s->argv);
+	act_exit(ACT_EXIT_NORMAL);
+}
+
 void kv_shard_proc(void *arg)
 {
 	struct shard s;
@@ -243,7 +255,10 @@ void kv_shard_proc(void *arg)
 		m = act_receive(ACT_FOREVER);
 		if (!m)
 			continue;
-		if (m->tag == T_TICK) {
+		if (m->tag == T_STOP) {
+			act_msg_free(m);
+			shard_stop(&s);
+		} else if (m->tag == T_TICK) {
 			shard_sweep(&s);
 		} else if (m->tag == T_REQ || m->tag == T_REQ_PTR) {
 			p = kv_payload(m, &len, &owned);
