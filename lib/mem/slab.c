@@ -60,8 +60,13 @@ static void slab_unmap(struct act__slab *s)
 	struct act__slab_chunk *c = s->chunks, *next;
 
 	while (c) {
+		size_t len = c->len;
+
 		next = c->next;
-		munmap(c, c->len);
+		/* ASan's shadow outlives the mapping: a later mmap at this
+		 * address must not find free envelopes' poison */
+		act__asan_unpoison(c, len);
+		munmap(c, len);
 		c = next;
 	}
 	s->chunks = NULL;

@@ -621,8 +621,13 @@ void act__stack_cache_destroy(struct act__stack_cache *c)
 	for (i = 0; i < c->n_pools; i++) {
 		struct act__stack_pool *pl = &c->pools[i];
 
-		for (j = 0; j < pl->n_chunks; j++)
+		for (j = 0; j < pl->n_chunks; j++) {
+			/* ASan's shadow outlives the mapping: a later mmap
+			 * at this address must not find the cache's poison */
+			act__asan_unpoison(pl->chunks[j].base,
+					   pl->chunks[j].len);
 			munmap(pl->chunks[j].base, pl->chunks[j].len);
+		}
 		free(pl->chunks);
 	}
 	free(c->pools);
