@@ -115,7 +115,12 @@ static act__always_inline int send_env(struct act__rt *rt,
 			act__mailbox_limit_out(&rt->procs, p, to);
 		return -ENOMEM;
 	}
-	e->to.id = reply ? act__mailbox_reply_to(to) : to.id;
+	/* relaxed, atomic: an observer's walk (act__mailbox_count) may
+	 * still be at this envelope from its last use, and reads the word
+	 * atomic; published with the envelope by the mailbox push */
+	atomic_store_explicit(&e->to_id,
+			      reply ? act__mailbox_reply_to(to) : to.id,
+			      memory_order_relaxed);
 	e->counted = counted;
 	/* relaxed: published with the envelope by the mailbox push */
 	atomic_store_explicit(&e->state, ACT_ENV_SENT, memory_order_relaxed);

@@ -46,13 +46,16 @@ struct act__numa;
 
 struct act__envelope {
 	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */
-	/* the process it was sent to (I5): written before the envelope is
-	 * published, read by its receiver plain, and by an observer's
-	 * walk of a mailbox from another thread atomic (to_id, relaxed:
-	 * act__mailbox_count), the same word. The receive's test of it
-	 * folds into a compare only as a plain read (an atomic load costs
-	 * it an instruction, scripts/count-msg.sh), and no store can race
-	 * with it: a free and a reuse come after the receiver is done. */
+	/* the process it was sent to (I5): written atomic (to_id,
+	 * relaxed) before the envelope is published, read by its receiver
+	 * plain, and by an observer's walk of a mailbox from another
+	 * thread atomic (relaxed: act__mailbox_count), the same word. The
+	 * receive's test of it folds into a compare only as a plain read
+	 * (an atomic load costs it an instruction, scripts/count-msg.sh),
+	 * and no store can race with that read: a free and a reuse come
+	 * after the receiver is done. A walk can still be at a freed
+	 * envelope when a send reuses it (tests/test_info.c
+	 * walk_survives_reuse): hence the atomic store. */
 	union {
 		act_pid to;
 		_Atomic uint64_t to_id;
