@@ -17,16 +17,33 @@ set -u
 cd "$(dirname "$0")/.."
 rc=0
 extra=
-# step NAME COMMAND...: run it, count it for the summary
+# what failed, printed again after the summary: CI shows the end
+digest=$(mktemp)
+trap 'rm -f "$digest"' EXIT
+# step NAME COMMAND...: run it, count it for the summary; its output is
+# shown as it comes and, when it failed, its failing lines (a stress
+# test's result and rerun line, a sanitizer's report) go to the digest
 step() {
 	name=$1
 	shift
-	if "$@"; then
+	log=$(mktemp)
+	# the pipe to tee loses the status: the command's comes as a line
+	{
+		"$@" 2>&1
+		echo "step-status: $?"
+	} | tee "$log"
+	if grep -q '^step-status: 0$' "$log"; then
 		extra="$extra $name:pass"
 	else
 		extra="$extra $name:fail"
 		rc=1
+		{
+			echo "--- $name failed:"
+			grep -E -B1 -A1 'rerun with|Sanitizer|runtime error|FAILED' \
+				"$log" | head -n 60
+		} >>"$digest"
 	fi
+	rm -f "$log"
 }
 scripts/build.sh release --enable-werror || exit 1
 (cd build/release && make -j"$(nproc)" check) || rc=1
@@ -86,6 +103,15 @@ scripts/build.sh asan --enable-sanitizer=address CC=clang \
 step stress-asan sh -c 'cd build/asan &&
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
+# the failed tests of every build, with the end of their logs, and the
+# failed steps: just before the summary, where CI's tail shows them
+for trs in build/*/tests/*.trs build/*/tests/*/*.trs build/*/model/*.trs; do
+	[ -f "$trs" ] || continue
+	grep -qE '^:test-result: (FAIL|ERROR)' "$trs" || continue
+	echo "--- ${trs%.trs}.log failed (its last lines but passes):"
+	grep -v '^PASS: ' "${trs%.trs}.log" | tail -n 25
+done
+cat "$digest"
 SUMMARY_EXTRA=$extra scripts/summary.sh build/release build/debug build/tsan \
 	build/asan ||
 	rc=1
