@@ -2,24 +2,31 @@
 # Install, build and run the whole test suite: a release build and a
 # debug build (invariant checks abort) each run every Check program and
 # the spin model, and every Check program again on a simulated machine
-# of 7 workers (tests/anycount.sh, part of `make check`); the release
-# build's Check programs run once more on a simulated machine of 3
-# workers, and the release build runs a bounded `make stress`, then
-# `make distcheck` builds and tests the release tarball, and a TSan build
-# (build/tsan) runs the Check programs and a shorter `make stress`, and
-# an ASan and UBSan build (build/asan) runs them all too (the kv
-# example's hostile clients, differential and crash tests included) and
-# a shorter `make stress`. Ends with the line "N passed, N failed" over
-# the Check cases of the four builds, with each stress run, the
-# 3-worker run and distcheck counted as one more. Every build, distcheck's too, is configured --enable-werror: a
-# compiler warning fails CI.
+# (tests/anycount.sh, part of `make check`): of 7 workers in the release
+# build, of 3 in the debug build; the release build runs a bounded
+# `make stress`, then `make distcheck` builds and tests the release
+# tarball, and a TSan build (build/tsan) runs the Check programs and a
+# shorter `make stress`, and an ASan and UBSan build (build/asan) runs
+# them all too (the kv example's hostile clients, differential and crash
+# tests included) and a shorter `make stress`. Prints the time of each
+# phase, then the failed tests and steps again, and ends with the line
+# "N passed, N failed" over the Check cases of the four builds, with
+# each stress run and distcheck counted as one more. Every build,
+# distcheck's too, is configured --enable-werror: a compiler warning
+# fails CI.
 set -u
 cd "$(dirname "$0")/.."
 rc=0
 extra=
 # what failed, printed again after the summary: CI shows the end
 digest=$(mktemp)
-trap 'rm -f "$digest"' EXIT
+times=$(mktemp)
+trap 'rm -f "$digest" "$times"' EXIT
+t0=$(date +%s)
+# phase NAME: the time since the start, for the table printed at the end
+phase() {
+	echo "$(($(date +%s) - t0)) s: $1" | tee -a "$times"
+}
 # step NAME COMMAND...: run it, count it for the summary; its output is
 # shown as it comes and, when it failed, its failing lines (a stress
 # test's result and rerun line, a sanitizer's report) go to the digest
@@ -45,15 +52,21 @@ step() {
 	fi
 	rm -f "$log"
 }
+phase release
 scripts/build.sh release --enable-werror || exit 1
 (cd build/release && make -j"$(nproc)" check) || rc=1
-# the shape of a 4-CPU machine, 3 workers: one package, no SMT
-step anycount-3-workers sh -c 'cd build/release &&
-	ANYCOUNT_TOPOLOGY="pack:1 core:4 pu:1" sh ../../tests/anycount.sh'
+phase stress-release
 step stress-release sh -c 'cd build/release && make stress'
+phase debug
 scripts/build.sh debug --enable-debug --enable-werror || exit 1
-(cd build/debug && make -j"$(nproc)" check) || rc=1
-if (cd build/release && make -j"$(nproc)" distcheck \
+# its run on a simulated machine has the shape of a 4-CPU machine, 3
+# workers (one package, no SMT); the release build's has 7 workers
+(cd build/debug && ANYCOUNT_TOPOLOGY="pack:1 core:4 pu:1" \
+	make -j"$(nproc)" check) || rc=1
+phase distcheck
+# the tarball's own make check leaves out the run on a simulated
+# machine, which the release and debug builds have
+if (cd build/release && ANYCOUNT_TOPOLOGY=off make -j"$(nproc)" distcheck \
 	DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1); then
 	extra="$extra distcheck:pass"
 else
@@ -81,10 +94,12 @@ fi
 # runtime makes a fiber (one per process) a hundred times faster than
 # GCC 12's. The run on the simulated machine is left out of this build
 # (ANYCOUNT_TOPOLOGY=off) for its time: release and debug have it.
+phase tsan
 scripts/build.sh tsan --enable-sanitizer=thread CC=clang \
 	--enable-werror || exit 1
 (cd build/tsan && CK_TIMEOUT_MULTIPLIER=4 ANYCOUNT_TOPOLOGY=off \
 	make -j"$(nproc)" check) || rc=1
+phase stress-tsan
 step stress-tsan sh -c \
 	'cd build/tsan && make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
 # AddressSanitizer and UBSan (issue 31), halting at UBSan's first report
@@ -96,13 +111,16 @@ step stress-tsan sh -c \
 # stack.c), and tests/test_asan checks that a planted use after free, an
 # overflow and a signed overflow are reported. The run on the simulated
 # machine is left out (ANYCOUNT_TOPOLOGY=off), as in the TSan build.
+phase asan
 scripts/build.sh asan --enable-sanitizer=address CC=clang \
 	--enable-werror || exit 1
 (cd build/asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	ANYCOUNT_TOPOLOGY=off make -j"$(nproc)" check) || rc=1
+phase stress-asan
 step stress-asan sh -c 'cd build/asan &&
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
+phase end
 # the failed tests of every build, with the end of their logs, and the
 # failed steps: just before the summary, where CI's tail shows them
 for trs in build/*/tests/*.trs build/*/tests/*/*.trs build/*/model/*.trs; do
@@ -111,7 +129,7 @@ for trs in build/*/tests/*.trs build/*/tests/*/*.trs build/*/model/*.trs; do
 	echo "--- ${trs%.trs}.log failed (its last lines but passes):"
 	grep -v '^PASS: ' "${trs%.trs}.log" | tail -n 25
 done
-cat "$digest"
+cat "$times" "$digest"
 SUMMARY_EXTRA=$extra scripts/summary.sh build/release build/debug build/tsan \
 	build/asan ||
 	rc=1
