@@ -134,6 +134,11 @@ fails() {
 fails - 'bad hwloc synthetic description "pack:2 bogus:3"' \
 	--synthetic 'pack:2 bogus:3'
 fails - 'cannot read hwloc XML file "missing.xml"' --xml missing.xml
+# 21 bytes that crash hwloc 2.9's XML importer (tests/fuzz/fuzz_topo found
+# them): the tool loads a file in a child first, and says so
+printf '<topologyversion="2.0' >"$tmp/crash.xml"
+fails - "hwloc crashed reading the XML file \"$tmp/crash.xml\"" \
+	--xml "$tmp/crash.xml"
 fails ACTORS_BIND=bogus 'ACTORS_BIND="bogus"' --synthetic "$SERVER"
 fails ACTORS_CPUS=0-3,200 'CPU 200 is not in the allowed set 0-127' \
 	--synthetic "$SERVER"

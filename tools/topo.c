@@ -268,6 +268,7 @@ int actors_topo_main(int argc, char **argv)
 				     .hint = true };
 	unsigned flags;
 	int nkv, ops, rc;
+	char why[256];
 
 	act_config_init(&o.cfg);
 	rc = opt_parse(&cmd, argc, argv, &ops);
@@ -295,6 +296,11 @@ int actors_topo_main(int argc, char **argv)
 					    ACT_VAR_BIT(ACT_VAR_TEST_NUMA)))
 		return 2;
 	o.cfg = set.cfg;
+	if (o.src.xml &&
+	    act__topology_xml_probe(o.src.xml, why, sizeof(why)) < 0) {
+		fprintf(stderr, "actors: %s\n", why);
+		return 2;
+	}
 	rc = act__plan_resolve(&o.cfg, o.other ? &o.src : NULL, &t, &pl);
 	if (rc)
 		return rc == -EINVAL ? 2 : 1; /* the library said why */

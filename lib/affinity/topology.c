@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <hwloc.h>
 
@@ -192,6 +194,51 @@ static int load_hw(struct act__topo *t, const struct act__topo_src *src,
 fail:
 	hwloc_topology_destroy(t->hw);
 	t->hw = NULL;
+	return -EINVAL;
+}
+
+/* Where a sanitizer writes its report (a sanitized build only): the
+ * probe's child, whose crash is expected, says nothing. */
+void __sanitizer_set_report_path(const char *path) __attribute__((weak));
+
+int act__topology_xml_probe(const char *path, char *why, size_t why_len)
+{
+	hwloc_topology_t h;
+	pid_t pid;
+	int st, rc;
+
+	fflush(NULL); /* nothing buffered is written twice */
+	pid = fork();
+	if (pid < 0)
+		return 0; /* no probe: loaded as it is */
+	if (pid == 0) {
+		if (__sanitizer_set_report_path)
+			__sanitizer_set_report_path("/dev/null");
+		rc = hwloc_topology_init(&h) ? 3 :
+		     hwloc_topology_set_xml(h, path) || hwloc_topology_load(h) ?
+					       3 :
+					       0;
+		_exit(rc); /* no exit handlers: the child only probes */
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 3)
+		return 1;
+	if (WIFSIGNALED(st))
+		snprintf(why, why_len,
+			 "hwloc crashed reading the XML file \"%s\" (%s): "
+			 "it is damaged, or not a topology hwloc wrote "
+			 "(lstopo --of xml)",
+			 path, strsignal(WTERMSIG(st)));
+	else
+		snprintf(why, why_len,
+			 "hwloc crashed reading the XML file \"%s\" (exit "
+			 "status %d): it is damaged, or not a topology hwloc "
+			 "wrote (lstopo --of xml)",
+			 path, WEXITSTATUS(st));
 	return -EINVAL;
 }
 

@@ -74,6 +74,17 @@ int act__topology_load(struct act__topo *t, const struct act__topo_src *src,
 		       size_t why_len);
 void act__topology_free(struct act__topo *t);
 
+/*
+ * hwloc 2.9 trusts an XML file's structure: a damaged or hand-made one
+ * can crash its importer (the 21 bytes `<topologyversion="2.0` do;
+ * tests/fuzz/fuzz_topo found it). `actors topo --xml` loads the file in
+ * a child process first, with this: 0 when it loads there (or no child
+ * could be made), 1 when hwloc refuses it there (its load will say so),
+ * -EINVAL with a one-line reason in why when the child crashed. Forks:
+ * for the tool and the fuzz target, never on act_main's path.
+ */
+int act__topology_xml_probe(const char *path, char *why, size_t why_len);
+
 /* The PU of OS CPU cpu, or NULL. */
 const struct act__pu *act__topology_pu(const struct act__topo *t, int cpu);
 

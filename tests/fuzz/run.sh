@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# make fuzz: each fuzz target (tests/fuzz/fuzz_*, configure --enable-fuzz)
+# runs SECONDS (default 30) from its seed corpus, tests/fuzz/corpus/NAME,
+# and the regression inputs, tests/regress/fuzz_NAME. New inputs go to a
+# temporary directory, not into the source tree. A crash, a leak, a
+# sanitizer's report, a failed check of the target, an input that takes
+# over 10 s or over 2 GiB: the run fails, with libFuzzer's report, the
+# input in hex, and where it goes (tests/regress/fuzz_NAME/, named for the
+# commit that fixes it: then make check replays it in every build). One
+# line per target with its runs, coverage and corpus; "N passed,
+# N failed". Run from the build directory.
+#
+#   FUZZ_TARGETS="kv resp"   the targets; default all five
+set -u
+seconds=${1:-30}
+src=$(cd "${srcdir:-$(dirname "$0")/../..}" && pwd)
+. "$src/tests/lib.sh"
+for t in ${FUZZ_TARGETS:-settings cgroup topo resp kv}; do
+	mkdir -p "$tmp/$t" "$tmp/$t.crash"
+	set -- "$src/tests/fuzz/corpus/$t"
+	[ -d "$src/tests/regress/fuzz_$t" ] && set -- "$@" "$src/tests/regress/fuzz_$t"
+	# stderr (-close_fd_mask=2): the settings' error lines; libFuzzer
+	# keeps its own report and the sanitizers' on a copy of it
+	if ./tests/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 \
+		-rss_limit_mb=2048 -close_fd_mask=2 -print_final_stats=1 \
+		-artifact_prefix="$tmp/$t.crash/" "$tmp/$t" "$@" \
+		>"$tmp/$t.log" 2>&1; then
+		runs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
+			"$tmp/$t.log")
+		line=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' \
+			"$tmp/$t.log" | tail -n 1)
+		ok "$t: $seconds s, $runs runs, $(echo "$line" |
+			sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [^ ]+).*/\1/')"
+	else
+		grep -v '^#[0-9]' "$tmp/$t.log" | tail -n 40
+		for f in "$tmp/$t.crash"/*; do
+			[ -f "$f" ] || continue
+			echo "the input ($f), in hex:"
+			od -An -tx1 -v "$f" | head -n 20
+		done
+		bad "$t: failed (above); keep the input as" \
+			"tests/regress/fuzz_$t/COMMIT-WHAT once fixed"
+	fi
+done
+finish
