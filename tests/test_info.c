@@ -627,8 +627,8 @@ static void reuse_under_walk(struct act__envelope *e)
 	if (e->msg.tag != TAG_SMALL || atomic_exchange(&rr.hooked, 1))
 		return;
 	act_send(rr.target, TAG_FREE, NULL, 0);
-	for (i = 0; i < 200000 && !atomic_load_explicit(&rr.reused,
-							memory_order_relaxed);
+	for (i = 0; i < 200000 &&
+		    !atomic_load_explicit(&rr.reused, memory_order_relaxed);
 	     i++)
 		nanosleep(&step, NULL);
 }
@@ -665,8 +665,7 @@ static bool reuse_try(void)
 	     k++)
 		ck_assert(tu_wait_step(&deadline, k));
 	act__mailbox_walk_hook = reuse_under_walk;
-	ck_assert_int_eq(pthread_create(&th, NULL, reuse_walk_thread, NULL),
-			 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, reuse_walk_thread, NULL), 0);
 	for (k = 0, deadline = 0; !atomic_load(&rr.walked); k++)
 		ck_assert(tu_wait_step(&deadline, k));
 	ck_assert_int_eq(pthread_join(th, NULL), 0);
