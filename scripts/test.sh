@@ -8,10 +8,11 @@
 # tarball, and a TSan build (build/tsan) runs the Check programs and a
 # shorter `make stress`, and an ASan and UBSan build (build/asan) runs
 # them all too (the kv example's hostile clients, differential and crash
-# tests included) and a shorter `make stress`. Prints the time of each
+# tests included) and a shorter `make stress`, then each fuzz target for
+# 30 s (`make fuzz`, doc/fuzzing.md). Prints the time of each
 # phase, then the failed tests and steps again, and ends with the line
 # "N passed, N failed" over the Check cases of the four builds, with
-# each stress run and distcheck counted as one more. Every build,
+# each stress run, the fuzz run and distcheck counted as one more. Every build,
 # distcheck's too, is configured --enable-werror: a compiler warning
 # fails CI.
 set -u
@@ -112,7 +113,7 @@ step stress-tsan sh -c \
 # overflow and a signed overflow are reported. The run on the simulated
 # machine is left out (ANYCOUNT_TOPOLOGY=off), as in the TSan build.
 phase asan
-scripts/build.sh asan --enable-sanitizer=address CC=clang \
+scripts/build.sh asan --enable-sanitizer=address --enable-fuzz CC=clang \
 	--enable-werror || exit 1
 (cd build/asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	ANYCOUNT_TOPOLOGY=off make -j"$(nproc)" check) || rc=1
@@ -120,6 +121,10 @@ phase stress-asan
 step stress-asan sh -c 'cd build/asan &&
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
+# the fuzz targets (doc/fuzzing.md), 30 s each from their corpora; make
+# check replayed the corpora and the regression inputs in every build
+phase fuzz
+step fuzz sh -c 'cd build/asan && make fuzz FUZZ_SECONDS=30'
 phase end
 # the failed tests of every build, with the end of their logs, and the
 # failed steps: just before the summary, where CI's tail shows them

@@ -24,7 +24,8 @@
 #include "../../examples/kv/cmd.h"
 
 static struct kv_db db;
-static struct kv_client client = { .id = 1, .addr = "127.0.0.1:1",
+static struct kv_client client = { .id = 1,
+				   .addr = "127.0.0.1:1",
 				   .laddr = "127.0.0.1:6379" };
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -44,8 +45,9 @@ static bool huge_count(int argc, const struct resp_arg *argv)
 	long long v;
 	int i;
 
-	if (!(argv[0].len == 11 && (!strncasecmp(argv[0].p, "srandmember", 11) ||
-				    !strncasecmp(argv[0].p, "zrandmember", 11))))
+	if (!(argv[0].len == 11 &&
+	      (!strncasecmp(argv[0].p, "srandmember", 11) ||
+	       !strncasecmp(argv[0].p, "zrandmember", 11))))
 		return false;
 	for (i = 2; i < argc; i++)
 		if (resp_string2ll(argv[i].p, argv[i].len, &v) &&

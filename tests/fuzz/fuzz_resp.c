@@ -97,8 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)
 	parse(d + 1, n - 1, n - 1, &whole);
 	parse(d + 1, n - 1, step, &split);
 	if (whole.len != split.len || memcmp(whole.p, split.p, whole.len)) {
-		fprintf(stderr, "fuzz_resp: %zu bytes parsed whole and %zu at "
-				"a time differ\n",
+		fprintf(stderr,
+			"fuzz_resp: %zu bytes parsed whole and %zu at "
+			"a time differ\n",
 			n - 1, step);
 		abort();
 	}
