@@ -10,32 +10,40 @@
 # the few about this machine's real CPUs and nodes); this run shows it.
 #
 # ANYCOUNT_TOPOLOGY overrides the machine (an hwloc synthetic
-# description: "pack:1 core:4 pu:1" has 3 workers), or is "off" to skip
-# the run (the TSan build: scripts/test.sh). The programs are the test_*
-# executables of the build's tests/ folder. Prints each program's Check
-# line indented and ends with its own "N passed, N failed" over their
-# cases (scripts/summary.sh counts that).
+# description: "pack:1 core:4 pu:1" has 3 workers), or names several,
+# separated by ";", each run in turn (scripts/test.sh: 7 workers and 3),
+# or is "off" to skip the run (the sanitizer builds). The programs are
+# the test_* executables of the build's tests/ folder. Prints each
+# program's Check line indented and ends with its own "N passed,
+# N failed" over their cases (scripts/summary.sh counts that).
 set -u
 . "$(dirname "$0")/tally.sh"
 dir=tests # make check runs in the build directory
-topo=${ANYCOUNT_TOPOLOGY:-pack:2 numa:1 l3:1 core:4 pu:2}
-if [ "$topo" = off ]; then
+topos=${ANYCOUNT_TOPOLOGY:-pack:2 numa:1 l3:1 core:4 pu:2}
+if [ "$topos" = off ]; then
 	echo "anycount: ANYCOUNT_TOPOLOGY=off, skipped"
 	exit 77
 fi
-echo "anycount: every Check program on ACT_TEST_TOPOLOGY=\"$topo\""
 passed=0
 failed=0
 n=0
-for path in "$dir"/test_*; do
-	prog=${path#"$dir"/}
-	case $prog in
-	*.*) continue ;; # objects, logs, results
+while [ -n "$topos" ]; do
+	topo=${topos%%;*}
+	case $topos in
+	*\;*) topos=${topos#*;} ;;
+	*) topos= ;;
 	esac
-	[ -f "$path" ] && [ -x "$path" ] || continue
-	n=$((n + 1))
-	out=$(ACT_TEST_TOPOLOGY="$topo" CK_VERBOSITY=normal "$path" 2>&1)
-	tally "$prog" "$out" $?
+	echo "anycount: every Check program on ACT_TEST_TOPOLOGY=\"$topo\""
+	for path in "$dir"/test_*; do
+		prog=${path#"$dir"/}
+		case $prog in
+		*.*) continue ;; # objects, logs, results
+		esac
+		[ -f "$path" ] && [ -x "$path" ] || continue
+		n=$((n + 1))
+		out=$(ACT_TEST_TOPOLOGY="$topo" CK_VERBOSITY=normal "$path" 2>&1)
+		tally "$prog" "$out" $?
+	done
 done
 if [ "$n" -eq 0 ]; then
 	echo "anycount: no test_* program in $dir"

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,6 +213,13 @@ int act__topology_xml_probe(const char *path, char *why, size_t why_len)
 	if (pid < 0)
 		return 0; /* no probe: loaded as it is */
 	if (pid == 0) {
+		/* a crash kills the child: no handler of the parent's (a
+		 * sanitizer's, a fuzzer's) reports it or saves its input */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGFPE, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		signal(SIGABRT, SIG_DFL);
 		if (__sanitizer_set_report_path)
 			__sanitizer_set_report_path("/dev/null");
 		rc = hwloc_topology_init(&h) ? 3 :

@@ -37,6 +37,17 @@
 
 static char xml[64];
 
+/* LeakSanitizer's suppressions, built in (the fuzzer's and the replay's):
+ * hwloc 2.9 leaks on refusing some synthetic descriptions, a bad
+ * attribute after a good one ("pack:2 [numa(memory=1GB)] core:2 pa:1",
+ * tests/regress/fuzz_topo), after its topology is destroyed. hwloc's to
+ * fix; a leak of the runtime's is still reported. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libhwloc.so\n";
+}
+
 static void cleanup(void)
 {
 	unlink(xml);

@@ -12,14 +12,19 @@
 # N failed". Run from the build directory.
 #
 #   FUZZ_TARGETS="kv resp"   the targets; default all five
+#   FUZZ_JOBS=N              targets run at a time; default one per CPU
 set -u
 seconds=${1:-30}
 src=$(cd "${srcdir:-$(dirname "$0")/../..}" && pwd)
 . "$src/tests/lib.sh"
-for t in ${FUZZ_TARGETS:-settings cgroup topo resp kv}; do
+# one target's run: its verdict line in $tmp/T.res ("ok ..." or "bad ..."),
+# what to show of a failure in $tmp/T.show
+fuzz_one() {
+	t=$1
 	mkdir -p "$tmp/$t" "$tmp/$t.crash"
 	set -- "$src/tests/fuzz/corpus/$t"
-	[ -d "$src/tests/regress/fuzz_$t" ] && set -- "$@" "$src/tests/regress/fuzz_$t"
+	[ -d "$src/tests/regress/fuzz_$t" ] &&
+		set -- "$@" "$src/tests/regress/fuzz_$t"
 	# stderr (-close_fd_mask=2): the settings' error lines; libFuzzer
 	# keeps its own report and the sanitizers' on a copy of it
 	if ./tests/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 \
@@ -30,17 +35,39 @@ for t in ${FUZZ_TARGETS:-settings cgroup topo resp kv}; do
 			"$tmp/$t.log")
 		line=$(grep -E '^#[0-9]+.*(DONE|pulse|NEW|REDUCE)' \
 			"$tmp/$t.log" | tail -n 1)
-		ok "$t: $seconds s, $runs runs, $(echo "$line" |
-			sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [^ ]+).*/\1/')"
-	else
+		echo "ok $t: $seconds s, $runs runs, $(echo "$line" |
+			sed -E 's/.*(cov: [0-9]+ ft: [0-9]+ corp: [^ ]+).*/\1/')" \
+			>"$tmp/$t.res"
+		return
+	fi
+	{
 		grep -v '^#[0-9]' "$tmp/$t.log" | tail -n 40
 		for f in "$tmp/$t.crash"/*; do
 			[ -f "$f" ] || continue
 			echo "the input ($f), in hex:"
 			od -An -tx1 -v "$f" | head -n 20
 		done
-		bad "$t: failed (above); keep the input as" \
-			"tests/regress/fuzz_$t/COMMIT-WHAT once fixed"
+	} >"$tmp/$t.show"
+	echo "bad $t: failed (above); keep the input as" \
+		"tests/regress/fuzz_$t/WHAT-IT-BROKE once fixed" >"$tmp/$t.res"
+}
+
+# FUZZ_JOBS targets at a time (default: one per CPU), each one process
+targets=${FUZZ_TARGETS:-settings cgroup topo resp kv}
+jobs=${FUZZ_JOBS:-$(nproc)}
+running=0
+for t in $targets; do
+	fuzz_one "$t" &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait
+		running=0
 	fi
+done
+wait
+for t in $targets; do
+	[ -f "$tmp/$t.show" ] && cat "$tmp/$t.show"
+	read -r verdict line <"$tmp/$t.res"
+	if [ "$verdict" = ok ]; then ok "$line"; else bad "$line"; fi
 done
 finish
