@@ -36,10 +36,18 @@ phase() {
 	echo "$(($(date +%s) - t0)) s: $1" | tee -a "$times"
 }
 # tests_but NAME REGEX: build/NAME's tests (make check's TESTS) less the
-# ones REGEX matches, for TESTS="..."
+# ones REGEX matches, for TESTS="..."; from the top of the tree. None at
+# all stops the run: an empty TESTS would pass having run nothing.
 tests_but() {
-	(cd "build/$1" && make -s print-tests | tail -n 1) | tr ' ' '\n' |
-		grep -vE "$2" | tr '\n' ' '
+	list=$(cd "build/$1" && make -s print-tests | tail -n 1 |
+		tr ' ' '\n' | grep -vE "$2" | tr '\n' ' ')
+	case $list in
+	*[!\ ]*) echo "$list" ;;
+	*)
+		echo "test.sh: no tests listed in build/$1" >&2
+		exit 1
+		;;
+	esac
 }
 # step NAME COMMAND...: run it, count it for the summary; its output is
 # shown as it comes and, when it failed, its failing lines (a stress
@@ -82,8 +90,10 @@ phase distcheck
 # one), not the Check programs, which the three builds run,
 # nor the scripts that only run those again (the simulated machine, the
 # fallbacks, the inline reactor)
-dtests=$(tests_but release '^tests/(anycount|fallback|inline)\.sh$' |
-	tr ' ' '\n' | grep -E '\.sh$|/replay_' | tr '\n' ' ')
+dtests=$(tests_but release '^tests/(anycount|fallback|inline)\.sh$') ||
+	exit 1
+dtests=$(echo "$dtests" | tr ' ' '\n' | grep -E '\.sh$|/replay_' |
+	tr '\n' ' ')
 if (cd build/release && make -j"$(nproc)" distcheck TESTS="$dtests" \
 	DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1); then
 	extra="$extra distcheck:pass"
@@ -117,9 +127,9 @@ scripts/build.sh tsan --enable-sanitizer=thread CC=clang \
 	--enable-werror || exit 1
 # The inline reactor's run (tests/inline.sh) is left out too: one worker
 # and the reactor on one thread, the fewest threads to race.
+ttests=$(tests_but tsan '^tests/inline\.sh$') || exit 1
 (cd build/tsan && CK_TIMEOUT_MULTIPLIER=4 ANYCOUNT_TOPOLOGY=off \
-	SOURCE_CHECKS=off make -j"$(nproc)" check \
-	TESTS="$(tests_but tsan '^tests/inline\.sh$')") || rc=1
+	SOURCE_CHECKS=off make -j"$(nproc)" check TESTS="$ttests") || rc=1
 phase stress-tsan
 step stress-tsan sh -c \
 	'cd build/tsan && make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
@@ -141,10 +151,10 @@ phase asan
 # release the second).
 scripts/build.sh asan --enable-sanitizer=address --enable-debug \
 	--enable-fuzz CC=clang --enable-werror || exit 1
+atests=$(tests_but asan '^tests/(inline|fallback)\.sh$') || exit 1
 (cd build/asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	CK_TIMEOUT_MULTIPLIER=3 ANYCOUNT_TOPOLOGY=off SOURCE_CHECKS=off \
-	make -j"$(nproc)" check \
-	TESTS="$(tests_but asan '^tests/(inline|fallback)\.sh$')") || rc=1
+	make -j"$(nproc)" check TESTS="$atests") || rc=1
 phase stress-asan
 step stress-asan sh -c 'cd build/asan &&
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
