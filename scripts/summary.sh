@@ -56,9 +56,17 @@ count_one() { # $1: .trs file
 }
 
 for dir in "$@"; do
-	for trs in "$dir"/tests/*.trs "$dir"/model/*.trs; do
-		[ -f "$trs" ] && count_one "$trs"
+	found=0
+	for trs in "$dir"/tests/*.trs "$dir"/tests/*/*.trs "$dir"/model/*.trs; do
+		[ -f "$trs" ] || continue
+		found=1
+		count_one "$trs"
 	done
+	# a build whose make check ran nothing has not passed
+	if [ "$found" = 0 ]; then
+		echo "summary: $dir: no test results"
+		failed=$((failed + 1))
+	fi
 done
 for step in ${SUMMARY_EXTRA:-}; do
 	case $step in
