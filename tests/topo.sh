@@ -139,6 +139,13 @@ fails - 'cannot read hwloc XML file "missing.xml"' --xml missing.xml
 printf '<topologyversion="2.0' >"$tmp/crash.xml"
 fails - "hwloc crashed reading the XML file \"$tmp/crash.xml\"" \
 	--xml "$tmp/crash.xml"
+# hwloc takes a file whose hardware threads are not the CPUs its cpusets
+# name (their numbers moved past them; the topo fuzz target found it):
+# nothing to run on, said so, not a plan of 0 cores
+sed 's/\(type="PU" os_index="\)\([0-9]*\)"/\19\2"/' \
+	"$src/tests/topo/2x12-smt2.xml" >"$tmp/moved.xml"
+fails - 'none of its hardware threads is among the CPUs 0-47' \
+	--xml "$tmp/moved.xml"
 fails ACTORS_BIND=bogus 'ACTORS_BIND="bogus"' --synthetic "$SERVER"
 fails ACTORS_CPUS=0-3,200 'CPU 200 is not in the allowed set 0-127' \
 	--synthetic "$SERVER"

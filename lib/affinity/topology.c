@@ -409,6 +409,15 @@ static int restrict_usable(struct act__topo *t, const struct act__topo_src *src,
 		}
 	}
 	free(seen);
+	/* hwloc takes an XML file whose hardware threads are not the CPUs
+	 * its cpusets name (tests/regress/fuzz_topo): nothing to run on */
+	if (t->nusable_pus == 0) {
+		snprintf(why, why_len,
+			 "%s: none of its hardware threads is among the CPUs "
+			 "%s (a damaged or inconsistent topology)",
+			 t->source, list_of(t->usable));
+		rc = -EINVAL;
+	}
 out:
 	hwloc_bitmap_free(b);
 	return rc;
