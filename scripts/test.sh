@@ -159,10 +159,11 @@ phase stress-asan
 step stress-asan sh -c 'cd build/asan &&
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
-# the fuzz targets (doc/fuzzing.md), 30 s each from their corpora; make
-# check replayed the corpora and the regression inputs in every build
+# the fuzz targets (doc/fuzzing.md), 30 s each from their corpora, with
+# a fixed seed, so that a failure repeats; make check replayed the
+# corpora and the regression inputs in every build
 phase fuzz
-step fuzz sh -c 'cd build/asan && make fuzz FUZZ_SECONDS=30'
+step fuzz sh -c 'cd build/asan && FUZZ_SEED=1 make fuzz FUZZ_SECONDS=30'
 phase end
 # the failed tests of every build, with the end of their logs, and the
 # failed steps: just before the summary, where CI's tail shows them

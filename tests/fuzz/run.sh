@@ -13,6 +13,9 @@
 #
 #   FUZZ_TARGETS="kv resp"   the targets; default all five
 #   FUZZ_JOBS=N              targets run at a time; default one per CPU
+#   FUZZ_SEED=N              libFuzzer's seed, so that a run is repeated
+#                            (scripts/test.sh: 1); default a new one each
+#                            time, which the failure's report shows
 set -u
 seconds=${1:-30}
 src=$(cd "${srcdir:-$(dirname "$0")/../..}" && pwd)
@@ -27,7 +30,8 @@ fuzz_one() {
 		set -- "$@" "$src/tests/regress/fuzz_$t"
 	# stderr (-close_fd_mask=2): the settings' error lines; libFuzzer
 	# keeps its own report and the sanitizers' on a copy of it
-	if ./tests/fuzz/fuzz_"$t" -max_total_time="$seconds" -timeout=10 \
+	if ./tests/fuzz/fuzz_"$t" ${FUZZ_SEED:+-seed="$FUZZ_SEED"} \
+		-max_total_time="$seconds" -timeout=10 \
 		-rss_limit_mb=2048 -close_fd_mask=2 -print_final_stats=1 \
 		-artifact_prefix="$tmp/$t.crash/" "$tmp/$t" "$@" \
 		>"$tmp/$t.log" 2>&1; then
