@@ -417,6 +417,16 @@ static int restrict_usable(struct act__topo *t, const struct act__topo_src *src,
 			 "%s (a damaged or inconsistent topology)",
 			 t->source, list_of(t->usable));
 		rc = -EINVAL;
+	} else if (t->nusable_cores > t->ncores) {
+		/* and one whose threads are not all in cores when some are
+		 * (a thread without a core counts as a core of its own) */
+		snprintf(why, why_len,
+			 "%s: %d of its hardware threads are in %d cores, "
+			 "more than the %d it has (a damaged or inconsistent "
+			 "topology)",
+			 t->source, t->nusable_pus, t->nusable_cores,
+			 t->ncores);
+		rc = -EINVAL;
 	}
 out:
 	hwloc_bitmap_free(b);
