@@ -40,17 +40,8 @@
 #endif
 #endif
 
-/* The same for ASan (-fsanitize=address): gcc says __SANITIZE_ADDRESS__,
- * clang __has_feature(address_sanitizer). */
-#ifndef ACT_ASAN
-#if defined(__SANITIZE_ADDRESS__)
-#define ACT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ACT_ASAN 1
-#endif
-#endif
-#endif
+/* The same for ASan (-fsanitize=address): ACT_ASAN. */
+#include "asan.h"
 
 #ifdef ACT_ASAN
 /* ASan's fiber interface, as <sanitizer/common_interface_defs.h>

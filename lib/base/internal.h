@@ -51,13 +51,7 @@
  * stack in a cache, a free envelope's payload): ASan then reports a use
  * after free or an overflow inside the runtime's own allocators as it
  * does for malloc's. Nothing without ASan. */
-#if defined(__SANITIZE_ADDRESS__)
-#define ACT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ACT_ASAN 1
-#endif
-#endif
+#include "arch/asan.h"
 #ifdef ACT_ASAN
 void __asan_unpoison_memory_region(void const volatile *addr, size_t size);
 void __asan_poison_memory_region(void const volatile *addr, size_t size);
