@@ -20,6 +20,7 @@
 
 #include <actors.h>
 
+#include "base/systematic.h"
 #include "common.h"
 
 #define TICK 0.2
@@ -208,6 +209,9 @@ int st_parse(struct st_args *a, int argc, char **argv)
 
 void st_spin(uint32_t n)
 {
+	/* a systematic run: the turn to another thread, the one this
+	 * waits for perhaps (base/systematic.h) */
+	act__sys_yield();
 	while (n--) {
 #if defined(__x86_64__)
 		__asm__ volatile("pause");

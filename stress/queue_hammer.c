@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/systematic.h"
 #include "sched/runq.h"
 #include "sched/worker.h"
 
@@ -75,6 +76,7 @@ struct hw {
 	int id;
 	_Atomic uint64_t runs, steals, stolen, published, remote;
 	pthread_t thread;
+	int sys_n; /* its systematic participant, or -1 */
 } __attribute__((aligned(64)));
 
 static struct {
@@ -92,6 +94,7 @@ static struct {
 	uint32_t *parked, nparked;
 	_Atomic uint64_t remote_wakes;
 	pthread_t remote[MAX_REMOTE];
+	int remote_sys[MAX_REMOTE];
 } h = { .park_mu = PTHREAD_MUTEX_INITIALIZER };
 
 /* A per-thread counter summed over the worker threads. */
@@ -225,6 +228,7 @@ static void *owner_main(void *arg)
 	struct hw *t = arg;
 	struct act__proc *p;
 
+	act__sys_enter(t->sys_n);
 	if (h.nworkers > 1 && n_procs > 1)
 		first_steal(t);
 	while (!done()) {
@@ -236,6 +240,7 @@ static void *owner_main(void *arg)
 		else
 			st_spin(16);
 	}
+	act__sys_exit();
 	return NULL;
 }
 
@@ -245,6 +250,7 @@ static void *thief_main(void *arg)
 	struct act__proc *p;
 	uint32_t k;
 
+	act__sys_enter(t->sys_n);
 	while (!done()) {
 		p = act__runq_pop(&t->rq);
 		if (p) {
@@ -259,6 +265,7 @@ static void *thief_main(void *arg)
 			st_spin(32);
 		}
 	}
+	act__sys_exit();
 	return NULL;
 }
 
@@ -269,6 +276,7 @@ static void *remote_main(void *arg)
 	struct act__proc *p;
 	uint32_t i;
 
+	act__sys_enter(h.remote_sys[(uintptr_t)arg]);
 	st_rng_init(&rng, args.seed, 1000 + (uint64_t)(uintptr_t)arg);
 	while (!done()) {
 		p = NULL;
@@ -292,6 +300,7 @@ static void *remote_main(void *arg)
 		act__runq_push_remote(&h.hw[i].rq, p);
 		st_add(&h.remote_wakes, 1);
 	}
+	act__sys_exit();
 	return NULL;
 }
 
@@ -437,29 +446,51 @@ int st_main_queue_hammer(int argc, char **argv)
 		.violations = violations,
 	};
 	int rc = st_parse(&args, argc, argv), k, started = 0, nrem = 0;
+	const char *seed_s = getenv("ACTORS_SEED");
+	uint64_t sys_seed = 0;
 
 	if (rc != ST_RUN)
 		return rc;
+	if (seed_s && ACT_SYSTEMATIC)
+		sys_seed = strtoull(seed_s, NULL, 10);
 	rc = setup();
 	if (rc != ST_RUN) {
 		free_all();
 		return rc;
 	}
 	rc = st_watch_start(&w);
-	for (k = 0; !rc && k < h.nworkers; k++, started++)
+	/* ACTORS_SEED in a systematic build: this program's threads are
+	 * its participants, as a runtime's would be (base/systematic.h) */
+	if (!rc && sys_seed)
+		rc = act__sys_begin(sys_seed);
+	for (k = 0; !rc && k < h.nworkers; k++, started++) {
+		h.hw[k].sys_n = act__sys_thread_new("hammer");
 		rc = -pthread_create(&h.hw[k].thread, NULL,
 				     k ? thief_main : owner_main, &h.hw[k]);
-	for (k = 0; !rc && k < n_remote; k++, nrem++)
+		if (rc)
+			act__sys_thread_gone(h.hw[k].sys_n);
+	}
+	for (k = 0; !rc && k < n_remote; k++, nrem++) {
+		h.remote_sys[k] = act__sys_thread_new("remote");
 		rc = -pthread_create(&h.remote[k], NULL, remote_main,
 				     (void *)(uintptr_t)k);
+		if (rc)
+			act__sys_thread_gone(h.remote_sys[k]);
+	}
 	if (rc) {
 		fprintf(stderr, "queue_hammer: no thread: %s\n", strerror(-rc));
 		atomic_store(&h.finished, (uint64_t)n_procs); /* stop all */
 	}
-	for (k = 0; k < started; k++)
+	for (k = 0; k < started; k++) {
+		act__sys_join(h.hw[k].sys_n);
 		pthread_join(h.hw[k].thread, NULL);
-	for (k = 0; k < nrem; k++)
+	}
+	for (k = 0; k < nrem; k++) {
+		act__sys_join(h.remote_sys[k]);
 		pthread_join(h.remote[k], NULL);
+	}
+	if (sys_seed)
+		act__sys_end();
 	st_watch_stop();
 	if (!rc)
 		check_end();

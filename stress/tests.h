@@ -21,6 +21,10 @@ struct st_test {
 	const char *what; /* one line, for --list */
 	/* the quick profile's runs: flags ("" for the defaults); NULL ends */
 	const char *quick[ST_QUICK_MAX + 1];
+	/* the systematic profile (--systematic N): the flags of one run,
+	 * small enough for hundreds of seeded schedules, each thread one
+	 * at a time (doc/systematic.md) */
+	const char *sys;
 };
 
 /* Every test, in the order the tool runs them; a NULL name ends it. */

@@ -38,6 +38,7 @@
 
 #include "base/json.h"
 #include "base/park.h"
+#include "base/systematic.h"
 #include "mem/stack.h"
 #include "reactor/ring.h"
 #include "../stress/common.h"
@@ -175,6 +176,8 @@ static struct opts {
 	int npick;
 	long workers, iters, timeout, stall; /* 0: the test's default */
 	long drop_wakes; /* --drop-wakeups: the planted lost wakeup */
+	long systematic; /* --systematic N: seeded schedules; 0: none */
+	long mutant;	 /* --mutant: the planted bug (base/park.h) */
 	uint64_t seed;
 	bool seeded, json, quick, all_paths;
 	double duration; /* seconds; 0: one run */
@@ -215,6 +218,17 @@ static void usage(FILE *f)
 		"  --drop-wakeups N   a test switch: drop one process wake in "
 		"N, a planted lost\n"
 		"                     wakeup the tests must report\n"
+		"  --systematic N     each test under N seeded schedules, "
+		"ACTORS_SEED the seed,\n"
+		"                     the seed + 1, ...: the systematic "
+		"profile of stress/tests.c\n"
+		"                     (a library built with "
+		"--enable-systematic)\n"
+		"  --mutant parkwake:1\n"
+		"                     a test switch: the park without its "
+		"re-check, a planted\n"
+		"                     lost wakeup (model/parkwake.pml's "
+		"mutant 1)\n"
 		"  --quick            the quick profile (make stress): each "
 		"test's runs of stress/tests.c\n"
 		"  --timeout S        a run's watchdog (default 60)\n"
@@ -374,6 +388,24 @@ static int own_option(char **argv, int argc, int *i)
 				   a);
 	if (!strcmp(a, "--drop-wakeups"))
 		return parse_count(a, v, 1, 1000000000L, &o.drop_wakes);
+	if (!strcmp(a, "--systematic") && !ACT_SYSTEMATIC)
+		return usage_error("%s: this library was built without "
+				   "--enable-systematic (doc/systematic.md)",
+				   a);
+	if (!strcmp(a, "--systematic"))
+		return parse_count(a, v, 1, 1000000000L, &o.systematic);
+	if (!strcmp(a, "--mutant") && !ACT_TEST_HOOKS)
+		return usage_error("%s: this build has no test hooks "
+				   "(ACT_TEST_HOOKS=0, doc/testing.md)",
+				   a);
+	if (!strcmp(a, "--mutant")) {
+		if (!v || strcmp(v, "parkwake:1"))
+			return usage_error("--mutant \"%s\": the one planted "
+					   "bug is parkwake:1",
+					   v ? v : "");
+		o.mutant = 1;
+		return 0;
+	}
 	if (!strcmp(a, "--bind"))
 		return parse_bind(v);
 	if (!strcmp(a, "--park"))
@@ -473,6 +505,9 @@ static int parse(int argc, char **argv)
 				   "--all-paths");
 	if (o.quick && o.duration > 0)
 		return usage_error("%s: or --duration, not both", "--quick");
+	if (o.systematic && (o.quick || o.duration > 0))
+		return usage_error("%s: or --quick or --duration, not both",
+				   "--systematic");
 	if (!o.npick)
 		for (const struct st_test *t = st_tests; t->name; t++)
 			o.pick[o.npick++].t = t;
@@ -549,11 +584,15 @@ static void build_argv(struct argvb *b, const struct pick *p, char *quick,
 /* "actors stress wake_storm --pairs 16 --seed 42 --park futex": exactly
  * this run again. */
 static void rerun_command(const struct argvb *b, const struct path *p,
-			  char *buf, size_t len)
+			  uint64_t seed, char *buf, size_t len)
 {
-	size_t n = (size_t)snprintf(buf, len, "actors stress");
+	size_t n = o.systematic ? (size_t)snprintf(buf, len,
+						   "ACTORS_SEED=%" PRIu64 " ",
+						   seed) :
+				  0;
 	int i;
 
+	n += (size_t)snprintf(buf + n, len - n, "actors stress");
 	for (i = 0; i < b->n && n < len; i++)
 		n += (size_t)snprintf(buf + n, len - n, " %s", b->v[i]);
 	if (p->park && n < len)
@@ -568,13 +607,18 @@ static void rerun_command(const struct argvb *b, const struct path *p,
 	if (o.bind && n < len)
 		n += (size_t)snprintf(buf + n, len - n, " --bind %s", o.bind);
 	if (o.drop_wakes && n < len)
-		snprintf(buf + n, len - n, " --drop-wakeups %ld", o.drop_wakes);
+		n += (size_t)snprintf(buf + n, len - n, " --drop-wakeups %ld",
+				      o.drop_wakes);
+	if (o.mutant && n < len)
+		snprintf(buf + n, len - n, " --mutant parkwake:1");
 }
 
 /* In the child: the paths, then the test. Never returns. */
 static void child(const struct pick *pk, struct argvb *b, const struct path *p,
-		  int out, int err, int prog)
+		  uint64_t seed, int out, int err, int prog)
 {
+	char seed_s[24];
+
 	dup2(out, STDOUT_FILENO);
 	dup2(err, STDERR_FILENO);
 	close(out);
@@ -592,6 +636,13 @@ static void child(const struct pick *pk, struct argvb *b, const struct path *p,
 	/* the planted lost wakeup (base/park.h), to show the suite finds
 	 * one */
 	act__park_test_drop_wakes = (uint32_t)o.drop_wakes;
+	act__park_test_mutant = (uint32_t)o.mutant;
+	/* a seeded schedule: the runtime's own, from the same seed as the
+	 * workload's (base/systematic.h) */
+	if (o.systematic) {
+		snprintf(seed_s, sizeof(seed_s), "%" PRIu64, seed);
+		setenv("ACTORS_SEED", seed_s, 1);
+	}
 	/* a full pipe loses a record, it never stops the watchdog */
 	fcntl(prog, F_SETFL, fcntl(prog, F_GETFL) | O_NONBLOCK);
 	st_progress_fd = prog;
@@ -753,7 +804,7 @@ static int run_one(const struct pick *pk, char *quick, const struct path *p,
 	memset(oc, 0, sizeof(*oc));
 	oc->seed = seed;
 	build_argv(&b, pk, quick, seed);
-	rerun_command(&b, p, oc->rerun, sizeof(oc->rerun));
+	rerun_command(&b, p, seed, oc->rerun, sizeof(oc->rerun));
 	if (pipe(po) || pipe(pe) || pipe(pp)) {
 		fprintf(stderr, "actors stress: pipe: %s\n", strerror(errno));
 		return -errno;
@@ -768,7 +819,7 @@ static int run_one(const struct pick *pk, char *quick, const struct path *p,
 		close(po[0]);
 		close(pe[0]);
 		close(pp[0]);
-		child(pk, &b, p, po[1], pe[1], pp[1]);
+		child(pk, &b, p, seed, po[1], pe[1], pp[1]);
 	}
 	close(po[1]);
 	close(pe[1]);
@@ -920,7 +971,9 @@ static int run_test(const struct pick *pk, const struct path *p,
 	v.last_line = t0;
 	cell->runs = 0;
 	for (q = 0;; q++) {
-		const char *qs = o.quick ? pk->t->quick[q] : NULL;
+		const char *qs = o.quick	? pk->t->quick[q] :
+				 o.systematic ? pk->t->sys :
+						  NULL;
 
 		if (o.quick && !qs)
 			break;
@@ -937,7 +990,8 @@ static int run_test(const struct pick *pk, const struct path *p,
 		clear_line(&v);
 		/* with --duration, a run that passed shows only in the
 		 * progress line and the summary below */
-		if (!o.json && (oc.status || !(o.duration > 0))) {
+		if (!o.json &&
+		    (oc.status || !(o.duration > 0 || o.systematic))) {
 			bool failed = oc.status && oc.status != ST_EXIT_SKIP;
 
 			printf("%s [%s]: %s\n  %s: %s\n", pk->t->name, label,
@@ -956,11 +1010,18 @@ static int run_test(const struct pick *pk, const struct path *p,
 		skipped |= oc.status == ST_EXIT_SKIP;
 		if (o.quick)
 			continue;
+		/* a failing seed is the news: the next ones would only
+		 * repeat it */
+		if (o.systematic) {
+			if (skipped || have_bad || cell->runs == o.systematic)
+				break;
+			continue;
+		}
 		if (skipped || !(o.duration > 0) || now_s() >= v.ends)
 			break;
 	}
 	cell->status = !worst && skipped ? ST_EXIT_SKIP : worst;
-	if (!o.json && o.duration > 0) {
+	if (!o.json && (o.duration > 0 || o.systematic)) {
 		const struct outcome *r = have_bad ? &bad : &oc;
 
 		printf("%s [%s]: %d runs (seeds %" PRIu64 " to %" PRIu64

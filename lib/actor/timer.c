@@ -306,6 +306,7 @@ static int cancel_in(struct act__rt *rt, act_timer ref)
 		    UT_STATE(w) == ACT_UT_CANCELLED)
 			return -ENOENT;
 		if (UT_STATE(w) == ACT_UT_FIRING) {
+			act__sys_yield(); /* a systematic run's turn */
 			sched_yield(); /* a send: it ends soon */
 			continue;
 		}

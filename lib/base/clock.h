@@ -19,12 +19,18 @@
 #include <time.h>
 
 #include "internal.h"
+#include "systematic.h"
 
-/* CLOCK_MONOTONIC in nanoseconds (a vDSO call: no system call). */
+/* CLOCK_MONOTONIC in nanoseconds (a vDSO call: no system call); in a
+ * systematic run, its logical clock (systematic.h). */
 static inline int64_t act__clock_now(void)
 {
 	struct timespec ts;
 
+#if ACT_SYSTEMATIC
+	if (__atomic_load_n(&act__sys_on, __ATOMIC_RELAXED))
+		return act__sys_now();
+#endif
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
@@ -39,6 +45,10 @@ const char *act__clock_ticks_name(void);
 
 static inline uint64_t act__clock_ticks(void)
 {
+#if ACT_SYSTEMATIC
+	if (__atomic_load_n(&act__sys_on, __ATOMIC_RELAXED))
+		return (uint64_t)act__sys_now();
+#endif
 #if defined(__x86_64__)
 	if (act__clock_cpu_ticks)
 		return __builtin_ia32_rdtsc();

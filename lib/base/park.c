@@ -27,6 +27,7 @@
 
 #include "park.h"
 #include "spin.h"
+#include "systematic.h"
 
 #ifndef SYS_futex_waitv
 #define SYS_futex_waitv 449
@@ -45,12 +46,18 @@ struct act__futex_waitv {
 bool act__park_force_futex_wait;
 bool act__park_test_hooks;
 uint32_t act__park_test_drop_wakes;
+uint32_t act__park_test_mutant;
 
 void act__park_test_delay(uint64_t *rng)
 {
 	uint64_t x = *rng;
 	uint32_t n;
 
+	/* a systematic run: the seed decides who runs here, once */
+	if (ACT_SYSTEMATIC && act__sys_seed()) {
+		act__sys_yield();
+		return;
+	}
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;
@@ -134,6 +141,9 @@ void act__park_futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
 {
 	struct act__futex_waitv w[2];
 
+	/* a systematic run's participant gives up its turn instead */
+	if (act__sys_wait(a, seen_a, b, seen_b, -1, false))
+		return;
 	if (!have_waitv()) {
 		act__park_futex_wait(a, seen_a, -1);
 		return;
@@ -157,6 +167,8 @@ void act__park_futex_wait(_Atomic uint32_t *word, uint32_t seen,
 {
 	struct timespec ts, *tp = NULL;
 
+	if (act__sys_wait(word, seen, NULL, 0, timeout_ns, false))
+		return;
 	if (timeout_ns >= 0) {
 		ts.tv_sec = timeout_ns / 1000000000;
 		ts.tv_nsec = timeout_ns % 1000000000;

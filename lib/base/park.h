@@ -55,6 +55,11 @@ extern bool act__park_force_futex_wait;
  */
 extern bool act__park_test_hooks;
 extern uint32_t act__park_test_drop_wakes;
+/* A planted bug, to show that the systematic runs find one: 1, a hooked
+ * process's park publishes WAITING and does not look again (park_proc in
+ * worker.c without its re-check: model/parkwake.pml's mutant 1, a lost
+ * wakeup). Turns the hooks on (their delays too). */
+extern uint32_t act__park_test_mutant;
 
 /* Nothing, a spin of up to a few thousand pauses, or a sched_yield, by
  * the xorshift state *rng (its owner's). Cold. */

@@ -14,10 +14,13 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "systematic.h"
 
-/* The CPU's spin-wait hint. */
+/* The CPU's spin-wait hint; in a systematic run, a turn given to another
+ * thread (the one being waited for, perhaps: systematic.h). */
 static inline void act__spin_relax(void)
 {
+	act__sys_yield();
 #if defined(__x86_64__)
 	__asm__ volatile("pause" ::: "memory");
 #elif defined(__aarch64__)

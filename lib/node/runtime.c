@@ -236,13 +236,15 @@ static void test_switches(struct act__rt *rt)
 
 		/* a build without the hooks (ACT_TEST_HOOKS 0) has none to
 		 * turn on: nothing hooked, no slow wake for them */
-		w->hooks = ACT_TEST_HOOKS && act__park_test_hooks;
+		w->hooks = ACT_TEST_HOOKS &&
+			   (act__park_test_hooks || act__park_test_mutant);
 		w->drop_every = ACT_TEST_HOOKS ? act__park_test_drop_wakes : 0;
 		w->drop_count = 0;
 		w->hook_rng = 0x9e3779b97f4a7c15ull * (i + 1);
 		w->slow = w->trace || w->hooks || w->drop_every;
 	}
-	rt->reactor->hooks = ACT_TEST_HOOKS && act__park_test_hooks;
+	rt->reactor->hooks = ACT_TEST_HOOKS &&
+			     (act__park_test_hooks || act__park_test_mutant);
 	rt->reactor->hook_rng = 0x2545f4914f6cdd1dull;
 }
 
@@ -377,6 +379,8 @@ static void *worker_thread(void *arg)
 {
 	struct act__worker *w = arg;
 
+	/* a systematic run: its turn first (base/systematic.h) */
+	act__sys_enter(w->sys_n);
 	act__tls_set_worker(w);
 	/* a new thread has its creator's floating-point control state:
 	 * processes start from the defaults (arch/fp.h) */
@@ -391,6 +395,7 @@ static void *worker_thread(void *arg)
 	act__worker_loop(w);
 	act__overflow_thread_fini();
 	act__tls_set_worker(NULL);
+	act__sys_exit();
 	return NULL;
 }
 
@@ -401,16 +406,21 @@ static int start_workers(struct act__rt *rt)
 	int rc = 0;
 
 	for (i = 1; i < rt->nworkers; i++) {
+		rt->workers[i].sys_n = act__sys_thread_new("worker");
 		rc = pthread_create(&rt->workers[i].thread, NULL, worker_thread,
 				    &rt->workers[i]);
-		if (rc)
+		if (rc) {
+			act__sys_thread_gone(rt->workers[i].sys_n);
 			break;
+		}
 	}
 	if (!rc)
 		return 0;
 	act__worker_stop_all(rt);
-	while (--i >= 1)
+	while (--i >= 1) {
+		act__sys_join(rt->workers[i].sys_n);
 		pthread_join(rt->workers[i].thread, NULL);
+	}
 	return -rc;
 }
 
@@ -418,8 +428,12 @@ static void join_workers(struct act__rt *rt)
 {
 	uint32_t i;
 
-	for (i = 1; i < rt->nworkers; i++)
+	for (i = 1; i < rt->nworkers; i++) {
+		/* a systematic run's worker leaves on its turn; the join
+		 * that follows then waits for its last instructions only */
+		act__sys_join(rt->workers[i].sys_n);
 		pthread_join(rt->workers[i].thread, NULL);
+	}
 }
 
 /*
@@ -473,6 +487,25 @@ static int run_main(struct act__rt *rt, const struct act__settings *set,
 	return rc;
 }
 
+/*
+ * ACTORS_SEED: a systematic run from here on, the caller's thread its
+ * first participant (base/systematic.h); a library built without it
+ * refuses the variable rather than run unseeded under a seed.
+ */
+static int systematic_begin(const struct act__settings *set)
+{
+	if (!set->seed)
+		return 0;
+	if (!ACT_SYSTEMATIC) {
+		fprintf(stderr,
+			"actors: ACTORS_SEED=%llu: this library was built "
+			"without --enable-systematic (doc/systematic.md)\n",
+			set->seed);
+		return -ENOTSUP;
+	}
+	return act__sys_begin(set->seed);
+}
+
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 {
 	struct act__rt *rt;
@@ -498,6 +531,9 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		goto err_running;
 	}
 	rc = resolve(cfg, &set);
+	if (rc)
+		goto err_rt;
+	rc = systematic_begin(&set);
 	if (rc)
 		goto err_rt;
 	rt->cfg = set.cfg;
@@ -546,6 +582,9 @@ err_observe:
 	reclaim(rt);
 err_rt:
 	destroy(rt);
+	/* the others have left: the run's path, and its end */
+	if (ACT_SYSTEMATIC && set.seed)
+		act__sys_end();
 err_running:
 	/* seq_cst (plain store): the next act_main may start; what this
 	 * one freed was freed before, in program order */

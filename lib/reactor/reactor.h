@@ -119,6 +119,7 @@ struct act__io;
 struct act__reactor {
 	struct act__rt *rt;
 	pthread_t thread;
+	int sys_n; /* its systematic participant (base/systematic.h) */
 	struct act__mpsc cmds;	 /* workers -> reactor */
 	struct act__wheel wheel; /* reactor only */
 	/* the deadline the reactor sleeps towards (INT64_MAX: none);

@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include "base/systematic.h"
 #include "ring.h"
 
 /* Linux 6.7's futex ops in io_uring, missing from older headers. */
@@ -176,11 +177,22 @@ static void arm_bell(struct act__ring *g, struct act__doorbell *bell,
 }
 
 void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
-		    uint32_t seen, int64_t timeout_ns)
+		    uint32_t seen, int64_t timeout_ns, bool inflight)
 {
 	struct __kernel_timespec ts;
 	struct io_uring_cqe *cqe;
 
+	/* a systematic run: what the kernel has done posted, and the turn
+	 * given up on the doorbell, polling while operations are in the
+	 * kernel (base/systematic.h) */
+	if (ACT_SYSTEMATIC && act__sys_seed()) {
+		act__ring_poll(g, true);
+		if (!io_uring_cq_ready(&g->ring))
+			act__sys_wait(&bell->seq, seen, NULL, 0, timeout_ns,
+				      inflight);
+		atomic_store_explicit(&bell->sleeping, 0, memory_order_relaxed);
+		return;
+	}
 	arm_bell(g, bell, seen);
 	/* no doorbell in the ring: a worker's ring would not end the wait,
 	 * so it must end by itself soon (ring.h) */

@@ -83,10 +83,11 @@ void act__ring_exit(struct act__ring *g);
 /*
  * Reactor: sleep in the ring until a completion, a ring of the doorbell
  * (whose seq the caller read as `seen` in act__park_prepare), or
- * timeout_ns (< 0: none).
+ * timeout_ns (< 0: none). inflight: operations are in the kernel (a
+ * systematic run's reactor then polls: base/systematic.h).
  */
 void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
-		    uint32_t seen, int64_t timeout_ns);
+		    uint32_t seen, int64_t timeout_ns, bool inflight);
 
 /* Reactor: submit what is in the SQ, and collect completions without
  * waiting (inflight: operations are in the kernel). */

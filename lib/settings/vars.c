@@ -244,6 +244,18 @@ const struct act__var act__vars[ACT_VARS] = {
 		       "start (warn) or does not start (refuse), or neither "
 		       "(off): an abstract socket a CPU, no file",
 	},
+	[ACT_VAR_SEED] = {
+		.name = "ACTORS_SEED", .type = ACT_VAR_UINT,
+		POLICY(seed),
+		.min = 1, .max = ACT_VARS_SEED_MAX, .words = off_words,
+		.what = "a seed",
+		.def = 0,
+		.doc = "A seed: a library built with --enable-systematic runs "
+		       "its threads one at a time in the order it draws, on a "
+		       "logical clock, and prints the run's path at the end "
+		       "(doc/systematic.md); any other library refuses it; "
+		       "off: the threads run as they do",
+	},
 	[ACT_VAR_BIND] = {
 		.name = "ACTORS_BIND", .type = ACT_VAR_WORD,
 		FIELD(bind),

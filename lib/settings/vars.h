@@ -52,6 +52,7 @@ enum act__var_id {
 	ACT_VAR_BACKPRESSURE,
 	ACT_VAR_DUMP_SIGNAL,
 	ACT_VAR_CPU_CLAIM,
+	ACT_VAR_SEED,
 	ACT_VAR_BIND, /* the placement three: act__plan_resolve */
 	ACT_VAR_REACTOR_CPU,
 	ACT_VAR_CPUS,
@@ -124,6 +125,7 @@ enum act__test_ring {
  * glibc keeps (SIGRTMIN is 34 there) */
 #define ACT_VARS_DUMP_RT_MIN 34
 #define ACT_VARS_DUMP_RT_MAX 64
+#define ACT_VARS_SEED_MAX 9223372036854775807ull
 
 /* ACTORS_CPU_CLAIM's values (struct act__settings.cpu_claim) */
 enum act__cpu_claim {
@@ -226,6 +228,8 @@ struct act__settings {
 	uint32_t dump_signal;	   /* ACTORS_DUMP_SIGNAL: 0 off, or the
 				    * signal that prints act_dump */
 	uint32_t cpu_claim;	   /* ACTORS_CPU_CLAIM: enum act__cpu_claim */
+	unsigned long long seed;   /* ACTORS_SEED: 0, or a systematic
+				    * run's seed (base/systematic.h) */
 	struct act__tests test;
 	/* each variable's value where it was read and taken; NULL where
 	 * it was unset, not read (a field won) or not resolved */
