@@ -5,7 +5,9 @@
 #                  program again on two simulated machines (7 workers
 #                  and 3: tests/anycount.sh); a bounded `make stress`;
 #                  then `make distcheck`, which builds the release
-#                  tarball and runs its scripts
+#                  tarball --enable-systematic and runs its scripts,
+#                  tests/systematic.sh with every stress test under
+#                  200 seeded schedules among them (doc/systematic.md)
 #   build/tsan     ThreadSanitizer: the Check programs and scripts, and
 #                  a shorter `make stress`
 #   build/asan     AddressSanitizer and UBSan, and the debug build
@@ -89,13 +91,18 @@ phase distcheck
 # which read the tree's data files (a file missing from the tarball fails
 # one), not the Check programs, which the three builds run,
 # nor the scripts that only run those again (the simulated machine, the
-# fallbacks, the inline reactor)
+# fallbacks, the inline reactor). The tarball is built --enable-systematic
+# (doc/systematic.md: the library's atomics are switch points, idle
+# without ACTORS_SEED), and its tests/systematic.sh runs every stress
+# test under SYSTEMATIC_SEEDS seeded schedules, one thread at a time: a
+# failure prints ACTORS_SEED=N and the command that reruns it exactly
 dtests=$(tests_but release '^tests/(anycount|fallback|inline)\.sh$') ||
 	exit 1
 dtests=$(echo "$dtests" | tr ' ' '\n' | grep -E '\.sh$|/replay_' |
 	tr '\n' ' ')
 if (cd build/release && make -j"$(nproc)" distcheck TESTS="$dtests" \
-	DISTCHECK_CONFIGURE_FLAGS=--enable-werror >distcheck.log 2>&1); then
+	DISTCHECK_CONFIGURE_FLAGS="--enable-werror --enable-systematic" \
+	SYSTEMATIC_SEEDS=200 >distcheck.log 2>&1); then
 	extra="$extra distcheck:pass"
 else
 	tail -n 40 build/release/distcheck.log

@@ -8,7 +8,8 @@
 # seeds take different paths; the planted lost wakeup (--mutant
 # parkwake:1, model/parkwake.pml's mutant 1) is found within 200 seeds,
 # its report says how to rerun it, that rerun fails the same way, and the
-# same seeds pass without the mutant. In any other build ACTORS_SEED and
+# same seeds pass without the mutant; with SYSTEMATIC_SEEDS=N, every
+# stress test under N seeds. In any other build ACTORS_SEED and
 # --systematic are refused, each with its line. Bad ACTORS_SEED values
 # are refused in both.
 set -u
@@ -16,9 +17,9 @@ src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
 . "$src/tests/lib.sh"
 actors=$(pwd)/tools/actors # make check runs in the build directory
 
-# the path line of seed $1 in file $2
+# the path line of seed $1 in file $2 (the tool's summary indents it)
 path_of() {
-	sed -n "s/^actors: systematic run ACTORS_SEED=$1: .* path \([0-9a-f]*\)$/\1/p" "$2"
+	sed -n "s/^ *actors: systematic run ACTORS_SEED=$1: .* path \([0-9a-f]*\)$/\1/p" "$2"
 }
 
 # bad values, refused by the variables' table in every build
@@ -55,13 +56,15 @@ fi
 
 # 1. each test: two seeds pass; the second rerun alone takes its path
 for name in $("$actors" stress --list | cut -d' ' -f1); do
-	if ! "$actors" stress "$name" --systematic 2 --seed 41 --timeout 120 \
-		>"$tmp/out" 2>"$tmp/err"; then
-		bad "$name: --systematic 2: $(cat "$tmp/out" "$tmp/err")"
+	if ! "$actors" stress "$name" --systematic 1 --seed 41 --timeout 120 \
+		>"$tmp/out41" 2>"$tmp/err" ||
+		! "$actors" stress "$name" --systematic 2 --seed 41 \
+			--timeout 120 >"$tmp/out" 2>"$tmp/err"; then
+		bad "$name: --systematic: $(cat "$tmp/out41" "$tmp/out" "$tmp/err")"
 		continue
 	fi
-	p41=$(path_of 41 "$tmp/err")
-	p42=$(path_of 42 "$tmp/err")
+	p41=$(path_of 41 "$tmp/out41")
+	p42=$(path_of 42 "$tmp/out")
 	cmd=$(sed -n 's/^  rerun: \(ACTORS_SEED=42 actors stress .*\)$/\1/p' \
 		"$tmp/out")
 	if [ -z "$p41" ] || [ -z "$p42" ] || [ -z "$cmd" ]; then
@@ -85,7 +88,20 @@ for name in $("$actors" stress --list | cut -d' ' -f1); do
 	fi
 done
 
-# 2. the planted lost wakeup, found within 200 seeds
+# 2. SYSTEMATIC_SEEDS (scripts/test.sh's tarball: 200): every stress test
+# under that many seeds
+seeds=${SYSTEMATIC_SEEDS:-0}
+if [ "$seeds" -gt 0 ]; then
+	if "$actors" stress --systematic "$seeds" --seed 1 --timeout 120 \
+		>"$tmp/out" 2>"$tmp/err"; then
+		ok "every stress test under $seeds seeds: $(grep -c ' runs (seeds 1 to ' "$tmp/out") tests passed"
+	else
+		bad "stress under $seeds seeds: $(cat "$tmp/out" "$tmp/err")"
+	fi
+	grep ' runs (seeds ' "$tmp/out"
+fi
+
+# 3. the planted lost wakeup, found within 200 seeds
 if "$actors" stress wake_storm --systematic 200 --seed 1 --mutant parkwake:1 \
 	--timeout 120 >"$tmp/out" 2>"$tmp/err"; then
 	bad "--mutant parkwake:1: 200 seeds passed: the lost wakeup was not found"

@@ -586,10 +586,10 @@ static void build_argv(struct argvb *b, const struct pick *p, char *quick,
 static void rerun_command(const struct argvb *b, const struct path *p,
 			  uint64_t seed, char *buf, size_t len)
 {
-	size_t n = o.systematic ? (size_t)snprintf(buf, len,
-						   "ACTORS_SEED=%" PRIu64 " ",
-						   seed) :
-				  0;
+	size_t n = o.systematic ?
+			   (size_t)snprintf(buf, len,
+					    "ACTORS_SEED=%" PRIu64 " ", seed) :
+			   0;
 	int i;
 
 	n += (size_t)snprintf(buf + n, len - n, "actors stress");
@@ -657,6 +657,7 @@ struct outcome {
 	uint64_t progress; /* the last record's operations */
 	uint64_t violations;
 	char result[LINE_MAX_]; /* the child's result line, without "\n" */
+	char path[LINE_MAX_];	/* --systematic: the runtime's path line */
 	char rerun[LINE_MAX_];
 };
 
@@ -770,6 +771,13 @@ static void on_err(const char *line, void *arg)
 {
 	struct run_ctx *c = arg;
 
+	/* a seeded schedule's path: shown with a failure only (there are
+	 * hundreds of runs) */
+	if (o.systematic &&
+	    !strncmp(line, "actors: systematic run ACTORS_SEED=", 35)) {
+		snprintf(c->oc->path, sizeof(c->oc->path), "%s", line);
+		return;
+	}
 	if (seen_notice(line))
 		return;
 	clear_line(c->v);
@@ -971,9 +979,9 @@ static int run_test(const struct pick *pk, const struct path *p,
 	v.last_line = t0;
 	cell->runs = 0;
 	for (q = 0;; q++) {
-		const char *qs = o.quick	? pk->t->quick[q] :
+		const char *qs = o.quick      ? pk->t->quick[q] :
 				 o.systematic ? pk->t->sys :
-						  NULL;
+						NULL;
 
 		if (o.quick && !qs)
 			break;
@@ -994,8 +1002,11 @@ static int run_test(const struct pick *pk, const struct path *p,
 		    (oc.status || !(o.duration > 0 || o.systematic))) {
 			bool failed = oc.status && oc.status != ST_EXIT_SKIP;
 
-			printf("%s [%s]: %s\n  %s: %s\n", pk->t->name, label,
+			printf("%s [%s]: %s\n%s%s%s  %s: %s\n", pk->t->name,
+			       label,
 			       oc.result[0] ? oc.result : "(no result line)",
+			       oc.path[0] ? "  " : "", oc.path,
+			       oc.path[0] ? "\n" : "",
 			       failed ? "rerun with" : "rerun", oc.rerun);
 			fflush(stdout);
 		}
@@ -1026,11 +1037,13 @@ static int run_test(const struct pick *pk, const struct path *p,
 
 		printf("%s [%s]: %d runs (seeds %" PRIu64 " to %" PRIu64
 		       "), %" PRIu64 " operations, %" PRIu64
-		       " violations, %.1f s: %s\n  %s: %s\n  %s: %s\n",
+		       " violations, %.1f s: %s\n  %s: %s\n%s%s%s  %s: %s\n",
 		       pk->t->name, label, cell->runs, o.seed, seed - 1,
 		       v.ops_done, v.viol_done, now_s() - t0,
 		       verdict(cell->status), have_bad ? "worst" : "last",
-		       r->result, have_bad ? "rerun with" : "rerun", r->rerun);
+		       r->result, r->path[0] ? "  " : "", r->path,
+		       r->path[0] ? "\n" : "",
+		       have_bad ? "rerun with" : "rerun", r->rerun);
 		fflush(stdout);
 	}
 	if (o.json)

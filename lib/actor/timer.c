@@ -307,7 +307,7 @@ static int cancel_in(struct act__rt *rt, act_timer ref)
 			return -ENOENT;
 		if (UT_STATE(w) == ACT_UT_FIRING) {
 			act__sys_yield(); /* a systematic run's turn */
-			sched_yield(); /* a send: it ends soon */
+			sched_yield();	  /* a send: it ends soon */
 			continue;
 		}
 		/* acq_rel: pairs with the reactor's CAS in act__timer_fire */

@@ -13,10 +13,21 @@
 #define ACT_SYSATOMIC_H
 /* the library's assembly (arch/.../ctx.S) is included for too */
 #ifndef __ASSEMBLER__
+/* as <stdatomic.h>'s: what the compilers say of an operation's
+ * arguments (clang: a mask's constant narrowed to the word) not said of
+ * these macros either */
+#pragma GCC system_header
 
 #include <stdatomic.h>
+#include <stdbool.h>
 
 void act__sys_point(void);
+extern bool act__sys_on;
+
+/* the point, when a seeded run is on: one load of a word otherwise */
+#define act__sys_point_if()                                                   \
+	(__atomic_load_n(&act__sys_on, __ATOMIC_RELAXED) ? act__sys_point() : \
+							   (void)0)
 
 #undef atomic_load
 #undef atomic_load_explicit
@@ -42,77 +53,80 @@ void act__sys_point(void);
 
 #if defined(__clang__)
 
-#define atomic_load_explicit(P, MO) (act__sys_point(), __c11_atomic_load(P, MO))
+#define atomic_load_explicit(P, MO) \
+	(act__sys_point_if(), __c11_atomic_load(P, MO))
 #define atomic_store_explicit(P, V, MO) \
-	(act__sys_point(), __c11_atomic_store(P, V, MO))
+	(act__sys_point_if(), __c11_atomic_store(P, V, MO))
 #define atomic_exchange_explicit(P, V, MO) \
-	(act__sys_point(), __c11_atomic_exchange(P, V, MO))
+	(act__sys_point_if(), __c11_atomic_exchange(P, V, MO))
 #define atomic_compare_exchange_strong_explicit(P, E, D, S, F) \
-	(act__sys_point(), __c11_atomic_compare_exchange_strong(P, E, D, S, F))
+	(act__sys_point_if(),                                  \
+	 __c11_atomic_compare_exchange_strong(P, E, D, S, F))
 #define atomic_compare_exchange_weak_explicit(P, E, D, S, F) \
-	(act__sys_point(), __c11_atomic_compare_exchange_weak(P, E, D, S, F))
+	(act__sys_point_if(), __c11_atomic_compare_exchange_weak(P, E, D, S, F))
 #define atomic_fetch_add_explicit(P, V, MO) \
-	(act__sys_point(), __c11_atomic_fetch_add(P, V, MO))
+	(act__sys_point_if(), __c11_atomic_fetch_add(P, V, MO))
 #define atomic_fetch_sub_explicit(P, V, MO) \
-	(act__sys_point(), __c11_atomic_fetch_sub(P, V, MO))
+	(act__sys_point_if(), __c11_atomic_fetch_sub(P, V, MO))
 #define atomic_fetch_or_explicit(P, V, MO) \
-	(act__sys_point(), __c11_atomic_fetch_or(P, V, MO))
+	(act__sys_point_if(), __c11_atomic_fetch_or(P, V, MO))
 #define atomic_fetch_and_explicit(P, V, MO) \
-	(act__sys_point(), __c11_atomic_fetch_and(P, V, MO))
+	(act__sys_point_if(), __c11_atomic_fetch_and(P, V, MO))
 #define atomic_fetch_xor_explicit(P, V, MO) \
-	(act__sys_point(), __c11_atomic_fetch_xor(P, V, MO))
-#define atomic_thread_fence(MO) (act__sys_point(), __c11_atomic_thread_fence(MO))
+	(act__sys_point_if(), __c11_atomic_fetch_xor(P, V, MO))
+#define atomic_thread_fence(MO) \
+	(act__sys_point_if(), __c11_atomic_thread_fence(MO))
 
 #elif defined(__GNUC__)
 
 /* __typeof__((void)0, *p): the type without its _Atomic, as GCC's own
  * <stdatomic.h> takes it */
-#define atomic_load_explicit(P, MO)                             \
-	__extension__({                                         \
-		__auto_type act__sa_p = (P);                    \
-		__typeof__((void)0, *act__sa_p) act__sa_v;      \
-		act__sys_point();                               \
-		__atomic_load(act__sa_p, &act__sa_v, (MO));     \
-		act__sa_v;                                      \
+#define atomic_load_explicit(P, MO)                         \
+	__extension__({                                     \
+		__auto_type act__sa_p = (P);                \
+		__typeof__((void)0, *act__sa_p) act__sa_v;  \
+		act__sys_point_if();                        \
+		__atomic_load(act__sa_p, &act__sa_v, (MO)); \
+		act__sa_v;                                  \
 	})
-#define atomic_store_explicit(P, V, MO)                             \
-	__extension__({                                             \
-		__auto_type act__sa_p = (P);                        \
-		__typeof__((void)0, *act__sa_p) act__sa_v = (V);    \
-		act__sys_point();                                   \
-		__atomic_store(act__sa_p, &act__sa_v, (MO));        \
+#define atomic_store_explicit(P, V, MO)                          \
+	__extension__({                                          \
+		__auto_type act__sa_p = (P);                     \
+		__typeof__((void)0, *act__sa_p) act__sa_v = (V); \
+		act__sys_point_if();                             \
+		__atomic_store(act__sa_p, &act__sa_v, (MO));     \
 	})
-#define atomic_exchange_explicit(P, V, MO)                                 \
-	__extension__({                                                    \
-		__auto_type act__sa_p = (P);                               \
+#define atomic_exchange_explicit(P, V, MO)                                  \
+	__extension__({                                                     \
+		__auto_type act__sa_p = (P);                                \
 		__typeof__((void)0, *act__sa_p) act__sa_v = (V), act__sa_r; \
-		act__sys_point();                                          \
+		act__sys_point_if();                                        \
 		__atomic_exchange(act__sa_p, &act__sa_v, &act__sa_r, (MO)); \
-		act__sa_r;                                                 \
+		act__sa_r;                                                  \
 	})
-#define act__sa_cas(P, E, D, WEAK, S, F)                                  \
-	__extension__({                                                   \
-		__auto_type act__sa_p = (P);                              \
-		__typeof__((void)0, *act__sa_p) act__sa_d = (D);          \
-		act__sys_point();                                         \
+#define act__sa_cas(P, E, D, WEAK, S, F)                                    \
+	__extension__({                                                     \
+		__auto_type act__sa_p = (P);                                \
+		__typeof__((void)0, *act__sa_p) act__sa_d = (D);            \
+		act__sys_point_if();                                        \
 		__atomic_compare_exchange(act__sa_p, (E), &act__sa_d, WEAK, \
-					  (S), (F));                      \
+					  (S), (F));                        \
 	})
 #define atomic_compare_exchange_strong_explicit(P, E, D, S, F) \
 	act__sa_cas(P, E, D, 0, S, F)
 #define atomic_compare_exchange_weak_explicit(P, E, D, S, F) \
 	act__sa_cas(P, E, D, 1, S, F)
 #define atomic_fetch_add_explicit(P, V, MO) \
-	(act__sys_point(), __atomic_fetch_add((P), (V), (MO)))
+	(act__sys_point_if(), __atomic_fetch_add((P), (V), (MO)))
 #define atomic_fetch_sub_explicit(P, V, MO) \
-	(act__sys_point(), __atomic_fetch_sub((P), (V), (MO)))
+	(act__sys_point_if(), __atomic_fetch_sub((P), (V), (MO)))
 #define atomic_fetch_or_explicit(P, V, MO) \
-	(act__sys_point(), __atomic_fetch_or((P), (V), (MO)))
+	(act__sys_point_if(), __atomic_fetch_or((P), (V), (MO)))
 #define atomic_fetch_and_explicit(P, V, MO) \
-	(act__sys_point(), __atomic_fetch_and((P), (V), (MO)))
+	(act__sys_point_if(), __atomic_fetch_and((P), (V), (MO)))
 #define atomic_fetch_xor_explicit(P, V, MO) \
-	(act__sys_point(), __atomic_fetch_xor((P), (V), (MO)))
-#define atomic_thread_fence(MO) (act__sys_point(), __atomic_thread_fence(MO))
+	(act__sys_point_if(), __atomic_fetch_xor((P), (V), (MO)))
+#define atomic_thread_fence(MO) (act__sys_point_if(), __atomic_thread_fence(MO))
 
 #else
 #error "--enable-systematic needs GCC or clang"
@@ -122,19 +136,18 @@ void act__sys_point(void);
 #define atomic_store(P, V) atomic_store_explicit(P, V, memory_order_seq_cst)
 #define atomic_exchange(P, V) \
 	atomic_exchange_explicit(P, V, memory_order_seq_cst)
-#define atomic_compare_exchange_strong(P, E, D)                     \
-	atomic_compare_exchange_strong_explicit(P, E, D,            \
-						memory_order_seq_cst, \
+#define atomic_compare_exchange_strong(P, E, D)                                \
+	atomic_compare_exchange_strong_explicit(P, E, D, memory_order_seq_cst, \
 						memory_order_seq_cst)
-#define atomic_compare_exchange_weak(P, E, D)                     \
-	atomic_compare_exchange_weak_explicit(P, E, D,            \
-					      memory_order_seq_cst, \
+#define atomic_compare_exchange_weak(P, E, D)                                \
+	atomic_compare_exchange_weak_explicit(P, E, D, memory_order_seq_cst, \
 					      memory_order_seq_cst)
 #define atomic_fetch_add(P, V) \
 	atomic_fetch_add_explicit(P, V, memory_order_seq_cst)
 #define atomic_fetch_sub(P, V) \
 	atomic_fetch_sub_explicit(P, V, memory_order_seq_cst)
-#define atomic_fetch_or(P, V) atomic_fetch_or_explicit(P, V, memory_order_seq_cst)
+#define atomic_fetch_or(P, V) \
+	atomic_fetch_or_explicit(P, V, memory_order_seq_cst)
 #define atomic_fetch_and(P, V) \
 	atomic_fetch_and_explicit(P, V, memory_order_seq_cst)
 #define atomic_fetch_xor(P, V) \

@@ -31,9 +31,9 @@
 enum { T_FREE, T_RUN, T_WAIT, T_DONE };
 
 struct sys_thread {
-	uint32_t go;   /* futex: 1 when the turn is this one's */
+	uint32_t go;	 /* futex: 1 when the turn is this one's */
 	uint32_t asleep; /* 1: in FUTEX_WAIT on go (its waker must wake) */
-	uint32_t left; /* 1 once it has left (act__sys_join waits on it) */
+	uint32_t left;	 /* 1 once it has left (act__sys_join waits on it) */
 	int state;
 	uint32_t *w[2]; /* a wait's words (w[1] NULL: one) and values */
 	uint32_t seen[2];
@@ -229,8 +229,8 @@ static int pick(int me, bool others_first)
 static void hand(int me, int next)
 {
 	S.switches++;
-	S.hash = (S.hash ^ (S.points << 11 | (uint64_t)next)) *
-		 0x100000001b3ull;
+	S.hash =
+		(S.hash ^ (S.points << 11 | (uint64_t)next)) * 0x100000001b3ull;
 	S.cur = next;
 	/* the holder's writes, S's included, go with the turn */
 	give_turn(next);
@@ -340,7 +340,8 @@ int act__sys_thread_new(const char *name)
 	if (sys_me <= 0)
 		return -1;
 	if (S.n == ACT_SYS_MAX) {
-		fprintf(stderr, "actors: systematic run: more than %d threads\n",
+		fprintf(stderr,
+			"actors: systematic run: more than %d threads\n",
 			ACT_SYS_MAX);
 		abort();
 	}

@@ -470,7 +470,7 @@ void act__reactor_inline_sleep(struct act__reactor *r, uint32_t seen,
 	r->last_enter = now;
 	if (r->ring.mode != ACT_RING_NONE)
 		act__ring_wait(&r->ring, r->bell, seen, next,
-				       r->inflight != NULL);
+			       r->inflight != NULL);
 	else
 		act__park_sleep(r->bell, seen, next);
 }

@@ -76,7 +76,6 @@ static act__always_inline void park_proc(struct act__worker *w,
 	 * the seq_cst state load in act__wake */
 	atomic_store_explicit(&p->state, waiting, memory_order_seq_cst);
 	ACT_TEST_HOOK(hooked, &w->hook_rng);
-	/* the planted bug: no re-check (base/park.h) */
 	if (ACT_TEST_HOOKS && act__unlikely(hooked) && act__park_test_mutant)
 		return;
 	if (!act__mailbox_maybe_nonempty(p) && !act__proc_killed(p) &&

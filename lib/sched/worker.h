@@ -58,7 +58,7 @@ struct act__worker {
 	struct act__slab slab;
 	struct act__stack_cache stacks;
 	pthread_t thread;
-	int sys_n; /* its systematic participant (base/systematic.h) */
+	int sys_n;     /* its systematic participant (base/systematic.h) */
 	bool spinning; /* holds one unit of rt->nspinning */
 	/* the thread's floating-point control state, kept here while a
 	 * process with its own (ACT_SPAWN_FPENV) runs (act__worker_fp_*) */
