@@ -211,7 +211,7 @@ void st_spin(uint32_t n)
 {
 	/* a systematic run: the turn to another thread, the one this
 	 * waits for perhaps (base/systematic.h) */
-	act__sys_yield();
+	act__systematic_yield();
 	while (n--) {
 #if defined(__x86_64__)
 		__asm__ volatile("pause");

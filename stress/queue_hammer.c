@@ -228,7 +228,7 @@ static void *owner_main(void *arg)
 	struct hw *t = arg;
 	struct act__proc *p;
 
-	act__sys_enter(t->sys_n);
+	act__systematic_enter(t->sys_n);
 	if (h.nworkers > 1 && n_procs > 1)
 		first_steal(t);
 	while (!done()) {
@@ -240,7 +240,7 @@ static void *owner_main(void *arg)
 		else
 			st_spin(16);
 	}
-	act__sys_exit();
+	act__systematic_exit();
 	return NULL;
 }
 
@@ -250,7 +250,7 @@ static void *thief_main(void *arg)
 	struct act__proc *p;
 	uint32_t k;
 
-	act__sys_enter(t->sys_n);
+	act__systematic_enter(t->sys_n);
 	while (!done()) {
 		p = act__runq_pop(&t->rq);
 		if (p) {
@@ -265,7 +265,7 @@ static void *thief_main(void *arg)
 			st_spin(32);
 		}
 	}
-	act__sys_exit();
+	act__systematic_exit();
 	return NULL;
 }
 
@@ -276,7 +276,7 @@ static void *remote_main(void *arg)
 	struct act__proc *p;
 	uint32_t i;
 
-	act__sys_enter(h.remote_sys[(uintptr_t)arg]);
+	act__systematic_enter(h.remote_sys[(uintptr_t)arg]);
 	st_rng_init(&rng, args.seed, 1000 + (uint64_t)(uintptr_t)arg);
 	while (!done()) {
 		p = NULL;
@@ -300,7 +300,7 @@ static void *remote_main(void *arg)
 		act__runq_push_remote(&h.hw[i].rq, p);
 		st_add(&h.remote_wakes, 1);
 	}
-	act__sys_exit();
+	act__systematic_exit();
 	return NULL;
 }
 
@@ -462,35 +462,35 @@ int st_main_queue_hammer(int argc, char **argv)
 	/* ACTORS_SEED in a systematic build: this program's threads are
 	 * its participants, as a runtime's would be (base/systematic.h) */
 	if (!rc && sys_seed)
-		rc = act__sys_begin(sys_seed);
+		rc = act__systematic_begin(sys_seed);
 	for (k = 0; !rc && k < h.nworkers; k++, started++) {
-		h.hw[k].sys_n = act__sys_thread_new("hammer");
+		h.hw[k].sys_n = act__systematic_thread_new("hammer");
 		rc = -pthread_create(&h.hw[k].thread, NULL,
 				     k ? thief_main : owner_main, &h.hw[k]);
 		if (rc)
-			act__sys_thread_gone(h.hw[k].sys_n);
+			act__systematic_thread_gone(h.hw[k].sys_n);
 	}
 	for (k = 0; !rc && k < n_remote; k++, nrem++) {
-		h.remote_sys[k] = act__sys_thread_new("remote");
+		h.remote_sys[k] = act__systematic_thread_new("remote");
 		rc = -pthread_create(&h.remote[k], NULL, remote_main,
 				     (void *)(uintptr_t)k);
 		if (rc)
-			act__sys_thread_gone(h.remote_sys[k]);
+			act__systematic_thread_gone(h.remote_sys[k]);
 	}
 	if (rc) {
 		fprintf(stderr, "queue_hammer: no thread: %s\n", strerror(-rc));
 		atomic_store(&h.finished, (uint64_t)n_procs); /* stop all */
 	}
 	for (k = 0; k < started; k++) {
-		act__sys_join(h.hw[k].sys_n);
+		act__systematic_join(h.hw[k].sys_n);
 		pthread_join(h.hw[k].thread, NULL);
 	}
 	for (k = 0; k < nrem; k++) {
-		act__sys_join(h.remote_sys[k]);
+		act__systematic_join(h.remote_sys[k]);
 		pthread_join(h.remote[k], NULL);
 	}
 	if (sys_seed)
-		act__sys_end();
+		act__systematic_end();
 	st_watch_stop();
 	if (!rc)
 		check_end();

@@ -306,8 +306,8 @@ static int cancel_in(struct act__rt *rt, act_timer ref)
 		    UT_STATE(w) == ACT_UT_CANCELLED)
 			return -ENOENT;
 		if (UT_STATE(w) == ACT_UT_FIRING) {
-			act__sys_yield(); /* a systematic run's turn */
-			sched_yield();	  /* a send: it ends soon */
+			act__systematic_yield(); /* a systematic run's turn */
+			sched_yield();		 /* a send: it ends soon */
 			continue;
 		}
 		/* acq_rel: pairs with the reactor's CAS in act__timer_fire */

@@ -28,8 +28,8 @@ static inline int64_t act__clock_now(void)
 	struct timespec ts;
 
 #if ACT_SYSTEMATIC
-	if (__atomic_load_n(&act__sys_on, __ATOMIC_RELAXED))
-		return act__sys_now();
+	if (__atomic_load_n(&act__systematic_on, __ATOMIC_RELAXED))
+		return act__systematic_now();
 #endif
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
@@ -46,8 +46,8 @@ const char *act__clock_ticks_name(void);
 static inline uint64_t act__clock_ticks(void)
 {
 #if ACT_SYSTEMATIC
-	if (__atomic_load_n(&act__sys_on, __ATOMIC_RELAXED))
-		return (uint64_t)act__sys_now();
+	if (__atomic_load_n(&act__systematic_on, __ATOMIC_RELAXED))
+		return (uint64_t)act__systematic_now();
 #endif
 #if defined(__x86_64__)
 	if (act__clock_cpu_ticks)

@@ -54,8 +54,8 @@ void act__park_test_delay(uint64_t *rng)
 	uint32_t n;
 
 	/* a systematic run: the seed decides who runs here, once */
-	if (ACT_SYSTEMATIC && act__sys_seed()) {
-		act__sys_yield();
+	if (ACT_SYSTEMATIC && act__systematic_seed()) {
+		act__systematic_yield();
 		return;
 	}
 	x ^= x << 13;
@@ -142,7 +142,7 @@ void act__park_futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
 	struct act__futex_waitv w[2];
 
 	/* a systematic run's participant gives up its turn instead */
-	if (act__sys_wait(a, seen_a, b, seen_b, -1, false))
+	if (act__systematic_wait(a, seen_a, b, seen_b, -1, false))
 		return;
 	if (!have_waitv()) {
 		act__park_futex_wait(a, seen_a, -1);
@@ -167,7 +167,7 @@ void act__park_futex_wait(_Atomic uint32_t *word, uint32_t seen,
 {
 	struct timespec ts, *tp = NULL;
 
-	if (act__sys_wait(word, seen, NULL, 0, timeout_ns, false))
+	if (act__systematic_wait(word, seen, NULL, 0, timeout_ns, false))
 		return;
 	if (timeout_ns >= 0) {
 		ts.tv_sec = timeout_ns / 1000000000;

@@ -20,7 +20,7 @@
  * thread (the one being waited for, perhaps: systematic.h). */
 static inline void act__spin_relax(void)
 {
-	act__sys_yield();
+	act__systematic_yield();
 #if defined(__x86_64__)
 	__asm__ volatile("pause" ::: "memory");
 #elif defined(__aarch64__)

@@ -4,7 +4,7 @@
  * every C11 atomic operation of the library is a switch point of the
  * seeded scheduler (systematic.h): the compiler includes this file before
  * each of the library's sources (-include, Makefile.am), and it replaces
- * <stdatomic.h>'s operations with ones that call act__sys_point() first.
+ * <stdatomic.h>'s operations with ones that call act__systematic_point() first.
  * The operation itself is the compiler's (GCC's __atomic built-ins,
  * clang's __c11_atomic ones), with the same order argument. Not included
  * in any other build.
@@ -21,13 +21,14 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
-void act__sys_point(void);
-extern bool act__sys_on;
+void act__systematic_point(void);
+extern bool act__systematic_on;
 
 /* the point, when a seeded run is on: one load of a word otherwise */
-#define act__sys_point_if()                                                   \
-	(__atomic_load_n(&act__sys_on, __ATOMIC_RELAXED) ? act__sys_point() : \
-							   (void)0)
+#define act__systematic_point_if()                                \
+	(__atomic_load_n(&act__systematic_on, __ATOMIC_RELAXED) ? \
+		 act__systematic_point() :                        \
+		 (void)0)
 
 #undef atomic_load
 #undef atomic_load_explicit
@@ -54,28 +55,29 @@ extern bool act__sys_on;
 #if defined(__clang__)
 
 #define atomic_load_explicit(P, MO) \
-	(act__sys_point_if(), __c11_atomic_load(P, MO))
+	(act__systematic_point_if(), __c11_atomic_load(P, MO))
 #define atomic_store_explicit(P, V, MO) \
-	(act__sys_point_if(), __c11_atomic_store(P, V, MO))
+	(act__systematic_point_if(), __c11_atomic_store(P, V, MO))
 #define atomic_exchange_explicit(P, V, MO) \
-	(act__sys_point_if(), __c11_atomic_exchange(P, V, MO))
+	(act__systematic_point_if(), __c11_atomic_exchange(P, V, MO))
 #define atomic_compare_exchange_strong_explicit(P, E, D, S, F) \
-	(act__sys_point_if(),                                  \
+	(act__systematic_point_if(),                           \
 	 __c11_atomic_compare_exchange_strong(P, E, D, S, F))
 #define atomic_compare_exchange_weak_explicit(P, E, D, S, F) \
-	(act__sys_point_if(), __c11_atomic_compare_exchange_weak(P, E, D, S, F))
+	(act__systematic_point_if(),                         \
+	 __c11_atomic_compare_exchange_weak(P, E, D, S, F))
 #define atomic_fetch_add_explicit(P, V, MO) \
-	(act__sys_point_if(), __c11_atomic_fetch_add(P, V, MO))
+	(act__systematic_point_if(), __c11_atomic_fetch_add(P, V, MO))
 #define atomic_fetch_sub_explicit(P, V, MO) \
-	(act__sys_point_if(), __c11_atomic_fetch_sub(P, V, MO))
+	(act__systematic_point_if(), __c11_atomic_fetch_sub(P, V, MO))
 #define atomic_fetch_or_explicit(P, V, MO) \
-	(act__sys_point_if(), __c11_atomic_fetch_or(P, V, MO))
+	(act__systematic_point_if(), __c11_atomic_fetch_or(P, V, MO))
 #define atomic_fetch_and_explicit(P, V, MO) \
-	(act__sys_point_if(), __c11_atomic_fetch_and(P, V, MO))
+	(act__systematic_point_if(), __c11_atomic_fetch_and(P, V, MO))
 #define atomic_fetch_xor_explicit(P, V, MO) \
-	(act__sys_point_if(), __c11_atomic_fetch_xor(P, V, MO))
+	(act__systematic_point_if(), __c11_atomic_fetch_xor(P, V, MO))
 #define atomic_thread_fence(MO) \
-	(act__sys_point_if(), __c11_atomic_thread_fence(MO))
+	(act__systematic_point_if(), __c11_atomic_thread_fence(MO))
 
 #elif defined(__GNUC__)
 
@@ -85,7 +87,7 @@ extern bool act__sys_on;
 	__extension__({                                     \
 		__auto_type act__sa_p = (P);                \
 		__typeof__((void)0, *act__sa_p) act__sa_v;  \
-		act__sys_point_if();                        \
+		act__systematic_point_if();                 \
 		__atomic_load(act__sa_p, &act__sa_v, (MO)); \
 		act__sa_v;                                  \
 	})
@@ -93,14 +95,14 @@ extern bool act__sys_on;
 	__extension__({                                          \
 		__auto_type act__sa_p = (P);                     \
 		__typeof__((void)0, *act__sa_p) act__sa_v = (V); \
-		act__sys_point_if();                             \
+		act__systematic_point_if();                      \
 		__atomic_store(act__sa_p, &act__sa_v, (MO));     \
 	})
 #define atomic_exchange_explicit(P, V, MO)                                  \
 	__extension__({                                                     \
 		__auto_type act__sa_p = (P);                                \
 		__typeof__((void)0, *act__sa_p) act__sa_v = (V), act__sa_r; \
-		act__sys_point_if();                                        \
+		act__systematic_point_if();                                 \
 		__atomic_exchange(act__sa_p, &act__sa_v, &act__sa_r, (MO)); \
 		act__sa_r;                                                  \
 	})
@@ -108,7 +110,7 @@ extern bool act__sys_on;
 	__extension__({                                                     \
 		__auto_type act__sa_p = (P);                                \
 		__typeof__((void)0, *act__sa_p) act__sa_d = (D);            \
-		act__sys_point_if();                                        \
+		act__systematic_point_if();                                 \
 		__atomic_compare_exchange(act__sa_p, (E), &act__sa_d, WEAK, \
 					  (S), (F));                        \
 	})
@@ -117,16 +119,17 @@ extern bool act__sys_on;
 #define atomic_compare_exchange_weak_explicit(P, E, D, S, F) \
 	act__sa_cas(P, E, D, 1, S, F)
 #define atomic_fetch_add_explicit(P, V, MO) \
-	(act__sys_point_if(), __atomic_fetch_add((P), (V), (MO)))
+	(act__systematic_point_if(), __atomic_fetch_add((P), (V), (MO)))
 #define atomic_fetch_sub_explicit(P, V, MO) \
-	(act__sys_point_if(), __atomic_fetch_sub((P), (V), (MO)))
+	(act__systematic_point_if(), __atomic_fetch_sub((P), (V), (MO)))
 #define atomic_fetch_or_explicit(P, V, MO) \
-	(act__sys_point_if(), __atomic_fetch_or((P), (V), (MO)))
+	(act__systematic_point_if(), __atomic_fetch_or((P), (V), (MO)))
 #define atomic_fetch_and_explicit(P, V, MO) \
-	(act__sys_point_if(), __atomic_fetch_and((P), (V), (MO)))
+	(act__systematic_point_if(), __atomic_fetch_and((P), (V), (MO)))
 #define atomic_fetch_xor_explicit(P, V, MO) \
-	(act__sys_point_if(), __atomic_fetch_xor((P), (V), (MO)))
-#define atomic_thread_fence(MO) (act__sys_point_if(), __atomic_thread_fence(MO))
+	(act__systematic_point_if(), __atomic_fetch_xor((P), (V), (MO)))
+#define atomic_thread_fence(MO) \
+	(act__systematic_point_if(), __atomic_thread_fence(MO))
 
 #else
 #error "--enable-systematic needs GCC or clang"

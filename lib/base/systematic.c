@@ -9,7 +9,7 @@
  * store of `go` and the load that ends the wait are the release and
  * acquire that pass it on), except `on` and the clock, which any thread
  * may read. This file's own atomics are the compiler's __atomic built-ins
- * on plain words: sysatomic.h's wrappers (which call act__sys_point)
+ * on plain words: sysatomic.h's wrappers (which call act__systematic_point)
  * wrap the C11 names only.
  */
 #include "config.h"
@@ -33,7 +33,7 @@ enum { T_FREE, T_RUN, T_WAIT, T_DONE };
 struct sys_thread {
 	uint32_t go;	 /* futex: 1 when the turn is this one's */
 	uint32_t asleep; /* 1: in FUTEX_WAIT on go (its waker must wake) */
-	uint32_t left;	 /* 1 once it has left (act__sys_join waits on it) */
+	uint32_t left; /* 1 once it has left (act__systematic_join waits on it) */
 	int state;
 	uint32_t *w[2]; /* a wait's words (w[1] NULL: one) and values */
 	uint32_t seen[2];
@@ -50,7 +50,7 @@ static struct {
 	struct sys_thread t[ACT_SYS_MAX];
 } S;
 
-bool act__sys_on;
+bool act__systematic_on;
 /* the clock: written by the holder, read by anyone (relaxed) */
 static int64_t sys_clock;
 /* the caller's participant number + 1; 0: not one. Read and written
@@ -124,7 +124,7 @@ static int64_t now(void)
 
 static void set_now(int64_t t)
 {
-	/* relaxed: readers want a value, not an order (act__sys_now) */
+	/* relaxed: readers want a value, not an order (act__systematic_now) */
 	__atomic_store_n(&sys_clock, t, __ATOMIC_RELAXED);
 }
 
@@ -249,7 +249,7 @@ static void step(int me, bool others_first)
 		hand(me, next);
 }
 
-void act__sys_point(void)
+void act__systematic_point(void)
 {
 	int me = sys_me - 1;
 
@@ -257,7 +257,7 @@ void act__sys_point(void)
 		step(me, false);
 }
 
-void act__sys_yield(void)
+void act__systematic_yield(void)
 {
 	int me = sys_me - 1;
 
@@ -265,18 +265,20 @@ void act__sys_yield(void)
 		step(me, true);
 }
 
-int64_t act__sys_now(void)
+int64_t act__systematic_now(void)
 {
 	return now();
 }
 
-uint64_t act__sys_seed(void)
+uint64_t act__systematic_seed(void)
 {
-	return __atomic_load_n(&act__sys_on, __ATOMIC_RELAXED) ? S.seed : 0;
+	return __atomic_load_n(&act__systematic_on, __ATOMIC_RELAXED) ? S.seed :
+									0;
 }
 
-bool act__sys_wait(_Atomic uint32_t *a, uint32_t seen_a, _Atomic uint32_t *b,
-		   uint32_t seen_b, int64_t timeout_ns, bool poll)
+bool act__systematic_wait(_Atomic uint32_t *a, uint32_t seen_a,
+			  _Atomic uint32_t *b, uint32_t seen_b,
+			  int64_t timeout_ns, bool poll)
 {
 	int me = sys_me - 1;
 	struct sys_thread *t;
@@ -297,9 +299,9 @@ bool act__sys_wait(_Atomic uint32_t *a, uint32_t seen_a, _Atomic uint32_t *b,
 	return true;
 }
 
-int act__sys_begin(uint64_t seed)
+int act__systematic_begin(uint64_t seed)
 {
-	if (__atomic_load_n(&act__sys_on, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&act__systematic_on, __ATOMIC_RELAXED))
 		return -EINVAL;
 	memset(&S, 0, sizeof(S));
 	S.seed = seed;
@@ -314,11 +316,11 @@ int act__sys_begin(uint64_t seed)
 	set_now(ACT_SYS_CLOCK0);
 	sys_me = 1;
 	/* release: the state above before anyone who sees the run on */
-	__atomic_store_n(&act__sys_on, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&act__systematic_on, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
-void act__sys_end(void)
+void act__systematic_end(void)
 {
 	if (sys_me != 1)
 		return;
@@ -330,10 +332,10 @@ void act__sys_end(void)
 		S.seed, S.n, S.points, S.switches, S.jumps, S.naps,
 		(double)(now() - ACT_SYS_CLOCK0) / 1e6, S.hash);
 	sys_me = 0;
-	__atomic_store_n(&act__sys_on, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&act__systematic_on, false, __ATOMIC_RELAXED);
 }
 
-int act__sys_thread_new(const char *name)
+int act__systematic_thread_new(const char *name)
 {
 	int n;
 
@@ -352,7 +354,7 @@ int act__sys_thread_new(const char *name)
 	return n;
 }
 
-void act__sys_enter(int n)
+void act__systematic_enter(int n)
 {
 	if (n < 0)
 		return;
@@ -360,7 +362,7 @@ void act__sys_enter(int n)
 	take_turn(n);
 }
 
-void act__sys_thread_gone(int n)
+void act__systematic_thread_gone(int n)
 {
 	if (n < 0)
 		return;
@@ -368,7 +370,7 @@ void act__sys_thread_gone(int n)
 	S.t[n].left = 1;
 }
 
-void act__sys_exit(void)
+void act__systematic_exit(void)
 {
 	int me = sys_me - 1;
 
@@ -380,13 +382,13 @@ void act__sys_exit(void)
 	hand(-1, pick(-1, false));
 }
 
-void act__sys_join(int n)
+void act__systematic_join(int n)
 {
 	if (n < 0 || sys_me <= 0)
 		return;
 	while (!__atomic_load_n(&S.t[n].left, __ATOMIC_RELAXED))
-		act__sys_wait((_Atomic uint32_t *)&S.t[n].left, 0, NULL, 0, -1,
-			      false);
+		act__systematic_wait((_Atomic uint32_t *)&S.t[n].left, 0, NULL,
+				     0, -1, false);
 }
 
 #endif /* ACT_SYSTEMATIC */

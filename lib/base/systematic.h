@@ -55,14 +55,14 @@
 
 /* True while a seeded run is on (any thread may read it, with
  * __atomic_load_n: a plain word, so that sysatomic.h does not wrap it). */
-extern bool act__sys_on;
+extern bool act__systematic_on;
 
 /* A switch point of the calling participant (nothing for others). */
-void act__sys_point(void);
+void act__systematic_point(void);
 /* A spin-wait step: another eligible participant runs, if there is one. */
-void act__sys_yield(void);
+void act__systematic_yield(void);
 /* The logical clock (ns), while a run is on. */
-int64_t act__sys_now(void);
+int64_t act__systematic_now(void);
 
 /*
  * The calling participant waits while *a == seen_a (and *b == seen_b, b
@@ -72,79 +72,80 @@ int64_t act__sys_now(void);
  * participant (the caller then waits as it would have). Spurious
  * returns, as a futex's.
  */
-bool act__sys_wait(_Atomic uint32_t *a, uint32_t seen_a, _Atomic uint32_t *b,
-		   uint32_t seen_b, int64_t timeout_ns, bool poll);
+bool act__systematic_wait(_Atomic uint32_t *a, uint32_t seen_a,
+			  _Atomic uint32_t *b, uint32_t seen_b,
+			  int64_t timeout_ns, bool poll);
 
 /*
  * act_main's thread: a seeded run starts, the caller the first
  * participant, holding the turn. 0, or -EINVAL (a run is on already).
  */
-int act__sys_begin(uint64_t seed);
+int act__systematic_begin(uint64_t seed);
 /* act_main's thread, the others joined: the run ends; its path on stderr
  * ("actors: systematic run ACTORS_SEED=N: ... path 0x..."). */
-void act__sys_end(void);
+void act__systematic_end(void);
 
 /* Before pthread_create: the new thread's participant number (-1: no run
- * is on); the created thread calls act__sys_enter(n) first thing. */
-int act__sys_thread_new(const char *name);
-void act__sys_enter(int n);
+ * is on); the created thread calls act__systematic_enter(n) first thing. */
+int act__systematic_thread_new(const char *name);
+void act__systematic_enter(int n);
 /* pthread_create failed: participant n never comes (n < 0: nothing). */
-void act__sys_thread_gone(int n);
+void act__systematic_thread_gone(int n);
 /* The participant's last step: it leaves, the turn passes on. */
-void act__sys_exit(void);
+void act__systematic_exit(void);
 /* Wait until participant n has left (then pthread_join it); n < 0:
  * nothing. */
-void act__sys_join(int n);
+void act__systematic_join(int n);
 
 /* The seed of the run on (for a report's "rerun with"); 0: none. */
-uint64_t act__sys_seed(void);
+uint64_t act__systematic_seed(void);
 
 #else
 
-static inline void act__sys_point(void)
+static inline void act__systematic_point(void)
 {
 }
-static inline void act__sys_yield(void)
+static inline void act__systematic_yield(void)
 {
 }
-static inline bool act__sys_wait(_Atomic uint32_t *a, uint32_t seen_a,
-				 _Atomic uint32_t *b, uint32_t seen_b,
-				 int64_t timeout_ns, bool poll)
+static inline bool act__systematic_wait(_Atomic uint32_t *a, uint32_t seen_a,
+					_Atomic uint32_t *b, uint32_t seen_b,
+					int64_t timeout_ns, bool poll)
 {
 	(void)a, (void)seen_a, (void)b, (void)seen_b, (void)timeout_ns;
 	(void)poll;
 	return false;
 }
-static inline int act__sys_thread_new(const char *name)
+static inline int act__systematic_thread_new(const char *name)
 {
 	(void)name;
 	return -1;
 }
-static inline void act__sys_enter(int n)
+static inline void act__systematic_enter(int n)
 {
 	(void)n;
 }
-static inline void act__sys_thread_gone(int n)
+static inline void act__systematic_thread_gone(int n)
 {
 	(void)n;
 }
-static inline void act__sys_exit(void)
+static inline void act__systematic_exit(void)
 {
 }
-static inline void act__sys_join(int n)
+static inline void act__systematic_join(int n)
 {
 	(void)n;
 }
-static inline uint64_t act__sys_seed(void)
+static inline uint64_t act__systematic_seed(void)
 {
 	return 0;
 }
-static inline int act__sys_begin(uint64_t seed)
+static inline int act__systematic_begin(uint64_t seed)
 {
 	(void)seed;
 	return -ENOTSUP;
 }
-static inline void act__sys_end(void)
+static inline void act__systematic_end(void)
 {
 }
 

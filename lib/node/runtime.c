@@ -380,7 +380,7 @@ static void *worker_thread(void *arg)
 	struct act__worker *w = arg;
 
 	/* a systematic run: its turn first (base/systematic.h) */
-	act__sys_enter(w->sys_n);
+	act__systematic_enter(w->sys_n);
 	act__tls_set_worker(w);
 	/* a new thread has its creator's floating-point control state:
 	 * processes start from the defaults (arch/fp.h) */
@@ -395,7 +395,7 @@ static void *worker_thread(void *arg)
 	act__worker_loop(w);
 	act__overflow_thread_fini();
 	act__tls_set_worker(NULL);
-	act__sys_exit();
+	act__systematic_exit();
 	return NULL;
 }
 
@@ -406,11 +406,11 @@ static int start_workers(struct act__rt *rt)
 	int rc = 0;
 
 	for (i = 1; i < rt->nworkers; i++) {
-		rt->workers[i].sys_n = act__sys_thread_new("worker");
+		rt->workers[i].sys_n = act__systematic_thread_new("worker");
 		rc = pthread_create(&rt->workers[i].thread, NULL, worker_thread,
 				    &rt->workers[i]);
 		if (rc) {
-			act__sys_thread_gone(rt->workers[i].sys_n);
+			act__systematic_thread_gone(rt->workers[i].sys_n);
 			break;
 		}
 	}
@@ -418,7 +418,7 @@ static int start_workers(struct act__rt *rt)
 		return 0;
 	act__worker_stop_all(rt);
 	while (--i >= 1) {
-		act__sys_join(rt->workers[i].sys_n);
+		act__systematic_join(rt->workers[i].sys_n);
 		pthread_join(rt->workers[i].thread, NULL);
 	}
 	return -rc;
@@ -431,7 +431,7 @@ static void join_workers(struct act__rt *rt)
 	for (i = 1; i < rt->nworkers; i++) {
 		/* a systematic run's worker leaves on its turn; the join
 		 * that follows then waits for its last instructions only */
-		act__sys_join(rt->workers[i].sys_n);
+		act__systematic_join(rt->workers[i].sys_n);
 		pthread_join(rt->workers[i].thread, NULL);
 	}
 }
@@ -503,7 +503,7 @@ static int systematic_begin(const struct act__settings *set)
 			set->seed);
 		return -ENOTSUP;
 	}
-	return act__sys_begin(set->seed);
+	return act__systematic_begin(set->seed);
 }
 
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
@@ -584,7 +584,7 @@ err_rt:
 	destroy(rt);
 	/* the others have left: the run's path, and its end */
 	if (ACT_SYSTEMATIC && set.seed)
-		act__sys_end();
+		act__systematic_end();
 err_running:
 	/* seq_cst (plain store): the next act_main may start; what this
 	 * one freed was freed before, in program order */

@@ -355,7 +355,7 @@ static void *reactor_main(void *arg)
 	char why[160];
 
 	/* a systematic run: its turn first (base/systematic.h) */
-	act__sys_enter(r->sys_n);
+	act__systematic_enter(r->sys_n);
 	pthread_setname_np(pthread_self(), "act-reactor");
 	if (r->rt->plan.reactor_cpu >= 0)
 		act__plan_pin_thread_cpu(&r->rt->topo, &r->rt->pin_failed,
@@ -406,7 +406,7 @@ static void *reactor_main(void *arg)
 	}
 	act__reactor_obs_stop(r);
 	drop_all(r);
-	act__sys_exit();
+	act__systematic_exit();
 	return NULL;
 }
 
@@ -557,11 +557,11 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 		goto started;
 	}
 	block_signals(&old);
-	r->sys_n = act__sys_thread_new("reactor");
+	r->sys_n = act__systematic_thread_new("reactor");
 	rc = pthread_create(&r->thread, NULL, reactor_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
-		act__sys_thread_gone(r->sys_n);
+		act__systematic_thread_gone(r->sys_n);
 		free(r->marked);
 		free(r->is_marked);
 		return -rc;
@@ -590,7 +590,7 @@ void act__reactor_stop(struct act__reactor *r)
 		r->rt->workers[0].bell.efd1 = 0;
 	} else {
 		act__ring_kick(&r->ring, r->bell);
-		act__sys_join(r->sys_n);
+		act__systematic_join(r->sys_n);
 		pthread_join(r->thread, NULL);
 	}
 	/* here, not in the reactor: the kick above read the ring's mode,

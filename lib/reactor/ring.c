@@ -185,11 +185,11 @@ void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
 	/* a systematic run: what the kernel has done posted, and the turn
 	 * given up on the doorbell, polling while operations are in the
 	 * kernel (base/systematic.h) */
-	if (ACT_SYSTEMATIC && act__sys_seed()) {
+	if (ACT_SYSTEMATIC && act__systematic_seed()) {
 		act__ring_poll(g, true);
 		if (!io_uring_cq_ready(&g->ring))
-			act__sys_wait(&bell->seq, seen, NULL, 0, timeout_ns,
-				      inflight);
+			act__systematic_wait(&bell->seq, seen, NULL, 0,
+					     timeout_ns, inflight);
 		atomic_store_explicit(&bell->sleeping, 0, memory_order_relaxed);
 		return;
 	}
