@@ -93,7 +93,8 @@ if kv_start main --workers 2 --shards 3; then
 	info=$(rcli "$main_port" INFO | tr -d '\r')
 	missing=
 	for f in "# Server" redis_version: process_id: tcp_port:$main_port \
-		uptime_in_seconds: "# Clients" connected_clients: maxclients: \
+		uptime_in_seconds: kv_processes: kv_processes_peak: \
+		"# Clients" connected_clients: maxclients: \
 		"# Memory" used_memory: used_memory_rss: "# Persistence" \
 		aof_enabled:0 "# Stats" total_connections_received: \
 		total_commands_processed: "# Replication" role:master \
@@ -124,6 +125,9 @@ if kv_start main --workers 2 --shards 3; then
 	check "BGREWRITEAOF with no file: says so" \
 		"ERR the append-only file is off: start kv_server with --appendonly yes" \
 		"$(rcli "$main_port" BGREWRITEAOF)"
+	check "DEBUG with no --enable-debug-command: redis's error" \
+		"ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server." \
+		"$(rcli "$main_port" DEBUG SLEEP 0)"
 	check "an unknown command: redis's error, and the connection stays" \
 		"-ERR unknown command 'NOPE', with args beginning with: 'x' "$'\r'$'\n'"+PONG"$'\r' \
 		"$(raw "$main_port" 'NOPE x\r\nPING\r\nQUIT\r\n' | head -n 2)"
@@ -287,7 +291,27 @@ fi
 # the shards' mailboxes hold a batch per client, the connections' a reply
 # per shard: bounded by the design, so the limit is not theirs (a shard
 # killed for it would lose its keys, and its clients would wait forever)
-if ACTORS_MAILBOX_LIMIT=2 kv_start mailbox --workers 2 --shards 2; then
+if ACTORS_MAILBOX_LIMIT=2 kv_start mailbox --workers 2 --shards 2 \
+	--enable-debug-command local; then
+	# DEBUG SLEEP holds its own connection only: a PING meanwhile
+	t0=$(date +%s%N)
+	rcli "$port" DEBUG SLEEP 0.3 >"$tmp/sleep.out" &
+	sleeper=$!
+	sleep 0.1
+	got=$(rcli "$port" PING)
+	wait "$sleeper"
+	t1=$(date +%s%N)
+	if [ "$got" = PONG ] && [ "$(cat "$tmp/sleep.out")" = OK ] &&
+		[ $((t1 - t0)) -ge 300000000 ]; then
+		ok "DEBUG SLEEP 0.3: OK after $(((t1 - t0) / 1000000)) ms," \
+			"a PING answered meanwhile"
+	else
+		bad "DEBUG SLEEP 0.3: '$(cat "$tmp/sleep.out")' after" \
+			"$(((t1 - t0) / 1000000)) ms, PING '$got'"
+	fi
+	check "DEBUG SLEEP with two numbers: redis's error" \
+		"ERR unknown subcommand or wrong number of arguments for 'SLEEP'. Try DEBUG HELP." \
+		"$(rcli "$port" DEBUG SLEEP 0 1)"
 	rc=0
 	timeout 60 redis-benchmark -p "$port" -c 20 -n 4000 -t set,get,mset \
 		-q >"$tmp/mb.txt" 2>&1 || rc=$?
@@ -307,7 +331,7 @@ fi
 
 # ---- bad options -------------------------------------------------------------
 for args in "--port 70000" "--shards 0" "--proto-max-bulk-len 10" \
-	"--maxclients x" "--workers 0" "extra"; do
+	"--maxclients x" "--workers 0" "--enable-debug-command on" "extra"; do
 	rc=0
 	# shellcheck disable=SC2086 # the options, split on purpose
 	examples/kv_server $args >"$tmp/opt.out" 2>&1 || rc=$?

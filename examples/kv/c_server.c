@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * c_server.c - the kv example's INFO and CLIENT (cmd.h), with
+ * c_server.c - the kv example's INFO, CLIENT and DEBUG (cmd.h), with
  * redis-server 7.0's field names and errors. Redis 7.0's server.c
  * (genRedisInfoString) and networking.c (clientCommand) are the
  * reference.
@@ -110,13 +110,14 @@ static void info_server(struct out *t, const struct kv_info *in)
 		   "tcp_port:%d\r\nserver_time_usec:%lld\r\n"
 		   "uptime_in_seconds:%lld\r\nuptime_in_days:%lld\r\n"
 		   "executable:%s\r\nconfig_file:\r\nio_threads_active:0\r\n"
-		   "kv_workers:%d\r\nkv_shards:%d\r\n",
+		   "kv_workers:%d\r\nkv_shards:%d\r\nkv_processes:%lld\r\n"
+		   "kv_processes_peak:%lld\r\n",
 		   KV_REDIS_VERSION, u.sysname, u.release, u.machine,
 		   (int)sizeof(long) * 8, (long)getpid(), in->port,
 		   (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000,
 		   in->uptime_s, in->uptime_s / 86400,
 		   in->executable ? in->executable : "", in->workers,
-		   kv_settings.shards);
+		   kv_settings.shards, in->processes, in->processes_peak);
 }
 
 static void info_clients(struct out *t, const struct kv_info *in)
@@ -508,9 +509,66 @@ static void c_bgrewriteaof(struct kv_client *cl, int argc,
 		out_errorf(o, "ERR Can't start the rewrite: %s", strerror(-rc));
 }
 
+/* DEBUG's client on the loopback: redis's "local" (a unix socket too,
+ * which this server does not have). */
+static bool debug_local(const struct kv_client *cl)
+{
+	return !strncmp(cl->addr, "127.", 4) || !strncmp(cl->addr, "[::1]:", 6);
+}
+
+/*
+ * DEBUG SLEEP seconds (decimals allowed), redis's, off unless the server
+ * was started with --enable-debug-command: a wait in the connection's
+ * process (act_sleep), so it holds up its own client, not the server as
+ * redis's does. A timer per call: scripts/soak.sh's timer storms. The
+ * rest of redis's DEBUG (its internals) is not here.
+ */
+static void c_debug(struct kv_client *cl, int argc, const struct resp_arg *v,
+		    struct out *o)
+{
+	char num[64];
+	double s;
+
+	if (kv_settings.debug == KV_DEBUG_NO ||
+	    (kv_settings.debug == KV_DEBUG_LOCAL && !debug_local(cl))) {
+		out_error(o,
+			  "ERR DEBUG command not allowed. If the "
+			  "enable-debug-command option is set to \"local\", "
+			  "you can run it from a local connection, "
+			  "otherwise you need to set this option in the "
+			  "configuration file, and then restart the server.");
+		return;
+	}
+	if (argc == 2 && is(&v[1], "help")) {
+		out_array(o, 3);
+		out_status(o, "DEBUG <subcommand> [<arg> [value] [opt] ...]. "
+			      "Subcommands are:");
+		out_status(o, "SLEEP <seconds>");
+		out_status(o, "    Stop the connection for <seconds>. "
+			      "Decimals allowed.");
+		return;
+	}
+	if (argc != 3 || !is(&v[1], "sleep")) {
+		out_errorf(o,
+			   "ERR unknown subcommand or wrong number of "
+			   "arguments for '%.*s'. Try DEBUG HELP.",
+			   (int)(v[1].len > 128 ? 128 : v[1].len), v[1].p);
+		return;
+	}
+	/* as redis: strtod of the argument, nothing checked */
+	snprintf(num, sizeof(num), "%.*s", (int)(v[2].len < 63 ? v[2].len : 63),
+		 v[2].p);
+	s = strtod(num, NULL);
+	if (s > 0 && kv_settings.sleep)
+		kv_settings.sleep(s < 86400.0 ? (int64_t)(s * 1e9) :
+						86400LL * 1000000000LL);
+	out_status(o, KV_OK);
+}
+
 const struct kv_cmd kv_cmds_server[] = {
 	KV_CONN_CMD("bgrewriteaof", 1, 0, c_bgrewriteaof),
 	KV_CONN_CMD("client", -2, 0, c_client),
+	KV_CONN_CMD("debug", -2, 0, c_debug),
 	KV_CMD("info", -1, 0, 0, KV_EVERY, KV_MERGE_INFO, c_info),
 	{ .name = NULL },
 };

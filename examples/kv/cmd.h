@@ -108,6 +108,7 @@ struct kv_info {
 	int port, workers;
 	const char *executable;
 	long long uptime_s, clients, connections, rejected, commands;
+	long long processes, processes_peak; /* the runtime's (act_stats) */
 	int aof_enabled, aof_loading, aof_rewriting, aof_write_ok;
 	long long aof_rewrites, aof_size;
 };
@@ -144,6 +145,11 @@ struct kv_settings {
 	int appendfsync; /* 0 no, 1 everysec, 2 always */
 	const char *dir;
 	int (*bgrewriteaof)(void); /* 0: started; -EBUSY, -ENOTSUP */
+	/* DEBUG (redis's enable-debug-command): off, on, or for clients
+	 * on the loopback only; sleep is DEBUG SLEEP's wait, the caller's
+	 * alone (act_sleep) */
+	enum { KV_DEBUG_NO, KV_DEBUG_YES, KV_DEBUG_LOCAL } debug;
+	int (*sleep)(int64_t ns);
 };
 extern struct kv_settings kv_settings;
 

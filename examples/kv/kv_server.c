@@ -7,7 +7,7 @@
  *   kv_server [--host H] [--port P] [--workers N] [--shards N]
  *             [--maxclients N] [--proto-max-bulk-len BYTES]
  *             [--appendonly yes|no] [--appendfsync always|everysec|no]
- *             [--dir DIR]
+ *             [--dir DIR] [--enable-debug-command yes|local|no]
  *
  * Processes:
  *   main      starts the shards, replays the append-only file (if any),
@@ -194,6 +194,8 @@ static void watcher_proc(void *arg)
  * connection, so only atomics and what main set before act_main. */
 static void server_info(struct kv_info *in)
 {
+	struct act_stats st;
+
 	in->port = srv.port;
 	in->workers = act_workers();
 	in->executable = srv.executable;
@@ -217,6 +219,10 @@ static void server_info(struct kv_info *in)
 		&srv.aof_rewrites, memory_order_relaxed);
 	in->aof_size = (long long)atomic_load_explicit(&srv.aof_size,
 						       memory_order_relaxed);
+	if (act_stats(&st, NULL, 0) >= 0) {
+		in->processes = (long long)st.procs_alive;
+		in->processes_peak = (long long)st.procs_peak;
+	}
 }
 
 struct opts {
@@ -229,6 +235,7 @@ struct opts {
 	bool appendonly;
 	int appendfsync;
 	const char *dir;
+	int debug;
 };
 
 /* BGREWRITEAOF, from a connection: the aof process says whether it
@@ -546,6 +553,19 @@ static const char *opt_yesno(const char *arg, void *dst)
 	return NULL;
 }
 
+static const char *opt_debug(const char *arg, void *dst)
+{
+	if (!strcasecmp(arg, "yes"))
+		*(int *)dst = KV_DEBUG_YES;
+	else if (!strcasecmp(arg, "local"))
+		*(int *)dst = KV_DEBUG_LOCAL;
+	else if (!strcasecmp(arg, "no"))
+		*(int *)dst = KV_DEBUG_NO;
+	else
+		return "yes, local or no";
+	return NULL;
+}
+
 static const char *opt_fsync(const char *arg, void *dst)
 {
 	return parse_fsync(arg, dst) ? "always, everysec or no" : NULL;
@@ -575,6 +595,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		       "always, everysec or no: when the log is flushed\n"
 		       "(default everysec)"),
 		OPT_STR("dir", &o->dir, "DIR", "where the log is"),
+		OPT_FN("enable-debug-command", opt_debug, &o->debug,
+		       "yes|local|no",
+		       "DEBUG SLEEP, for all clients or those on the\n"
+		       "loopback (default no)"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "kv_server",
@@ -615,7 +639,7 @@ int main(int argc, char **argv)
 			  0,	       0,
 			  10000,       RESP_MAX_BULK_DEFAULT,
 			  false,       KV_FSYNC_EVERYSEC,
-			  "." };
+			  ".",	       KV_DEBUG_NO };
 	struct act_config cfg;
 	uint64_t seed;
 	sigset_t old;
@@ -628,6 +652,8 @@ int main(int argc, char **argv)
 	kv_settings.maxclients = o.maxclients;
 	kv_settings.info = server_info;
 	kv_settings.bgrewriteaof = bgrewriteaof;
+	kv_settings.debug = o.debug;
+	kv_settings.sleep = act_sleep;
 	srv.started_ns = util_now_ns();
 	srv.executable = realpath("/proc/self/exe", NULL);
 	/* a seed of its own each run, so that clients cannot aim keys at
