@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fail.h"
 #include "settings/env.h"
 #include "settings/vars.h"
 #include "reactor/io.h"
@@ -188,6 +189,19 @@ static void reclaim_slot(struct act__worker *w0, struct act__proc *p,
 		w0->slots.head = i;
 	}
 	act__mailbox_drain(p, &w0->slab);
+}
+
+/* ACT_TEST_FAIL (base/fail.h): its rules armed until act_main returns,
+ * before the first call at any site. */
+static int arm_faults(const struct act__settings *s)
+{
+	struct act__fail_spec spec;
+
+	if (s->test.fail && act__fail_parse(s->test.fail, &spec))
+		return -EINVAL; /* the table checked it: never */
+	act__fail_arm(s->test.fail ? &spec : NULL,
+		      s->test.fail_seed ? s->test.fail_seed : 1);
+	return 0;
 }
 
 /* All threads but this one have stopped: reclaim what is left. */
@@ -401,8 +415,10 @@ static int start_workers(struct act__rt *rt)
 	int rc = 0;
 
 	for (i = 1; i < rt->nworkers; i++) {
-		rc = pthread_create(&rt->workers[i].thread, NULL, worker_thread,
-				    &rt->workers[i]);
+		rc = ACT_FAIL(ACT_FAIL_THREAD) ?
+			     EAGAIN :
+			     pthread_create(&rt->workers[i].thread, NULL,
+					    worker_thread, &rt->workers[i]);
 		if (rc)
 			break;
 	}
@@ -498,6 +514,8 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		goto err_running;
 	}
 	rc = resolve(cfg, &set);
+	if (!rc)
+		rc = arm_faults(&set);
 	if (rc)
 		goto err_rt;
 	rt->cfg = set.cfg;
@@ -547,6 +565,7 @@ err_observe:
 err_rt:
 	destroy(rt);
 err_running:
+	act__fail_disarm(); /* every thread of the runtime has ended */
 	/* seq_cst (plain store): the next act_main may start; what this
 	 * one freed was freed before, in program order */
 	atomic_store(&running, 0);

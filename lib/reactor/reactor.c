@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/fail.h"
 #include "io.h"
 #include "reactor.h"
 #include "reactor_obs.h"
@@ -552,7 +553,9 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 		goto started;
 	}
 	block_signals(&old);
-	rc = pthread_create(&r->thread, NULL, reactor_main, r);
+	rc = ACT_FAIL(ACT_FAIL_THREAD) ?
+		     EAGAIN :
+		     pthread_create(&r->thread, NULL, reactor_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		free(r->marked);
