@@ -75,5 +75,9 @@ const struct st_test st_tests[] = {
 	  st_main_sup_churn,
 	  "random crashes in a supervision tree under load: none lost, none doubled",
 	  { "", "--workers 2 --sups 2 --children 16 --iters 5000", NULL } },
+	{ "fail_random",
+	  st_main_fail_random,
+	  "messages, spawns and I/O while calls fail at random: all counted",
+	  { "--workers 2 --senders 4 --iters 10000 --rate 32", NULL } },
 	{ NULL, NULL, NULL, { NULL } },
 };
