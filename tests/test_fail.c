@@ -348,6 +348,22 @@ START_TEST(site_stack)
 }
 END_TEST
 
+/* The main process's own spawn refused: act_main returns the error,
+ * having stopped and joined every thread it started. */
+START_TEST(site_main_spawn)
+{
+	struct fail_run fr = { .workers = 2, .fn = send_twice };
+	struct tu_child c;
+
+	run_rule(ACT_FAIL_SLOT, "1", fr, &c);
+	ck_assert_int_eq(out->rc, -EAGAIN);
+	ck_assert_int_eq(out->ran, 0);
+	run_rule(ACT_FAIL_STACK, "1", fr, &c);
+	ck_assert_int_eq(out->rc, -ENOMEM);
+	ck_assert_int_eq(out->ran, 0);
+}
+END_TEST
+
 /* A chunk of stacks that cannot be mapped: the spawn that needed it
  * gets -ENOMEM, the next one maps it. */
 START_TEST(site_mmap_stacks)
@@ -854,6 +870,7 @@ static Suite *fail_suite(void)
 	tcase_set_timeout(ts, 120);
 	tcase_add_test(ts, site_slot);
 	tcase_add_test(ts, site_stack);
+	tcase_add_test(ts, site_main_spawn);
 	tcase_add_test(ts, site_mmap_stacks);
 	tcase_add_test(ts, site_mmap_start);
 	tcase_add_test(ts, site_envelope);
