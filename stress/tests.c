@@ -87,5 +87,10 @@ const struct st_test st_tests[] = {
 	  "random crashes in a supervision tree under load: none lost, none doubled",
 	  { "", "--workers 2 --sups 2 --children 16 --iters 5000", NULL },
 	  "--workers 2 --sups 1 --children 3 --clients 1 --crashers 1 --iters 10" },
+	{ "fail_random",
+	  st_main_fail_random,
+	  "messages, spawns and I/O while calls fail at random: all counted",
+	  { "--workers 2 --senders 4 --iters 10000 --rate 32", NULL },
+	  "--workers 2 --senders 2 --iters 20 --rate 8" },
 	{ NULL, NULL, NULL, { NULL }, NULL },
 };

@@ -42,5 +42,6 @@ int st_main_timer_race(int argc, char **argv);
 int st_main_io_cancel_race(int argc, char **argv);
 int st_main_park_race(int argc, char **argv);
 int st_main_sup_churn(int argc, char **argv);
+int st_main_fail_random(int argc, char **argv);
 
 #endif /* STRESS_TESTS_H */

@@ -37,6 +37,7 @@ timer_race --racers 8 --iters 500
 park_race --pairs 4 --iters 300
 io_cancel_race --readers 8 --acceptors 2 --iters 500
 sup_churn --sups 2 --children 8 --iters 2000
+fail_random --senders 4 --iters 3000 --rate 16
 EOF
 
 # mailbox_flood's bound of message memory with two memory homes: a
@@ -52,8 +53,8 @@ fi
 
 # every test of the table was run above
 n=$("$actors" stress --list | wc -l)
-if [ "$n" = 12 ]; then
-	ok "--list: 12 tests"
+if [ "$n" = 13 ]; then
+	ok "--list: 13 tests"
 else
 	bad "--list: $n tests: $("$actors" stress --list)"
 fi

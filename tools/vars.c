@@ -40,7 +40,7 @@ static void vars_man(const struct act__var *v, const char *def,
 
 int actors_vars_main(int argc, char **argv)
 {
-	char expect[200], buf[32];
+	char expect[400], buf[32];
 	const char *def;
 	bool man = false, test = false;
 	const struct opt opts[] = {

@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/fail.h"
 #include "affinity/plan.h"
 #include "blocking.h"
 #include "proc/ioword.h"
@@ -199,7 +200,9 @@ static int grow(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&t, NULL, pool_thread, NULL);
+	rc = ACT_FAIL(ACT_FAIL_THREAD) ?
+		     EAGAIN :
+		     pthread_create(&t, NULL, pool_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return -rc;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fail.h"
 #include "links.h"
 #include "message.h"
 #include "spawn.h"
@@ -96,7 +97,10 @@ int act__spawn(struct act__worker *w, void (*fn)(void *), void *arg,
 	       size_t stack_size, uint32_t mailbox_limit, bool is_main,
 	       struct act__spawn_rels *rels, bool fpenv, act_pid *pid)
 {
-	struct act__proc *p = act__proc_slot_get(&w->rt->procs, &w->slots);
+	struct act__proc *p =
+		ACT_FAIL(ACT_FAIL_SLOT) ?
+			NULL :
+			act__proc_slot_get(&w->rt->procs, &w->slots);
 	struct act__worker *to;
 	uint64_t s;
 	bool canary = false;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fail.h"
 #include "homes.h"
 #include "settings/vars.h"
 
@@ -166,7 +167,9 @@ void act__homes_place(struct act__numa *n, int home, void *p, size_t len)
 	 * instead of failing the fault. No MPOL_MF_MOVE: the range is
 	 * fresh, nothing of it is touched yet. The kernel reads maxnode - 1
 	 * bits. */
-	if (!mbind(p, len, MPOL_PREFERRED, mask, OS_NODE_MAX + 1, 0))
+	if (ACT_FAIL(ACT_FAIL_MBIND))
+		errno = EIO;
+	else if (!mbind(p, len, MPOL_PREFERRED, mask, OS_NODE_MAX + 1, 0))
 		return;
 	/* the first failing thread reports; binding stops for all */
 	if (atomic_exchange_explicit(&n->bind, false, memory_order_relaxed)) {

@@ -13,6 +13,7 @@
 
 #include <hwloc.h>
 
+#include "base/fail.h"
 #include "cgroup.h"
 #include "cpulist.h"
 #include "settings/vars.h"
@@ -62,6 +63,7 @@ static void machine_load(void)
 		return;
 	}
 	if ((sim && hwloc_topology_set_synthetic(machine, sim)) ||
+	    (!sim && ACT_FAIL(ACT_FAIL_HWLOC)) ||
 	    hwloc_topology_load(machine)) {
 		machine_bad_sim = sim != NULL;
 		hwloc_topology_destroy(machine);

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "park.h"
 #include "spin.h"
 #include "systematic.h"
@@ -113,6 +114,14 @@ static bool have_waitv(void)
 	return atomic_load_explicit(&waitv_state, memory_order_relaxed) > 0;
 }
 
+/* ACT_TEST_FAIL's futex sites: the wait ends at once, as when a signal
+ * came (EINTR) or the word had moved (EAGAIN); the caller looks again */
+static bool spurious(void)
+{
+	return ACT_FAIL(ACT_FAIL_FUTEX_EINTR) ||
+	       ACT_FAIL(ACT_FAIL_FUTEX_EAGAIN);
+}
+
 bool act__park_waitv_available(void)
 {
 	return have_waitv();
@@ -148,6 +157,8 @@ void act__park_futex_wait2(_Atomic uint32_t *a, uint32_t seen_a,
 		act__park_futex_wait(a, seen_a, -1);
 		return;
 	}
+	if (act__unlikely(spurious()))
+		return;
 	w[0] = (struct act__futex_waitv){ seen_a, (uintptr_t)a,
 					  FUTEX_32 | FUTEX_PRIVATE_FLAG, 0 };
 	w[1] = (struct act__futex_waitv){ seen_b, (uintptr_t)b,
@@ -174,6 +185,8 @@ void act__park_futex_wait(_Atomic uint32_t *word, uint32_t seen,
 		ts.tv_nsec = timeout_ns % 1000000000;
 		tp = &ts;
 	}
+	if (act__unlikely(spurious()))
+		return;
 	if (syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, seen, tp,
 		    NULL, 0) >= 0 ||
 	    wait_errno_ok(errno))

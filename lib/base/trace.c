@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <sys/mman.h>
 
+#include "fail.h"
 #include "trace.h"
 
 int act__trace_buf_init(struct act__trace_buf *b, size_t bytes, uint32_t id,
@@ -16,9 +17,13 @@ int act__trace_buf_init(struct act__trace_buf *b, size_t bytes, uint32_t id,
 	/* POPULATE: every page is touched now, at act_main, not as events
 	 * fill them: a page fault a 4 KiB of events took a third of the
 	 * traced pingpong's cost (1.45x untraced instead of 1.2x) */
-	m = mmap(NULL, n * sizeof(struct act__trace_ev), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_POPULATE, -1,
-		 0);
+	m = ACT_FAIL(ACT_FAIL_MMAP) ?
+		    MAP_FAILED :
+		    mmap(NULL, n * sizeof(struct act__trace_ev),
+			 PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+				 MAP_POPULATE,
+			 -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	b->ev = m;

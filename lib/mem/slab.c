@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 
 #include "affinity/homes.h"
+#include "base/fail.h"
 #include "slab.h"
 
 #define CHUNK_LEN ((size_t)256 << 10)
@@ -91,8 +92,10 @@ static int slab_grow(struct act__slab *s)
 {
 	struct act__slab_chunk *c;
 
-	c = mmap(NULL, CHUNK_LEN, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	c = ACT_FAIL(ACT_FAIL_SLAB) ?
+		    MAP_FAILED :
+		    mmap(NULL, CHUNK_LEN, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (c == MAP_FAILED)
 		return -ENOMEM;
 	/* before the first write below: the header's page is the first
@@ -193,6 +196,10 @@ struct act__envelope *act__slab_alloc_slow(struct act__slab *s, size_t payload)
 	struct act__envelope *e;
 	int c;
 
+	/* the envelope site: every allocation the free list's pop did not
+	 * serve (a refill, a carve, malloc), the ones that can fail */
+	if (ACT_FAIL(ACT_FAIL_ENVELOPE))
+		return NULL;
 	if (!s || payload > ACT_SLAB_MAX_PAYLOAD)
 		return foreign_alloc(payload);
 	c = act__slab_class(payload);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "actors.h"
+#include "base/fail.h"
 #include "base/internal.h"
 #include "affinity/homes.h"
 #include "stack.h"
@@ -139,6 +140,19 @@ static size_t unit_of(size_t size)
 	return (unit / 4096) % 2 ? unit : unit + 4096;
 }
 
+/* A guard batch the kernel refused: its stacks get canaries; said once
+ * per process (relaxed: a flag, nothing hangs on it). */
+static void madvise_failed(int e)
+{
+	static _Atomic bool said;
+
+	if (!atomic_exchange_explicit(&said, true, memory_order_relaxed))
+		fprintf(stderr,
+			"actors: MADV_GUARD_INSTALL failed (%s): the stacks it "
+			"was for are checked by a canary instead\n",
+			strerror(e));
+}
+
 /*
  * Returns how many of the chunk's n units (from the start) got a guard.
  * Runs on the spawning process's stack, which may be as small as 16 KiB:
@@ -160,8 +174,15 @@ static uint32_t guard_chunk(char *base, size_t unit, size_t pad, uint32_t n)
 		}
 		/* in order; a short count (e.g. ENOMEM for page tables part
 		 * way) leaves the rest of the chunk to canaries */
-		done = syscall(SYS_process_madvise, self_pidfd, iov, n,
-			       MADV_GUARD_INSTALL, 0);
+		if (ACT_FAIL(ACT_FAIL_MADVISE)) {
+			done = -1;
+			errno = ENOMEM;
+		} else {
+			done = syscall(SYS_process_madvise, self_pidfd, iov, n,
+				       MADV_GUARD_INSTALL, 0);
+		}
+		if (done < 0)
+			madvise_failed(errno);
 		free(iov);
 		return done < 0 ? 0 : (uint32_t)(done / ACT_GUARD_SIZE);
 	}
@@ -201,8 +222,10 @@ static int pool_grow(struct act__stack_cache *c, struct act__stack_pool *pl)
 		pl->chunks = cs;
 		pl->cap_chunks = cap;
 	}
-	base = mmap(NULL, unit * n, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	base = ACT_FAIL(ACT_FAIL_MMAP) ?
+		       MAP_FAILED :
+		       mmap(NULL, unit * n, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED) {
 		if (!atomic_load_explicit(&famine, memory_order_relaxed))
 			atomic_store_explicit(&famine, true,
@@ -411,10 +434,13 @@ static void pool_spill(struct act__stack_pool *pl, uint32_t n)
 int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		   bool *canary)
 {
-	struct act__stack_pool *pl = pool_for(c, c->home, size);
+	struct act__stack_pool *pl;
 	void *s;
 	int rc, h;
 
+	if (ACT_FAIL(ACT_FAIL_STACK))
+		return -ENOMEM;
+	pl = pool_for(c, c->home, size);
 	if (!pl)
 		return -ENOMEM;
 	if (!pl->free_top && pl->bump == pl->bump_end)

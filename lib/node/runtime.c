@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fail.h"
 #include "settings/env.h"
 #include "settings/vars.h"
 #include "reactor/io.h"
@@ -188,6 +189,19 @@ static void reclaim_slot(struct act__worker *w0, struct act__proc *p,
 		w0->slots.head = i;
 	}
 	act__mailbox_drain(p, &w0->slab);
+}
+
+/* ACT_TEST_FAIL (base/fail.h): its rules armed until act_main returns,
+ * before the first call at any site. */
+static int arm_faults(const struct act__settings *s)
+{
+	struct act__fail_spec spec;
+
+	if (s->test.fail && act__fail_parse(s->test.fail, &spec))
+		return -EINVAL; /* the table checked it: never */
+	act__fail_arm(s->test.fail ? &spec : NULL,
+		      s->test.fail_seed ? s->test.fail_seed : 1);
+	return 0;
 }
 
 /* All threads but this one have stopped: reclaim what is left. */
@@ -407,8 +421,10 @@ static int start_workers(struct act__rt *rt)
 
 	for (i = 1; i < rt->nworkers; i++) {
 		rt->workers[i].sys_n = act__systematic_thread_new("worker");
-		rc = pthread_create(&rt->workers[i].thread, NULL, worker_thread,
-				    &rt->workers[i]);
+		rc = ACT_FAIL(ACT_FAIL_THREAD) ?
+			     EAGAIN :
+			     pthread_create(&rt->workers[i].thread, NULL,
+					    worker_thread, &rt->workers[i]);
 		if (rc) {
 			act__systematic_thread_gone(rt->workers[i].sys_n);
 			break;
@@ -511,6 +527,7 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	struct act__rt *rt;
 	struct rt_block *blk;
 	struct act__settings set;
+	bool sys_run = false; /* a systematic run began (ACTORS_SEED) */
 	int rc;
 
 	if (!fn)
@@ -531,11 +548,14 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 		goto err_running;
 	}
 	rc = resolve(cfg, &set);
+	if (!rc)
+		rc = arm_faults(&set);
 	if (rc)
 		goto err_rt;
 	rc = systematic_begin(&set);
 	if (rc)
 		goto err_rt;
+	sys_run = ACT_SYSTEMATIC && set.seed;
 	rt->cfg = set.cfg;
 	rt->test = set.test;
 	policies(rt, &set);
@@ -583,9 +603,10 @@ err_observe:
 err_rt:
 	destroy(rt);
 	/* the others have left: the run's path, and its end */
-	if (ACT_SYSTEMATIC && set.seed)
+	if (sys_run)
 		act__systematic_end();
 err_running:
+	act__fail_disarm(); /* every thread of the runtime has ended */
 	/* seq_cst (plain store): the next act_main may start; what this
 	 * one freed was freed before, in program order */
 	atomic_store(&running, 0);

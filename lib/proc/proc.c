@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "affinity/homes.h"
+#include "base/fail.h"
 #include "pidfmt.h"
 #include "proc.h"
 
@@ -95,8 +96,10 @@ int act__proc_table_init(struct act__ptable *t, uint32_t cap,
 	t->homes = aligned_alloc(ACT_CACHELINE, homes * sizeof(*t->homes));
 	if (!t->homes)
 		return -ENOMEM;
-	m = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	m = ACT_FAIL(ACT_FAIL_MMAP) ?
+		    MAP_FAILED :
+		    mmap(NULL, len, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (m == MAP_FAILED) {
 		free(t->homes);
 		t->homes = NULL;

@@ -690,9 +690,11 @@ static bool sq_room(struct act__reactor *r, unsigned n)
 		return true;
 	/* -EBUSY, -EAGAIN: the kernel takes nothing now; the entries
 	 * stay in the SQ for the next submit, after the CQ is reaped */
-	do
-		rc = io_uring_submit(ring);
-	while (rc == -EINTR);
+	do {
+		rc = act__ring_refused();
+		if (!rc)
+			rc = io_uring_submit(ring);
+	} while (rc == -EINTR);
 	return io_uring_sq_space_left(ring) >= n;
 }
 
@@ -851,7 +853,8 @@ void act__io_drain(struct act__reactor *r)
 		cancel_push(r, io);
 	while (r->inflight || r->cancel_head) {
 		act__io_fill(r);
-		if (io_uring_submit_and_wait_timeout(&r->ring.ring, &cqe, 1,
+		if (!act__ring_refused() &&
+		    io_uring_submit_and_wait_timeout(&r->ring.ring, &cqe, 1,
 						     &ts, NULL) == -ETIME)
 			fprintf(stderr,
 				"actors: stopping: %llu I/O operations "

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "base/fail.h"
 #include "io.h"
 #include "reactor.h"
 #include "reactor_obs.h"
@@ -558,7 +559,9 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 	}
 	block_signals(&old);
 	r->sys_n = act__systematic_thread_new("reactor");
-	rc = pthread_create(&r->thread, NULL, reactor_main, r);
+	rc = ACT_FAIL(ACT_FAIL_THREAD) ?
+		     EAGAIN :
+		     pthread_create(&r->thread, NULL, reactor_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		act__systematic_thread_gone(r->sys_n);

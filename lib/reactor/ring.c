@@ -54,6 +54,8 @@ static int ring_setup(struct act__ring *g, unsigned entries, unsigned flags,
 	memset(p, 0, sizeof(*p));
 	p->flags = flags | IORING_SETUP_CQSIZE;
 	p->cq_entries = cq;
+	if (ACT_FAIL(ACT_FAIL_RING_SETUP))
+		return -ENOMEM; /* as io_uring_setup without locked memory */
 	return io_uring_queue_init_params(entries, &g->ring, p);
 }
 
@@ -154,7 +156,8 @@ static void arm_bell(struct act__ring *g, struct act__doorbell *bell,
 		return;
 	sqe = g->test_nobell ? NULL : io_uring_get_sqe(&g->ring);
 	if (!sqe) { /* full of other work: submit it, then there is room */
-		io_uring_submit(&g->ring);
+		if (!act__ring_refused())
+			io_uring_submit(&g->ring);
 		sqe = g->test_nobell ? NULL : io_uring_get_sqe(&g->ring);
 		if (!sqe) /* act__ring_wait bounds the sleep */
 			return;
@@ -205,8 +208,9 @@ void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
 	 * doorbell's wait), wait for one completion. -ETIME, -EINTR (a
 	 * signal), -EBUSY (completions to reap first), -EAGAIN: the loop
 	 * reaps, looks at the timers and the queue, and comes back */
-	(void)io_uring_submit_and_wait_timeout(
-		&g->ring, &cqe, 1, timeout_ns >= 0 ? &ts : NULL, NULL);
+	if (!act__ring_refused())
+		(void)io_uring_submit_and_wait_timeout(
+			&g->ring, &cqe, 1, timeout_ns >= 0 ? &ts : NULL, NULL);
 	atomic_store_explicit(&bell->sleeping, 0, memory_order_relaxed);
 }
 
@@ -215,7 +219,7 @@ void act__ring_poll(struct act__ring *g, bool inflight)
 	/* submit what is queued; with DEFER_TASKRUN completions are only
 	 * posted when the reactor enters with GETEVENTS: do that while
 	 * operations are in the kernel */
-	if (io_uring_sq_ready(&g->ring) || inflight)
+	if ((io_uring_sq_ready(&g->ring) || inflight) && !act__ring_refused())
 		(void)io_uring_submit_and_get_events(&g->ring);
 }
 
@@ -245,6 +249,11 @@ void act__ring_reap(struct act__ring *g,
 	struct io_uring_cqe *cqe;
 	unsigned head, n;
 
+	/* ACT_TEST_FAIL's cq_overflow: the completions are not in the CQ
+	 * yet, as when the kernel holds them on its overflow list: this
+	 * reap finds none, and they come with the next io_uring_enter */
+	if (ACT_FAIL(ACT_FAIL_CQ_OVERFLOW))
+		return;
 	do {
 		n = 0;
 		io_uring_for_each_cqe(&g->ring, head, cqe) {

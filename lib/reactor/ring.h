@@ -35,10 +35,12 @@
 #ifndef ACT_RING_H
 #define ACT_RING_H
 
+#include <errno.h>
 #include <liburing.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "base/fail.h"
 #include "base/park.h"
 #include "settings/vars.h"
 
@@ -55,6 +57,19 @@ enum act__ring_mode {
 	ACT_RING_FUTEX,	   /* doorbell: IORING_OP_FUTEX_WAIT */
 	ACT_RING_EVENTFD,  /* doorbell: a read of an eventfd */
 };
+
+/*
+ * ACT_TEST_FAIL's submit sites (base/fail.h): -EBUSY (completions to reap
+ * first) or -EAGAIN (no memory for a request now) from io_uring_enter,
+ * which then takes no SQE: the caller leaves the enter out, the SQEs stay
+ * queued for the next one, as the kernel leaves them. 0: enter.
+ */
+static inline int act__ring_refused(void)
+{
+	if (ACT_FAIL(ACT_FAIL_SUBMIT_BUSY))
+		return -EBUSY;
+	return ACT_FAIL(ACT_FAIL_SUBMIT_AGAIN) ? -EAGAIN : 0;
+}
 
 struct act__ring {
 	struct io_uring ring;

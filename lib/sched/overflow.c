@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/fail.h"
 #include "base/internal.h"
 #include "overflow.h"
 #include "mem/stack.h"
@@ -108,8 +109,10 @@ int act__overflow_thread_init(void)
 {
 	stack_t ss;
 
-	altstack_mem = mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	altstack_mem = ACT_FAIL(ACT_FAIL_MMAP) ?
+			       MAP_FAILED :
+			       mmap(NULL, ALTSTACK_SIZE, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (altstack_mem == MAP_FAILED) {
 		altstack_mem = NULL;
 		return -ENOMEM;

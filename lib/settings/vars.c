@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fail.h"
 #include "env.h"
 #include "vars.h"
 
@@ -332,6 +333,21 @@ const struct act__var act__vars[ACT_VARS] = {
 		       "made for the affinity mask alone; read at the first "
 		       "load of the topology",
 	},
+	[ACT_VAR_TEST_FAIL] = {
+		.name = "ACT_TEST_FAIL", .type = ACT_VAR_PATH,
+		.flags = ACT_VAR_TEST, POLICY(test.fail),
+		.what = ACT_FAIL_EXPECT, .check = act__fail_check,
+		.doc = "Fault injection: site:N fails the Nth call at a site, "
+		       "site:N+ every call from the Nth, site:1/P each call "
+		       "with probability 1/P (doc/testing.md lists the sites)",
+	},
+	[ACT_VAR_TEST_FAIL_SEED] = {
+		.name = "ACT_TEST_FAIL_SEED", .type = ACT_VAR_UINT,
+		.flags = ACT_VAR_TEST, POLICY(test.fail_seed),
+		.min = 1, .max = UINT32_MAX,
+		.what = "a seed",
+		.doc = "The seed of ACT_TEST_FAIL's random draws (else 1)",
+	},
 };
 
 void act__vars_settings_init(struct act__settings *s,
@@ -442,7 +458,7 @@ static int parse(const struct act__var *v, const char *e, int64_t *x)
 		return 0;
 	case ACT_VAR_PATH:
 		*x = 0;
-		return *e ? 0 : -EINVAL;
+		return !*e || (v->check && v->check(e)) ? -EINVAL : 0;
 	case ACT_VAR_DURATION:
 		if (act__env_parse_duration(e, &n) || n < v->min || n > v->max)
 			return -EINVAL;
@@ -549,7 +565,7 @@ const char *act__vars_default(const struct act__var *v, char *buf, size_t len)
 
 static int bad_value(const struct act__var *v, const char *e)
 {
-	char what[200];
+	char what[400];
 
 	act__vars_expect(v, what, sizeof(what));
 	fprintf(stderr, "actors: %s=\"%s\": expected %s\n", v->name, e, what);

@@ -14,8 +14,9 @@
  * fallback in tests: doc/testing.md) is in the same table, parsed and
  * refused in the same way; `actors vars --test` prints it, plain `actors
  * vars` and the manual's ENVIRONMENT section leave it out. act_main
- * resolves ACT_TEST_RING, _NUMA and _GUARD_BUDGET with its settings
- * (and hands them to the layers that read them); act__plan_resolve
+ * resolves ACT_TEST_RING, _NUMA, _GUARD_BUDGET, _FAIL and _FAIL_SEED
+ * with its settings (and hands them to the layers that read them, or
+ * arms them: base/fail.h); act__plan_resolve
  * ACT_TEST_PIN with the placement three; ACT_TEST_TOPOLOGY and
  * ACT_TEST_HWLOC the topology's one load of this machine (topology.c),
  * which may come before any act_main (`actors topo`, the tests).
@@ -63,6 +64,8 @@ enum act__var_id {
 	ACT_VAR_TEST_PIN,	   /* act__plan_resolve: pinning (plan.c) */
 	ACT_VAR_TEST_TOPOLOGY,	   /* the machine's load (topology.c) */
 	ACT_VAR_TEST_HWLOC,
+	ACT_VAR_TEST_FAIL,	/* act_main: fault injection (base/fail.h) */
+	ACT_VAR_TEST_FAIL_SEED, /* ... its random draw's seed */
 	ACT_VARS
 };
 
@@ -76,7 +79,8 @@ enum act__var_id {
 #define ACT_VARS_TEST                                                      \
 	(ACT_VAR_BIT(ACT_VAR_TEST_RING) | ACT_VAR_BIT(ACT_VAR_TEST_NUMA) | \
 	 ACT_VAR_BIT(ACT_VAR_TEST_GUARD_BUDGET) |                          \
-	 ACT_VAR_BIT(ACT_VAR_TEST_PIN) | ACT_VARS_MACHINE)
+	 ACT_VAR_BIT(ACT_VAR_TEST_PIN) | ACT_VARS_MACHINE |                \
+	 ACT_VAR_BIT(ACT_VAR_TEST_FAIL) | ACT_VAR_BIT(ACT_VAR_TEST_FAIL_SEED))
 /* what act__plan_resolve resolves, itself or through the topology's
  * load; act_main the rest */
 #define ACT_VARS_PLAN \
@@ -146,7 +150,8 @@ enum act__var_type {
 			   * checks it (act__topology_load), naming the
 			   * variable */
 	ACT_VAR_PATH,	  /* a file name (or other text), kept as the
-			   * string; not empty */
+			   * string; not empty, and what check takes
+			   * when there is a check */
 	ACT_VAR_DURATION, /* a whole number with a unit, ns, us, ms or s,
 			   * in [min, max] nanoseconds, or one of words */
 };
@@ -195,6 +200,8 @@ struct act__var {
 	int64_t def;	      /* stored when nothing else is */
 	const char *doc;      /* what it sets, one line: act_config_init(3)'s
 			       * ENVIRONMENT entry begins with it */
+	/* PATH: what the text must be, 0 or -EINVAL; NULL: any */
+	int (*check)(const char *value);
 };
 
 extern const struct act__var act__vars[ACT_VARS];
@@ -210,6 +217,8 @@ struct act__tests {
 	uint32_t hwloc_fail;   /* ACT_TEST_HWLOC=fail */
 	const char *topology;  /* ACT_TEST_TOPOLOGY: the synthetic
 				      * machine that stands for this one */
+	const char *fail;      /* ACT_TEST_FAIL: the rules (base/fail.h) */
+	uint32_t fail_seed;    /* ACT_TEST_FAIL_SEED; 0: unset (1) */
 };
 
 /*

@@ -4,7 +4,8 @@
  * (lib/settings/env.c, vars.c) and of a CPU list (lib/affinity/cpulist.c,
  * ACTORS_CPUS and the cgroup cpuset files). The input's first byte picks
  * the parser (and for the table's resolver, the variable); the rest is
- * the value, up to its first NUL.
+ * the value, up to its first NUL. ACT_TEST_FAIL's values go through its
+ * own parser too (lib/base/fail.c).
  *
  * Beyond "no crash, no sanitizer report": a number taken lies within the
  * bounds asked for; a CPU list taken names CPUs up to ACT_CPU_MAX only,
@@ -21,6 +22,7 @@
 
 #include "affinity/cpulist.h"
 #include "affinity/plan.h"
+#include "base/fail.h"
 #include "settings/env.h"
 #include "settings/vars.h"
 
@@ -52,6 +54,28 @@ static void cpulist(const char *s)
 	hwloc_bitmap_free(b);
 }
 
+/* ACT_TEST_FAIL's rules: what is taken is within the limits, what is
+ * refused leaves no rule */
+static void fail_rules(const char *s)
+{
+	struct act__fail_spec spec;
+	int rc = act__fail_parse(s, &spec), i;
+
+	if (rc != 0 && rc != -EINVAL)
+		abort();
+	for (i = 0; i < ACT_FAIL_SITES; i++) {
+		const struct act__fail_rule *r = &spec.rule[i];
+
+		bool none = !r->n && !r->one_in && !r->every;
+		bool within = r->n <= ACT_FAIL_N_MAX &&
+			      r->one_in <= ACT_FAIL_P_MAX &&
+			      (!r->one_in || (r->n == 1 && !r->every));
+
+		if (rc ? !none : !within)
+			abort();
+	}
+}
+
 static void resolve(int id, const char *s)
 {
 	struct act__settings set;
@@ -66,6 +90,8 @@ static void resolve(int id, const char *s)
 	rc = act__vars_resolve(&set, ACT_VAR_BIT(id));
 	if (rc != 0 && rc != -EINVAL)
 		abort();
+	if (id == ACT_VAR_TEST_FAIL)
+		fail_rules(s);
 	unsetenv(act__vars[id].name);
 }
 
