@@ -91,6 +91,6 @@ const struct st_test st_tests[] = {
 	  st_main_fail_random,
 	  "messages, spawns and I/O while calls fail at random: all counted",
 	  { "--workers 2 --senders 4 --iters 10000 --rate 32", NULL },
-	  "--workers 2 --senders 2 --iters 20 --rate 8" },
+	  "--workers 2 --senders 2 --iters 20 --rate 8 --io 1024" },
 	{ NULL, NULL, NULL, { NULL }, NULL },
 };

@@ -85,8 +85,10 @@ int act__systematic_begin(uint64_t seed);
  * ("actors: systematic run ACTORS_SEED=N: ... path 0x..."). */
 void act__systematic_end(void);
 
-/* Before pthread_create: the new thread's participant number (-1: no run
- * is on); the created thread calls act__systematic_enter(n) first thing. */
+/* Just before pthread_create, with no switch point (no atomic) between:
+ * the new thread's participant number (-1: no run is on), eligible at
+ * the next point; the created thread calls act__systematic_enter(n)
+ * first thing. */
 int act__systematic_thread_new(const char *name);
 void act__systematic_enter(int n);
 /* pthread_create failed: participant n never comes (n < 0: nothing). */

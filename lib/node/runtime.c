@@ -420,11 +420,14 @@ static int start_workers(struct act__rt *rt)
 	int rc = 0;
 
 	for (i = 1; i < rt->nworkers; i++) {
+		/* no switch point between thread_new and pthread_create
+		 * (base/systematic.h): the fault site's is before */
+		bool fail = ACT_FAIL(ACT_FAIL_THREAD);
+
 		rt->workers[i].sys_n = act__systematic_thread_new("worker");
-		rc = ACT_FAIL(ACT_FAIL_THREAD) ?
-			     EAGAIN :
-			     pthread_create(&rt->workers[i].thread, NULL,
-					    worker_thread, &rt->workers[i]);
+		rc = fail ? EAGAIN :
+			    pthread_create(&rt->workers[i].thread, NULL,
+					   worker_thread, &rt->workers[i]);
 		if (rc) {
 			act__systematic_thread_gone(rt->workers[i].sys_n);
 			break;

@@ -528,6 +528,7 @@ static void block_signals(sigset_t *old)
 int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 {
 	sigset_t old;
+	bool fail;
 	int rc;
 
 	r->rt = rt;
@@ -557,11 +558,12 @@ int act__reactor_start(struct act__reactor *r, struct act__rt *rt)
 		start_inline(r);
 		goto started;
 	}
+	/* no switch point between thread_new and pthread_create
+	 * (base/systematic.h): the fault site's is before */
+	fail = ACT_FAIL(ACT_FAIL_THREAD);
 	block_signals(&old);
 	r->sys_n = act__systematic_thread_new("reactor");
-	rc = ACT_FAIL(ACT_FAIL_THREAD) ?
-		     EAGAIN :
-		     pthread_create(&r->thread, NULL, reactor_main, r);
+	rc = fail ? EAGAIN : pthread_create(&r->thread, NULL, reactor_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc) {
 		act__systematic_thread_gone(r->sys_n);
