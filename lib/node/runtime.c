@@ -525,6 +525,28 @@ static int systematic_begin(const struct act__settings *set)
 	return act__systematic_begin(set->seed);
 }
 
+/* The test switches of a run, once its settings are resolved: the
+ * faults armed (ACT_TEST_FAIL), a systematic run begun (ACTORS_SEED; then
+ * *sys_run). */
+static int tests_begin(const struct act__settings *set, bool *sys_run)
+{
+	int rc = arm_faults(set);
+
+	if (!rc)
+		rc = systematic_begin(set);
+	*sys_run = !rc && ACT_SYSTEMATIC && set->seed;
+	return rc;
+}
+
+/* Every other thread of the runtime has ended: the faults disarmed, the
+ * systematic run's path printed and the run ended. */
+static void tests_end(bool sys_run)
+{
+	act__fail_disarm();
+	if (sys_run)
+		act__systematic_end();
+}
+
 int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 {
 	struct act__rt *rt;
@@ -552,13 +574,9 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	}
 	rc = resolve(cfg, &set);
 	if (!rc)
-		rc = arm_faults(&set);
+		rc = tests_begin(&set, &sys_run);
 	if (rc)
 		goto err_rt;
-	rc = systematic_begin(&set);
-	if (rc)
-		goto err_rt;
-	sys_run = ACT_SYSTEMATIC && set.seed;
 	rt->cfg = set.cfg;
 	rt->test = set.test;
 	policies(rt, &set);
@@ -605,11 +623,8 @@ err_observe:
 	reclaim(rt);
 err_rt:
 	destroy(rt);
-	/* the others have left: the run's path, and its end */
-	if (sys_run)
-		act__systematic_end();
 err_running:
-	act__fail_disarm(); /* every thread of the runtime has ended */
+	tests_end(sys_run); /* every thread of the runtime has ended */
 	/* seq_cst (plain store): the next act_main may start; what this
 	 * one freed was freed before, in program order */
 	atomic_store(&running, 0);
