@@ -54,7 +54,9 @@ bool act__systematic_on;
 /* the clock: written by the holder, read by anyone (relaxed) */
 static int64_t sys_clock;
 /* the caller's participant number + 1; 0: not one. Read and written
- * only here, in functions that do not switch a process's stack (I8) */
+ * only here, in functions that do not switch a process's stack; those
+ * called from a process's code are noinline, so that no caller (an LTO
+ * build's) keeps its address across a switch (I8) */
 static __thread int sys_me;
 
 /* spin.h's act__spin_relax passes the turn in this build: the hint alone */
@@ -204,8 +206,10 @@ static int pick(int me, bool others_first)
 		if (!ne) {
 			struct timespec ms = { 0, 1000000 };
 
-			/* 0.5 s of real time for an outsider's wake */
-			if (++grace > 500)
+			/* 2 s of real time for an outsider's wake (a
+			 * blocking pool's thread on a loaded machine),
+			 * within the stress programs' 5 s stall check */
+			if (++grace > 2000)
 				report_stuck();
 			S.naps++;
 			nanosleep(&ms, NULL);
@@ -249,7 +253,7 @@ static void step(int me, bool others_first)
 		hand(me, next);
 }
 
-void act__systematic_point(void)
+__attribute__((noinline)) void act__systematic_point(void)
 {
 	int me = sys_me - 1;
 
@@ -257,7 +261,7 @@ void act__systematic_point(void)
 		step(me, false);
 }
 
-void act__systematic_yield(void)
+__attribute__((noinline)) void act__systematic_yield(void)
 {
 	int me = sys_me - 1;
 
@@ -276,9 +280,9 @@ uint64_t act__systematic_seed(void)
 									0;
 }
 
-bool act__systematic_wait(_Atomic uint32_t *a, uint32_t seen_a,
-			  _Atomic uint32_t *b, uint32_t seen_b,
-			  int64_t timeout_ns, bool poll)
+__attribute__((noinline)) bool
+act__systematic_wait(_Atomic uint32_t *a, uint32_t seen_a, _Atomic uint32_t *b,
+		     uint32_t seen_b, int64_t timeout_ns, bool poll)
 {
 	int me = sys_me - 1;
 	struct sys_thread *t;
