@@ -329,9 +329,54 @@ else
 		"$(cat "$tmp/mailbox.err")"
 fi
 
+# ---- the trimmer: malloc's free memory given back -----------------------------
+# 400 values of 64 KiB, each set after a small key that stays: deleting
+# the large ones leaves malloc's arenas with some 25 MiB free between
+# live chunks, which free() alone does not return (it trims only an
+# arena's top). The trimmer (--malloc-trim-period) must return it: RSS
+# falls by more than half of what the values took.
+if kv_start trim --workers 2 --shards 2 --malloc-trim-period 1; then
+	trims() {
+		rcli "$port" INFO memory | tr -d '\r' |
+			sed -n 's/^kv_malloc_trims://p'
+	}
+	rss0=$(vm_rss_kib "$pid")
+	for ((i = 0; i < 400; i++)); do
+		echo "SET small:$i v"
+		echo "SETRANGE big:$i 65535 x"
+	done | rcli "$port" >/dev/null
+	rss1=$(vm_rss_kib "$pid")
+	for ((i = 0; i < 400; i++)); do echo "DEL big:$i"; done |
+		rcli "$port" >/dev/null
+	t0=$(trims)
+	# a trim that started after the last DEL: two more than now (one
+	# may have begun before it); at most 60 s on a busy machine
+	for ((i = 0; i < 600; i++)); do
+		[ "$(trims)" -ge $((${t0:-0} + 2)) ] 2>/dev/null && break
+		sleep 0.1
+	done
+	rss2=$(vm_rss_kib "$pid")
+	if [ -n "$t0" ] && [ $((rss1 - rss0)) -gt 20000 ] &&
+		[ $((rss1 - rss2)) -gt $(((rss1 - rss0) / 2)) ]; then
+		ok "--malloc-trim-period 1: RSS $rss0 KiB, $rss1 with 25 MiB" \
+			"of values, $rss2 once they were deleted" \
+			"($(trims) trims)"
+	else
+		bad "the trimmer: RSS $rss0 KiB, $rss1 with 25 MiB of values," \
+			"$rss2 after deleting them; trims ${t0:-none} then" \
+			"$(trims)"
+	fi
+	kill -TERM "$pid"
+	wait "$pid"
+else
+	bad "kv_server --malloc-trim-period 1 did not start:" \
+		"$(cat "$tmp/trim.err")"
+fi
+
 # ---- bad options -------------------------------------------------------------
 for args in "--port 70000" "--shards 0" "--proto-max-bulk-len 10" \
-	"--maxclients x" "--workers 0" "--enable-debug-command on" "extra"; do
+	"--maxclients x" "--workers 0" "--enable-debug-command on" \
+	"--malloc-trim-period -1" "extra"; do
 	rc=0
 	# shellcheck disable=SC2086 # the options, split on purpose
 	examples/kv_server $args >"$tmp/opt.out" 2>&1 || rc=$?

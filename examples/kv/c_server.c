@@ -135,16 +135,16 @@ static void info_memory(struct out *t, const struct kv_info *in)
 	unsigned long long used = mi.uordblks + mi.hblkhd, rss = rss_bytes();
 	char h[3][32];
 
-	(void)in;
 	out_printf(t,
 		   "# Memory\r\nused_memory:%llu\r\nused_memory_human:%s\r\n"
 		   "used_memory_rss:%llu\r\nused_memory_rss_human:%s\r\n"
 		   "maxmemory:0\r\nmaxmemory_human:%s\r\n"
 		   "maxmemory_policy:noeviction\r\n"
-		   "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n",
+		   "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
+		   "kv_malloc_trims:%lld\r\n",
 		   used, human(h[0], sizeof(h[0]), used), rss,
 		   human(h[1], sizeof(h[1]), rss), human(h[2], sizeof(h[2]), 0),
-		   used ? (double)rss / (double)used : 0.0);
+		   used ? (double)rss / (double)used : 0.0, in->trims);
 }
 
 static void info_persistence(struct out *t, const struct kv_info *in)

@@ -109,6 +109,7 @@ struct kv_info {
 	const char *executable;
 	long long uptime_s, clients, connections, rejected, commands;
 	long long processes, processes_peak; /* the runtime's (act_stats) */
+	long long trims; /* malloc_trim calls of the trimmer (kv_server.c) */
 	int aof_enabled, aof_loading, aof_rewriting, aof_write_ok;
 	long long aof_rewrites, aof_size;
 };

@@ -8,6 +8,7 @@
  *             [--maxclients N] [--proto-max-bulk-len BYTES]
  *             [--appendonly yes|no] [--appendfsync always|everysec|no]
  *             [--dir DIR] [--enable-debug-command yes|local|no]
+ *             [--malloc-trim-period S]
  *
  * Processes:
  *   main      starts the shards, replays the append-only file (if any),
@@ -23,11 +24,16 @@
  *   aof       the append-only file's writer (kv_aof.c); the replay at
  *             start is a conn whose input is the file.
  *
- * This file: main, the acceptor, the watcher, the options, and the
- * append-only file's opening and check before the runtime starts.
+ *   trimmer   gives the memory malloc holds free back to the system,
+ *             every --malloc-trim-period that saw work (below).
+ *
+ * This file: main, the acceptor, the watcher, the trimmer, the options,
+ * and the append-only file's opening and check before the runtime
+ * starts.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -190,6 +196,51 @@ static void watcher_proc(void *arg)
 	act_send(srv.main, T_SIGNAL, &sig, sizeof(sig));
 }
 
+/*
+ * The trimmer. glibc's malloc keeps what is freed in its arenas: after a
+ * flood's large replies or a burst of connections, pages that no
+ * allocation uses stay resident, and RSS stays at the high water and
+ * creeps up as the arenas fragment (scripts/soak.sh: 10 of 26 MiB given
+ * back by one malloc_trim after 11 minutes). jemalloc, redis-server's
+ * allocator, gives unused pages back some 10 s after they were freed
+ * (its dirty_decay_ms); the trimmer does that for glibc: every
+ * --malloc-trim-period (10 s) in which the server took a connection or
+ * ran a command, one malloc_trim(0), which also returns the free pages inside
+ * the arenas, not only their tops. It runs on act_blocking's pool: a
+ * trim takes each arena's lock in turn and walks its bins, milliseconds
+ * on a large heap, which no worker should spend. A server at rest does
+ * no trim, and one timer a period.
+ */
+static void trim_fn(void *arg)
+{
+	(void)arg;
+	malloc_trim(0);
+}
+
+static uint64_t activity(void)
+{
+	return atomic_load_explicit(&srv.commands, memory_order_relaxed) +
+	       atomic_load_explicit(&srv.accepted, memory_order_relaxed);
+}
+
+static void trimmer_proc(void *arg)
+{
+	uint64_t seen = activity(), now;
+
+	(void)arg;
+	for (;;) {
+		if (act_sleep(srv.trim_ns) != 0)
+			continue;
+		now = activity();
+		if (now == seen)
+			continue;
+		seen = now;
+		if (act_blocking(trim_fn, NULL) == 0)
+			atomic_fetch_add_explicit(&srv.trims, 1,
+						  memory_order_relaxed);
+	}
+}
+
 /* INFO's figures of the server (kv_settings.info): called by any
  * connection, so only atomics and what main set before act_main. */
 static void server_info(struct kv_info *in)
@@ -207,6 +258,8 @@ static void server_info(struct kv_info *in)
 						       memory_order_relaxed);
 	in->commands = (long long)atomic_load_explicit(&srv.commands,
 						       memory_order_relaxed);
+	in->trims = (long long)atomic_load_explicit(&srv.trims,
+						    memory_order_relaxed);
 	in->aof_enabled = srv.aof_fd >= 0;
 	in->aof_loading =
 		atomic_load_explicit(&srv.aof_loading, memory_order_relaxed);
@@ -236,6 +289,7 @@ struct opts {
 	int appendfsync;
 	const char *dir;
 	int debug;
+	int trim_s;
 };
 
 /* BGREWRITEAOF, from a connection: the aof process says whether it
@@ -366,7 +420,7 @@ static void main_proc(void *arg)
 {
 	const struct opts *o = arg;
 	struct act_spawn_opts so;
-	act_pid acceptor, watcher;
+	act_pid acceptor, watcher, trimmer;
 	char name[300];
 	int i;
 
@@ -400,8 +454,10 @@ static void main_proc(void *arg)
 	fflush(stdout);
 	acceptor = act_spawn(acceptor_proc, (void *)(intptr_t)o->maxclients);
 	watcher = act_spawn(watcher_proc, NULL);
+	trimmer = srv.trim_ns ? act_spawn(trimmer_proc, NULL) : ACT_PID_NONE;
 	if (act_pid_eq(acceptor, ACT_PID_NONE) ||
-	    act_pid_eq(watcher, ACT_PID_NONE)) {
+	    act_pid_eq(watcher, ACT_PID_NONE) ||
+	    (srv.trim_ns && act_pid_eq(trimmer, ACT_PID_NONE))) {
 		srv.err = -ENOMEM;
 		return;
 	}
@@ -599,6 +655,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		       "yes|local|no",
 		       "DEBUG SLEEP, for all clients or those on the\n"
 		       "loopback (default no)"),
+		OPT_INT("malloc-trim-period", &o->trim_s, 0, 86400, "S",
+			"seconds between two returns of malloc's free\n"
+			"memory to the system, if the server worked in\n"
+			"between (default 10; 0: never)"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "kv_server",
@@ -639,7 +699,8 @@ int main(int argc, char **argv)
 			  0,	       0,
 			  10000,       RESP_MAX_BULK_DEFAULT,
 			  false,       KV_FSYNC_EVERYSEC,
-			  ".",	       KV_DEBUG_NO };
+			  ".",	       KV_DEBUG_NO,
+			  10 };
 	struct act_config cfg;
 	uint64_t seed;
 	sigset_t old;
@@ -654,6 +715,7 @@ int main(int argc, char **argv)
 	kv_settings.bgrewriteaof = bgrewriteaof;
 	kv_settings.debug = o.debug;
 	kv_settings.sleep = act_sleep;
+	srv.trim_ns = (int64_t)o.trim_s * 1000000000;
 	srv.started_ns = util_now_ns();
 	srv.executable = realpath("/proc/self/exe", NULL);
 	/* a seed of its own each run, so that clients cannot aim keys at

@@ -85,9 +85,11 @@ struct kv_srv {
 	_Atomic int clients;
 	_Atomic uint64_t accepted, rejected, closed;
 	_Atomic uint64_t commands; /* INFO's total_commands_processed */
+	_Atomic uint64_t trims;	   /* INFO's kv_malloc_trims */
 	int err, signal;
 	int port, workers;
 	int64_t started_ns;
+	int64_t trim_ns; /* --malloc-trim-period; 0: no trimmer */
 	const char *executable;
 	/* the append-only file: aof_fd -1 when it is off */
 	act_pid aof;
