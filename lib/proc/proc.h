@@ -9,15 +9,16 @@
  * bound to its home's node once at start-up; a slot's home is the region
  * its index falls in. A pid is (generation << idx_bits) | index, where
  * idx_bits is the fewest bits that hold every index of the table (at most
- * 32; 23 for the default table), so a generation has the other 32 to 63
- * bits of the 64. A
+ * 32; 23 for the default table), so a generation has the other 31 to 40
+ * bits of the 63 below bit 63, which marks a remote pid (a process of
+ * another node, lib/dist/node.h): no local pid has it. A
  * slot's generation is bumped when its process is reaped, before the slot
  * can be reused, so a stale pid fails the lookup; a send that raced past
  * the lookup leaves an envelope whose `to` names the old pid, and the
  * next occupant drops it. A generation never wraps: a slot whose
  * generation reaches gen_max is retired, never reused (I5 for the life of
- * the runtime: at 116 ns a spawn and exit on one slot, 2^32 generations
- * take 8 minutes, the default table's 2^41 take 8 years, and the table
+ * the runtime: at 116 ns a spawn and exit on one slot, 2^31 generations
+ * take 4 minutes, the default table's 2^40 take 4 years, and the table
  * keeps spare slots to stand in for retired ones, below).
  *
  * Limit: at most max_alive processes are alive at once (act_config's
@@ -363,7 +364,7 @@ struct act__ptable {
 	uint32_t idx_bits;  /* a pid's index bits */
 	uint64_t idx_mask;  /* (1 << idx_bits) - 1 */
 	uint64_t gen_max;   /* the largest generation a pid
-			     * holds: 2^(64 - idx_bits) - 1 */
+			     * holds: 2^(63 - idx_bits) - 1 */
 	uint64_t max_alive; /* the limit (proc.h head) */
 	/* fresh slots handed out, in all regions: while at most max_alive,
 	 * so are the processes alive */
