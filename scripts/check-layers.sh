@@ -15,6 +15,7 @@
 #   7  actor
 #   8  node
 #   9  otp
+#  10  dist
 #
 # Also: <hwloc.h>, <numa.h> and <numaif.h> are included only in
 # lib/affinity/, and so are affinity's headers that include them: their
@@ -38,7 +39,7 @@ if [ $# -gt 0 ]; then
 fi
 cd "$(dirname "$0")/.."
 
-layers='arch:0 base:0 settings:1 affinity:2 mem:3 proc:4 sched:5 reactor:6 actor:7 node:8 otp:9'
+layers='arch:0 base:0 settings:1 affinity:2 mem:3 proc:4 sched:5 reactor:6 actor:7 node:8 otp:9 dist:10'
 hooks='act__links_exit act__spawn_exit_now act__spawn_die_if_killed act__timer_arm
 act__timer_fire act__timer_release act__timer_destroy_all
 act__info_dump_requested act__observe_watch act__reactor_inline_turn

@@ -85,7 +85,7 @@ int act__proc_table_init(struct act__ptable *t, uint32_t cap,
 	while (t->idx_bits < 32 && ((uint64_t)1 << t->idx_bits) < cap)
 		t->idx_bits++;
 	t->idx_mask = ((uint64_t)1 << t->idx_bits) - 1;
-	/* bit 63 is no local pid's: it marks a remote one (dist/node.h) */
+	/* bit 63 is no local pid's: it marks a remote one (dist/peers.h) */
 	t->gen_max = ((uint64_t)1 << (63 - t->idx_bits)) - 1;
 	act__pidfmt_split(t->idx_bits);
 	t->max_alive = cap;

@@ -11,7 +11,7 @@
  * idx_bits is the fewest bits that hold every index of the table (at most
  * 32; 23 for the default table), so a generation has the other 31 to 40
  * bits of the 63 below bit 63, which marks a remote pid (a process of
- * another node, lib/dist/node.h): no local pid has it. A
+ * another node, lib/dist/peers.h): no local pid has it. A
  * slot's generation is bumped when its process is reaped, before the slot
  * can be reused, so a stale pid fails the lookup; a send that raced past
  * the lookup leaves an envelope whose `to` names the old pid, and the
