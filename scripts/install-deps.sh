@@ -16,10 +16,14 @@ set -eu
 # (python3: its fuzzer); clang-format-14: tests/format.sh, the pinned
 # formatter of .clang-format; clang-tidy-14: tests/tidy.sh, the function
 # size limit of .clang-tidy; erlang-base: escript and OTP's supervisor,
-# which tests/sup-diff.sh compares the library's with
+# which tests/sup-diff.sh compares the library's with, and epmd and the
+# erl nodes of the distribution tests; erlang-dev: erl_interface's libei,
+# the external term format of Erlang distribution (configure --without-ei
+# builds without it)
 PKGS="build-essential autoconf automake libtool pkg-config \
 liburing-dev libhwloc-dev libnuma-dev check spin clang libclang-rt-dev \
-redis-tools redis-server python3 clang-format-14 clang-tidy-14 erlang-base"
+redis-tools redis-server python3 clang-format-14 clang-tidy-14 erlang-base \
+erlang-dev"
 
 arm64=no
 for arg in "$@"; do
