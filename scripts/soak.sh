@@ -34,10 +34,13 @@
 # and the load's counts so far: connections killed, timer storms,
 # floods. On stdout and, as CSV, in SOAK_CSV.
 #
-# The verdict, at the end: RSS is flat when the largest RSS of the last
-# third of the run is at most SOAK_TOLERANCE percent over the baseline,
-# the first sample at or after SOAK_WARMUP (the keyspace and the
-# allocator's arenas filled); descriptors when the server's own (those
+# The verdict, at the end: RSS is flat when its median over the last
+# third of the run is at most SOAK_TOLERANCE percent over its median
+# from SOAK_WARMUP (the keyspace and the allocator's arenas filled) to
+# the last third: medians, because RSS is a saw (a timer storm's 100
+# clients come and go, kv_server's trimmer gives memory back every 10
+# s) and one sample at a tooth's top or foot says nothing of a trend,
+# while a leak lifts the whole last third; descriptors when the server's own (those
 # open less the connected clients': a timer storm alone brings 100
 # clients and takes them away), their median over the last third, are
 # at most SOAK_FD_SLACK over their median between the warm-up and the
@@ -50,7 +53,8 @@
 # differs, or the stop failed; 0 otherwise.
 #
 #   SOAK_INTERVAL=S   seconds between samples; default 60
-#   SOAK_WARMUP=S     the baseline's time; default a tenth of DURATION
+#   SOAK_WARMUP=S     the warm-up, whose samples the verdict leaves out;
+#                     default a tenth of DURATION
 #   SOAK_TOLERANCE=P  RSS's growth allowed, percent; default 10
 #   SOAK_FD_SLACK=N   the server's own descriptors' growth allowed;
 #                     default 8 (a sample's count and its INFO are a
@@ -304,9 +308,14 @@ verdict() {
 	NR == 1 { next }
 	base == "" && $1 >= w { base = NR; b_t = $1; b_rss = $2; b_raw = $4 }
 	base == "" { next }
-	$1 < d * 2 / 3 { mid[++nm] = $4 - $7 }
+	$1 < d * 2 / 3 {
+		mid[++nm] = $4 - $7
+		mid_rss[nm] = $2
+		if ($2 > b_max) b_max = $2
+	}
 	$1 >= d * 2 / 3 {
 		last[++k] = $4 - $7
+		last_rss[k] = $2
 		if ($2 > m_rss) m_rss = $2
 		if ($4 > m_raw) m_raw = $4
 	}
@@ -315,9 +324,11 @@ verdict() {
 		if (base == "") { print "verdict: no sample after the warm-up"
 			exit 1 }
 		if (!k) { print "verdict: no sample in the last third"; exit 1 }
-		if (!nm) { nm = 1; mid[1] = last[1] }
+		if (!nm) { nm = 1; mid[1] = last[1]; mid_rss[1] = last_rss[1] }
 		b_fd = median(mid, nm)
 		m_fd = median(last, k)
+		b_med = median(mid_rss, nm)
+		m_med = median(last_rss, k)
 		# the least-squares slope of RSS after the warm-up, KiB a minute
 		for (i = 1; i <= c; i++) { sx += t[i]; sy += rss[i] }
 		for (i = 1; i <= c; i++) {
@@ -325,16 +336,17 @@ verdict() {
 			den += (t[i] - sx / c) ^ 2
 		}
 		slope = den ? num / den * 60 : 0
-		rss_ok = m_rss <= b_rss * (1 + tol / 100)
+		rss_ok = m_med <= b_med * (1 + tol / 100)
 		fd_ok = m_fd <= b_fd + slack
-		printf "baseline at %ds: RSS %d KiB, %d descriptors; the" \
-			" server'"'"'s own %d (median, up to the last third)\n",
-			b_t, b_rss, b_raw, b_fd
-		printf "last third (%d samples): RSS at most %d KiB (%+.1f%%," \
-			" allowed +%d%%), descriptors at most %d, the server'"'"'s" \
-			" own %d (median, %+d, allowed +%d)\n", k, m_rss,
-			(m_rss - b_rss) * 100 / b_rss, tol, m_raw, m_fd,
-			m_fd - b_fd, slack
+		printf "from the warm-up (%ds) to the last third (%d" \
+			" samples): RSS %d KiB (median; at most %d), %d" \
+			" descriptors at first; the server'"'"'s own %d" \
+			" (median)\n", b_t, nm, b_med, b_max, b_raw, b_fd
+		printf "last third (%d samples): RSS %d KiB (median, %+.1f%%," \
+			" allowed +%d%%; at most %d), descriptors at most %d, the" \
+			" server'"'"'s own %d (median, %+d, allowed +%d)\n", k,
+			m_med, (m_med - b_med) * 100 / b_med, tol, m_rss, m_raw,
+			m_fd, m_fd - b_fd, slack
 		printf "RSS slope after the warm-up: %+.1f KiB a minute\n", slope
 		printf "verdict: RSS %s, descriptors %s\n",
 			rss_ok ? "flat" : "GREW", fd_ok ? "flat" : "GREW"
