@@ -78,12 +78,13 @@ send_slab(struct act__rt *rt, struct act__worker *w, act_pid to)
  * message's (act_call's request, or with `reply` its reply: addressed
  * to the caller's reply name, mailbox.h, past any limit and any
  * backpressure, as the caller waits for nothing else); 0 for the rest,
- * which fold the two away. */
-static act__always_inline int send_env(struct act__rt *rt,
-				       struct act__worker *w, act_pid to,
-				       uint32_t tag, const void *data,
-				       size_t len, act_pid from, bool sys,
-				       uint64_t ref, bool reply)
+ * which fold the two away. hdr: hdr_len bytes before data's, a
+ * distribution forward's header (act__message_send_hdr); 0 for every
+ * other send, which the compiler then leaves out. */
+static act__always_inline int
+send_env(struct act__rt *rt, struct act__worker *w, act_pid to, uint32_t tag,
+	 const void *data, size_t len, act_pid from, bool sys, uint64_t ref,
+	 bool reply, const void *hdr, size_t hdr_len)
 {
 	struct act__proc *p, *self;
 	struct act__envelope *e;
@@ -94,7 +95,8 @@ static act__always_inline int send_env(struct act__rt *rt,
 		return -EMSGSIZE;
 	p = act__proc_lookup(&rt->procs, to);
 	if (!p)
-		return -ESRCH;
+		return -ESRCH; /* or a remote pid: act_send's, below */
+	len += hdr_len;
 	st = act__ps(atomic_load_explicit(&p->state, memory_order_relaxed));
 	if (st == ACT_PS_FREE || st == ACT_PS_EXITING)
 		return -ESRCH;
@@ -130,10 +132,16 @@ static act__always_inline int send_env(struct act__rt *rt,
 	e->msg.len = len;
 	e->msg.data = len ? (char *)e + ACT_ENV_HDR : NULL;
 	e->msg.ref = ref;
-	if (len <= 8 && len)
+	if (hdr_len) {
+		memcpy(e->msg.data, hdr, hdr_len);
+		if (len > hdr_len)
+			memcpy((char *)e->msg.data + hdr_len, data,
+			       len - hdr_len);
+	} else if (len <= 8 && len) {
 		small_copy(e->msg.data, data, len);
-	else if (len)
+	} else if (len) {
 		memcpy(e->msg.data, data, len);
+	}
 	act__mailbox_push(p, e);
 	act__wake(w, p, 0);
 	if (self) {
@@ -161,15 +169,20 @@ static act__always_inline int send_env(struct act__rt *rt,
 int act__message_send(struct act__rt *rt, act_pid to, uint32_t tag,
 		      const void *data, size_t len, act_pid from)
 {
-	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
-			false, 0, false);
+	int rc = send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
+			  false, 0, false, NULL, 0);
+
+	/* a timer's message to a remote pid (act_send's rule) */
+	if (act__unlikely(rc == -ESRCH) && (to.id >> 63))
+		rc = act__route_send(rt, to, tag, data, len, from);
+	return rc;
 }
 
 int act__message_send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 			  const void *data, size_t len, act_pid from)
 {
 	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
-			true, 0, false);
+			true, 0, false, NULL, 0);
 }
 
 int act__message_send_ref(struct act__rt *rt, act_pid to, uint32_t tag,
@@ -177,7 +190,17 @@ int act__message_send_ref(struct act__rt *rt, act_pid to, uint32_t tag,
 			  bool reply)
 {
 	return send_env(rt, act__tls_worker_self(), to, tag, data, len,
-			ACT_PID_NONE, false, ref, reply);
+			ACT_PID_NONE, false, ref, reply, NULL, 0);
+}
+
+int act__message_send_hdr(struct act__rt *rt, act_pid to, uint32_t tag,
+			  const void *hdr, size_t hdr_len, const void *data,
+			  size_t len, act_pid from)
+{
+	if (hdr_len > ACT_SLAB_HDR_ROOM || !hdr_len)
+		return -EINVAL;
+	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
+			false, 0, false, hdr, hdr_len);
 }
 
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
@@ -197,7 +220,11 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 		rc = -EINVAL;
 	else
 		rc = send_env(rt, w, to, tag, data, len, ACT_PID_NONE, false, 0,
-			      false);
+			      false, NULL, 0);
+	if (act__unlikely(rc < 0) && rc == -ESRCH && (to.id >> 63))
+		/* a remote pid (lib/dist/peers.h): to its node's connection;
+		 * off the local send's path, which it costs nothing */
+		rc = act__route_send(rt, to, tag, data, len, ACT_PID_NONE);
 	if (!w)
 		act__rt_leave(rt);
 	if (act__unlikely(rc < 0)) {

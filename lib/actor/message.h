@@ -30,6 +30,27 @@ int act__message_send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 int act__message_send_ref(struct act__rt *rt, act_pid to, uint32_t tag,
 			  const void *data, size_t len, uint64_t ref,
 			  bool reply);
+/* message.c: a distribution forward (lib/dist): hdr (1 to
+ * ACT_SLAB_HDR_ROOM bytes) then data, in one envelope to `to` (a node's
+ * connection process); data's len is within ACT_MSG_MAX, hdr goes on
+ * top. From any thread; msg.from is the process sending, else from. */
+int act__message_send_hdr(struct act__rt *rt, act_pid to, uint32_t tag,
+			  const void *hdr, size_t hdr_len, const void *data,
+			  size_t len, act_pid from);
+
+/*
+ * A send to a remote pid (bit 63, lib/dist/peers.h), which no slot
+ * holds, from act_send and act__message_send once the local send found
+ * no slot (so that a local send pays nothing for it): handed to its
+ * node's connection process, `from` the sender outside a process.
+ * Defined in lib/dist/route.c, a layer above (the list `hooks` of
+ * scripts/check-layers.sh). 0; -ESRCH when distribution is not started
+ * or the pid names no process met; -ENOTCONN when its node is not
+ * connected; as act_send otherwise.
+ */
+int act__route_send(struct act__rt *rt, act_pid to, uint32_t tag,
+		    const void *data, size_t len, act_pid from);
+
 /* message.c: inside a process, in act_call: the reply to ref or the DOWN
  * of ref's monitor, received (act_msg_free frees it); NULL when
  * timeout_ns passed first (0: only a look). A killed caller dies here. */

@@ -81,6 +81,8 @@ struct act__rpid {
 };
 
 struct act__peer {
+	/* its connection process's pid (lib/dist/route.c), 0: none */
+	_Atomic uint64_t proxy;
 	uint32_t num; /* 1..ACT__DIST_NODES_MAX */
 	uint8_t name_len;
 	char name[ACT__DIST_NAME_MAX + 1];

@@ -130,7 +130,7 @@ static struct act__envelope *foreign_alloc(size_t payload)
 {
 	struct act__envelope *e;
 
-	if (payload > ACT_MSG_MAX)
+	if (payload > ACT_SLAB_PAYLOAD_MAX)
 		return NULL;
 	if (posix_memalign((void **)&e, 64, ACT_ENV_HDR + payload))
 		return NULL;

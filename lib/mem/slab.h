@@ -43,6 +43,10 @@ struct act__numa;
 			* alignment */
 #define ACT_SLAB_CLASSES 8    /* 128 << 0 .. 128 << 7 = 16 KiB */
 #define ACT_SLAB_FOREIGN 0xff /* class of malloc'd envelopes */
+/* An envelope's largest payload: a message's, and a distribution
+ * forward's header on top of it (actor/message.h) */
+#define ACT_SLAB_HDR_ROOM 64
+#define ACT_SLAB_PAYLOAD_MAX (ACT_MSG_MAX + ACT_SLAB_HDR_ROOM)
 
 struct act__envelope {
 	struct act__mpsc_node node; /* mailbox, save-queue, held or free link */

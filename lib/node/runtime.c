@@ -621,6 +621,7 @@ err_observe:
 	/* nothing to reclaim when no worker started, but the tables that
 	 * build() made are whole, and the leak counts say so */
 	reclaim(rt);
+	act__route_stop(rt);
 err_rt:
 	destroy(rt);
 err_running:

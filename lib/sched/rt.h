@@ -23,6 +23,7 @@
 
 struct act__reactor;
 struct act__observe;
+struct act__dist;
 
 #define ACT_MAX_WORKERS 1024
 
@@ -76,6 +77,9 @@ struct act__rt {
 	struct act__clock_cal cal;
 	/* the observers (lib/node/observe.c); NULL: none asked for */
 	struct act__observe *obs;
+	/* Erlang distribution (lib/dist, a layer above); NULL until it is
+	 * started: set with release, read with acquire (dist/route.c) */
+	_Atomic(struct act__dist *) dist;
 };
 
 /*
@@ -104,6 +108,11 @@ extern struct act__rt *act__rt_current;
  */
 struct act__rt *act__rt_enter(void);
 void act__rt_leave(struct act__rt *rt);
+
+/* The distribution's state freed, at the stop once no process runs and
+ * no other thread is counted in (lib/dist/route.c, a layer above: the
+ * list `hooks` of scripts/check-layers.sh). */
+void act__route_stop(struct act__rt *rt);
 
 /* The runtime is up: other threads may use it from now on (act_main). */
 void act__rt_open(struct act__rt *rt);

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * route.c - a send to a remote pid, to its node's connection process
+ * (route.h), and the distribution state's life.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "route.h"
+#include "actor/message.h"
+#include "sched/rt.h"
+
+int act__route_start(struct act__rt *rt, const char *name, uint32_t creation)
+{
+	struct act__dist *d;
+	struct act__peer *self;
+	size_t len = strlen(name);
+
+	if (act__route_dist(rt))
+		return -EALREADY;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	act__peers_init(&d->peers);
+	/* this node's own name is a peer too: its pids of another
+	 * creation (an earlier run) are entries there, none alive */
+	if (act__peers_get(&d->peers, name, len, &self) < 0) {
+		free(d);
+		return -EINVAL;
+	}
+	memcpy(d->name, name, len + 1);
+	d->creation = creation;
+	/* release: d's fields before rt->dist can be read; pairs with the
+	 * acquire load in act__route_dist */
+	atomic_store_explicit(&rt->dist, d, memory_order_release);
+	return 0;
+}
+
+void act__route_stop(struct act__rt *rt)
+{
+	struct act__dist *d = act__route_dist(rt);
+
+	if (!d)
+		return;
+	atomic_store_explicit(&rt->dist, NULL, memory_order_relaxed);
+	act__peers_fini(&d->peers);
+	free(d);
+}
+
+struct act__dist *act__route_dist(struct act__rt *rt)
+{
+	/* acquire: pairs with the release store in act__route_start */
+	return atomic_load_explicit(&rt->dist, memory_order_acquire);
+}
+
+void act__route_set_proxy(struct act__peer *nd, act_pid proxy)
+{
+	/* release: what the connection set up before it serves; pairs with
+	 * the acquire load in act__route_send */
+	atomic_store_explicit(&nd->proxy, proxy.id, memory_order_release);
+}
+
+int act__route_send(struct act__rt *rt, act_pid to, uint32_t tag,
+		    const void *data, size_t len, act_pid from)
+{
+	struct act__dist *d = act__route_dist(rt);
+	struct act__route_fwd h;
+	struct act__peer *nd;
+	act_pid proxy;
+
+	if (!d)
+		return -ESRCH;
+	nd = act__peers_at(&d->peers, act__peers_pid_node(to));
+	/* acquire: pairs with the release store in act__peers_pid_get */
+	if (!nd || act__peers_pid_entry(to) >=
+			   atomic_load_explicit(&nd->n, memory_order_acquire))
+		return -ESRCH;
+	/* acquire: pairs with the release store in act__route_set_proxy */
+	proxy.id = atomic_load_explicit(&nd->proxy, memory_order_acquire);
+	if (!proxy.id)
+		return -ENOTCONN;
+	memset(&h, 0, sizeof(h));
+	h.to = to;
+	h.tag = tag;
+	return act__message_send_hdr(rt, proxy, ACT__TAG_DIST_SEND, &h,
+				     sizeof(h), data, len, from);
+}
