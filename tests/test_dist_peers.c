@@ -61,6 +61,8 @@ START_TEST(node_names)
 						&nd),
 				 -EINVAL);
 	ck_assert_int_eq(act__peers_get(&nodes, "a\0b@h", 5, &nd), -EINVAL);
+	ck_assert_int_eq(act__peers_get(&nodes, "a b@h", 5, &nd), -EINVAL);
+	ck_assert_int_eq(act__peers_get(&nodes, "\xc3\xa9@h", 4, &nd), -EINVAL);
 	memset(big, 'x', sizeof(big));
 	big[1] = '@';
 	ck_assert_int_eq(act__peers_get(&nodes, big, 256, &nd), -EINVAL);

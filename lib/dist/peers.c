@@ -46,13 +46,19 @@ static uint32_t name_hash(const char *s, size_t n)
 	return h;
 }
 
-/* alive@host: both parts not empty, one '@', no NUL, within the limit */
+/* alive@host: both parts not empty, one '@', printable ASCII (as host
+ * names are; so that a name reads back as the bytes it was written
+ * with, whichever atom form carried it), within the limit */
 static bool name_ok(const char *s, size_t n)
 {
 	const char *at;
+	size_t i;
 
-	if (n < 3 || n > ACT__DIST_NAME_MAX || memchr(s, '\0', n))
+	if (n < 3 || n > ACT__DIST_NAME_MAX)
 		return false;
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x21 || s[i] > 0x7e)
+			return false;
 	at = memchr(s, '@', n);
 	return at && at != s && at != s + n - 1 &&
 	       !memchr(at + 1, '@', n - (size_t)(at - s) - 1);

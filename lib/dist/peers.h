@@ -9,7 +9,8 @@
  *   63      62 .. 52        51 .. 0
  *   1       node (1..2047)  entry in that node's pid table
  *
- * A node is a name ("alive@host"), given its number the first time this
+ * A node is a name ("alive@host", printable ASCII, as host names are),
+ * given its number the first time this
  * runtime meets it (a connection, a send to it, a pid of it in a term)
  * and keeping it for the runtime's life: pids name it, and a pid must
  * never come to name another node's process. Past ACT__DIST_NODES_MAX

@@ -11,7 +11,8 @@
 # line per target with its runs, coverage and corpus; "N passed,
 # N failed". Run from the build directory.
 #
-#   FUZZ_TARGETS="kv resp"   the targets; default all five
+#   FUZZ_TARGETS="kv resp"   the targets; default all six (dist with
+#                            libei only)
 #   FUZZ_JOBS=N              targets run at a time; default one per CPU
 #   FUZZ_SEED=N              libFuzzer's seed, so that a run is repeated
 #                            (scripts/test.sh: 1); default a new one each
@@ -57,7 +58,10 @@ fuzz_one() {
 }
 
 # FUZZ_JOBS targets at a time (default: one per CPU), each one process
-targets=${FUZZ_TARGETS:-settings cgroup topo resp kv}
+# dist: when configure found libei (it is built only then)
+all="settings cgroup topo resp kv"
+[ -x ./tests/fuzz/fuzz_dist ] && all="$all dist"
+targets=${FUZZ_TARGETS:-$all}
 jobs=${FUZZ_JOBS:-$(nproc)}
 running=0
 for t in $targets; do
