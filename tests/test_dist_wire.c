@@ -3,7 +3,8 @@
  * test_dist_wire.c - Erlang distribution's wire layer (lib/dist/): MD5
  * against RFC 1321's test suite (appendix A.5); epmd's requests against
  * the byte layouts of the ERTS guide's "EPMD Protocol", its replies
- * decoded whole, cut short at every byte and beyond their bounds.
+ * decoded whole, cut short at every byte and beyond their bounds; the
+ * distribution flags' values and names.
  *
  * Everything here is a pure function on memory: no runtime is started.
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "dist/epmd.h"
+#include "dist/flags.h"
 #include "dist/md5.h"
 
 static void hex(const uint8_t *p, size_t n, char *out)
@@ -394,6 +396,50 @@ START_TEST(epmd_names_bad_lines)
 }
 END_TEST
 
+/* ---- flags ------------------------------------------------------------ */
+
+/* The values of OTP 25's dist.hrl and OTP 26's dist.h. */
+START_TEST(flags_values)
+{
+	char buf[512];
+
+	ck_assert(ACT__DFLAGS_MANDATORY_25 == 0x1070f94ull);
+	ck_assert(ACT__DFLAGS_REQUIRED == 0x403070f94ull);
+	ck_assert(ACT__DFLAGS_OURS == 0x4070f0f9cull);
+	act__flags_format(ACT__DFLAGS_OURS, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "EXTENDED_REFERENCES DIST_MONITOR FUN_TAGS "
+			      "NEW_FUN_TAGS EXTENDED_PIDS_PORTS "
+			      "EXPORT_PTR_TAG BIT_BINARIES NEW_FLOATS "
+			      "UTF8_ATOMS MAP_TAG BIG_CREATION SEND_SENDER "
+			      "HANDSHAKE_23 UNLINK_ID MANDATORY_25_DIGEST "
+			      "V4_NC");
+	/* nothing we must not advertise */
+	ck_assert(!(ACT__DFLAGS_OURS &
+		    (ACT__DFLAG_PUBLISHED | ACT__DFLAG_DIST_HDR_ATOM_CACHE |
+		     ACT__DFLAG_FRAGMENTS | ACT__DFLAG_NAME_ME)));
+	ck_assert(act__flags_expand(ACT__DFLAG_MANDATORY_25_DIGEST) ==
+		  (ACT__DFLAG_MANDATORY_25_DIGEST | ACT__DFLAGS_MANDATORY_25));
+	ck_assert(act__flags_expand(ACT__DFLAG_V4_NC) == ACT__DFLAG_V4_NC);
+}
+END_TEST
+
+START_TEST(flags_format)
+{
+	char buf[64];
+
+	ck_assert_uint_eq(act__flags_format(0, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	act__flags_format(1ull << 37 | 1ull << 15 | ACT__DFLAG_ALIAS, buf,
+			  sizeof(buf));
+	ck_assert_str_eq(buf, "bit15 ALIAS bit37");
+	/* cut at the end with "...", within cap */
+	ck_assert_uint_eq(act__flags_format(ACT__DFLAGS_OURS, buf, 24), 22);
+	ck_assert_str_eq(buf, "EXTENDED_REFERENCES...");
+	ck_assert_uint_eq(act__flags_format(ACT__DFLAGS_OURS, buf, 3), 0);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
 static Suite *dist_wire_suite(void)
 {
 	Suite *s = suite_create("dist_wire");
@@ -415,6 +461,11 @@ static Suite *dist_wire_suite(void)
 	tcase_add_loop_test(
 		tc, epmd_names_bad_lines, 0,
 		(int)(sizeof(bad_names_lines) / sizeof(bad_names_lines[0])));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("flags");
+	tcase_add_test(tc, flags_values);
+	tcase_add_test(tc, flags_format);
 	suite_add_tcase(s, tc);
 	return s;
 }
