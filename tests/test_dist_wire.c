@@ -4,7 +4,9 @@
  * against RFC 1321's test suite (appendix A.5); epmd's requests against
  * the byte layouts of the ERTS guide's "EPMD Protocol", its replies
  * decoded whole, cut short at every byte and beyond their bounds; the
- * distribution flags' values and names.
+ * distribution flags' values and names; the handshake, both roles in
+ * memory with the same cookie and with different ones, its frames'
+ * bytes, and every malformed or hostile frame refused with its reason.
  *
  * Everything here is a pure function on memory: no runtime is started.
  */
@@ -16,6 +18,7 @@
 
 #include "dist/epmd.h"
 #include "dist/flags.h"
+#include "dist/handshake.h"
 #include "dist/md5.h"
 
 static void hex(const uint8_t *p, size_t n, char *out)
@@ -440,6 +443,654 @@ START_TEST(flags_format)
 }
 END_TEST
 
+/* ---- the handshake ---------------------------------------------------- */
+
+#define A_NAME "a@host"
+#define B_NAME "b@host"
+#define COOKIE "secret"
+
+static struct act__handshake ha, hb; /* A initiates, B accepts */
+
+static void start(const char *cookie_a, const char *cookie_b)
+{
+	ck_assert_int_eq(act__handshake_init(&ha, ACT__HANDSHAKE_INITIATOR,
+					     A_NAME, cookie_a, ACT__DFLAGS_OURS,
+					     0x0a0a0a0a, 3735928559u),
+			 0);
+	ck_assert_int_eq(act__handshake_init(&hb, ACT__HANDSHAKE_ACCEPTOR,
+					     B_NAME, cookie_b, ACT__DFLAGS_OURS,
+					     0x0b0b0b0b, 42),
+			 0);
+}
+
+/* from's output into to, chunk bytes a feed at most, as long as to takes
+ * them. Returns the bytes moved. */
+static size_t pump(struct act__handshake *from, struct act__handshake *to,
+		   size_t chunk)
+{
+	const uint8_t *p;
+	size_t len, used, k, moved = 0;
+
+	for (;;) {
+		act__handshake_output(from, &p, &len);
+		if (!len || to->state != ACT__HANDSHAKE_RUNNING)
+			return moved;
+		k = len < chunk ? len : chunk;
+		act__handshake_feed(to, p, k, &used);
+		ck_assert_uint_le(used, k);
+		act__handshake_sent(from, used);
+		moved += used;
+		if (used < k)
+			return moved;
+	}
+}
+
+/* A and B until neither moves; B answers ok to A's name. */
+static void converse(size_t chunk)
+{
+	size_t moved;
+
+	do {
+		moved = pump(&ha, &hb, chunk);
+		if (hb.state == ACT__HANDSHAKE_NAME) {
+			ck_assert_str_eq(hb.peer_name, A_NAME);
+			ck_assert_int_eq(
+				act__handshake_accept(&hb, ACT__HANDSHAKE_OK),
+				ACT__HANDSHAKE_RUNNING);
+			moved++;
+		}
+		moved += pump(&hb, &ha, chunk);
+	} while (moved);
+}
+
+static void expect_done(void)
+{
+	const uint8_t *p;
+	size_t len;
+
+	ck_assert_int_eq(ha.state, ACT__HANDSHAKE_DONE);
+	ck_assert_int_eq(hb.state, ACT__HANDSHAKE_DONE);
+	ck_assert_str_eq(ha.peer_name, B_NAME);
+	ck_assert_str_eq(hb.peer_name, A_NAME);
+	ck_assert(ha.peer_flags == ACT__DFLAGS_OURS);
+	ck_assert(hb.peer_flags == ACT__DFLAGS_OURS);
+	ck_assert_uint_eq(ha.peer_creation, 0x0b0b0b0b);
+	ck_assert_uint_eq(hb.peer_creation, 0x0a0a0a0a);
+	act__handshake_output(&ha, &p, &len);
+	ck_assert_uint_eq(len, 0);
+	act__handshake_output(&hb, &p, &len);
+	ck_assert_uint_eq(len, 0);
+}
+
+/* Both roles complete, with the frames whole and a byte at a time. */
+START_TEST(hs_completes)
+{
+	static const size_t chunks[] = { 4096, 1, 2, 3, 7 };
+
+	start(COOKIE, COOKIE);
+	converse(chunks[_i]);
+	expect_done();
+}
+END_TEST
+
+/* The bytes of each frame as dist_util.erl builds them, and the digest
+ * as MD5("secret" ++ "3735928559"), computed by Python's hashlib. */
+START_TEST(hs_frame_bytes)
+{
+	static const uint8_t name[] = {
+		0,    21,   'N',  0x00, 0x00, 0x00, 0x04, 0x07,
+		0x0f, 0x0f, 0x9c, 0x0a, 0x0a, 0x0a, 0x0a, 0,
+		6,    'a',  '@',  'h',	'o',  's',  't',
+	};
+	static const char digest[] = "c3939b31d7a913d82e2ace09247c7b41";
+	char got[64];
+	const uint8_t *p;
+	size_t len, used;
+
+	ck_assert(ACT__DFLAGS_OURS == 0x4070f0f9cull);
+	start(COOKIE, COOKIE);
+	act__handshake_output(&ha, &p, &len);
+	ck_assert_uint_eq(len, sizeof(name));
+	ck_assert(!memcmp(p, name, len));
+	/* a peer's challenge 0xdeadbeef (3735928559) to A */
+	act__handshake_sent(&ha, len);
+	act__handshake_feed(&ha, BYTES(0, 3, 's', 'o', 'k'), 5, &used);
+	act__handshake_feed(&ha,
+			    BYTES(0, 25, 'N', 0, 0, 0, 4, 7, 0xf, 0xf, 0x9c,
+				  0xde, 0xad, 0xbe, 0xef, 0, 0, 0, 9, 0, 6, 'b',
+				  '@', 'h', 'o', 's', 't'),
+			    27, &used);
+	ck_assert_uint_eq(used, 27);
+	ck_assert_int_eq(ha.state, ACT__HANDSHAKE_RUNNING);
+	act__handshake_output(&ha, &p, &len);
+	ck_assert_uint_eq(len, 2 + 1 + 4 + 16);
+	ck_assert(!memcmp(p, BYTES(0, 21, 'r', 0xde, 0xad, 0xbe, 0xef), 7));
+	hex(p + 7, 16, got);
+	ck_assert_str_eq(got, digest);
+}
+END_TEST
+
+/* After DONE, feed leaves the bytes that follow the last frame. */
+START_TEST(hs_stops_at_its_last_frame)
+{
+	uint8_t buf[64];
+	const uint8_t *p;
+	size_t len, used;
+
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	act__handshake_accept(&hb, ACT__HANDSHAKE_OK);
+	pump(&hb, &ha, 4096);
+	pump(&ha, &hb, 4096);
+	act__handshake_output(&hb, &p, &len); /* B's ack */
+	ck_assert_uint_eq(len, 19);
+	memcpy(buf, p, len);
+	memcpy(buf + len, BYTES(0, 0, 0, 0, 0x70), 5); /* a tick, more */
+	ck_assert_int_eq(act__handshake_feed(&ha, buf, len + 5, &used),
+			 ACT__HANDSHAKE_DONE);
+	ck_assert_uint_eq(used, len);
+	act__handshake_sent(&hb, len);
+	expect_done();
+	/* and a DONE handshake takes nothing more */
+	ck_assert_int_eq(act__handshake_feed(&ha, buf + len, 5, &used),
+			 ACT__HANDSHAKE_DONE);
+	ck_assert_uint_eq(used, 0);
+}
+END_TEST
+
+/* Different cookies: B refuses A's digest; A, when B closes, says why;
+ * and an ack whose digest is wrong is A's own refusal. */
+START_TEST(hs_wrong_cookie)
+{
+	uint8_t ack[19];
+	const uint8_t *p;
+	size_t len, used;
+
+	start("one", "two");
+	converse(4096);
+	ck_assert_int_eq(hb.state, ACT__HANDSHAKE_FAILED);
+	ck_assert_int_eq(hb.err, -EACCES);
+	ck_assert_str_eq(hb.why, "handshake: challenge reply's digest does not "
+				 "match: wrong cookie (ours or the peer's)");
+	ck_assert_int_eq(ha.state, ACT__HANDSHAKE_RUNNING);
+	ck_assert_int_eq(act__handshake_eof(&ha), -EACCES);
+	ck_assert_ptr_nonnull(strstr(ha.why, "instead of its challenge ack"));
+	ck_assert_ptr_nonnull(strstr(ha.why, "wrong cookie"));
+
+	/* the same cookie, an ack with a bit flipped */
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	act__handshake_accept(&hb, ACT__HANDSHAKE_OK);
+	pump(&hb, &ha, 4096);
+	pump(&ha, &hb, 4096);
+	ck_assert_int_eq(hb.state, ACT__HANDSHAKE_DONE);
+	act__handshake_output(&hb, &p, &len);
+	ck_assert_uint_eq(len, sizeof(ack));
+	memcpy(ack, p, len);
+	ack[10] ^= 1;
+	ck_assert_int_eq(act__handshake_feed(&ha, ack, sizeof(ack), &used),
+			 -EACCES);
+	ck_assert_str_eq(ha.why, "handshake: challenge ack's digest does not "
+				 "match: wrong cookie (ours or the peer's)");
+}
+END_TEST
+
+/* A frame (2-byte length first) fed whole to h. */
+static int feed_frame(struct act__handshake *h, const uint8_t *body, size_t len)
+{
+	uint8_t buf[2048];
+	size_t used;
+
+	ck_assert_uint_le(len + 2, sizeof(buf));
+	buf[0] = (uint8_t)(len >> 8);
+	buf[1] = (uint8_t)len;
+	memcpy(buf + 2, body, len);
+	return act__handshake_feed(h, buf, len + 2, &used);
+}
+
+/* A send_name body: flags, creation 7, the name. */
+static size_t name_body(uint8_t *b, uint64_t flags, const void *name,
+			size_t nlen)
+{
+	int i;
+
+	b[0] = 'N';
+	for (i = 0; i < 8; i++)
+		b[1 + i] = (uint8_t)(flags >> (56 - 8 * i));
+	memcpy(b + 9, BYTES(0, 0, 0, 7), 4);
+	b[13] = (uint8_t)(nlen >> 8);
+	b[14] = (uint8_t)nlen;
+	memcpy(b + 15, name, nlen);
+	return 15 + nlen;
+}
+
+/* Hostile names, each to an acceptor in a send_name. */
+static const struct {
+	const char *name;
+	size_t len;
+	const char *why;
+} bad_names[] = {
+	{ "nohost", 6, "is not of the form alive@host" },
+	{ "@host", 5, "is not of the form alive@host" },
+	{ "alive@", 6, "is not of the form alive@host" },
+	{ "a@b@c", 5, "is not of the form alive@host" },
+	{ "", 0, "is not of the form alive@host" },
+	{ "a\0b@host", 8, "holds a NUL byte" },
+	{ "a\nb@host", 8, "holds a control character" },
+	{ "a\xff@host", 7, "is not UTF-8" },
+	{ "a\xc0\x80@host", 8, "is not UTF-8" },     /* overlong NUL */
+	{ "a\xed\xa0\x80@host", 9, "is not UTF-8" }, /* a surrogate */
+	{ "a\xf4\x90\x80\x80@host", 10, "is not UTF-8" },
+	{ "a\xe2\x82@host", 8, "is not UTF-8" }, /* cut short */
+};
+
+START_TEST(hs_bad_name)
+{
+	uint8_t b[64];
+	size_t n = name_body(b, ACT__DFLAGS_OURS, bad_names[_i].name,
+			     bad_names[_i].len);
+
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(feed_frame(&hb, b, n), -EPROTO);
+	ck_assert_int_eq(hb.state, ACT__HANDSHAKE_FAILED);
+	ck_assert_ptr_nonnull(strstr(hb.why, bad_names[_i].why));
+	ck_assert_ptr_nonnull(strstr(hb.why, "the name in the peer's name"));
+}
+END_TEST
+
+START_TEST(hs_good_names)
+{
+	static const char *const good[] = { "a@b", "\xc3\xa9t\xc3\xa9@host",
+					    "x\xf0\x9f\x98\x80@h.example" };
+	uint8_t b[64];
+	size_t n, i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		start(COOKIE, COOKIE);
+		n = name_body(b, ACT__DFLAGS_OURS, good[i], strlen(good[i]));
+		ck_assert_int_eq(feed_frame(&hb, b, n), ACT__HANDSHAKE_NAME);
+		ck_assert_str_eq(hb.peer_name, good[i]);
+		ck_assert_uint_eq(hb.peer_creation, 7);
+	}
+}
+END_TEST
+
+/* Frames a hostile initiator sends an acceptor. */
+START_TEST(hs_bad_frames_to_acceptor)
+{
+	static uint8_t b[1100], nm[1024];
+	size_t used, n;
+
+	/* over the bound: refused on its length, before its body */
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(act__handshake_feed(&hb, BYTES(0x04, 0x01), 2, &used),
+			 -EMSGSIZE);
+	ck_assert_str_eq(hb.why, "handshake: the peer's frame of 1025 bytes "
+				 "is over the bound of 1024");
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(act__handshake_feed(&hb, BYTES(0xff, 0xff), 2, &used),
+			 -EMSGSIZE);
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(act__handshake_feed(&hb, BYTES(0, 0), 2, &used),
+			 -EMSGSIZE);
+	ck_assert_ptr_nonnull(strstr(hb.why, "empty frame"));
+	/* the bound itself is a frame: here a name over 255 bytes */
+	start(COOKIE, COOKIE);
+	memset(nm, 'x', sizeof(nm));
+	nm[400] = '@';
+	n = name_body(b, ACT__DFLAGS_OURS, nm, 1024 - 15);
+	ck_assert_int_eq(feed_frame(&hb, b, n), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(hb.why, "is over 255 bytes"));
+	/* tags */
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(feed_frame(&hb, BYTES('X', 1, 2), 3), -EPROTO);
+	ck_assert_str_eq(hb.why, "handshake: expected the peer's name ('N'), "
+				 "got a frame tagged 0x58");
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(feed_frame(&hb, BYTES('n', 0, 5, 0, 0, 0, 4, 'a'), 8),
+			 -EPROTONOSUPPORT);
+	ck_assert_ptr_nonnull(strstr(hb.why, "version 5 handshake"));
+	/* short */
+	start(COOKIE, COOKIE);
+	n = name_body(b, ACT__DFLAGS_OURS, "a@b", 3);
+	ck_assert_int_eq(feed_frame(&hb, b, 14), -EPROTO);
+	ck_assert_str_eq(hb.why, "handshake: the peer's name frame is 14 "
+				 "bytes, fewer than its 15 fixed ones");
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(feed_frame(&hb, b, n - 1), -EPROTO);
+	ck_assert_str_eq(hb.why, "handshake: the peer's name frame says its "
+				 "name is 3 bytes, but 2 follow");
+}
+END_TEST
+
+/* A peer without the flags we require: not_allowed, and the flags named;
+ * the one bit MANDATORY_25_DIGEST stands for OTP 25's set. */
+START_TEST(hs_flags)
+{
+	static const char na[] = "\0\014snot_allowed";
+	uint64_t otp27 = ACT__DFLAG_MANDATORY_25_DIGEST | ACT__DFLAG_UNLINK_ID |
+			 ACT__DFLAG_V4_NC;
+	const uint8_t *p;
+	uint8_t b[64];
+	size_t n, len;
+
+	start(COOKIE, COOKIE);
+	/* MAP_TAG missing: without MANDATORY_25_DIGEST, which implies it */
+	n = name_body(b,
+		      ACT__DFLAGS_OURS &
+			      ~(ACT__DFLAG_UNLINK_ID | ACT__DFLAG_V4_NC |
+				ACT__DFLAG_MAP_TAG |
+				ACT__DFLAG_MANDATORY_25_DIGEST),
+		      "a@b", 3);
+	ck_assert_int_eq(feed_frame(&hb, b, n), -EPROTONOSUPPORT);
+	ck_assert_str_eq(hb.why, "handshake: the peer a@b lacks distribution "
+				 "flags we require: MAP_TAG UNLINK_ID V4_NC "
+				 "(is it older than OTP 25?)");
+	act__handshake_output(&hb, &p, &len);
+	ck_assert_uint_eq(len, sizeof(na) - 1);
+	ck_assert(!memcmp(p, na, len));
+
+	start(COOKIE, COOKIE);
+	n = name_body(b, otp27, "a@b", 3);
+	ck_assert_int_eq(feed_frame(&hb, b, n), ACT__HANDSHAKE_NAME);
+	ck_assert(hb.peer_flags == (otp27 | ACT__DFLAGS_MANDATORY_25));
+
+	start(COOKIE, COOKIE);
+	n = name_body(b, ACT__DFLAGS_OURS | ACT__DFLAG_NAME_ME, "host", 4);
+	ck_assert_int_eq(feed_frame(&hb, b, n), -EPROTONOSUPPORT);
+	ck_assert_ptr_nonnull(strstr(hb.why, "DFLAG_NAME_ME"));
+	act__handshake_output(&hb, &p, &len);
+	ck_assert(len == sizeof(na) - 1 && !memcmp(p, na, len));
+}
+END_TEST
+
+/* The acceptor's answers: not_allowed and nok end it, alive asks. */
+START_TEST(hs_acceptor_status)
+{
+	const uint8_t *p;
+	size_t len;
+
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(act__handshake_accept(&hb, ACT__HANDSHAKE_OK),
+			 -EINVAL); /* no name yet */
+	pump(&ha, &hb, 4096);
+	ck_assert_int_eq(act__handshake_accept(&hb, ACT__HANDSHAKE_NOT_ALLOWED),
+			 -ECONNREFUSED);
+	act__handshake_output(&hb, &p, &len);
+	ck_assert(len == 14 && !memcmp(p, "\0\014snot_allowed", 14));
+	pump(&hb, &ha, 4096);
+	ck_assert_int_eq(ha.err, -ECONNREFUSED);
+	ck_assert_ptr_nonnull(strstr(ha.why, "answered not_allowed"));
+
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	ck_assert_int_eq(act__handshake_accept(&hb, ACT__HANDSHAKE_NOK),
+			 -ECONNREFUSED);
+	pump(&hb, &ha, 4096);
+	ck_assert_int_eq(ha.err, -EALREADY);
+	ck_assert_ptr_nonnull(strstr(ha.why, "answered nok"));
+
+	/* alive: A answers true (it holds no connection to B) */
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	ck_assert_int_eq(act__handshake_accept(&hb, ACT__HANDSHAKE_ALIVE),
+			 ACT__HANDSHAKE_RUNNING);
+	converse(4096);
+	expect_done();
+
+	/* alive, and the peer answers false */
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	act__handshake_accept(&hb, ACT__HANDSHAKE_ALIVE);
+	ck_assert_int_eq(feed_frame(&hb, (const uint8_t *)"sfalse", 6),
+			 -ECONNREFUSED);
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	act__handshake_accept(&hb, ACT__HANDSHAKE_ALIVE);
+	ck_assert_int_eq(feed_frame(&hb, (const uint8_t *)"smaybe", 6),
+			 -EPROTO);
+}
+END_TEST
+
+/* The statuses an initiator is refused with, or cannot read. */
+static const struct {
+	const char *status;
+	int err;
+	const char *why;
+} statuses[] = {
+	{ "snok", -EALREADY, "answered nok" },
+	{ "snot_allowed", -ECONNREFUSED, "answered not_allowed" },
+	{ "snamed:\0\3a@b\0\0\0\1", -EPROTONOSUPPORT, "status named:" },
+	{ "sbogus", -EPROTO, "status is none of" },
+	{ "s", -EPROTO, "status is none of" },
+	{ "sok ", -EPROTO, "status is none of" },
+	{ "xok", -EPROTO, "expected the peer's status ('s')" },
+};
+
+START_TEST(hs_initiator_status)
+{
+	const char *s = statuses[_i].status;
+	size_t n = strlen(s);
+
+	if (!strncmp(s, "snamed:", 7))
+		n = 7 + 2 + 3 + 4;
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(feed_frame(&ha, (const uint8_t *)s, n),
+			 statuses[_i].err);
+	ck_assert_ptr_nonnull(strstr(ha.why, statuses[_i].why));
+}
+END_TEST
+
+/* A challenge body from B to A: flags, challenge, creation, name. */
+static size_t challenge_body(uint8_t *b, const char *name, size_t nlen)
+{
+	size_t n = name_body(b, ACT__DFLAGS_OURS, name, 0);
+
+	memmove(b + 13, b + 9, n - 9);
+	memcpy(b + 9, BYTES(0, 0, 0, 99), 4);
+	b[17] = (uint8_t)(nlen >> 8);
+	b[18] = (uint8_t)nlen;
+	memcpy(b + 19, name, nlen);
+	return 19 + nlen;
+}
+
+START_TEST(hs_bad_frames_to_initiator)
+{
+	uint8_t b[64];
+	size_t n;
+
+	/* the challenge: short, its name, the node we called */
+	start(COOKIE, COOKIE);
+	feed_frame(&ha, (const uint8_t *)"sok", 3);
+	n = challenge_body(b, B_NAME, strlen(B_NAME));
+	ck_assert_int_eq(feed_frame(&ha, b, 18), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(ha.why, "fewer than its 19 fixed"));
+	start(COOKIE, COOKIE);
+	feed_frame(&ha, (const uint8_t *)"sok", 3);
+	n = challenge_body(b, "bhost", 5);
+	ck_assert_int_eq(feed_frame(&ha, b, n), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(ha.why, "the name in the peer's "
+					     "challenge is not of the form"));
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(act__handshake_expect(&ha, "c@host"), 0);
+	ck_assert_int_eq(act__handshake_expect(&ha, "c"), -EINVAL);
+	feed_frame(&ha, (const uint8_t *)"sok", 3);
+	n = challenge_body(b, B_NAME, strlen(B_NAME));
+	ck_assert_int_eq(feed_frame(&ha, b, n), -EPROTO);
+	ck_assert_str_eq(ha.why, "handshake: we called c@host, but the peer "
+				 "is b@host");
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(act__handshake_expect(&ha, B_NAME), 0);
+	feed_frame(&ha, (const uint8_t *)"sok", 3);
+	ck_assert_int_eq(feed_frame(&ha, b, n), ACT__HANDSHAKE_RUNNING);
+	ck_assert_uint_eq(ha.peer_creation, 7);
+	/* the ack: its tag and length */
+	ck_assert_int_eq(feed_frame(&ha, BYTES('a', 1, 2), 3), -EPROTO);
+	ck_assert_str_eq(ha.why, "handshake: the peer's challenge ack is 3 "
+				 "bytes, not 17");
+}
+END_TEST
+
+START_TEST(hs_bad_reply)
+{
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	act__handshake_accept(&hb, ACT__HANDSHAKE_OK);
+	ck_assert_int_eq(feed_frame(&hb, BYTES('r', 0, 0, 0, 1, 2), 6),
+			 -EPROTO);
+	ck_assert_str_eq(hb.why, "handshake: the peer's challenge reply is 6 "
+				 "bytes, not 21");
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	act__handshake_accept(&hb, ACT__HANDSHAKE_OK);
+	ck_assert_int_eq(feed_frame(&hb, BYTES('a', 0), 2), -EPROTO);
+	ck_assert_ptr_nonnull(strstr(hb.why, "challenge reply ('r')"));
+}
+END_TEST
+
+/* The peer closes at each step: the reason says where. */
+START_TEST(hs_eof)
+{
+	start(COOKIE, COOKIE);
+	ck_assert_int_eq(act__handshake_eof(&hb), -ECONNRESET);
+	ck_assert_str_eq(hb.why, "handshake: the peer closed the connection "
+				 "before its name");
+	ck_assert_int_eq(act__handshake_eof(&ha), -ECONNRESET);
+	ck_assert_ptr_nonnull(strstr(ha.why, "before its status"));
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	ck_assert_int_eq(act__handshake_eof(&hb), -ECONNRESET);
+	ck_assert_ptr_nonnull(strstr(hb.why, "after its name"));
+	start(COOKIE, COOKIE);
+	pump(&ha, &hb, 4096);
+	act__handshake_accept(&hb, ACT__HANDSHAKE_OK);
+	ck_assert_int_eq(act__handshake_eof(&hb), -ECONNRESET);
+	ck_assert_ptr_nonnull(strstr(hb.why, "before its challenge reply"));
+	feed_frame(&ha, (const uint8_t *)"sok", 3);
+	ck_assert_int_eq(act__handshake_eof(&ha), -ECONNRESET);
+	ck_assert_ptr_nonnull(strstr(ha.why, "before its challenge"));
+	/* ended already: eof changes nothing */
+	ck_assert_int_eq(act__handshake_eof(&ha), -ECONNRESET);
+	start(COOKIE, COOKIE);
+	converse(4096);
+	ck_assert_int_eq(act__handshake_eof(&ha), ACT__HANDSHAKE_DONE);
+}
+END_TEST
+
+START_TEST(hs_bad_init)
+{
+	struct act__handshake h;
+	char cookie[ACT__HANDSHAKE_COOKIE_MAX + 2];
+
+	ck_assert_int_eq(act__handshake_init(&h, ACT__HANDSHAKE_INITIATOR,
+					     "nohost", COOKIE, ACT__DFLAGS_OURS,
+					     1, 1),
+			 -EINVAL);
+	ck_assert_int_eq(h.state, ACT__HANDSHAKE_FAILED);
+	ck_assert_ptr_nonnull(strstr(h.why, "our name"));
+	ck_assert_int_eq(act__handshake_init(&h, ACT__HANDSHAKE_INITIATOR,
+					     A_NAME, "", ACT__DFLAGS_OURS, 1,
+					     1),
+			 -EINVAL);
+	memset(cookie, 'c', sizeof(cookie) - 1);
+	cookie[sizeof(cookie) - 1] = '\0';
+	ck_assert_int_eq(act__handshake_init(&h, ACT__HANDSHAKE_INITIATOR,
+					     A_NAME, cookie, ACT__DFLAGS_OURS,
+					     1, 1),
+			 -EINVAL);
+	ck_assert_int_eq(act__handshake_init(
+				 &h, ACT__HANDSHAKE_INITIATOR, A_NAME, COOKIE,
+				 ACT__DFLAGS_OURS & ~ACT__DFLAG_V4_NC, 1, 1),
+			 -EINVAL);
+	ck_assert_int_eq(act__handshake_init(
+				 &h, ACT__HANDSHAKE_INITIATOR, A_NAME, COOKIE,
+				 ACT__DFLAGS_OURS | ACT__DFLAG_NAME_ME, 1, 1),
+			 -EINVAL);
+}
+END_TEST
+
+/* xorshift64*, seeded: the same bytes on every machine. */
+static uint64_t rng(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545f4914f6cdd1dull;
+}
+
+/* Random bytes, and valid conversations with random bytes flipped, to
+ * both roles in random pieces: each ends RUNNING, NAME, DONE or FAILED
+ * with a reason, never takes more than it is given, and the output it
+ * makes stays within its buffer. ASan's build checks the reads. */
+START_TEST(hs_random_input)
+{
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	uint8_t buf[1500];
+	const uint8_t *p;
+	size_t n, off, k, used, len;
+	int round, i, r;
+
+	for (round = 0; round < 4000; round++) {
+		struct act__handshake *h = round & 1 ? &ha : &hb;
+
+		start(COOKIE, COOKIE);
+		n = rng(&seed) % sizeof(buf);
+		for (k = 0; k < n; k++)
+			buf[k] = (uint8_t)rng(&seed);
+		if (round % 4 < 2) {
+			/* plausible lengths, so that frames are read */
+			buf[0] = 0;
+			buf[1] = (uint8_t)(rng(&seed) % 40);
+			buf[2] = round & 1 ? 's' : 'N';
+		}
+		for (off = 0; off < n; off += used) {
+			k = 1 + rng(&seed) % 64;
+			k = k < n - off ? k : n - off;
+			r = act__handshake_feed(h, buf + off, k, &used);
+			ck_assert_uint_le(used, k);
+			if (r == ACT__HANDSHAKE_NAME)
+				r = act__handshake_accept(
+					h, (enum act__handshake_status)(
+						   rng(&seed) % 5));
+			if (r < 0) {
+				ck_assert_int_eq(h->state,
+						 ACT__HANDSHAKE_FAILED);
+				ck_assert_ptr_nonnull(h->why);
+				ck_assert_ptr_null(strchr(h->why, '\n'));
+				break;
+			}
+			if (!used && r != ACT__HANDSHAKE_RUNNING)
+				break;
+			act__handshake_output(h, &p, &len);
+			ck_assert_uint_le(len, sizeof(h->out));
+			act__handshake_sent(h, len);
+		}
+	}
+	/* whole conversations, one byte flipped */
+	for (round = 0; round < 2000; round++) {
+		start(COOKIE, COOKIE);
+		for (i = 0; i < 6; i++) {
+			struct act__handshake *from = i & 1 ? &hb : &ha;
+			struct act__handshake *to = i & 1 ? &ha : &hb;
+
+			if (hb.state == ACT__HANDSHAKE_NAME)
+				act__handshake_accept(&hb, ACT__HANDSHAKE_OK);
+			act__handshake_output(from, &p, &len);
+			if (!len)
+				continue;
+			memcpy(buf, p, len);
+			if (rng(&seed) % 3 == 0)
+				buf[rng(&seed) % len] ^=
+					(uint8_t)(1 + rng(&seed) % 255);
+			r = act__handshake_feed(to, buf, len, &used);
+			act__handshake_sent(from, used);
+			if (r < 0)
+				ck_assert_ptr_null(strchr(to->why, '\n'));
+		}
+	}
+}
+END_TEST
+
 static Suite *dist_wire_suite(void)
 {
 	Suite *s = suite_create("dist_wire");
@@ -466,6 +1117,26 @@ static Suite *dist_wire_suite(void)
 	tc = tcase_create("flags");
 	tcase_add_test(tc, flags_values);
 	tcase_add_test(tc, flags_format);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("handshake");
+	tcase_add_loop_test(tc, hs_completes, 0, 5);
+	tcase_add_test(tc, hs_frame_bytes);
+	tcase_add_test(tc, hs_stops_at_its_last_frame);
+	tcase_add_test(tc, hs_wrong_cookie);
+	tcase_add_loop_test(tc, hs_bad_name, 0,
+			    (int)(sizeof(bad_names) / sizeof(bad_names[0])));
+	tcase_add_test(tc, hs_good_names);
+	tcase_add_test(tc, hs_bad_frames_to_acceptor);
+	tcase_add_test(tc, hs_flags);
+	tcase_add_test(tc, hs_acceptor_status);
+	tcase_add_loop_test(tc, hs_initiator_status, 0,
+			    (int)(sizeof(statuses) / sizeof(statuses[0])));
+	tcase_add_test(tc, hs_bad_frames_to_initiator);
+	tcase_add_test(tc, hs_bad_reply);
+	tcase_add_test(tc, hs_eof);
+	tcase_add_test(tc, hs_bad_init);
+	tcase_add_test(tc, hs_random_input);
 	suite_add_tcase(s, tc);
 	return s;
 }
