@@ -83,51 +83,26 @@ failf(struct act__handshake *h, int err, const char *fmt, ...)
 	return fail(h, err, h->why_buf);
 }
 
-/* The length of the UTF-8 sequence at s[0..n), or 0 if it is not one
- * (overlong forms, surrogates and beyond U+10FFFF are not). */
-static size_t utf8_seq(const uint8_t *s, size_t n)
-{
-	uint32_t c;
-	size_t len, i;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (n < len)
-		return 0;
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (len == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-/* What is wrong with s[0..n) as a node name "alive@host", or NULL. */
+/*
+ * What is wrong with s[0..n) as a node name "alive@host", or NULL. The
+ * bytes are printable ASCII, as host names are and as the node table
+ * takes names (peers.c): OTP would take UTF-8 in the alive part, but a
+ * name must read back as the bytes it was written with, whichever atom
+ * form carried it, and a reason can quote it on one line.
+ */
 static const char *bad_name(const uint8_t *s, size_t n)
 {
-	size_t i, k, at = 0, ats = 0;
+	size_t i, at = 0, ats = 0;
 
 	if (n > ACT__HANDSHAKE_NAME_MAX)
 		return "is over 255 bytes";
-	for (i = 0; i < n; i += k) {
+	for (i = 0; i < n; i++) {
 		if (!s[i])
 			return "holds a NUL byte";
-		if (s[i] < 0x20 || s[i] == 0x7f)
-			return "holds a control character";
-		k = utf8_seq(s + i, n - i);
-		if (!k)
-			return "is not UTF-8";
+		if (s[i] <= 0x20 || s[i] == 0x7f)
+			return "holds a space or a control character";
+		if (s[i] > 0x7f)
+			return "is not printable ASCII";
 		if (s[i] == '@')
 			at = i, ats++;
 	}
@@ -580,7 +555,7 @@ int act__handshake_init(struct act__handshake *h, enum act__handshake_role role,
 	if (name_arg(our_name, h->our_name))
 		return fail(h, -EINVAL,
 			    "handshake: our name is not alive@host, 3 to 255 "
-			    "bytes of UTF-8");
+			    "bytes of printable ASCII");
 	if (!clen || clen > ACT__HANDSHAKE_COOKIE_MAX)
 		return fail(h, -EINVAL,
 			    "handshake: our cookie is not 1 to 255 bytes");

@@ -22,13 +22,13 @@
  * feed never takes a byte past the handshake's last frame.
  *
  * Bounds and refusals: a frame is at most ACT__HANDSHAKE_FRAME_MAX
- * bytes; a node name is "alive@host", 3 to 255 bytes of UTF-8 with no
- * NUL or control character (OTP's limit: an atom). A frame over the
- * bound, with a tag the step does not expect, shorter than its fields,
- * with a bad name, a peer without ACT__DFLAGS_REQUIRED (flags.h), a
- * status other than ok, or a digest that does not match the cookie,
- * each ends the handshake FAILED with its own errno and a one-line
- * reason in h->why:
+ * bytes; a node name is "alive@host", 3 to 255 bytes (OTP's limit: an
+ * atom) of printable ASCII, as the node table takes names (peers.h). A
+ * frame over the bound, with a tag the step does not expect, shorter
+ * than its fields, with a bad name, a peer without ACT__DFLAGS_REQUIRED
+ * (flags.h), a status other than ok, or a digest that does not match
+ * the cookie, each ends the handshake FAILED with its own errno and a
+ * one-line reason in h->why:
  *
  *   -EMSGSIZE          a frame over the bound, or empty
  *   -EPROTO            a malformed frame: tag, length, name, status
