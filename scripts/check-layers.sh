@@ -17,6 +17,10 @@
 #   9  otp
 #  10  dist
 #
+# The wire layer of lib/dist/ (Erlang distribution), `wire` below,
+# includes lib/base/'s headers only: it is pure functions on byte
+# buffers, with no runtime under it (doc/design/distribution.md "Wire").
+#
 # Also: <hwloc.h>, <numa.h> and <numaif.h> are included only in
 # lib/affinity/, and so are affinity's headers that include them: their
 # types do not leak out (the others declare hwloc's structs instead). A header named by a path that is not in lib/ (other
@@ -40,6 +44,8 @@ fi
 cd "$(dirname "$0")/.."
 
 layers='arch:0 base:0 settings:1 affinity:2 mem:3 proc:4 sched:5 reactor:6 actor:7 node:8 otp:9 dist:10'
+# lib/dist/'s wire layer: these files include lib/base/ and each other only
+wire='lib/dist/md5 lib/dist/epmd lib/dist/flags lib/dist/handshake'
 hooks='act__links_exit act__spawn_exit_now act__spawn_die_if_killed act__timer_arm
 act__timer_fire act__timer_release act__timer_destroy_all
 act__info_dump_requested act__observe_watch act__reactor_inline_turn
@@ -49,7 +55,7 @@ status=0
 # affinity's headers that include hwloc's or libnuma's: affinity's own
 leaky=$(grep -l '^[ 	]*#[ 	]*include[ 	]*<\(hwloc\|numa\|numaif\)\.h>' \
 	lib/affinity/*.h | sed 's|^lib/||' | tr '\n' ' ')
-find lib -name '*.[chS]' | sort | awk -v layers="$layers" -v leaky="$leaky" '
+find lib -name '*.[chS]' | sort | awk -v layers="$layers" -v leaky="$leaky" -v wire="$wire" '
 BEGIN {
 	n = split(layers, l, " ")
 	for (i = 1; i <= n; i++) {
@@ -59,6 +65,9 @@ BEGIN {
 	n = split(leaky, lk, " ")
 	for (i = 1; i <= n; i++)
 		leak[lk[i]] = 1
+	n = split(wire, w, " ")
+	for (i = 1; i <= n; i++)
+		pure[w[i]] = 1
 	bad = 0
 }
 {
@@ -72,6 +81,8 @@ BEGIN {
 	}
 	dir = file
 	sub(/\/[^\/]*$/, "", dir)
+	stem = file
+	sub(/\.[chS]$/, "", stem)
 	line = 0
 	while ((getline text < file) > 0) {
 		line++
@@ -95,6 +106,12 @@ BEGIN {
 				printf "%s:%d: \"%s\" is not in %s/\n", file, line, name, dir
 				bad++
 			}
+			peer = dir "/" name
+			sub(/\.h$/, "", peer)
+			if ((stem in pure) && !(peer in pure)) {
+				printf "%s:%d: includes %s: the wire layer of lib/dist/ includes lib/base/ and its own files only\n", file, line, name
+				bad++
+			}
 			continue
 		}
 		split(name, np, "/")
@@ -106,6 +123,10 @@ BEGIN {
 		}
 		if (folder != "affinity" && (name in leak)) {
 			printf "%s:%d: includes %s, which includes hwloc or libnuma: only lib/affinity/ may\n", file, line, name
+			bad++
+		}
+		if ((stem in pure) && to != "base") {
+			printf "%s:%d: includes %s: the wire layer of lib/dist/ includes lib/base/ and its own files only\n", file, line, name
 			bad++
 		}
 		if (level[to] > level[folder]) {
