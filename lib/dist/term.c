@@ -126,30 +126,105 @@ static bool node_term(struct walk *w, uint8_t tag)
 	return true;
 }
 
-/* A term of no elements at i: skipped; *kids its elements to come (0
- * for a scalar). false: refused. */
+/* The bytes of a term of no elements at i, by its tag (read): *len;
+ * false: refused. */
+static bool leaf_len(struct walk *w, uint8_t tag, uint64_t *len)
+{
+	switch (tag) {
+	case ACT__ET_SMALL_INTEGER:
+		*len = 2;
+		return true;
+	case ACT__ET_INTEGER:
+		*len = 5;
+		return true;
+	case ACT__ET_NEW_FLOAT:
+		*len = 9;
+		return true;
+	case ACT__ET_FLOAT:
+		*len = 32;
+		return true;
+	case ACT__ET_NIL:
+		*len = 1;
+		return true;
+	case ACT__ET_STRING:
+		if (!have(w, 3))
+			return false;
+		*len = 3 + (uint64_t)be16(w->p + w->i + 1);
+		return true;
+	case ACT__ET_BINARY:
+		if (!have(w, 5))
+			return false;
+		*len = 5 + (uint64_t)be32(w->p + w->i + 1);
+		return true;
+	case ACT__ET_BIT_BINARY:
+		if (!have(w, 6))
+			return false;
+		*len = 6 + (uint64_t)be32(w->p + w->i + 1);
+		if (w->p[w->i + 5] < 1 || w->p[w->i + 5] > 8 || *len == 6)
+			return refuse(w, "a bitstring's last byte of other "
+					 "than 1 to 8 bits");
+		return true;
+	case ACT__ET_SMALL_BIG:
+		if (!have(w, 2))
+			return false;
+		*len = 3 + (uint64_t)w->p[w->i + 1];
+		return true;
+	case ACT__ET_LARGE_BIG:
+		if (!have(w, 5))
+			return false;
+		*len = 6 + (uint64_t)be32(w->p + w->i + 1);
+		return true;
+	case ACT__ET_NEW_FUN:
+		/* passed through whole: its size counts its own 4 bytes */
+		if (!have(w, 5))
+			return false;
+		*len = 1 + (uint64_t)be32(w->p + w->i + 1);
+		if (*len < 5)
+			return refuse(w, "a fun shorter than its own size");
+		return true;
+	default:
+		return refuse(w, "an unknown term tag");
+	}
+}
+
+/* A tuple's, list's, map's or export's head at i, by its tag (read):
+ * *len its bytes, *kids its elements to come; false: refused. */
+static bool compound_len(struct walk *w, uint8_t tag, uint64_t *len,
+			 uint64_t *kids)
+{
+	if (tag == ACT__ET_EXPORT) {
+		*kids = 3; /* module, function, arity */
+		*len = 1;
+		return true;
+	}
+	if (tag == ACT__ET_SMALL_TUPLE) {
+		if (!have(w, 2))
+			return false;
+		*kids = w->p[w->i + 1];
+		*len = 2;
+		return true;
+	}
+	if (!have(w, 5))
+		return false;
+	*kids = be32(w->p + w->i + 1);
+	*len = 5;
+	if (tag == ACT__ET_LIST)
+		*kids += 1; /* and its tail */
+	else if (tag == ACT__ET_MAP)
+		*kids *= 2;
+	return true;
+}
+
+/* A term's head at i: skipped; *kids its elements to come (0 for a
+ * term of none). false: refused. */
 static bool head(struct walk *w, uint64_t *kids)
 {
 	uint8_t tag = w->p[w->i];
-	uint64_t k = 0, len = 0;
+	uint64_t len = 0;
+	bool ok;
 
 	*kids = 0;
 	switch (tag) {
-	case ACT__ET_SMALL_INTEGER:
-		len = 2;
-		break;
-	case ACT__ET_INTEGER:
-		len = 5;
-		break;
-	case ACT__ET_NEW_FLOAT:
-		len = 9;
-		break;
-	case ACT__ET_FLOAT:
-		len = 32;
-		break;
-	case ACT__ET_NIL:
-		len = 1;
-		break;
 	case ACT__ET_ATOM:
 	case ACT__ET_ATOM_UTF8:
 	case ACT__ET_SMALL_ATOM:
@@ -165,69 +240,12 @@ static bool head(struct walk *w, uint64_t *kids)
 	case ACT__ET_NEW_REFERENCE:
 	case ACT__ET_NEWER_REFERENCE:
 		return node_term(w, tag);
-	case ACT__ET_STRING:
-		if (!have(w, 3))
-			return false;
-		len = 3 + (uint64_t)be16(w->p + w->i + 1);
-		break;
-	case ACT__ET_BINARY:
-		if (!have(w, 5))
-			return false;
-		len = 5 + (uint64_t)be32(w->p + w->i + 1);
-		break;
-	case ACT__ET_BIT_BINARY:
-		if (!have(w, 6))
-			return false;
-		len = 6 + (uint64_t)be32(w->p + w->i + 1);
-		if (w->p[w->i + 5] < 1 || w->p[w->i + 5] > 8 || len == 6)
-			return refuse(w, "a bitstring's last byte of other "
-					 "than 1 to 8 bits");
-		break;
-	case ACT__ET_SMALL_BIG:
-		if (!have(w, 2))
-			return false;
-		len = 3 + (uint64_t)w->p[w->i + 1];
-		break;
-	case ACT__ET_LARGE_BIG:
-		if (!have(w, 5))
-			return false;
-		len = 6 + (uint64_t)be32(w->p + w->i + 1);
-		break;
-	case ACT__ET_NEW_FUN:
-		/* passed through whole: its size counts its own 4 bytes */
-		if (!have(w, 5))
-			return false;
-		len = 1 + (uint64_t)be32(w->p + w->i + 1);
-		if (len < 5)
-			return refuse(w, "a fun shorter than its own size");
-		break;
 	case ACT__ET_SMALL_TUPLE:
-		if (!have(w, 2))
-			return false;
-		k = w->p[w->i + 1];
-		len = 2;
-		break;
 	case ACT__ET_LARGE_TUPLE:
-		if (!have(w, 5))
-			return false;
-		k = be32(w->p + w->i + 1);
-		len = 5;
-		break;
 	case ACT__ET_LIST:
-		if (!have(w, 5))
-			return false;
-		k = (uint64_t)be32(w->p + w->i + 1) + 1; /* and its tail */
-		len = 5;
-		break;
 	case ACT__ET_MAP:
-		if (!have(w, 5))
-			return false;
-		k = (uint64_t)be32(w->p + w->i + 1) * 2;
-		len = 5;
-		break;
 	case ACT__ET_EXPORT:
-		k = 3; /* module, function, arity */
-		len = 1;
+		ok = compound_len(w, tag, &len, kids);
 		break;
 	case ACT__ET_COMPRESSED:
 		return refuse(w, "a compressed term");
@@ -237,16 +255,18 @@ static bool head(struct walk *w, uint64_t *kids)
 	case ACT__ET_FUN:
 		return refuse(w, "an old FUN_EXT fun (before OTP 23)");
 	default:
-		return refuse(w, "an unknown term tag");
+		ok = leaf_len(w, tag, &len);
+		break;
 	}
+	if (!ok)
+		return false;
 	if (len > w->n - w->i)
 		return refuse(w, "term cut short");
 	w->i += len;
 	/* each element takes a byte at least (and so a count fits the
 	 * walk's 32 bits: a frame is far below 4 GiB) */
-	if (k > w->n - w->i || k > UINT32_MAX)
+	if (*kids > w->n - w->i || *kids > UINT32_MAX)
 		return refuse(w, "more elements than bytes left");
-	*kids = k;
 	return true;
 }
 
