@@ -7,7 +7,8 @@
 #                  then `make distcheck`, which builds the release
 #                  tarball --enable-systematic and runs its scripts,
 #                  tests/systematic.sh with every stress test under
-#                  200 seeded schedules among them (doc/systematic.md)
+#                  200 seeded schedules among them (doc/systematic.md),
+#                  and the reproducers of tests/regress/
 #   build/tsan     ThreadSanitizer: the Check programs and scripts, and
 #                  a shorter `make stress`
 #   build/asan     AddressSanitizer and UBSan, and the debug build
@@ -95,11 +96,13 @@ phase distcheck
 # (doc/systematic.md: the library's atomics are switch points, idle
 # without ACTORS_SEED), and its tests/systematic.sh runs every stress
 # test under SYSTEMATIC_SEEDS seeded schedules, one thread at a time: a
-# failure prints ACTORS_SEED=N and the command that reruns it exactly
+# failure prints ACTORS_SEED=N and the command that reruns it exactly.
+# The reproducers of tests/regress/ run there too: they are short, and
+# one (c87300e's) only a systematic build can show
 dtests=$(tests_but release '^tests/(anycount|fallback|inline)\.sh$') ||
 	exit 1
-dtests=$(echo "$dtests" | tr ' ' '\n' | grep -E '\.sh$|/replay_' |
-	tr '\n' ' ')
+dtests=$(echo "$dtests" | tr ' ' '\n' |
+	grep -E '\.sh$|/replay_|^tests/regress/' | tr '\n' ' ')
 if (cd build/release && make -j"$(nproc)" distcheck TESTS="$dtests" \
 	DISTCHECK_CONFIGURE_FLAGS="--enable-werror --enable-systematic" \
 	SYSTEMATIC_SEEDS=200 >distcheck.log 2>&1); then

@@ -5,7 +5,8 @@
  * does when that call fails: the error its caller gets, the retry that
  * then works, every message sent either received or refused to its
  * sender, and nothing left behind (descriptors, threads, slots, stacks,
- * envelopes).
+ * envelopes). The madvise site's case is the reproducer
+ * tests/regress/e839ffe-madvise-guard-refused-silent.c.
  *
  * Each case runs act_main in a child (tu_run_child: its own environment
  * and counters, stderr captured); what the child saw comes back through
@@ -22,7 +23,6 @@
 #include "iotest.h"
 
 #include "base/fail.h"
-#include "mem/stack.h"
 
 struct fail_out {
 	int rc;		       /* act_main's */
@@ -700,23 +700,6 @@ START_TEST(site_mbind)
 }
 END_TEST
 
-/* MADV_GUARD_INSTALL refused: said once, those stacks get canaries, the
- * processes run. */
-START_TEST(site_madvise)
-{
-	struct fail_run fr = { .workers = 1, .fn = spawn_twice };
-	struct tu_child c;
-
-	run_rule(ACT_FAIL_MADVISE, "1+", fr, &c);
-	ck_assert_int_eq(out->rc, 0);
-	ck_assert_int_eq(out->got, 2);
-	ck_assert_uint_ge(out->fired, 1);
-	ck_assert_msg(strstr(c.err, "MADV_GUARD_INSTALL failed"), "stderr: %s",
-		      c.err);
-	ck_assert_int_eq(tu_str_lines(c.err), 1);
-}
-END_TEST
-
 /* I/O through a pipe, 64 writes of 64 bytes by one process, read by
  * another: every byte comes, in order. */
 #define IO_CHUNK 64
@@ -844,17 +827,6 @@ END_TEST
 
 /* ---- the suite ---------------------------------------------------------- */
 
-static bool guards_by_madvise(void)
-{
-	bool yes;
-
-	if (act__stack_global_init(ACT_GUARD_AUTO, 0))
-		return false;
-	yes = act__stack_guard_mode() == ACT_GUARD_MADVISE;
-	act__stack_global_fini();
-	return yes;
-}
-
 static Suite *fail_suite(void)
 {
 	Suite *s = suite_create("fail");
@@ -885,9 +857,6 @@ static Suite *fail_suite(void)
 	tcase_add_test(ts, site_hwloc);
 	tu_add_test_unless(numa_available() < 0, "numa_available() < 0", ts,
 			   site_mbind);
-	tu_add_test_unless(!guards_by_madvise(),
-			   "stack guards are not MADV_GUARD_INSTALL's here", ts,
-			   site_madvise);
 	tu_add_test_unless(!tu_have_ring(), "no io_uring", ts, site_ring_setup);
 	tu_add_test_unless(!tu_have_ring(), "no io_uring", ts,
 			   site_submit_busy);

@@ -720,67 +720,12 @@ START_TEST(replies_as_redis)
 }
 END_TEST
 
-/*
- * Issue 28's crash: a hash made large after it held small pairs kept its
- * pair count, and freeing it walked the small array it no longer had.
- * Every way a key of each type goes (SET over it, DEL, an expiry in the
- * past, lazy and swept expiry, FLUSHALL) after each history that changes
- * its encoding.
- */
-START_TEST(every_type_replaced_and_freed)
-{
-	static const char *const make[] = {
-		"HSET k a 1|HSET k b " LONG64 "x", /* small, then large */
-		"HSET k a 1|HSET k b 2|HDEL k a",  /* small, shrunk */
-		"HSET k a " LONG64 "y|HDEL k a",   /* large, emptied: gone */
-		"RPUSH k a b c|LPOP k",
-		"SET k v|APPEND k " LONG64 "z",
-	};
-	static const char *const end[] = {
-		"SET k v", "DEL k", "EXPIRE k -1", "FLUSHALL", "lazy", "swept",
-	};
-	struct kv_entry *e;
-	struct kv_db db;
-	char steps[512], *save, *t;
-	size_t i, j;
-
-	for (i = 0; i < sizeof(make) / sizeof(make[0]); i++) {
-		for (j = 0; j < sizeof(end) / sizeof(end[0]); j++) {
-			db_init(&db);
-			snprintf(steps, sizeof(steps), "%s", make[i]);
-			for (t = strtok_r(steps, "|", &save); t;
-			     t = strtok_r(NULL, "|", &save))
-				run_any(&db, t);
-			e = find_key(&db, "k");
-			if (!strcmp(end[j], "lazy") ||
-			    !strcmp(end[j], "swept")) {
-				if (e)
-					db_set_expire(&db, e, kv_now_ms() - 1);
-				if (!strcmp(end[j], "lazy"))
-					run_any(&db, "GET k");
-				else
-					while (db_sweep(&db, 16) ||
-					       db.sweep_cursor)
-						;
-			} else {
-				run_any(&db, end[j]);
-			}
-			if (!strcmp(end[j], "SET k v"))
-				run(&db, "GET k", "$1\r\nv\r\n");
-			else
-				run(&db, "EXISTS k", ":0\r\n");
-			db_flush(&db);
-		}
-	}
-}
-END_TEST
-
 /* A key of each new type made through its encodings' changes (a set of
  * integers grown past 512 and then given a string, a sorted set past 128
  * members, a stream with deleted entries, a hash past 128 fields), then
  * ended every way a key can go, RENAME onto it included: the same class
- * of defect as every_type_replaced_and_freed's (valgrind and ASan find
- * what this does not). */
+ * of defect as tests/regress/d21e656-kv-hash-free-after-grow.c's
+ * (valgrind and ASan find what this does not). */
 static void make_grown(struct kv_db *db, int kind)
 {
 	char cmd[64];
@@ -866,7 +811,6 @@ static Suite *kvdb_suite(void)
 	tcase_add_test(tc, decimal_as_printf);
 	tcase_add_test(tc, expiry_lazy_and_swept);
 	tcase_add_test(tc, replies_as_redis);
-	tcase_add_test(tc, every_type_replaced_and_freed);
 	tcase_add_test(tc, new_types_replaced_and_freed);
 	suite_add_tcase(s, tc);
 	return s;

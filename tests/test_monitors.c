@@ -4,7 +4,8 @@
  * lib/actor/links.c): act_monitor's DOWN and its reference, a dead pid's
  * NOPROC, act_demonitor before and after the exit and of another's
  * reference, a watcher gone first, a monitor of oneself, and monitors
- * racing the exit across workers.
+ * racing the exit across workers. (A monitor taken while its target
+ * exits is the reproducer tests/regress/db1f9f5-monitor-of-exiting-process.c.)
  *
  * The harness (puppets, tu_take_down, TU_ASSERT_DOWN, races) is
  * tests/lifecycle.h, whose head says how the cases work.
@@ -15,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "testrt.h"
 #include "lifecycle.h"
@@ -295,148 +295,6 @@ START_TEST(race_monitor_vs_exit)
 }
 END_TEST
 
-/* ======================================================================
- * 3. A monitor taken while its target exits
- *
- * x, linked to l, exits with 55 while a thread holds l's slot lock, so
- * the exit's drain stands at x's link (x's EXIT to l not sent yet, its
- * watchers not drained: l's index is below x's, so the drain waits
- * holding no lock of x's). A monitor of x taken then must give no DOWN
- * yet, and then one with 55: a DOWN says the exit is done, its name
- * gone and its links told (a supervisor restarts on it). It once gave
- * NOPROC at once (found by actors stress sup_churn: a restarted child's
- * name still taken). If x's exit ran on main's worker, main cannot run
- * until the thread lets go by itself: the setup is tried again.
- * ====================================================================== */
-
-static struct {
-	act_pid l, x;
-	_Atomic int go, held, release, timed_out;
-} wx;
-
-static void wx_linked(void *arg)
-{
-	(void)arg;
-	act_trap_exit(true);
-	for (;;)
-		act_msg_free(act_receive(ACT_FOREVER));
-}
-
-/* Woken by its own timer, so on its own worker, not main's. */
-static void wx_victim(void *arg)
-{
-	(void)arg;
-	ck_assert_int_eq(act_link(wx.l), 0);
-	while (!atomic_load(&wx.go))
-		act_sleep(TU_MS);
-	act_exit(55);
-}
-
-static void *wx_holder(void *arg)
-{
-	struct act__proc *p = arg;
-	int i;
-
-	act__proc_lock(p);
-	atomic_store(&wx.held, 1);
-	/* a bound only so that a setup that cannot work ends (retried);
-	 * no outcome depends on it */
-	for (i = 0; i < 2000 && !atomic_load(&wx.release); i++)
-		usleep(100);
-	if (!atomic_load(&wx.release))
-		atomic_store(&wx.timed_out, 1);
-	act__proc_unlock(p);
-	return NULL;
-}
-
-static bool is_down_of(const struct act_msg *m, void *ref)
-{
-	return m->tag == ACT_TAG_DOWN &&
-	       ((const struct act_exit_info *)m->data)->ref == *(uint64_t *)ref;
-}
-
-static void wx_cleanup(void)
-{
-	atomic_store(&wx.go, 1);
-	act_kill(wx.l, ACT_EXIT_KILL);
-	tu_wait_gone(wx.l);
-	tu_wait_gone(wx.x);
-}
-
-/* One try: 1 done, 0 the premise not arranged (try again). */
-static int wx_try(void)
-{
-	struct act_msg *m, *early;
-	pthread_t t;
-	uint64_t ref;
-	intptr_t why;
-
-	memset(&wx, 0, sizeof(wx));
-	wx.l = tu_spawn(wx_linked, NULL);
-	wx.x = tu_spawn(wx_victim, NULL);
-	ck_assert(tu_wait_waiting(wx.l) && tu_wait_waiting(wx.x));
-	if (tu_pid_index(wx.l) > tu_pid_index(wx.x)) {
-		wx_cleanup();
-		return 0;
-	}
-	ck_assert_int_eq(pthread_create(&t, NULL, wx_holder, tu_lookup(wx.l)),
-			 0);
-	while (!atomic_load(&wx.held))
-		act_yield();
-	atomic_store(&wx.go, 1);
-	if (!tu_wait_state(wx.x, ACT_PS_EXITING)) {
-		pthread_join(t, NULL);
-		wx_cleanup();
-		return 0;
-	}
-	ref = act_monitor(wx.x);
-	ck_assert_uint_ne(ref, 0);
-	early = act_receive_match(is_down_of, &ref, 0);
-	atomic_store(&wx.release, 1);
-	ck_assert_int_eq(pthread_join(t, NULL), 0);
-	if (atomic_load(&wx.timed_out)) {
-		act_msg_free(early);
-		wx_cleanup();
-		return 0;
-	}
-	ck_assert_msg(
-		!early, "a DOWN (reason %ld) before the exit was done",
-		early ? (long)((struct act_exit_info *)early->data)->reason :
-			0L);
-	m = act_receive_match(is_down_of, &ref, ACT_FOREVER);
-	why = ((struct act_exit_info *)m->data)->reason;
-	act_msg_free(m);
-	ck_assert_int_eq(why, 55);
-	wx_cleanup();
-	return 1;
-}
-
-static void wx_main(void *arg)
-{
-	int i;
-
-	(void)arg;
-	for (i = 0; i < 200; i++)
-		if (wx_try())
-			return;
-	ck_abort_msg("the premise was never arranged in 200 tries");
-}
-
-START_TEST(monitor_while_exiting)
-{
-	struct act_config cfg = tu_with_workers(2);
-
-	ck_assert_int_eq(tu_run_main(&cfg, wx_main, NULL), 0);
-}
-END_TEST
-
-static bool inline_runtime(void)
-{
-	const char *inl = getenv("ACT_TEST_INLINE");
-
-	return inl && !strcmp(inl, "1");
-}
-
 static Suite *monitors_suite(void)
 {
 	Suite *s = suite_create("monitors");
@@ -444,10 +302,6 @@ static Suite *monitors_suite(void)
 
 	tcase_set_timeout(mon, 120);
 	tcase_add_loop_test(mon, monitors, 0, 2);
-	/* its premise needs a second worker to run the exit's reap */
-	tu_add_test_unless(inline_runtime(),
-			   "two workers: ACT_TEST_INLINE runs one", mon,
-			   monitor_while_exiting);
 	suite_add_tcase(s, mon);
 
 	tcase_set_timeout(race, 300);
