@@ -151,7 +151,8 @@ lists() {
 lists examples/echo_server -- host port workers
 lists examples/supervisor -- workers intensity period
 lists examples/kv_server -- host port workers shards maxclients \
-	proto-max-bulk-len appendonly appendfsync dir enable-debug-command
+	proto-max-bulk-len appendonly appendfsync dir enable-debug-command \
+	malloc-trim-period
 lists bench/echo -- host port conns seconds warmup threads size engine json
 lists $actors bench -- rounds procs hops leaves window senders messages \
 	credit total
