@@ -38,6 +38,13 @@ while [ -n "$topos" ]; do
 		prog=${path#"$dir"/}
 		case $prog in
 		*.*) continue ;; # objects, logs, results
+		# no runtime started, so the machine changes nothing: the
+		# kv example's data structures and parser, the distribution's
+		# node table and codecs
+		test_resp | test_kvdb | test_kvset | test_kvzset | \
+			test_kvstream | test_dist_peers | test_dist_term | \
+			test_dist_codec | test_dist_ctrl | test_dist_wire)
+			continue ;;
 		esac
 		[ -f "$path" ] && [ -x "$path" ] || continue
 		n=$((n + 1))
