@@ -41,6 +41,19 @@ static const char *const sections[] = {
 };
 #define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
 
+/* INFO's mem_allocator: glibc's malloc, or a sanitizer's, which
+ * replaces it (and which malloc_trim, the trimmer's, does not reach) */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define KV_ALLOCATOR "sanitizer"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define KV_ALLOCATOR "sanitizer"
+#endif
+#endif
+#ifndef KV_ALLOCATOR
+#define KV_ALLOCATOR "libc"
+#endif
+
 unsigned kv_info_sections(int argc, const struct resp_arg *v)
 {
 	unsigned mask = 0, all = (1u << NSECTIONS) - 1;
@@ -140,7 +153,8 @@ static void info_memory(struct out *t, const struct kv_info *in)
 		   "used_memory_rss:%llu\r\nused_memory_rss_human:%s\r\n"
 		   "maxmemory:0\r\nmaxmemory_human:%s\r\n"
 		   "maxmemory_policy:noeviction\r\n"
-		   "mem_fragmentation_ratio:%.2f\r\nmem_allocator:libc\r\n"
+		   "mem_fragmentation_ratio:%.2f\r\nmem_allocator:" KV_ALLOCATOR
+		   "\r\n"
 		   "kv_malloc_trims:%lld\r\n",
 		   used, human(h[0], sizeof(h[0]), used), rss,
 		   human(h[1], sizeof(h[1]), rss), human(h[2], sizeof(h[2]), 0),
