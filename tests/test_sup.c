@@ -167,22 +167,6 @@ static act_pid pid_of(act_pid sup, const char *id)
 	return c->pid;
 }
 
-static bool is_down_of(const struct act_msg *m, void *ref)
-{
-	return m->tag == ACT_TAG_DOWN &&
-	       ((const struct act_exit_info *)m->data)->ref == *(uint64_t *)ref;
-}
-
-/* The reason in the DOWN of monitor ref, other messages left queued. */
-static intptr_t wait_down(uint64_t ref)
-{
-	struct act_msg *m = act_receive_match(is_down_of, &ref, ACT_FOREVER);
-	intptr_t r = ((struct act_exit_info *)m->data)->reason;
-
-	act_msg_free(m);
-	return r;
-}
-
 /* Until sup has acted on what it was sent before this (a question
  * answered after it), and has no failed restart still to try again;
  * or it is gone. */
@@ -211,7 +195,7 @@ static void end_kid(act_pid p, intptr_t reason)
 	else
 		ck_assert_int_eq(act_send(p, T_EXIT, &reason, sizeof(reason)),
 				 0);
-	wait_down(ref);
+	tu_wait_down(ref);
 }
 
 /* Make sup's child id exit with reason, and wait until sup has acted. */
@@ -288,7 +272,7 @@ static void start_normal_main(void *arg)
 	/* stopped newest first; the supervisor exits normally */
 	ref = act_monitor(sup);
 	ck_assert_int_eq(act_sup_stop(sup), 0);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_NORMAL);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_NORMAL);
 	ck_assert_int_eq(ctl.norder, 6);
 	for (i = 0; i < 3; i++) {
 		ck_assert_int_eq(ctl.order[3 + i], -(3 - i));
@@ -456,7 +440,7 @@ static void child_adm_main(void *arg)
 	ck_assert_int_eq(act_sup_terminate_child(sup, "nope"), -ENOENT);
 	ref = act_monitor(p);
 	ck_assert_int_eq(act_sup_terminate_child(sup, "a"), 0);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_SHUTDOWN);
 	ck_assert_int_eq(which(sup, "a", &n)->state, ACT_SUP_CHILD_STOPPED);
 	ck_assert_int_eq(n, 1);
 	/* terminating a stopped child is fine */
@@ -702,7 +686,7 @@ static void one_for_one_main(void *arg)
 	ck_assert(sup_alive(sup));
 	ref = act_monitor(sup);
 	crash(sup, "a", 9);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_SHUTDOWN);
 	ck_assert_int_eq(ctl.alive[0] + ctl.alive[1], 0);
 }
 
@@ -721,7 +705,7 @@ static void one_for_one_escalation_main(void *arg)
 	ref = act_monitor(sup);
 	ctl.fail[0] = FOREVER_FAIL;
 	end_kid(pid_of(sup, "a"), 9);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_SHUTDOWN);
 	/* the first start and four restarts; the fifth is one too many */
 	ck_assert_int_eq(ctl.starts[0], 5);
 	ck_assert_int_eq(ctl.alive[1], 0);
@@ -747,8 +731,8 @@ static void one_for_all_main(void *arg)
 	rc = act_monitor(c);
 	ctl.norder = 0;
 	end_kid(a, 9);
-	ck_assert_int_eq(wait_down(rb), ACT_EXIT_SHUTDOWN);
-	ck_assert_int_eq(wait_down(rc), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(rb), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(rc), ACT_EXIT_SHUTDOWN);
 	ck_assert_uint_ne(pid_of(sup, "a").id, a.id);
 	ck_assert_uint_ne(pid_of(sup, "b").id, b.id);
 	ck_assert_uint_ne(pid_of(sup, "c").id, c.id);
@@ -764,7 +748,7 @@ static void one_for_all_main(void *arg)
 	ck_assert(sup_alive(sup));
 	rb = act_monitor(sup);
 	crash(sup, "b", 9);
-	ck_assert_int_eq(wait_down(rb), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(rb), ACT_EXIT_SHUTDOWN);
 	ck_assert_int_eq(ctl.alive[0] + ctl.alive[1] + ctl.alive[2], 0);
 }
 
@@ -873,7 +857,7 @@ static void rest_for_one_retry_main(void *arg)
 	ref = act_monitor(sup);
 	ctl.fail[2] = FOREVER_FAIL;
 	crash(sup, "c", 9);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_SHUTDOWN);
 	ck_assert_int_eq(ctl.alive[0] + ctl.alive[1] + ctl.alive[2], 0);
 }
 
@@ -952,10 +936,10 @@ static void shutdown_main(void *arg)
 	}
 	ctl.norder = 0;
 	ck_assert_int_eq(act_sup_stop(sup), 0);
-	ck_assert_int_eq(wait_down(ref[0]), ACT_EXIT_SHUTDOWN);
-	ck_assert_int_eq(wait_down(ref[1]), ACT_EXIT_KILLED);
-	ck_assert_int_eq(wait_down(ref[2]), ACT_EXIT_KILLED);
-	ck_assert_int_eq(wait_down(ref[3]), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref[0]), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref[1]), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_wait_down(ref[2]), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_wait_down(ref[3]), ACT_EXIT_SHUTDOWN);
 	for (i = 0; i < 4; i++)
 		ck_assert_int_eq(ctl.order[i], -(4 - i));
 }
@@ -994,7 +978,7 @@ static void parent_exit_main(void *arg)
 	act_msg_free(m);
 	ref = act_monitor(parent_sup);
 	ck_assert_int_eq(act_send(p, T_PING, NULL, 0), 0);
-	ck_assert_int_eq(wait_down(ref), 77);
+	ck_assert_int_eq(tu_wait_down(ref), 77);
 	ck_assert_int_eq(ctl.alive[0] + ctl.alive[1], 0);
 	ck_assert_int_eq(ctl.order[2], -2);
 	ck_assert_int_eq(ctl.order[3], -1);
@@ -1033,7 +1017,7 @@ static void intensity_main(void *arg)
 	sup = start_sup(ACT_SUP_ONE_FOR_ONE, 0, TU_HOUR, &k, 1);
 	ref = act_monitor(sup);
 	crash(sup, "a", 9);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_SHUTDOWN);
 	/* intensity 5 within an hour: the sixth restart ends it */
 	sup = start_sup(ACT_SUP_ONE_FOR_ONE, 5, TU_HOUR, &k, 1);
 	for (i = 0; i < 5; i++)
@@ -1041,7 +1025,7 @@ static void intensity_main(void *arg)
 	ck_assert(sup_alive(sup));
 	ref = act_monitor(sup);
 	crash(sup, "a", 9);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_SHUTDOWN);
 }
 
 START_TEST(intensity)
@@ -1160,8 +1144,8 @@ static void tree_main(void *arg)
 	ra = act_monitor(pid_of(m1, "a"));
 	rb = act_monitor(pid_of(m1, "b"));
 	end_kid(m1, ACT_EXIT_KILL);
-	ck_assert_int_eq(wait_down(ra), ACT_EXIT_KILLED);
-	ck_assert_int_eq(wait_down(rb), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_wait_down(ra), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_wait_down(rb), ACT_EXIT_KILLED);
 	m2 = pid_of(top, "mid");
 	ck_assert_uint_ne(m2.id, m1.id);
 	ck_assert_int_eq(ctl.starts[0], 3);
@@ -1170,14 +1154,14 @@ static void tree_main(void *arg)
 	ctl.fail[1] = 4;
 	ref = act_monitor(m2);
 	crash(m2, "b", 9);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_SHUTDOWN);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_SHUTDOWN);
 	ck_assert_uint_ne(pid_of(top, "mid").id, m2.id);
 	ck_assert_int_eq(ctl.alive[0] + ctl.alive[1], 2);
 	/* the stop goes down the tree, the worker first */
 	ref = act_monitor(top);
 	ctl.norder = 0;
 	ck_assert_int_eq(act_sup_stop(top), 0);
-	ck_assert_int_eq(wait_down(ref), ACT_EXIT_NORMAL);
+	ck_assert_int_eq(tu_wait_down(ref), ACT_EXIT_NORMAL);
 	ck_assert_int_eq(ctl.norder, 3);
 	ck_assert_int_eq(ctl.order[0], -3);
 	for (i = 0; i < 3; i++)

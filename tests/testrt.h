@@ -227,6 +227,24 @@ static inline bool tu_tag_is(const struct act_msg *m, void *ctx)
 }
 
 /* I9: after act_main returned, nothing was left out. */
+/* A DOWN of monitor *ref (act_receive_match's test). */
+static inline bool tu_is_down_of(const struct act_msg *m, void *ref)
+{
+	return m->tag == ACT_TAG_DOWN &&
+	       ((const struct act_exit_info *)m->data)->ref == *(uint64_t *)ref;
+}
+
+/* Inside a process: the reason in the DOWN of monitor ref, other
+ * messages left queued. */
+static inline intptr_t tu_wait_down(uint64_t ref)
+{
+	struct act_msg *m = act_receive_match(tu_is_down_of, &ref, ACT_FOREVER);
+	intptr_t r = ((struct act_exit_info *)m->data)->reason;
+
+	act_msg_free(m);
+	return r;
+}
+
 static inline void tu_assert_no_leaks(void)
 {
 	ck_assert_int_eq(act__last_leaks.procs, 0);

@@ -57,22 +57,6 @@ static void kid(void *arg)
 		act_msg_free(act_receive(ACT_FOREVER));
 }
 
-static bool is_down_of(const struct act_msg *m, void *ref)
-{
-	return m->tag == ACT_TAG_DOWN &&
-	       ((const struct act_exit_info *)m->data)->ref == *(uint64_t *)ref;
-}
-
-/* The reason in the DOWN of monitor ref, other messages left queued. */
-static intptr_t wait_down(uint64_t ref)
-{
-	struct act_msg *m = act_receive_match(is_down_of, &ref, ACT_FOREVER);
-	intptr_t r = ((struct act_exit_info *)m->data)->reason;
-
-	act_msg_free(m);
-	return r;
-}
-
 static act_pid child_of(act_pid sup)
 {
 	struct act_sup_child_info info;
@@ -104,7 +88,7 @@ static void cycle(void)
 	k = child_of(sup);
 	rk = act_monitor(k);
 	ck_assert_int_eq(act_kill(k, ACT_EXIT_KILL), 0);
-	ck_assert_int_eq(wait_down(rk), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_wait_down(rk), ACT_EXIT_KILLED);
 	/* answered after the supervisor acted on the EXIT, which its
 	 * link sent before the DOWN came */
 	k2 = child_of(sup);
@@ -113,8 +97,8 @@ static void cycle(void)
 	rs = act_monitor(sup);
 	rk = act_monitor(k2);
 	ck_assert_int_eq(act_kill(sup, ACT_EXIT_KILL), 0);
-	ck_assert_int_eq(wait_down(rs), ACT_EXIT_KILLED);
-	ck_assert_int_eq(wait_down(rk), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_wait_down(rs), ACT_EXIT_KILLED);
+	ck_assert_int_eq(tu_wait_down(rk), ACT_EXIT_KILLED);
 	/* main is linked to it (act_sup_start): its EXIT, trapped */
 	m = act_receive(ACT_FOREVER);
 	ck_assert_uint_eq(m->tag, ACT_TAG_EXIT);
