@@ -89,8 +89,7 @@ bool act__codec_user_decode(const char *buf, size_t n, uint32_t *tag,
 		v = u[i + 1];
 		i += 2;
 	} else if (n > i + 4 && u[i] == ACT__ET_INTEGER) {
-		v = (uint32_t)u[i + 1] << 24 | (uint32_t)u[i + 2] << 16 |
-		    (uint32_t)u[i + 3] << 8 | u[i + 4];
+		v = act__term_be32(u + i + 1);
 		if (v & 0x80000000u) /* a negative integer */
 			return false;
 		i += 5;
@@ -109,8 +108,7 @@ bool act__codec_user_decode(const char *buf, size_t n, uint32_t *tag,
 	}
 	if (v >= ACT_TAG_RESERVED || n < i + 5 || u[i] != ACT__ET_BINARY)
 		return false;
-	blen = (size_t)u[i + 1] << 24 | (size_t)u[i + 2] << 16 |
-	       (size_t)u[i + 3] << 8 | u[i + 4];
+	blen = act__term_be32(u + i + 1);
 	i += 5;
 	if (blen != n - i) /* the binary ends the term, and the bytes */
 		return false;

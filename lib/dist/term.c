@@ -12,12 +12,6 @@ static uint32_t be16(const uint8_t *p)
 	return (uint32_t)p[0] << 8 | p[1];
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
 /* The walk's position, the bytes and the refusal. */
 struct walk {
 	const uint8_t *p;
@@ -154,12 +148,12 @@ static bool leaf_len(struct walk *w, uint8_t tag, uint64_t *len)
 	case ACT__ET_BINARY:
 		if (!have(w, 5))
 			return false;
-		*len = 5 + (uint64_t)be32(w->p + w->i + 1);
+		*len = 5 + (uint64_t)act__term_be32(w->p + w->i + 1);
 		return true;
 	case ACT__ET_BIT_BINARY:
 		if (!have(w, 6))
 			return false;
-		*len = 6 + (uint64_t)be32(w->p + w->i + 1);
+		*len = 6 + (uint64_t)act__term_be32(w->p + w->i + 1);
 		if (w->p[w->i + 5] < 1 || w->p[w->i + 5] > 8 || *len == 6)
 			return refuse(w, "a bitstring's last byte of other "
 					 "than 1 to 8 bits");
@@ -172,13 +166,13 @@ static bool leaf_len(struct walk *w, uint8_t tag, uint64_t *len)
 	case ACT__ET_LARGE_BIG:
 		if (!have(w, 5))
 			return false;
-		*len = 6 + (uint64_t)be32(w->p + w->i + 1);
+		*len = 6 + (uint64_t)act__term_be32(w->p + w->i + 1);
 		return true;
 	case ACT__ET_NEW_FUN:
 		/* passed through whole: its size counts its own 4 bytes */
 		if (!have(w, 5))
 			return false;
-		*len = 1 + (uint64_t)be32(w->p + w->i + 1);
+		*len = 1 + (uint64_t)act__term_be32(w->p + w->i + 1);
 		if (*len < 5)
 			return refuse(w, "a fun shorter than its own size");
 		return true;
@@ -206,7 +200,7 @@ static bool compound_len(struct walk *w, uint8_t tag, uint64_t *len,
 	}
 	if (!have(w, 5))
 		return false;
-	*kids = be32(w->p + w->i + 1);
+	*kids = act__term_be32(w->p + w->i + 1);
 	*len = 5;
 	if (tag == ACT__ET_LIST)
 		*kids += 1; /* and its tail */

@@ -63,6 +63,13 @@ enum {
 	ACT__ET_LOCAL = 121,
 };
 
+/* The big-endian 32-bit word at p, as the format writes its lengths. */
+static inline uint32_t act__term_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
 /* What a refused term was refused for: its reason and offset. */
 struct act__term_err {
 	const char *why;
