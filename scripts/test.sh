@@ -99,11 +99,17 @@ phase distcheck
 # failure prints ACTORS_SEED=N and the command that reruns it exactly.
 # The reproducers of tests/regress/ run there too: they are short, and
 # one (c87300e's) only a systematic build can show
-dtests=$(tests_but release '^tests/(anycount|fallback|inline)\.sh$') ||
-	exit 1
+dtests=$(tests_but release \
+	'^(tests/(anycount|fallback|inline)|model/check)\.sh$') || exit 1
 dtests=$(echo "$dtests" | tr ' ' '\n' |
 	grep -E '\.sh$|/replay_|^tests/regress/' | tr '\n' ' ')
+# Nor does it build those Check programs (check_PROGRAMS less test_* and
+# the ABI ones, nor the libraries only they link), nor run the checks of the
+# sources alone or the spin models, which release ran on the same files
+dprogs=$(cd build/release && make -s print-check-programs | tail -n 1 |
+	tr ' ' '\n' | grep -vE '^tests/(test_|abi/)' | tr '\n' ' ')
 if (cd build/release && make -j"$(nproc)" distcheck TESTS="$dtests" \
+	check_PROGRAMS="$dprogs" check_LTLIBRARIES= SOURCE_CHECKS=off \
 	DISTCHECK_CONFIGURE_FLAGS="--enable-werror --enable-systematic" \
 	SYSTEMATIC_SEEDS=200 >distcheck.log 2>&1); then
 	extra="$extra distcheck:pass"
@@ -139,8 +145,9 @@ scripts/build.sh tsan --enable-sanitizer=thread CC=clang \
 # and the reactor on one thread, the fewest threads to race; and the
 # programs of one thread, which TSan has nothing to look at in: the kv
 # example's data structures and parser, the distribution's codecs (ASan
-# runs them all).
-ttests=$(tests_but tsan '^tests/(inline\.sh|test_resp|test_kv(db|set|zset|stream)|test_dist_(term|codec|ctrl|wire))$') ||
+# runs them all). The spin models (model/check.sh) run in release
+# alone: no build changes them.
+ttests=$(tests_but tsan '^(tests/(inline\.sh|test_resp|test_kv(db|set|zset|stream)|test_dist_(term|codec|ctrl|wire))|model/check\.sh)$') ||
 	exit 1
 (cd build/tsan && CK_TIMEOUT_MULTIPLIER=4 ANYCOUNT_TOPOLOGY=off \
 	SOURCE_CHECKS=off make -j"$(nproc)" check TESTS="$ttests") || rc=1
@@ -165,7 +172,8 @@ phase asan
 # release the second).
 scripts/build.sh asan --enable-sanitizer=address --enable-debug \
 	--enable-fuzz CC=clang --enable-werror || exit 1
-atests=$(tests_but asan '^tests/(inline|fallback)\.sh$') || exit 1
+atests=$(tests_but asan '^(tests/(inline|fallback)|model/check)\.sh$') ||
+	exit 1
 (cd build/asan && UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	CK_TIMEOUT_MULTIPLIER=3 ANYCOUNT_TOPOLOGY=off SOURCE_CHECKS=off \
 	make -j"$(nproc)" check TESTS="$atests") || rc=1
