@@ -62,6 +62,10 @@ ACT_API int act_pid_format(act_pid pid, char *buf, size_t len);
 #define ACT_TAG_RESERVED 0xffffff00u
 #define ACT_TAG_EXIT 0xfffffffeu
 #define ACT_TAG_DOWN 0xfffffffdu
+/* A message from another node that is not {Tag, Binary}: its bytes are
+ * the term in Erlang's external format, version byte (131) first
+ * (act_send_term(3)). */
+#define ACT_TAG_TERM 0xfffffffcu
 
 /* Exit reasons. Any other value is a user reason (abnormal). */
 #define ACT_EXIT_NORMAL ((intptr_t)0)
@@ -70,6 +74,8 @@ ACT_API int act_pid_format(act_pid pid, char *buf, size_t len);
 #define ACT_EXIT_NOPROC ((intptr_t)-3) /* linked or monitored a dead pid */
 #define ACT_EXIT_SHUTDOWN ((intptr_t)-4)
 #define ACT_EXIT_MAILBOX ((intptr_t)-5) /* its mailbox passed its limit */
+/* a process of another node: that node went down, or the connection */
+#define ACT_EXIT_NOCONNECTION ((intptr_t)-6)
 
 /*
  * The payload of an ACT_TAG_EXIT or ACT_TAG_DOWN message (msg->len is
@@ -323,6 +329,31 @@ ACT_API int act_io_fsync_timeout(int fd, unsigned flags, int64_t timeout_ns);
  */
 ACT_API int act_io_register(int fd);
 ACT_API int act_io_unregister(int fd);
+
+/*
+ * Distribution (act_dist_start(3), doc/distribution.md): this runtime as
+ * a hidden node of an Erlang cluster, found through epmd. Remote pids are
+ * act_pids: act_send to one arrives in Erlang as {Tag, Binary}. Inside a
+ * process, but act_dist_node: any thread.
+ */
+struct act_dist_opts {
+	uint16_t port;	      /* where to listen; 0: a free port */
+	uint16_t epmd_port;   /* 0: ERL_EPMD_PORT, else 4369 */
+	uint32_t ticktime_ms; /* net_ticktime; 0: 60000, as Erlang's */
+	uint32_t setup_ms;    /* a connection's setup at most; 0: 7000 */
+	uint32_t rsvd[5];     /* zero */
+};
+ACT_API int act_dist_start(const char *name, const char *cookie,
+			   const struct act_dist_opts *opts);
+ACT_API int act_dist_connect(const char *node);
+ACT_API int act_dist_node(char *buf, size_t len);
+ACT_API int act_send_name(const char *node, const char *name, uint32_t tag,
+			  const void *data, size_t len);
+ACT_API int act_send_term(act_pid to, const void *term, size_t len);
+/* pid as a term (version byte first), for terms that carry it: its
+ * length, -ERANGE when len is too small (ACT_PID_TERM_MAX is enough) */
+#define ACT_PID_TERM_MAX 280
+ACT_API ssize_t act_pid_term(act_pid pid, void *buf, size_t len);
 
 /*
  * Blocking work (act_blocking(3)): fn(arg) runs on a thread of the

@@ -24,68 +24,10 @@
 set -u
 src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
 . "$src/tests/lib.sh"
-for t in erl epmd; do
-	if ! command -v "$t" >/dev/null; then
-		echo "dist-erl.sh: no $t (erlang-base): skipped"
-		exit 77
-	fi
-done
-host=$(hostname -s 2>/dev/null)
-if [ -z "$host" ] || ! getent hosts "$host" >/dev/null; then
-	echo "dist-erl.sh: the short host name '$host' does not resolve" \
-		"(erl -sname needs it): skipped"
-	exit 77
-fi
+me=dist-erl.sh
+. "$src/tests/distlib.sh"
 driver=$(pwd)/tests/dist_wire_peer
 cookie=dw$$
-pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-
-# wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines (1 unless
-# said) matching PATTERN; 1 after the failure limit
-wait_for() {
-	i=0
-	while :; do
-		n=$(grep -c -- "$2" "$1" 2>/dev/null)
-		[ "${n:-0}" -lt "${3:-1}" ] || return 0
-		i=$((i + 1))
-		[ "$i" -le 1200 ] || return 1
-		sleep 0.1
-	done
-}
-
-# the epmd of this test, on a port nothing else has: $port, $epmd_pid
-start_epmd() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		port=$(($(od -An -N2 -tu2 /dev/urandom) % 20000 + 30000))
-		epmd -port "$port" >"$tmp/epmd.log" 2>&1 &
-		epmd_pid=$!
-		i=0
-		# up once it answers; gone if the port was taken
-		while kill -0 "$epmd_pid" 2>/dev/null && [ "$i" -le 1200 ]; do
-			if epmd -port "$port" -names >/dev/null 2>&1 &&
-				kill -0 "$epmd_pid" 2>/dev/null; then
-				pids="$pids $epmd_pid"
-				return 0
-			fi
-			i=$((i + 1))
-			sleep 0.1
-		done
-		kill "$epmd_pid" 2>/dev/null
-		wait "$epmd_pid" 2>/dev/null
-	done
-	return 1
-}
-
-# erl_node NAME COOKIE EVAL [ERL ARGS]: a node of this test's epmd (the
-# shell's process becomes timeout's, so that $! of one run with & is a
-# pid whose TERM reaches the node)
-erl_node() {
-	n=$1 c=$2 e=$3
-	shift 3
-	ERL_EPMD_PORT=$port exec timeout 300 erl -sname "$n" -setcookie "$c" \
-		-start_epmd false -noshell "$@" -eval "$e"
-}
 
 if ! start_epmd; then
 	bad "no epmd would start: $(cat "$tmp/epmd.log")"

@@ -74,7 +74,8 @@ send_slab(struct act__rt *rt, struct act__worker *w, act_pid to)
 }
 
 /* from: the sender named when the caller is not a process, or always
- * (sys: an EXIT or DOWN, past any limit, charging nothing). ref: the
+ * (as: a distribution connection delivering a remote process's message,
+ * lib/dist; sys: an EXIT or DOWN, past any limit, charging nothing). ref: the
  * message's (act_call's request, or with `reply` its reply: addressed
  * to the caller's reply name, mailbox.h, past any limit and any
  * backpressure, as the caller waits for nothing else); 0 for the rest,
@@ -83,8 +84,8 @@ send_slab(struct act__rt *rt, struct act__worker *w, act_pid to)
  * other send, which the compiler then leaves out. */
 static act__always_inline int
 send_env(struct act__rt *rt, struct act__worker *w, act_pid to, uint32_t tag,
-	 const void *data, size_t len, act_pid from, bool sys, uint64_t ref,
-	 bool reply, const void *hdr, size_t hdr_len)
+	 const void *data, size_t len, act_pid from, bool as, bool sys,
+	 uint64_t ref, bool reply, const void *hdr, size_t hdr_len)
 {
 	struct act__proc *p, *self;
 	struct act__envelope *e;
@@ -128,7 +129,7 @@ send_env(struct act__rt *rt, struct act__worker *w, act_pid to, uint32_t tag,
 	atomic_store_explicit(&e->state, ACT_ENV_SENT, memory_order_relaxed);
 	e->msg.tag = tag;
 	e->msg.rsvd = 0;
-	e->msg.from = self ? self->pid : from;
+	e->msg.from = self && !as ? self->pid : from;
 	e->msg.len = len;
 	e->msg.data = len ? (char *)e + ACT_ENV_HDR : NULL;
 	e->msg.ref = ref;
@@ -170,7 +171,7 @@ int act__message_send(struct act__rt *rt, act_pid to, uint32_t tag,
 		      const void *data, size_t len, act_pid from)
 {
 	int rc = send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
-			  false, 0, false, NULL, 0);
+			  false, false, 0, false, NULL, 0);
 
 	/* a timer's message to a remote pid (act_send's rule) */
 	if (act__unlikely(rc == -ESRCH) && (to.id >> 63))
@@ -178,11 +179,18 @@ int act__message_send(struct act__rt *rt, act_pid to, uint32_t tag,
 	return rc;
 }
 
+int act__message_send_as(struct act__rt *rt, act_pid to, uint32_t tag,
+			 const void *data, size_t len, act_pid from)
+{
+	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
+			true, false, 0, false, NULL, 0);
+}
+
 int act__message_send_sys(struct act__rt *rt, act_pid to, uint32_t tag,
 			  const void *data, size_t len, act_pid from)
 {
 	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
-			true, 0, false, NULL, 0);
+			false, true, 0, false, NULL, 0);
 }
 
 int act__message_send_ref(struct act__rt *rt, act_pid to, uint32_t tag,
@@ -190,7 +198,7 @@ int act__message_send_ref(struct act__rt *rt, act_pid to, uint32_t tag,
 			  bool reply)
 {
 	return send_env(rt, act__tls_worker_self(), to, tag, data, len,
-			ACT_PID_NONE, false, ref, reply, NULL, 0);
+			ACT_PID_NONE, false, false, ref, reply, NULL, 0);
 }
 
 int act__message_send_hdr(struct act__rt *rt, act_pid to, uint32_t tag,
@@ -200,7 +208,7 @@ int act__message_send_hdr(struct act__rt *rt, act_pid to, uint32_t tag,
 	if (hdr_len > ACT_SLAB_HDR_ROOM || !hdr_len)
 		return -EINVAL;
 	return send_env(rt, act__tls_worker_self(), to, tag, data, len, from,
-			false, 0, false, hdr, hdr_len);
+			false, false, 0, false, hdr, hdr_len);
 }
 
 int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
@@ -219,8 +227,8 @@ int act_send(act_pid to, uint32_t tag, const void *data, size_t len)
 	if (tag >= ACT_TAG_RESERVED || (len && !data))
 		rc = -EINVAL;
 	else
-		rc = send_env(rt, w, to, tag, data, len, ACT_PID_NONE, false, 0,
-			      false, NULL, 0);
+		rc = send_env(rt, w, to, tag, data, len, ACT_PID_NONE, false,
+			      false, 0, false, NULL, 0);
 	if (act__unlikely(rc < 0) && rc == -ESRCH && (to.id >> 63))
 		/* a remote pid (lib/dist/peers.h): to its node's connection;
 		 * off the local send's path, which it costs nothing */

@@ -19,6 +19,11 @@ struct act__rt;
  * caller is not a process (the reactor sends timers' messages). */
 int act__message_send(struct act__rt *rt, act_pid to, uint32_t tag,
 		      const void *data, size_t len, act_pid from);
+/* message.c: as act__message_send from a process, but from `from` (a
+ * remote process: lib/dist's connection delivering its message), with
+ * the caller muted by the receiver's backlog as any sender. */
+int act__message_send_as(struct act__rt *rt, act_pid to, uint32_t tag,
+			 const void *data, size_t len, act_pid from);
 /* message.c: an EXIT or DOWN (links.c), from `from`: past any mailbox
  * limit and backpressure, no reduction charged; any thread or worker. */
 int act__message_send_sys(struct act__rt *rt, act_pid to, uint32_t tag,

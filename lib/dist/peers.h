@@ -82,8 +82,16 @@ struct act__rpid {
 };
 
 struct act__peer {
-	/* its connection process's pid (lib/dist/route.c), 0: none */
+	/* its connection process's pid (lib/dist/route.c), 0: none; set
+	 * when a connection is tried, cleared when that process exits */
 	_Atomic uint64_t proxy;
+	_Atomic uint32_t up; /* 1: the handshake is done (lib/dist/conn.c) */
+	_Atomic int32_t fd1; /* its socket + 1, 0: none; what the runtime's
+			      * stop closes (route.c) */
+	/* traffic (ACTORS_STATS, act_dump): frames, their bytes, ticks
+	 * missed (a silent peer declared down) */
+	_Atomic uint64_t msgs_in, msgs_out, bytes_in, bytes_out;
+	_Atomic uint32_t tick_misses;
 	uint32_t num; /* 1..ACT__DIST_NODES_MAX */
 	uint8_t name_len;
 	char name[ACT__DIST_NAME_MAX + 1];

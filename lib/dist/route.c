@@ -6,8 +6,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "config.h" /* ACT_HAVE_EI */
 #include "route.h"
+#if ACT_HAVE_EI
+#include "conn.h"
+#endif
 #include "actor/message.h"
 #include "sched/rt.h"
 
@@ -31,6 +36,8 @@ int act__route_start(struct act__rt *rt, const char *name, uint32_t creation)
 	}
 	memcpy(d->name, name, len + 1);
 	d->creation = creation;
+	d->listen_fd = -1;
+	d->epmd_fd = -1;
 	/* release: d's fields before rt->dist can be read; pairs with the
 	 * acquire load in act__route_dist */
 	atomic_store_explicit(&rt->dist, d, memory_order_release);
@@ -40,10 +47,34 @@ int act__route_start(struct act__rt *rt, const char *name, uint32_t creation)
 void act__route_stop(struct act__rt *rt)
 {
 	struct act__dist *d = act__route_dist(rt);
+	uint32_t i;
 
 	if (!d)
 		return;
 	atomic_store_explicit(&rt->dist, NULL, memory_order_relaxed);
+	/* every thread has stopped and every process is discarded: the
+	 * sockets they held are closed here, which a peer sees as this
+	 * node going down (noconnection there) */
+	for (i = 1; i <= d->peers.n; i++) {
+		struct act__peer *nd = act__peers_at(&d->peers, i);
+		int32_t fd1 = nd ? atomic_load_explicit(&nd->fd1,
+							memory_order_relaxed) :
+				   0;
+
+		if (fd1 > 0)
+			close(fd1 - 1);
+	}
+	for (i = 0; i < ACT__DIST_PENDING_MAX; i++) {
+		int32_t fd1 = atomic_load_explicit(&d->pending[i],
+						   memory_order_relaxed);
+
+		if (fd1 > 0)
+			close(fd1 - 1);
+	}
+	if (d->listen_fd >= 0)
+		close(d->listen_fd);
+	if (d->epmd_fd >= 0)
+		close(d->epmd_fd);
 	act__peers_fini(&d->peers);
 	free(d);
 }
@@ -78,8 +109,18 @@ int act__route_send(struct act__rt *rt, act_pid to, uint32_t tag,
 		return -ESRCH;
 	/* acquire: pairs with the release store in act__route_set_proxy */
 	proxy.id = atomic_load_explicit(&nd->proxy, memory_order_acquire);
-	if (!proxy.id)
+	if (!proxy.id) {
+#if ACT_HAVE_EI
+		/* the first send to the node connects it: the send waits
+		 * in the new connection's mailbox */
+		int rc = act__conn_proxy(d, nd, &proxy);
+
+		if (rc < 0)
+			return rc;
+#else
 		return -ENOTCONN;
+#endif
+	}
 	memset(&h, 0, sizeof(h));
 	h.to = to;
 	h.tag = tag;

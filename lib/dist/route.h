@@ -26,11 +26,26 @@ struct act__route_fwd {
 	uint32_t rsvd;
 };
 
+/* Handshakes under way at once, at most: the listener closes a socket
+ * past them (lib/dist/conn.c), a bound on what connecting costs us. */
+#define ACT__DIST_PENDING_MAX 64
+
 /* The runtime's distribution: rt->dist once started. */
 struct act__dist {
 	struct act__peers peers;
 	char name[ACT__DIST_NAME_MAX + 1]; /* this node: alive@host */
 	uint32_t creation;
+	/* set by act_dist_start before the first connection process
+	 * (lib/dist/node.c); read only after */
+	char cookie[256];
+	int64_t tick_ns;  /* net_ticktime: a peer silent this long is down */
+	int64_t setup_ns; /* a connection's handshake, at most */
+	uint16_t port;	  /* ours, listening */
+	uint16_t epmd_port;
+	int listen_fd; /* -1: none; closed by act__route_stop */
+	int epmd_fd;   /* the registration, open while we live; -1: none */
+	/* sockets in a handshake (fd + 1, 0: free), for the stop to close */
+	_Atomic int32_t pending[ACT__DIST_PENDING_MAX];
 };
 
 /* rt's distribution made (this node named name, of creation) and

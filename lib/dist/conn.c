@@ -1,0 +1,1077 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * conn.c - a node's connection processes (conn.h): the proxy, the
+ * dialer, the acceptor, the reader, and the listener and epmd ones.
+ *
+ * Every socket is driven with act_io_* on the reactor: a process waiting
+ * on one holds no thread. Every failure is a line on standard error
+ * ("actors: dist: ...") naming the node and the reason, and the socket
+ * closed; the other nodes' connections go on.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conn.h"
+#include "codec.h"
+#include "ctrl.h"
+#include "epmd.h"
+#include "flags.h"
+#include "handshake.h"
+#include "term.h"
+#include "actor/message.h"
+#include "sched/rt.h"
+
+/* ---- small things ------------------------------------------------------- */
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct act__dist *dist(void)
+{
+	return act__route_dist(act__rt_current);
+}
+
+/* A pending-handshake slot for fd (the stop closes what is there):
+ * its index, or -1 when ACT__DIST_PENDING_MAX are under way. */
+static int pending_claim(struct act__dist *d, int fd)
+{
+	int i;
+
+	for (i = 0; i < ACT__DIST_PENDING_MAX; i++) {
+		int32_t z = 0;
+
+		/* relaxed: the slot is only read by the stop, after every
+		 * thread has been joined */
+		if (atomic_compare_exchange_strong_explicit(
+			    &d->pending[i], &z, fd + 1, memory_order_relaxed,
+			    memory_order_relaxed))
+			return i;
+	}
+	return -1;
+}
+
+static void pending_release(struct act__dist *d, int slot)
+{
+	if (slot >= 0)
+		atomic_store_explicit(&d->pending[slot], 0,
+				      memory_order_relaxed);
+}
+
+/* Send all of p[0..n) within timeout_ns: 0 or a negative errno. */
+static int send_all(int fd, const void *p, size_t n, int64_t timeout_ns)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t k =
+			act_io_send_timeout(fd, c, n, MSG_NOSIGNAL, timeout_ns);
+
+		if (k < 0)
+			return (int)k;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static void tcp_nodelay(int fd)
+{
+	int one = 1;
+
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* ---- the handshake over a socket ---------------------------------------- */
+
+/* The acceptor's answer to the peer's name (the caller's choice). */
+typedef enum act__handshake_status (*hs_answer)(struct act__handshake *h,
+						void *ctx);
+
+/*
+ * Runs h over fd until DONE or FAILED, or until deadline: 0 when DONE,
+ * with the bytes read past the handshake in left[0..*left_len); else a
+ * negative errno, h->why the reason when the handshake failed.
+ */
+static int hs_run(struct act__handshake *h, int fd, int64_t deadline,
+		  hs_answer answer, void *ctx, uint8_t *left, size_t *left_len,
+		  size_t left_cap)
+{
+	uint8_t in[2048];
+	size_t have = 0, off = 0;
+	int st = h->state;
+
+	*left_len = 0;
+	for (;;) {
+		const uint8_t *out;
+		size_t olen, used;
+		int64_t wait = deadline - now_ns();
+		int rc;
+
+		act__handshake_output(h, &out, &olen);
+		if (olen) {
+			rc = send_all(fd, out, olen, wait > 0 ? wait : 1);
+			if (rc < 0)
+				return rc;
+			act__handshake_sent(h, olen);
+			continue;
+		}
+		if (st == ACT__HANDSHAKE_DONE) {
+			size_t n = have - off;
+
+			if (n > left_cap)
+				return -EMSGSIZE;
+			memcpy(left, in + off, n);
+			*left_len = n;
+			return 0;
+		}
+		if (st == ACT__HANDSHAKE_FAILED || st < 0)
+			return h->err ? h->err : -EPROTO;
+		if (st == ACT__HANDSHAKE_NAME) {
+			st = act__handshake_accept(h, answer(h, ctx));
+			continue;
+		}
+		if (off < have) {
+			st = act__handshake_feed(h, in + off, have - off,
+						 &used);
+			off += used;
+			continue;
+		}
+		if (wait <= 0) {
+			h->why = "the handshake took longer than its limit";
+			return -ETIMEDOUT;
+		}
+		have = off = 0;
+		{
+			ssize_t k = act_io_recv_timeout(fd, in, sizeof(in), 0,
+							wait);
+
+			if (k == 0) {
+				st = act__handshake_eof(h);
+				continue;
+			}
+			if (k < 0) {
+				h->why = k == -ETIMEDOUT ?
+						 "the handshake took longer "
+						 "than its limit" :
+						 "the socket failed";
+				return (int)k;
+			}
+			have = (size_t)k;
+		}
+	}
+}
+
+/* ---- the hand-over of a socket to the proxy ----------------------------- */
+
+struct act__conn_up {
+	int fd;
+	uint32_t left_len;
+	uint64_t peer_flags;
+};
+
+/* fd (with left[0..n) read past the handshake) to proxy: 0, or the
+ * send's error (then fd is still the caller's). */
+static int hand_over(act_pid proxy, int fd, uint64_t flags, const uint8_t *left,
+		     size_t n)
+{
+	struct act__conn_up up = { .fd = fd,
+				   .left_len = (uint32_t)n,
+				   .peer_flags = flags };
+	char buf[sizeof(up) + 2048];
+
+	memcpy(buf, &up, sizeof(up));
+	memcpy(buf + sizeof(up), left, n);
+	return act__message_send(act__rt_current, proxy, ACT__TAG_DIST_UP, buf,
+				 sizeof(up) + n, ACT_PID_NONE);
+}
+
+/* ---- the dialer ---------------------------------------------------------- */
+
+struct dial_arg {
+	act_pid proxy;
+	uint32_t node;
+	int fd; /* the socket in use, -1: none; closed at exit */
+	int slot;
+};
+
+static void dial_gone(void *arg)
+{
+	struct dial_arg *a = arg;
+
+	if (a->fd >= 0)
+		close(a->fd);
+	pending_release(dist(), a->slot);
+	free(a);
+}
+
+struct resolve {
+	const char *host;
+	struct in_addr addr;
+	int rc;
+};
+
+static void resolve_fn(void *arg)
+{
+	struct resolve *r = arg;
+	struct addrinfo hints, *res = NULL;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	r->rc = getaddrinfo(r->host, NULL, &hints, &res);
+	if (r->rc == 0 && res) {
+		r->addr = ((struct sockaddr_in *)res->ai_addr)->sin_addr;
+		freeaddrinfo(res);
+	} else if (r->rc == 0) {
+		r->rc = EAI_NONAME;
+	}
+}
+
+/* host's IPv4 address: a literal at once, a name through act_blocking
+ * (getaddrinfo blocks). 0 or -EHOSTUNREACH. */
+static int resolve_host(const char *host, struct in_addr *out)
+{
+	struct resolve r = { .host = host };
+
+	if (inet_pton(AF_INET, host, out) == 1)
+		return 0;
+	if (act_blocking(resolve_fn, &r) < 0 || r.rc != 0)
+		return -EHOSTUNREACH;
+	*out = r.addr;
+	return 0;
+}
+
+/* a connected socket to addr:port within deadline, in a->fd */
+static int dial_tcp(struct dial_arg *a, struct in_addr addr, uint16_t port,
+		    int64_t deadline)
+{
+	struct sockaddr_in sa;
+	int64_t wait = deadline - now_ns();
+
+	a->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (a->fd < 0)
+		return -errno;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons(port);
+	sa.sin_addr = addr;
+	return act_io_connect_timeout(a->fd, (struct sockaddr *)&sa, sizeof(sa),
+				      wait > 0 ? wait : 1);
+}
+
+/* node's port from epmd on addr: 0 with *port, or a negative errno and
+ * *why */
+static int epmd_port_of(struct dial_arg *a, struct act__dist *d,
+			const char *alive, struct in_addr addr,
+			int64_t deadline, uint16_t *port, const char **why)
+{
+	uint8_t req[300], rep[600];
+	struct act__epmd_node node;
+	size_t have = 0;
+	int rc, n = act__epmd_port_please2_req(req, sizeof(req), alive);
+
+	*why = "epmd";
+	if (n < 0)
+		return n;
+	rc = dial_tcp(a, addr, d->epmd_port, deadline);
+	if (rc < 0) {
+		*why = "no epmd answers on that host (is it running?)";
+		return rc;
+	}
+	rc = send_all(a->fd, req, (size_t)n, deadline - now_ns());
+	while (rc == 0) {
+		ssize_t k;
+
+		rc = act__epmd_port2_resp(rep, have, &node, why);
+		if (rc != 0)
+			break;
+		if (have == sizeof(rep)) {
+			rc = -EMSGSIZE;
+			break;
+		}
+		k = act_io_recv_timeout(a->fd, rep + have, sizeof(rep) - have,
+					0, deadline - now_ns());
+		if (k <= 0) {
+			rc = k == 0 ? -ECONNRESET : (int)k;
+			*why = "epmd closed before its answer";
+			if (have == 2 && rep[0] == ACT__EPMD_PORT2_RESP)
+				rc = act__epmd_port2_resp(rep, have, &node,
+							  why);
+			break;
+		}
+		have += (size_t)k;
+	}
+	close(a->fd);
+	a->fd = -1;
+	if (rc < 0)
+		return rc;
+	*port = node.port;
+	return 0;
+}
+
+static void dial_main(void *arg)
+{
+	struct dial_arg *a = arg;
+	struct act__dist *d = dist();
+	struct act__peer *nd = act__peers_at(&d->peers, a->node);
+	int64_t deadline = now_ns() + d->setup_ns;
+	char alive[ACT__DIST_NAME_MAX + 1];
+	const char *host, *why = NULL;
+	struct act__handshake *h = NULL;
+	struct in_addr addr;
+	uint8_t left[2048];
+	size_t left_len = 0;
+	uint32_t challenge;
+	uint16_t port = 0;
+	char *at;
+	int rc;
+
+	act_on_exit(dial_gone, a);
+	memcpy(alive, nd->name, nd->name_len);
+	alive[nd->name_len] = 0;
+	at = strchr(alive, '@');
+	*at = 0;
+	host = at + 1;
+	rc = resolve_host(host, &addr);
+	if (rc < 0) {
+		why = "its host name does not resolve";
+		goto fail;
+	}
+	rc = epmd_port_of(a, d, alive, addr, deadline, &port, &why);
+	if (rc < 0)
+		goto fail;
+	rc = dial_tcp(a, addr, port, deadline);
+	if (rc < 0) {
+		why = "no answer on the port epmd gave";
+		goto fail;
+	}
+	tcp_nodelay(a->fd);
+	a->slot = pending_claim(d, a->fd);
+	h = malloc(sizeof(*h));
+	if (!h || getrandom(&challenge, sizeof(challenge), 0) < 0) {
+		rc = -ENOMEM;
+		why = "no memory for the handshake";
+		goto fail;
+	}
+	act__handshake_init(h, ACT__HANDSHAKE_INITIATOR, d->name, d->cookie,
+			    ACT__DFLAGS_OURS, d->creation, challenge);
+	act__handshake_expect(h, nd->name);
+	rc = hs_run(h, a->fd, deadline, NULL, NULL, left, &left_len,
+		    sizeof(left));
+	if (rc < 0) {
+		why = h->why ? h->why : "the handshake failed";
+		goto fail;
+	}
+	if (hand_over(a->proxy, a->fd, h->peer_flags, left, left_len) == 0)
+		a->fd = -1; /* the proxy's now */
+	free(h);
+	return;
+fail:
+	fprintf(stderr, "actors: dist: cannot connect to %s: %s (%s)\n",
+		nd->name, why ? why : "failed", strerror(-rc));
+	free(h);
+	act_exit(-rc);
+}
+
+/* ---- the proxy ----------------------------------------------------------- */
+
+struct proxy {
+	struct act__dist *d;
+	struct act__peer *nd;
+	act_pid self, reader, dialer;
+	struct act__codec_self me;
+	int fd;
+	ei_x_buff b;
+	int64_t last_send;
+};
+
+static void proxy_gone(void *arg)
+{
+	struct proxy *p = arg;
+	uint64_t me = p->self.id;
+
+	atomic_store_explicit(&p->nd->up, 0, memory_order_relaxed);
+	atomic_store_explicit(&p->nd->fd1, 0, memory_order_relaxed);
+	/* release: pairs with the acquire loads in act__conn_proxy and
+	 * act__route_send: a new try sees this one gone */
+	atomic_compare_exchange_strong_explicit(&p->nd->proxy, &me, 0,
+						memory_order_release,
+						memory_order_relaxed);
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->b.buff)
+		ei_x_free(&p->b);
+	free(p);
+}
+
+static bool match_setup(const struct act_msg *m, void *ctx)
+{
+	(void)ctx;
+	return m->tag == ACT__TAG_DIST_UP || m->tag == ACT_TAG_EXIT ||
+	       m->tag == ACT__TAG_DIST_GO;
+}
+
+struct reader_arg {
+	int fd;
+	uint32_t node;
+	size_t left_len;
+	uint8_t left[];
+};
+
+static void reader_main(void *arg);
+
+/* the frame in p->b out: 0, or the socket's error */
+static int proxy_flush(struct proxy *p)
+{
+	int rc;
+
+	act__ctrl_end(&p->b);
+	rc = send_all(p->fd, p->b.buff, (size_t)p->b.index, p->d->tick_ns);
+	if (rc == 0) {
+		atomic_fetch_add_explicit(&p->nd->msgs_out, 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->nd->bytes_out,
+					  (uint64_t)p->b.index,
+					  memory_order_relaxed);
+	}
+	p->last_send = now_ns();
+	/* a 64 MiB message leaves no 64 MiB buffer behind */
+	if (p->b.buffsz > (1 << 20)) {
+		ei_x_free(&p->b);
+		ei_x_new(&p->b);
+	}
+	return rc;
+}
+
+/* A forward or a name send, as a frame: 0, 1 when it is dropped (a pid
+ * of no entry, a term refused: the sender was told at its send), or the
+ * socket's error. */
+static int proxy_send(struct proxy *p, struct act_msg *m)
+{
+	act_pid from = m->from.id ? m->from : p->self;
+	const char *body;
+	size_t blen;
+	uint32_t tag;
+	int rc;
+
+	act__ctrl_begin(&p->b);
+	if (m->tag == ACT__TAG_DIST_SEND) {
+		struct act__route_fwd f;
+
+		memcpy(&f, m->data, sizeof(f));
+		rc = act__ctrl_encode(&p->b, &p->d->peers, &p->me,
+				      ACT__CTRL_SEND_SENDER, from, f.to, 0);
+		tag = f.tag;
+		body = (const char *)m->data + sizeof(f);
+		blen = m->len - sizeof(f);
+	} else {
+		struct act__route_name rn;
+		char name[ACT_NAME_MAX + 1];
+
+		memcpy(&rn, m->data, sizeof(rn));
+		memcpy(name, (const char *)m->data + sizeof(rn), rn.name_len);
+		name[rn.name_len] = 0;
+		rc = act__ctrl_encode_reg_send(&p->b, &p->d->peers, &p->me,
+					       from, name);
+		tag = rn.tag;
+		body = (const char *)m->data + sizeof(rn) + rn.name_len;
+		blen = m->len - sizeof(rn) - rn.name_len;
+	}
+	if (rc < 0)
+		return 1;
+	if (tag == ACT_TAG_TERM)
+		rc = ei_x_append_buf(&p->b, body, (int)blen) ? -ENOMEM : 0;
+	else
+		rc = act__codec_user_encode(&p->b, tag, body, blen);
+	if (rc < 0)
+		return 1;
+	return proxy_flush(p);
+}
+
+static const char tick[4];
+
+/* Up: forwards out as frames, a tick when idle, until the reader or the
+ * socket ends it. Returns the exit reason. */
+static intptr_t proxy_serve(struct proxy *p)
+{
+	int64_t quarter = p->d->tick_ns / 4;
+
+	p->last_send = now_ns();
+	for (;;) {
+		int64_t wait = p->last_send + quarter - now_ns();
+		struct act_msg *m = wait > 0 ? act_receive(wait) : NULL;
+		int rc = 0;
+
+		if (!m) {
+			if (now_ns() - p->last_send >= quarter) {
+				rc = send_all(p->fd, tick, sizeof(tick),
+					      p->d->tick_ns);
+				p->last_send = now_ns();
+			}
+		} else if (m->tag == ACT__TAG_DIST_SEND ||
+			   m->tag == ACT__TAG_DIST_NAME) {
+			rc = proxy_send(p, m);
+			rc = rc > 0 ? 0 : rc;
+		} else if (m->tag == ACT__TAG_DIST_UP) {
+			struct act__conn_up up;
+
+			/* a second socket (both tries finished): ours
+			 * serves, this one closes */
+			memcpy(&up, m->data, sizeof(up));
+			close(up.fd);
+		} else if (m->tag == ACT_TAG_EXIT) {
+			struct act_exit_info x;
+
+			memcpy(&x, m->data, sizeof(x));
+			if (x.who.id == p->reader.id) {
+				act_msg_free(m);
+				return ACT_EXIT_NOCONNECTION;
+			}
+		}
+		if (m)
+			act_msg_free(m);
+		if (rc < 0) {
+			fprintf(stderr,
+				"actors: dist: node %s down: sending failed "
+				"(%s)\n",
+				p->nd->name, strerror(-rc));
+			return ACT_EXIT_NOCONNECTION;
+		}
+	}
+}
+
+/* Waits for the socket (the dialer's or an acceptor's): 0, or the exit
+ * reason. */
+static intptr_t proxy_setup(struct proxy *p, struct reader_arg **ra)
+{
+	int64_t deadline = now_ns() + p->d->setup_ns + p->d->setup_ns / 2;
+
+	for (;;) {
+		int64_t wait = deadline - now_ns();
+		struct act_msg *m =
+			wait > 0 ? act_receive_match(match_setup, NULL, wait) :
+				   NULL;
+		struct act__conn_up up;
+
+		if (!m) {
+			fprintf(stderr,
+				"actors: dist: cannot connect to %s: no "
+				"connection within the setup time\n",
+				p->nd->name);
+			return ETIMEDOUT;
+		}
+		if (m->tag == ACT_TAG_EXIT) {
+			struct act_exit_info x;
+
+			memcpy(&x, m->data, sizeof(x));
+			act_msg_free(m);
+			if (x.who.id == p->dialer.id &&
+			    x.reason != ACT_EXIT_NORMAL) {
+				p->dialer = ACT_PID_NONE;
+				return x.reason;
+			}
+			continue;
+		}
+		if (m->tag != ACT__TAG_DIST_UP) {
+			act_msg_free(m);
+			continue;
+		}
+		memcpy(&up, m->data, sizeof(up));
+		*ra = malloc(sizeof(**ra) + up.left_len);
+		if (!*ra) {
+			close(up.fd);
+			act_msg_free(m);
+			return ENOMEM;
+		}
+		(*ra)->fd = up.fd;
+		(*ra)->node = p->nd->num;
+		(*ra)->left_len = up.left_len;
+		memcpy((*ra)->left, (char *)m->data + sizeof(up), up.left_len);
+		act_msg_free(m);
+		p->fd = up.fd;
+		/* relaxed: read by the stop only, after every join */
+		atomic_store_explicit(&p->nd->fd1, up.fd + 1,
+				      memory_order_relaxed);
+		if (p->dialer.id) /* an acceptor's socket won the race */
+			act_kill(p->dialer, ACT_EXIT_KILL);
+		return 0;
+	}
+}
+
+static void proxy_main(void *arg)
+{
+	uintptr_t v = (uintptr_t)arg;
+	struct proxy *p = calloc(1, sizeof(*p));
+	struct reader_arg *ra = NULL;
+	struct act_spawn_opts o = { .flags = ACT_SPAWN_LINK };
+	struct act_msg *go;
+	intptr_t why;
+
+	if (!p)
+		act_exit(ENOMEM);
+	p->d = dist();
+	p->nd = act__peers_at(&p->d->peers, (uint32_t)(v >> 1));
+	p->self = act_self();
+	p->fd = -1;
+	p->me.name = p->d->name;
+	p->me.creation = p->d->creation;
+	act_on_exit(proxy_gone, p);
+	act_trap_exit(true);
+	/* the spawner's word that this process is the node's (or an exit
+	 * if another process won) */
+	go = act_receive_match(match_setup, NULL, ACT_FOREVER);
+	if (go->tag != ACT__TAG_DIST_GO) {
+		act_msg_free(go);
+		act_exit(ACT_EXIT_NORMAL);
+	}
+	act_msg_free(go);
+	if (ei_x_new(&p->b))
+		act_exit(ENOMEM);
+	if (v & 1) {
+		struct dial_arg *a = calloc(1, sizeof(*a));
+
+		if (!a)
+			act_exit(ENOMEM);
+		a->proxy = p->self;
+		a->node = p->nd->num;
+		a->fd = -1;
+		a->slot = -1;
+		if (act_spawn_pid(dial_main, a, &o, &p->dialer) < 0) {
+			free(a);
+			act_exit(EAGAIN);
+		}
+	}
+	why = proxy_setup(p, &ra);
+	if (why)
+		act_exit(why);
+	if (act_spawn_pid(reader_main, ra, &o, &p->reader) < 0) {
+		free(ra);
+		act_exit(EAGAIN);
+	}
+	/* release: what the proxy set up before `up` is read */
+	atomic_store_explicit(&p->nd->up, 1, memory_order_release);
+	act_exit(proxy_serve(p));
+}
+
+int act__conn_proxy(struct act__dist *d, struct act__peer *nd, act_pid *out)
+{
+	(void)d;
+	for (;;) {
+		uint64_t cur;
+		act_pid pid;
+		int rc;
+
+		/* acquire: pairs with the release stores of proxy */
+		cur = atomic_load_explicit(&nd->proxy, memory_order_acquire);
+		if (cur) {
+			out->id = cur;
+			return 0;
+		}
+		if (act_self().id == ACT_PID_NONE.id)
+			return -ENOTCONN;
+		rc = act_spawn_pid(proxy_main,
+				   (void *)(((uintptr_t)nd->num << 1) | 1),
+				   NULL, &pid);
+		if (rc < 0)
+			return rc == -ENOMEM ? rc : -EAGAIN;
+		/* release: the proxy's pid published; pairs with the
+		 * acquire loads of proxy */
+		if (atomic_compare_exchange_strong_explicit(
+			    &nd->proxy, &cur, pid.id, memory_order_release,
+			    memory_order_relaxed)) {
+			act__message_send(act__rt_current, pid,
+					  ACT__TAG_DIST_GO, NULL, 0,
+					  ACT_PID_NONE);
+			*out = pid;
+			return 0;
+		}
+		act_kill(pid, ACT_EXIT_KILL); /* another process won */
+	}
+}
+
+/* ---- the reader ---------------------------------------------------------- */
+
+struct reader {
+	struct act__dist *d;
+	struct act__peer *nd;
+	struct act__codec_self me;
+	uint8_t *buf;
+	size_t cap, have;
+	int fd;
+};
+
+static void reader_gone(void *arg)
+{
+	struct reader *r = arg;
+
+	free(r->buf);
+	free(r);
+}
+
+static void deliver(struct reader *r, act_pid to, act_pid from, const char *msg,
+		    size_t len)
+{
+	const char *bin;
+	size_t blen;
+	uint32_t tag;
+
+	if (act__codec_user_decode(msg, len, &tag, &bin, &blen))
+		(void)act__message_send_as(act__rt_current, to, tag, bin, blen,
+					   from);
+	else
+		(void)act__message_send_as(act__rt_current, to, ACT_TAG_TERM,
+					   msg, len, from);
+}
+
+/* One frame's body: 0, or -EINVAL with *why (the connection ends). */
+static int reader_frame(struct reader *r, const char *p, size_t n,
+			const char **why)
+{
+	struct act__ctrl c;
+	act_pid to;
+	int rc = act__ctrl_decode(p, n, &r->d->peers, &r->me, &c, why);
+
+	if (rc == -ENOSPC) {
+		*why = "a pid past the bound of the node's pid table";
+		return -EINVAL;
+	}
+	if (rc < 0)
+		return rc;
+	switch (c.op) {
+	case ACT__CTRL_SEND:
+	case ACT__CTRL_SEND_SENDER:
+		/* a send to a pid not ours, or of another run: dropped, as
+		 * a send to a dead process is */
+		if (!act__peers_is_remote(c.to))
+			deliver(r, c.to,
+				c.op == ACT__CTRL_SEND ? ACT_PID_NONE : c.from,
+				c.msg, c.msg_len);
+		break;
+	case ACT__CTRL_REG_SEND:
+		to = act_whereis(c.name);
+		if (to.id != ACT_PID_NONE.id)
+			deliver(r, to, c.from, c.msg, c.msg_len);
+		break;
+	default:
+		/* links and monitors: not taken yet (the flags we send
+		 * still offer DIST_MONITOR; see distribution.md) */
+		break;
+	}
+	return 0;
+}
+
+static intptr_t reader_loop(struct reader *r)
+{
+	const char *why = NULL;
+
+	for (;;) {
+		size_t off = 0;
+		ssize_t k;
+
+		while (r->have - off >= 4) {
+			uint32_t len = act__term_be32(r->buf + off);
+
+			if (len > ACT__CONN_FRAME_MAX) {
+				fprintf(stderr,
+					"actors: dist: node %s: a frame of "
+					"%u bytes, over the bound of %zu: "
+					"connection closed\n",
+					r->nd->name, len,
+					(size_t)ACT__CONN_FRAME_MAX);
+				return ACT_EXIT_NOCONNECTION;
+			}
+			if (r->have - off < 4 + (size_t)len) {
+				if (4 + (size_t)len > r->cap) {
+					uint8_t *nb;
+
+					memmove(r->buf, r->buf + off,
+						r->have - off);
+					r->have -= off;
+					off = 0;
+					nb = realloc(r->buf, 4 + (size_t)len);
+					if (!nb)
+						return ENOMEM;
+					r->buf = nb;
+					r->cap = 4 + (size_t)len;
+				}
+				break;
+			}
+			atomic_fetch_add_explicit(&r->nd->bytes_in, 4 + len,
+						  memory_order_relaxed);
+			if (len) {
+				atomic_fetch_add_explicit(&r->nd->msgs_in, 1,
+							  memory_order_relaxed);
+				if (reader_frame(r,
+						 (const char *)r->buf + off + 4,
+						 len, &why) < 0) {
+					fprintf(stderr,
+						"actors: dist: node %s: a "
+						"frame refused: %s: "
+						"connection closed\n",
+						r->nd->name, why);
+					return ACT_EXIT_NOCONNECTION;
+				}
+			}
+			off += 4 + (size_t)len;
+		}
+		memmove(r->buf, r->buf + off, r->have - off);
+		r->have -= off;
+		if (r->cap > (1u << 20) && r->have < 65536) {
+			uint8_t *nb = realloc(r->buf, 65536);
+
+			if (nb) {
+				r->buf = nb;
+				r->cap = 65536;
+			}
+		}
+		k = act_io_recv_timeout(r->fd, r->buf + r->have,
+					r->cap - r->have, 0, r->d->tick_ns);
+		if (k == -ETIMEDOUT) {
+			atomic_fetch_add_explicit(&r->nd->tick_misses, 1,
+						  memory_order_relaxed);
+			fprintf(stderr,
+				"actors: dist: node %s down: nothing "
+				"received for net_ticktime (%lld ms)\n",
+				r->nd->name,
+				(long long)(r->d->tick_ns / 1000000));
+			return ACT_EXIT_NOCONNECTION;
+		}
+		if (k <= 0) {
+			fprintf(stderr, "actors: dist: node %s down: %s\n",
+				r->nd->name,
+				k ? strerror((int)-k) :
+				    "it closed the connection");
+			return ACT_EXIT_NOCONNECTION;
+		}
+		r->have += (size_t)k;
+	}
+}
+
+static void reader_main(void *arg)
+{
+	struct reader_arg *a = arg;
+	struct reader *r = calloc(1, sizeof(*r));
+
+	if (!r) {
+		free(a);
+		act_exit(ENOMEM);
+	}
+	r->d = dist();
+	r->nd = act__peers_at(&r->d->peers, a->node);
+	r->me.name = r->d->name;
+	r->me.creation = r->d->creation;
+	r->fd = a->fd;
+	r->cap = 65536 > a->left_len ? 65536 : a->left_len;
+	r->buf = malloc(r->cap);
+	act_on_exit(reader_gone, r);
+	if (!r->buf) {
+		free(a);
+		act_exit(ENOMEM);
+	}
+	memcpy(r->buf, a->left, a->left_len);
+	r->have = a->left_len;
+	free(a);
+	act_exit(reader_loop(r));
+}
+
+/* ---- the acceptor and the listener --------------------------------------- */
+
+struct accept_arg {
+	int fd;
+	int slot;
+	act_pid target; /* the proxy the socket goes to */
+	struct act__peer *nd;
+	act_pid stale; /* ALIVE answered: the proxy to replace */
+};
+
+static void accept_gone(void *arg)
+{
+	struct accept_arg *a = arg;
+
+	if (a->fd >= 0)
+		close(a->fd);
+	pending_release(dist(), a->slot);
+	free(a);
+}
+
+/* A new proxy for nd that waits for our socket (no dialer): 0 with
+ * a->target, or -EEXIST when nd has one already. */
+static int accept_new_proxy(struct accept_arg *a)
+{
+	uint64_t cur = 0;
+	act_pid pid;
+
+	if (act_spawn_pid(proxy_main, (void *)((uintptr_t)a->nd->num << 1),
+			  NULL, &pid) < 0)
+		return -EAGAIN;
+	/* release: pairs with the acquire loads of proxy */
+	if (!atomic_compare_exchange_strong_explicit(
+		    &a->nd->proxy, &cur, pid.id, memory_order_release,
+		    memory_order_relaxed)) {
+		act_kill(pid, ACT_EXIT_KILL);
+		return -EEXIST;
+	}
+	act__message_send(act__rt_current, pid, ACT__TAG_DIST_GO, NULL, 0,
+			  ACT_PID_NONE);
+	a->target = pid;
+	return 0;
+}
+
+static enum act__handshake_status accept_answer(struct act__handshake *h,
+						void *ctx)
+{
+	struct accept_arg *a = ctx;
+	struct act__dist *d = dist();
+	uint64_t cur;
+
+	if (!strcmp(h->peer_name, d->name) ||
+	    act__peers_get(&d->peers, h->peer_name, strlen(h->peer_name),
+			   &a->nd) < 0)
+		return ACT__HANDSHAKE_NOT_ALLOWED;
+	for (;;) {
+		/* acquire: pairs with the release stores of proxy */
+		cur = atomic_load_explicit(&a->nd->proxy, memory_order_acquire);
+		if (!cur) {
+			int rc = accept_new_proxy(a);
+
+			if (rc == 0)
+				return ACT__HANDSHAKE_OK;
+			if (rc == -EEXIST)
+				continue;
+			return ACT__HANDSHAKE_NOT_ALLOWED;
+		}
+		/* acquire: pairs with the release store in proxy_main */
+		if (atomic_load_explicit(&a->nd->up, memory_order_acquire)) {
+			/* we hold a connection to it: the peer says
+			 * whether it is stale (it restarted) */
+			a->stale.id = cur;
+			return ACT__HANDSHAKE_ALIVE;
+		}
+		/* both sides connecting: the greater name's try wins,
+		 * as OTP decides */
+		if (strcmp(h->peer_name, d->name) > 0) {
+			a->target.id = cur;
+			return ACT__HANDSHAKE_OK_SIMULTANEOUS;
+		}
+		return ACT__HANDSHAKE_NOK;
+	}
+}
+
+static void accept_main(void *arg)
+{
+	struct accept_arg *a = arg;
+	struct act__dist *d = dist();
+	struct act__handshake *h = malloc(sizeof(*h));
+	int64_t deadline = now_ns() + d->setup_ns;
+	uint8_t left[2048];
+	size_t left_len;
+	uint32_t challenge;
+	int rc;
+
+	act_on_exit(accept_gone, a);
+	if (!h || getrandom(&challenge, sizeof(challenge), 0) < 0) {
+		free(h);
+		return;
+	}
+	act__handshake_init(h, ACT__HANDSHAKE_ACCEPTOR, d->name, d->cookie,
+			    ACT__DFLAGS_OURS, d->creation, challenge);
+	rc = hs_run(h, a->fd, deadline, accept_answer, a, left, &left_len,
+		    sizeof(left));
+	if (rc == 0 && a->stale.id) {
+		/* the peer restarted: its old connection goes down
+		 * (noconnection to what went through it), a new one up */
+		int64_t until = deadline;
+
+		act_kill(a->stale, ACT_EXIT_KILL);
+		/* acquire: pairs with the release in proxy_gone */
+		while (atomic_load_explicit(&a->nd->proxy,
+					    memory_order_acquire) ==
+			       a->stale.id &&
+		       now_ns() < until)
+			act_sleep(1000000);
+		if (accept_new_proxy(a) < 0)
+			rc = -EALREADY;
+	}
+	if (rc < 0) {
+		fprintf(stderr,
+			"actors: dist: connection from %s refused: %s\n",
+			h->peer_name[0] ? h->peer_name : "a peer",
+			h->why ? h->why : strerror(-rc));
+		free(h);
+		return;
+	}
+	if (hand_over(a->target, a->fd, h->peer_flags, left, left_len) == 0)
+		a->fd = -1;
+	free(h);
+}
+
+void act__conn_listen_main(void *arg)
+{
+	struct act__dist *d = dist();
+
+	(void)arg;
+	for (;;) {
+		struct accept_arg *a;
+		int fd = act_io_accept(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+
+		if (fd < 0) {
+			/* out of descriptors, or the socket failed: say so
+			 * and go on after a pause, not in a loop */
+			fprintf(stderr, "actors: dist: accept: %s\n",
+				strerror(-fd));
+			act_sleep(100000000);
+			continue;
+		}
+		tcp_nodelay(fd);
+		a = calloc(1, sizeof(*a));
+		if (a)
+			a->slot = pending_claim(d, fd);
+		if (!a || a->slot < 0) {
+			fprintf(stderr,
+				"actors: dist: a connection refused: %d "
+				"handshakes under way already\n",
+				ACT__DIST_PENDING_MAX);
+			free(a);
+			close(fd);
+			continue;
+		}
+		a->fd = fd;
+		if (act_spawn(accept_main, a).id == ACT_PID_NONE.id) {
+			pending_release(d, a->slot);
+			free(a);
+			close(fd);
+		}
+	}
+}
+
+void act__conn_epmd_main(void *arg)
+{
+	struct act__dist *d = dist();
+	char b[64];
+	ssize_t k;
+
+	(void)arg;
+	/* epmd sends nothing more: this returns when it closes */
+	do
+		k = act_io_recv(d->epmd_fd, b, sizeof(b), 0);
+	while (k > 0);
+	fprintf(stderr,
+		"actors: dist: epmd closed our registration: node %s is no "
+		"longer listed (connections made go on)\n",
+		d->name);
+}

@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# An actors node (tests/dist_node, on the public API: act_dist_start(3))
+# against erl nodes (tests/dist-node.escript), all on this test's own
+# epmd on a free port:
+#
+#   a. an erl node connects to us; every term type of the external
+#      format (integers small and big, floats, atoms latin1 and UTF-8,
+#      binaries and bit binaries, lists proper and improper, strings,
+#      tuples, maps, pids, references, funs) goes to our "echo" by name
+#      and by pid and comes back equal, through act_send (the user form
+#      {Tag, Binary}) or act_send_term (any other term); a send by name
+#      from us (act_send_name); a 64 MiB binary there and back
+#   b. we connect to an erl node (act_dist_connect) and send its
+#      registered "tester" {4, <<"hello">>}
+#   c. a node with another cookie is refused both ways, each side saying
+#      why; a second node of our name is refused by epmd
+#   d. kill -9 of our node: the erl node gets nodedown within its
+#      net_ticktime (the socket closes at once); kill -9 of the erl
+#      node: ours says the node is down
+#
+# Nothing is timed: each wait is for a line of output, with 120 s as a
+# failure limit only.
+set -u
+src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
+. "$src/tests/lib.sh"
+me=dist-node.sh
+. "$src/tests/distlib.sh"
+node=$(pwd)/tests/dist_node
+esc="$src/tests/dist-node.escript"
+cookie=dn$$
+
+# escript NAME-ARGS...: the Erlang side, on this test's epmd
+escript_run() {
+	ERL_EPMD_PORT=$port exec timeout 300 escript "$esc" "$@"
+}
+
+if ! start_epmd; then
+	bad "no epmd would start: $(cat "$tmp/epmd.log")"
+	finish
+	exit
+fi
+echo "epmd on port $port, host $host"
+
+# --- a. erl connects to us: every term type both ways -----------------------
+"$node" c1 "$cookie" "$port" 20000 >"$tmp/c1" 2>"$tmp/c1.err" &
+pids="$pids $!"
+c1=$!
+if wait_for "$tmp/c1" '^ready c1$'; then
+	ok "act_dist_start: c1 registered with epmd"
+else
+	bad "our node did not start: $(cat "$tmp/c1" "$tmp/c1.err")"
+fi
+(escript_run checks e1 "$cookie" "c1@$host") >"$tmp/e1" 2>&1
+grep -E '^(ok|FAIL)' "$tmp/e1" | head -n 20
+if grep -q '^done [0-9]* 0$' "$tmp/e1"; then
+	ok "every term type there and back, by name and by pid:" \
+		"$(grep '^done' "$tmp/e1")"
+else
+	bad "terms: $(tail -n 20 "$tmp/e1"); ours: $(tail -n 5 "$tmp/c1.err")"
+fi
+
+# --- b. we connect to erl ---------------------------------------------------
+(escript_run tester e2 "$cookie" 20) >"$tmp/e2" 2>&1 &
+pids="$pids $!"
+if ! wait_for "$tmp/e2" '^ready'; then
+	bad "the tester node did not start: $(cat "$tmp/e2")"
+fi
+"$node" c2 "$cookie" "$port" 20000 "e2@$host" >"$tmp/c2" 2>"$tmp/c2.err" &
+pids="$pids $!"
+c2=$!
+if wait_for "$tmp/c2" "^connected e2@$host\$" &&
+	wait_for "$tmp/e2" '^got {4,<<"hello">>}$'; then
+	ok "act_dist_connect to an erl node, act_send_name to its tester"
+else
+	bad "connect: $(cat "$tmp/c2" "$tmp/c2.err"); erl: $(cat "$tmp/e2")"
+fi
+
+# --- c. cookies and names ---------------------------------------------------
+(escript_run connect e3 "wrong$cookie" "c1@$host") >"$tmp/e3" 2>&1
+if grep -q '^connect=false' "$tmp/e3" &&
+	wait_for "$tmp/c1.err" "connection from e3@$host refused: .*wrong cookie"; then
+	ok "an erl node with another cookie: refused, and we say why:" \
+		"$(grep 'e3@' "$tmp/c1.err" | head -n 1)"
+else
+	bad "a wrong cookie to us: $(cat "$tmp/e3"); ours: $(cat "$tmp/c1.err")"
+fi
+"$node" c3 "wrong$cookie" "$port" 20000 "e2@$host" >"$tmp/c3" 2>"$tmp/c3.err" &
+pids="$pids $!"
+if wait_for "$tmp/c3" '^connect: ' &&
+	grep -q "cannot connect to e2@$host: .*digest" "$tmp/c3.err"; then
+	ok "we, with another cookie: refused, and we say why:" \
+		"$(grep 'e2@' "$tmp/c3.err" | head -n 1)"
+else
+	bad "a wrong cookie from us: $(cat "$tmp/c3" "$tmp/c3.err")"
+fi
+"$node" c1 "$cookie" "$port" 20000 >"$tmp/c1b" 2>"$tmp/c1b.err" &
+pids="$pids $!"
+if wait_for "$tmp/c1b" '^start: ' &&
+	grep -q "the name c1 is registered in epmd already" "$tmp/c1b.err"; then
+	ok "a second node named c1: refused by epmd, and said so"
+else
+	bad "a name clash: $(cat "$tmp/c1b" "$tmp/c1b.err")"
+fi
+
+# --- d. a node killed -------------------------------------------------------
+# the node itself, not the timeout(1) that runs it
+kill -9 "$(sed -n 's/^ready //p' "$tmp/e2")"
+if wait_for "$tmp/c2.err" "node e2@$host down: it closed"; then
+	ok "kill -9 of the erl node: ours says so:" \
+		"$(grep "node e2@$host down" "$tmp/c2.err" | head -n 1)"
+else
+	bad "kill -9 of the erl node, ours: $(cat "$tmp/c2.err")"
+fi
+(escript_run watch e4 "$cookie" "c2@$host" 20) >"$tmp/e4" 2>&1 &
+pids="$pids $!"
+if wait_for "$tmp/e4" '^up'; then
+	kill -9 "$c2"
+	if wait_for "$tmp/e4" '^nodedown'; then
+		ok "kill -9 of our node: the erl node's nodedown"
+	else
+		bad "no nodedown on the erl side: $(cat "$tmp/e4")"
+	fi
+else
+	bad "the watching node did not connect: $(cat "$tmp/e4")"
+fi
+kill "$c1" 2>/dev/null
+finish
