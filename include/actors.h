@@ -76,6 +76,10 @@ ACT_API int act_pid_format(act_pid pid, char *buf, size_t len);
 #define ACT_EXIT_MAILBOX ((intptr_t)-5) /* its mailbox passed its limit */
 /* a process of another node: that node went down, or the connection */
 #define ACT_EXIT_NOCONNECTION ((intptr_t)-6)
+/* another node's reason that is none of these and no integer: an EXIT
+ * or DOWN message carries its term (version byte first) after the
+ * struct act_exit_info (msg->len says how long) */
+#define ACT_EXIT_TERM ((intptr_t)-7)
 
 /*
  * The payload of an ACT_TAG_EXIT or ACT_TAG_DOWN message (msg->len is

@@ -10,7 +10,15 @@
 %%       registers "tester", prints "ready OSPID", then each message it
 %%       gets
 %%   dist-node.escript watch SNAME COOKIE CNODE TICKTIME
-%%       connects, prints "up", then "nodedown" when the node goes
+%%       links to and monitors a process there, prints "up", then
+%%       "nodedown" when the node goes, and the EXIT's and the DOWN's
+%%       reasons
+%%   dist-node.escript links SNAME COOKIE CNODE
+%%       links and monitors both ways, each exit reason; a link to a
+%%       dead process; an unlink
+%%   dist-node.escript linked SNAME COOKIE CNODE TICKTIME
+%%       a process a watcher there links to and monitors; prints
+%%       "linked OSPID" and waits
 %%   dist-node.escript connect SNAME COOKIE CNODE
 %%       prints "connect=true" or "connect=false"
 -mode(compile).
@@ -39,32 +47,157 @@ main(["checks", Name, Cookie, CNode]) ->
     io:format("done ~p ~p~n", [length([x || ok <- All]),
                                 length([x || fail <- All])]),
     halt();
-main(["tester", Name, Cookie, Tick]) ->
-    ok = application:set_env(kernel, net_ticktime, list_to_integer(Tick)),
+main(["links", Name, Cookie, CNode]) ->
     start(Name, Cookie),
+    C = list_to_atom(CNode),
+    true = net_kernel:connect_node(C),
+    process_flag(trap_exit, true),
+    register(tester, self()),
+    %% we link to and monitor processes there: each exit reason
+    R1 = [c_exit(C, Code, Expect)
+          || {Code, Expect} <- [{0, normal}, {-4, shutdown}, {42, 42},
+                                {-5, mailbox_limit}, {kill, killed}]],
+    %% processes there link to and monitor ours: each exit reason
+    R2 = [e_exit(C, Why, Expect)
+          || {Why, Expect} <- [{normal, "normal"}, {shutdown, "shutdown"},
+                               {kill, "kill"}, {boom, "term"},
+                               {{shutdown, x}, "term"}, {7, "7"},
+                               {noproc, "noproc"}]],
+    %% a link to a process there that is gone: noproc
+    R3 = dead_link(C),
+    %% an unlink from here: no exit comes
+    R4 = unlinked(C),
+    All = R1 ++ R2 ++ [R3, R4],
+    io:format("done ~p ~p~n", [length([x || ok <- All]),
+                                length([x || fail <- All])]),
+    halt();
+main(["tester", Name, Cookie, Tick]) ->
+    start(Name, Cookie, Tick),
     register(tester, self()),
     io:format("ready ~s~n", [os:getpid()]),
     loop();
 main(["watch", Name, Cookie, CNode, Tick]) ->
-    ok = application:set_env(kernel, net_ticktime, list_to_integer(Tick)),
-    start(Name, Cookie),
+    start(Name, Cookie, Tick),
     C = list_to_atom(CNode),
     true = net_kernel:connect_node(C),
+    process_flag(trap_exit, true),
+    V = victim(C),
+    link(V),
+    Ref = monitor(process, V),
+    ping(V),
     monitor_node(C, true),
     io:format("up~n"),
     receive {nodedown, C} -> io:format("nodedown~n") end,
+    receive {'EXIT', V, X} -> io:format("exit ~p~n", [X])
+    after 20000 -> io:format("no exit~n") end,
+    receive {'DOWN', Ref, process, V, Y} -> io:format("down ~p~n", [Y])
+    after 20000 -> io:format("no down~n") end,
     halt();
+main(["linked", Name, Cookie, CNode, Tick]) ->
+    %% a process linked to and monitored by a watcher there, then waits
+    start(Name, Cookie, Tick),
+    C = list_to_atom(CNode),
+    true = net_kernel:connect_node(C),
+    {echo, C} ! {13, <<"link", (atom_to_binary(node()))/binary>>},
+    receive {14, <<"linked">>} -> io:format("linked ~s~n", [os:getpid()])
+    after 20000 -> io:format("not linked~n") end,
+    receive never -> ok end;
 main(["connect", Name, Cookie, CNode]) ->
     start(Name, Cookie),
     io:format("connect=~p~n", [net_kernel:connect_node(list_to_atom(CNode))]),
     halt().
 
 start(Name, Cookie) ->
-    {ok, _} = net_kernel:start([list_to_atom(Name), shortnames]),
+    %% the actors nodes of the test run with net_ticktime 20 too: nodes
+    %% of one cluster must agree on it
+    start(Name, Cookie, "20").
+
+start(Name, Cookie, Tick) ->
+    {ok, _} = net_kernel:start(list_to_atom(Name),
+                               #{name_domain => shortnames,
+                                 net_ticktime => list_to_integer(Tick)}),
     erlang:set_cookie(node(), list_to_atom(Cookie)).
 
 loop() ->
     receive M -> io:format("got ~p~n", [M]), loop() end.
+
+victim(C) ->
+    {echo, C} ! {10, <<"spawn">>},
+    receive {pid, P} -> P after 20000 -> exit(no_victim) end.
+
+%% a round trip to the victim: what was sent before it is there
+ping(V) ->
+    V ! {12, <<"ping">>},
+    receive {12, <<"pong">>} -> ok after 20000 -> exit(no_pong) end.
+
+c_exit(C, Code, Expect) ->
+    V = victim(C),
+    link(V),
+    Ref = monitor(process, V),
+    ping(V),
+    case Code of
+        kill -> V ! {11, <<"kill">>};
+        _ -> V ! {11, <<Code:64/signed>>}
+    end,
+    E = receive {'EXIT', V, X} -> X after 20000 -> timeout end,
+    D = receive {'DOWN', Ref, process, V, Y} -> Y after 20000 -> timeout end,
+    case {E, D} of
+        {Expect, Expect} ->
+            io:format("ok their exit ~p: our EXIT and DOWN~n", [Expect]), ok;
+        _ ->
+            io:format("FAIL their exit ~p: EXIT ~p DOWN ~p~n", [Expect, E, D]),
+            fail
+    end.
+
+e_exit(C, Why, Expect) ->
+    Self = self(),
+    Node = atom_to_binary(node()),
+    P = spawn(fun() ->
+                      {echo, C} ! {13, <<"link", Node/binary>>},
+                      receive {14, <<"linked">>} -> Self ! {ready, self()} end,
+                      receive go -> exit(Why) end
+              end),
+    receive {ready, P} -> ok after 20000 -> exit(no_watcher) end,
+    P ! go,
+    Got = lists:sort([receive {15, B} -> B after 20000 -> timeout end
+                      || _ <- [1, 2]]),
+    Want = lists:sort([list_to_binary(["exit ", Expect]),
+                       list_to_binary(["down ", Expect])]),
+    case Got of
+        Want ->
+            io:format("ok our exit ~p: their EXIT and DOWN ~s~n",
+                      [Why, Expect]), ok;
+        _ ->
+            io:format("FAIL our exit ~p: ~p~n", [Why, Got]), fail
+    end.
+
+dead_link(C) ->
+    V = victim(C),
+    Ref = monitor(process, V),
+    V ! {11, <<0:64>>},
+    receive {'DOWN', Ref, process, V, normal} -> ok
+    after 20000 -> io:format("FAIL no DOWN (normal) of the victim~n")
+    end,
+    link(V),
+    receive
+        {'EXIT', V, noproc} -> io:format("ok a link to a dead one: noproc~n"), ok
+    after 20000 -> io:format("FAIL a link to a dead one: nothing~n"), fail
+    end.
+
+unlinked(C) ->
+    V = victim(C),
+    link(V),
+    ping(V),
+    unlink(V),
+    ping(V),
+    Ref = monitor(process, V),
+    V ! {11, <<9:64>>},
+    %% an EXIT would come before the DOWN: links are signalled first
+    receive {'DOWN', Ref, process, V, _} -> ok after 20000 -> ok end,
+    receive
+        {'EXIT', V, R} -> io:format("FAIL an unlinked exit came: ~p~n", [R]), fail
+    after 0 -> io:format("ok unlinked: no exit~n"), ok
+    end.
 
 check(T, Via) ->
     Via ! T,

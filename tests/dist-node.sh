@@ -11,13 +11,21 @@
 #      and by pid and comes back equal, through act_send (the user form
 #      {Tag, Binary}) or act_send_term (any other term); a send by name
 #      from us (act_send_name); a 64 MiB binary there and back
+#   links and monitors both ways: an erl process linked to and
+#      monitoring ours gets the EXIT and DOWN of each exit reason (normal,
+#      shutdown, an integer, mailbox_limit, killed), ours linked to and
+#      monitoring an erl process gets them too (normal, shutdown, kill,
+#      an integer, noproc, and terms: ACT_EXIT_TERM with the term's
+#      bytes); a link to a dead process gets noproc; an unlink, no exit
 #   b. we connect to an erl node (act_dist_connect) and send its
 #      registered "tester" {4, <<"hello">>}
 #   c. a node with another cookie is refused both ways, each side saying
 #      why; a second node of our name is refused by epmd
-#   d. kill -9 of our node: the erl node gets nodedown within its
-#      net_ticktime (the socket closes at once); kill -9 of the erl
-#      node: ours says the node is down
+#   d. kill -9 of the erl node: ours says the node is down, and our
+#      process linked to and monitoring one there gets EXIT and DOWN
+#      noconnection, once each; kill -9 of our node: the erl node gets
+#      nodedown, and its process linked to and monitoring one of ours
+#      gets noconnection (the socket closes at once: no tick waited for)
 #
 # Nothing is timed: each wait is for a line of output, with 120 s as a
 # failure limit only.
@@ -53,11 +61,21 @@ else
 fi
 (escript_run checks e1 "$cookie" "c1@$host") >"$tmp/e1" 2>&1
 grep -E '^(ok|FAIL)' "$tmp/e1" | head -n 20
-if grep -q '^done [0-9]* 0$' "$tmp/e1"; then
+if grep -q '^done [0-9]* 0$' "$tmp/e1" && ! grep -q '^FAIL' "$tmp/e1"; then
 	ok "every term type there and back, by name and by pid:" \
 		"$(grep '^done' "$tmp/e1")"
 else
 	bad "terms: $(tail -n 20 "$tmp/e1"); ours: $(tail -n 5 "$tmp/c1.err")"
+fi
+
+# --- links and monitors, both ways --------------------------------------------
+(escript_run links e6 "$cookie" "c1@$host") >"$tmp/e6" 2>&1
+grep -E '^(ok|FAIL)' "$tmp/e6"
+if grep -q '^done [0-9]* 0$' "$tmp/e6" && ! grep -q '^FAIL' "$tmp/e6"; then
+	ok "links and monitors both ways, every exit reason:" \
+		"$(grep '^done' "$tmp/e6")"
+else
+	bad "links: $(tail -n 20 "$tmp/e6"); ours: $(tail -n 5 "$tmp/c1.err")"
 fi
 
 # --- b. we connect to erl ---------------------------------------------------
@@ -112,17 +130,36 @@ if wait_for "$tmp/c2.err" "node e2@$host down: it closed"; then
 else
 	bad "kill -9 of the erl node, ours: $(cat "$tmp/c2.err")"
 fi
+(escript_run linked e5 "$cookie" "c2@$host" 20) >"$tmp/e5" 2>&1 &
+pids="$pids $!"
+if wait_for "$tmp/e5" '^linked ' &&
+	kill -9 "$(sed -n 's/^linked //p' "$tmp/e5")" &&
+	wait_for "$tmp/c2" '^watcher: exit noconnection' &&
+	wait_for "$tmp/c2" '^watcher: down noconnection'; then
+	ok "kill -9 of the erl node: our link's EXIT and monitor's DOWN," \
+		"noconnection"
+else
+	bad "noconnection here: $(cat "$tmp/e5" "$tmp/c2")"
+fi
 (escript_run watch e4 "$cookie" "c2@$host" 20) >"$tmp/e4" 2>&1 &
 pids="$pids $!"
 if wait_for "$tmp/e4" '^up'; then
 	kill -9 "$c2"
-	if wait_for "$tmp/e4" '^nodedown'; then
-		ok "kill -9 of our node: the erl node's nodedown"
+	if wait_for "$tmp/e4" '^down ' && grep -q '^exit noconnection$' "$tmp/e4" &&
+		grep -q '^down noconnection$' "$tmp/e4"; then
+		ok "kill -9 of our node: the erl node's nodedown, and" \
+			"noconnection to its link and monitor"
 	else
-		bad "no nodedown on the erl side: $(cat "$tmp/e4")"
+		bad "the erl side: $(cat "$tmp/e4")"
 	fi
 else
 	bad "the watching node did not connect: $(cat "$tmp/e4")"
+fi
+# each noconnection once
+if [ "$(grep -c '^watcher: .* noconnection' "$tmp/c2")" = 2 ]; then
+	ok "noconnection came once to each relation"
+else
+	bad "noconnection lines: $(grep '^watcher' "$tmp/c2")"
 fi
 kill "$c1" 2>/dev/null
 finish

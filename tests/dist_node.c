@@ -44,6 +44,102 @@ static size_t pid_tuple(act_pid pid, unsigned char *out, size_t cap)
 	return (size_t)n - 1 + 8;
 }
 
+/* A reason as the test's text: the ACT_EXIT_* by name, else the number */
+static const char *reason_text(intptr_t r, char *buf, size_t n)
+{
+	switch (r) {
+	case ACT_EXIT_NORMAL:
+		return "normal";
+	case ACT_EXIT_KILL:
+		return "kill";
+	case ACT_EXIT_KILLED:
+		return "killed";
+	case ACT_EXIT_NOPROC:
+		return "noproc";
+	case ACT_EXIT_SHUTDOWN:
+		return "shutdown";
+	case ACT_EXIT_NOCONNECTION:
+		return "noconnection";
+	case ACT_EXIT_TERM:
+		return "term";
+	default:
+		snprintf(buf, n, "%lld", (long long)r);
+		return buf;
+	}
+}
+
+/* the victim: exits as it is told ({11, <<Reason:64>>} or "kill"),
+ * answers {12, <<"ping">>} with {12, <<"pong">>} */
+static void victim(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct act_msg *m = act_receive(ACT_FOREVER);
+
+		if (m->tag == 12) {
+			act_send(m->from, 12, "pong", 4);
+		} else if (m->tag == 11 && m->len == 4) {
+			act_kill(act_self(), ACT_EXIT_KILL);
+		} else if (m->tag == 11 && m->len == 8) {
+			long long r = 0;
+			int i;
+
+			for (i = 0; i < 8; i++)
+				r = (long long)((unsigned long long)r << 8 |
+						((unsigned char *)m->data)[i]);
+			act_exit((intptr_t)r);
+		}
+		act_msg_free(m);
+	}
+}
+
+struct watch_arg {
+	act_pid target;
+	char node[256];
+};
+
+/* the watcher: links to and monitors a remote process (trapping exits),
+ * says "linked" to it, then reports its EXIT and its DOWN, on stdout and
+ * to the tester of its node ({15, <<"exit REASON">>}) */
+static void watcher(void *arg)
+{
+	struct watch_arg *a = arg;
+	uint64_t ref;
+	int i, rc;
+
+	act_trap_exit(true);
+	rc = act_link(a->target);
+	ref = act_monitor(a->target);
+	printf("watcher: link %d monitor %s\n", rc, ref ? "ok" : "failed");
+	fflush(stdout);
+	act_send(a->target, 14, "linked", 6);
+	for (i = 0; i < 2;) {
+		struct act_msg *m = act_receive(ACT_FOREVER);
+		struct act_exit_info x;
+		char line[64], num[32];
+
+		if ((m->tag == ACT_TAG_EXIT || m->tag == ACT_TAG_DOWN) &&
+		    m->len >= sizeof(x)) {
+			memcpy(&x, m->data, sizeof(x));
+			snprintf(line, sizeof(line), "%s %s",
+				 m->tag == ACT_TAG_EXIT ? "exit" : "down",
+				 reason_text(x.reason, num, sizeof(num)));
+			if (x.who.id != a->target.id ||
+			    (m->tag == ACT_TAG_DOWN && x.ref != ref))
+				snprintf(line, sizeof(line), "%s from another",
+					 m->tag == ACT_TAG_EXIT ? "exit" :
+								  "down");
+			printf("watcher: %s (%zu bytes)\n", line, m->len);
+			fflush(stdout);
+			act_send_name(a->node, "tester", 15, line,
+				      strlen(line));
+			i++;
+		}
+		act_msg_free(m);
+	}
+	free(a);
+}
+
 static void echo(void *arg)
 {
 	(void)arg;
@@ -67,6 +163,20 @@ static void echo(void *arg)
 			memcpy(node, (char *)m->data + 4, n);
 			node[n] = 0;
 			rc = act_send_name(node, "tester", 3, "hi", 2);
+		} else if (m->tag == 10) {
+			unsigned char t[ACT_PID_TERM_MAX + 16];
+			act_pid v = act_spawn(victim, NULL);
+			size_t n = pid_tuple(v, t, sizeof(t));
+
+			rc = n ? act_send_term(m->from, t, n) : -1;
+		} else if (m->tag == 13 && m->len > 4 &&
+			   !memcmp(m->data, "link", 4)) {
+			struct watch_arg *a = calloc(1, sizeof(*a));
+			size_t n = m->len - 4 < 255 ? m->len - 4 : 255;
+
+			a->target = m->from;
+			memcpy(a->node, (char *)m->data + 4, n);
+			act_spawn(watcher, a);
 		} else if (m->tag < ACT_TAG_RESERVED) {
 			rc = act_send(m->from, m->tag, m->data, m->len);
 		}

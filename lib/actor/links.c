@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "links.h"
 #include "message.h"
@@ -188,12 +189,26 @@ static void kill_wake(struct act__worker *w, struct act__proc *p)
 
 /* An EXIT or DOWN to pid; one that memory cannot hold is said, not
  * dropped in silence. 0 or -ENOMEM. */
-static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
-			   act_pid who, intptr_t reason, uint64_t ref)
+static int send_signal_msg_t(struct act__rt *rt, act_pid to, uint32_t tag,
+			     act_pid who, intptr_t reason, uint64_t ref,
+			     const void *term, size_t term_len)
 {
 	struct act_exit_info info = { who, reason, ref };
-	int rc = act__message_send_sys(rt, to, tag, &info, sizeof(info), who);
 	char a[ACT_PID_STRLEN], b[ACT_PID_STRLEN];
+	char *m = term_len ? malloc(sizeof(info) + term_len) : NULL;
+	int rc = -ENOMEM;
+
+	if (!term_len) {
+		rc = act__message_send_sys(rt, to, tag, &info, sizeof(info),
+					   who);
+	} else if (m) {
+		/* a remote reason's term after the info (ACT_EXIT_TERM) */
+		memcpy(m, &info, sizeof(info));
+		memcpy(m + sizeof(info), term, term_len);
+		rc = act__message_send_sys(rt, to, tag, m,
+					   sizeof(info) + term_len, who);
+		free(m);
+	}
 
 	if (rc == -ENOMEM) {
 		act_pid_format(who, a, sizeof(a));
@@ -207,21 +222,29 @@ static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
 	return rc == -ENOMEM ? rc : 0;
 }
 
+static int send_signal_msg(struct act__rt *rt, act_pid to, uint32_t tag,
+			   act_pid who, intptr_t reason, uint64_t ref)
+{
+	return send_signal_msg_t(rt, to, tag, who, reason, ref, NULL, 0);
+}
+
 /*
  * Under p's lock: the exit signal of lifecycle.md's table. Returns 1
  * when p was told to die (the caller wakes it, after unlocking), 0 when
  * it was not (or got an EXIT message), -ENOMEM when that message could
  * not be made.
  */
-static int signal_locked(struct act__rt *rt, struct act__proc *p, act_pid pid,
-			 act_pid who, intptr_t reason, bool untrappable)
+static int signal_locked_t(struct act__rt *rt, struct act__proc *p, act_pid pid,
+			   act_pid who, intptr_t reason, bool untrappable,
+			   const void *term, size_t term_len)
 {
 	if (!act__links_proc_live(&rt->procs, p, pid) || p->exiting ||
 	    (atomic_load_explicit(&p->flags, memory_order_relaxed) &
 	     ACT_PF_KILLED))
 		return 0;
 	if (p->trap_exit && !untrappable)
-		return send_signal_msg(rt, pid, ACT_TAG_EXIT, who, reason, 0);
+		return send_signal_msg_t(rt, pid, ACT_TAG_EXIT, who, reason, 0,
+					 term, term_len);
 	if (reason == ACT_EXIT_NORMAL && !untrappable)
 		return 0;
 	p->exit_reason = reason == ACT_EXIT_KILL ? ACT_EXIT_KILLED : reason;
@@ -230,6 +253,39 @@ static int signal_locked(struct act__rt *rt, struct act__proc *p, act_pid pid,
 	atomic_fetch_or_explicit(&p->flags, ACT_PF_KILLED,
 				 memory_order_seq_cst);
 	return 1;
+}
+
+static int signal_locked(struct act__rt *rt, struct act__proc *p, act_pid pid,
+			 act_pid who, intptr_t reason, bool untrappable)
+{
+	return signal_locked_t(rt, p, pid, who, reason, untrappable, NULL, 0);
+}
+
+/* ---- relations with remote processes (lib/dist) ------------------------- */
+
+static bool is_remote(act_pid pid)
+{
+	return (pid.id >> 63) != 0;
+}
+
+/* The slot of a relation's end `end`: a remote end's is its node's
+ * connection process's (r->via). */
+static struct act__proc *end_slot(struct act__rt *rt, act_pid end, act_pid via)
+{
+	return slot_at(rt, is_remote(end) ? via : end);
+}
+
+/* A word to the connection process via (act__links_sig); lost only when
+ * it has exited, and then its drain signals what it stood for. */
+static void tell_via(struct act__rt *rt, act_pid via, uint32_t op, act_pid from,
+		     act_pid to, intptr_t reason, uint64_t ref)
+{
+	struct act__links_sig sig = {
+		.op = op, .from = from, .to = to, .reason = reason, .ref = ref
+	};
+
+	(void)act__message_send_sys(rt, via, ACT__TAG_LINK_SIG, &sig,
+				    sizeof(sig), from);
 }
 
 int act__links_exit_signal(struct act__rt *rt, struct act__worker *w,
@@ -282,6 +338,48 @@ void act__links_run_exit_fns(struct act__proc *p)
 }
 
 /*
+ * Under p's and q's locks, relation r (with a remote process) taken off
+ * both: p exits, q stands for the other end. p local: the connection
+ * (q) is told, so that the remote end hears of it (an EXIT through the
+ * link, the monitor taken away). p the connection (its node gone): the
+ * local end (q, pid other) gets noconnection from the remote process.
+ * Returns whether q was told to die.
+ */
+static bool drain_remote(struct act__rt *rt, struct act__worker *w,
+			 struct act__proc *p, struct act__proc *q,
+			 struct act__rel *r, int which, act_pid other)
+{
+	act_pid remote = r->end[1];
+
+	if (r->via.id != p->pid.id) {
+		if (which == 0)
+			tell_via(rt, r->via, ACT__SIG_EXIT, p->pid, remote,
+				 p->exit_reason, 0);
+		else if (which == 1)
+			tell_via(rt, r->via, ACT__SIG_DEMONITOR, p->pid, remote,
+				 0, r->ref);
+		return false;
+	}
+	if (which == 0) {
+		if (act__unlikely(w->trace))
+			act__trace_event(w->trace, ACT_TR_SIG_EXIT, remote.id,
+					 other.id,
+					 (uint64_t)ACT_EXIT_NOCONNECTION);
+		return signal_locked(rt, q, other, remote,
+				     ACT_EXIT_NOCONNECTION, false) == 1;
+	}
+	if (which == 2 && act__links_proc_live(&rt->procs, q, other)) {
+		if (act__unlikely(w->trace))
+			act__trace_event(w->trace, ACT_TR_SIG_DOWN, remote.id,
+					 other.id,
+					 (uint64_t)ACT_EXIT_NOCONNECTION);
+		send_signal_msg(rt, other, ACT_TAG_DOWN, remote,
+				ACT_EXIT_NOCONNECTION, r->ref);
+	}
+	return false;
+}
+
+/*
  * Takes p's relations on list `which` (0: links, 1: monitors it holds,
  * 2: monitors on it) one at a time: each under both ends' locks, then
  * the signal to the other end (none for monitors p held).
@@ -291,7 +389,7 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 	struct act__rt *rt = w->rt;
 	struct act__rel *r, **head;
 	struct act__proc *q;
-	act_pid other;
+	act_pid other, via = ACT_PID_NONE;
 	bool die;
 	int s;
 
@@ -305,6 +403,7 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 			s = which == 2 ||
 			    (which == 0 && r->end[0].id != p->pid.id);
 			other = r->end[s ^ 1];
+			via = r->via;
 		} else if (which == 2) {
 			p->watch_open = false; /* a monitor now: NOPROC */
 		}
@@ -312,8 +411,9 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 		if (!r)
 			return;
 		/* other has r on its list, so its exit has not finished and
-		 * its slot is still its own */
-		q = slot_at(rt, other);
+		 * its slot is still its own (a remote end's: its node's
+		 * connection process's) */
+		q = end_slot(rt, other, via);
 		die = false;
 		act__links_lock2(p, q);
 		r = *head;
@@ -325,7 +425,10 @@ static void drain(struct act__worker *w, struct act__proc *p, int which)
 			} else {
 				rel_del(p, r, s);
 				rel_del(q, r, s ^ 1);
-				if (which == 0) {
+				if (via.id) {
+					die = drain_remote(rt, w, p, q, r,
+							   which, other);
+				} else if (which == 0) {
 					if (act__unlikely(w->trace))
 						act__trace_event(
 							w->trace,
@@ -492,6 +595,109 @@ static int link_noproc(struct act__rt *rt, struct act__proc *p, act_pid pid)
 	return -ESRCH;
 }
 
+/* Linking to a remote pid whose node cannot be reached: an EXIT with
+ * ACT_EXIT_NOCONNECTION if p traps (Erlang's noconnection). */
+static int link_noconnection(struct act__rt *rt, struct act__proc *p,
+			     act_pid pid)
+{
+	bool trap;
+
+	act__proc_lock(p);
+	trap = p->trap_exit;
+	act__proc_unlock(p);
+	if (trap && send_signal_msg(rt, p->pid, ACT_TAG_EXIT, pid,
+				    ACT_EXIT_NOCONNECTION, 0))
+		return -ENOMEM;
+	return -ENOTCONN;
+}
+
+/*
+ * A relation r (link, or monitor with r->ref) between p and remote pid,
+ * its second side on the node's connection process: 0; -ESRCH for a pid
+ * of no process met, -ENOTCONN when no connection can be had; -EEXIST
+ * for a link that is there already.
+ */
+static int remote_rel(struct act__rt *rt, struct act__proc *p, act_pid pid,
+		      struct act__rel *r)
+{
+	struct act__proc *q;
+	act_pid via;
+	int rc = act__route_proxy(rt, pid, &via);
+
+	if (rc < 0)
+		return rc;
+	q = act__proc_lookup(&rt->procs, via);
+	if (!q)
+		return -ENOTCONN;
+	act__links_lock2(p, q);
+	if (!act__links_proc_live(&rt->procs, q, via)) {
+		rc = -ENOTCONN;
+	} else if (!r->ref && link_find(p, pid)) {
+		rc = -EEXIST;
+	} else {
+		r->end[0] = p->pid;
+		r->end[1] = pid;
+		r->via = via;
+		rel_add(p, r, 0);
+		rel_add(q, r, 1);
+	}
+	act__links_unlock2(p, q);
+	if (rc == 0)
+		tell_via(rt, via, r->ref ? ACT__SIG_MONITOR : ACT__SIG_LINK,
+			 p->pid, pid, 0, r->ref);
+	return rc;
+}
+
+static int remote_link(struct act__rt *rt, struct act__proc *p, act_pid pid)
+{
+	struct act__rel *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return -ENOMEM;
+	rc = remote_rel(rt, p, pid, r);
+	if (rc == 0)
+		return 0;
+	free(r);
+	if (rc == -EEXIST)
+		return 0;
+	return rc == -ESRCH  ? link_noproc(rt, p, pid) :
+	       rc == -ENOMEM ? rc :
+			       link_noconnection(rt, p, pid);
+}
+
+/* act_unlink of a remote pid: the link taken here, and the remote end
+ * told (UNLINK_ID) */
+static int remote_unlink(struct act__rt *rt, struct act__proc *p, act_pid pid)
+{
+	struct act__proc *q;
+	struct act__rel *r;
+	act_pid via;
+	int s;
+
+	act__proc_lock(p);
+	r = link_find(p, pid);
+	via = r ? r->via : ACT_PID_NONE;
+	act__proc_unlock(p);
+	if (!r)
+		return 0;
+	q = slot_at(rt, via);
+	act__links_lock2(p, q);
+	r = link_find(p, pid);
+	if (r && r->via.id == via.id) {
+		s = r->end[0].id == p->pid.id ? 0 : 1;
+		rel_del(p, r, s);
+		rel_del(q, r, s ^ 1);
+	} else {
+		r = NULL;
+	}
+	act__links_unlock2(p, q);
+	if (r)
+		tell_via(rt, via, ACT__SIG_UNLINK, p->pid, pid, 0, new_ref());
+	free(r);
+	return 0;
+}
+
 int act_link(act_pid pid)
 {
 	struct act__worker *w;
@@ -503,6 +709,8 @@ int act_link(act_pid pid)
 		return -EPERM;
 	if (pid.id == p->pid.id)
 		return 0;
+	if (act__unlikely(is_remote(pid)))
+		return remote_link(w->rt, p, pid);
 	q = act__proc_lookup(&w->rt->procs, pid);
 	if (!q)
 		return link_noproc(w->rt, p, pid);
@@ -535,6 +743,8 @@ int act_unlink(act_pid pid)
 
 	if (!p)
 		return -EPERM;
+	if (act__unlikely(is_remote(pid)))
+		return remote_unlink(w->rt, p, pid);
 	/* a stale pid names no link: while one exists its other end's
 	 * generation stays (I5); the lookup's acquire also orders the
 	 * slot's set-up before the lock below */
@@ -564,6 +774,13 @@ int act__links_monitor_ref(struct act__rt *rt, struct act__proc *p, act_pid pid,
 	if (!r)
 		return -ENOMEM;
 	r->ref = ref;
+	if (act__unlikely(is_remote(pid))) {
+		int rc = remote_rel(rt, p, pid, r);
+
+		if (rc < 0)
+			free(r);
+		return rc;
+	}
 	q = act__proc_lookup(&rt->procs, pid);
 	if (q) {
 		act__links_lock2(p, q);
@@ -613,9 +830,11 @@ uint64_t act_monitor(act_pid pid)
 		return 0;
 	ref = new_ref();
 	rc = act__links_monitor_ref(w->rt, p, pid, ref);
-	if (rc == -ESRCH)
+	if (rc == -ESRCH || rc == -ENOTCONN)
 		rc = send_signal_msg(w->rt, p->pid, ACT_TAG_DOWN, pid,
-				     ACT_EXIT_NOPROC, ref);
+				     rc == -ESRCH ? ACT_EXIT_NOPROC :
+						    ACT_EXIT_NOCONNECTION,
+				     ref);
 	return rc ? 0 : ref;
 }
 
@@ -631,16 +850,18 @@ bool act__links_unmonitor(struct act__rt *rt, struct act__proc *p, uint64_t ref)
 {
 	struct act__proc *q;
 	struct act__rel *r;
-	act_pid target;
+	act_pid target, via = ACT_PID_NONE;
 
 	act__proc_lock(p);
 	r = monitor_find(p, ref);
-	if (r)
+	if (r) {
 		target = r->end[1];
+		via = r->via;
+	}
 	act__proc_unlock(p);
 	if (!r)
 		return false;
-	q = slot_at(rt, target);
+	q = end_slot(rt, target, via);
 	act__links_lock2(p, q);
 	r = monitor_find(p, ref);
 	if (r) {
@@ -650,6 +871,8 @@ bool act__links_unmonitor(struct act__rt *rt, struct act__proc *p, uint64_t ref)
 	act__links_unlock2(p, q);
 	if (!r)
 		return false;
+	if (via.id) /* the remote end's monitor goes too */
+		tell_via(rt, via, ACT__SIG_DEMONITOR, p->pid, target, 0, ref);
 	free(r);
 	return true;
 }
@@ -715,4 +938,122 @@ int act_on_exit(void (*fn)(void *arg), void *arg)
 	f->next = p->on_exit;
 	p->on_exit = f;
 	return 0;
+}
+
+/* ---- from a node's connection process (lib/dist) ------------------------- */
+
+/* Under both locks: local `to`'s link with remote `from` through via */
+static struct act__rel *remote_link_find(struct act__proc *p, act_pid from,
+					 act_pid via)
+{
+	struct act__rel *r = link_find(p, from);
+
+	return r && r->via.id == via.id ? r : NULL;
+}
+
+int act__links_remote_link(struct act__rt *rt, act_pid via, act_pid from,
+			   act_pid to)
+{
+	struct act__proc *p = act__proc_lookup(&rt->procs, to),
+			 *q = act__proc_lookup(&rt->procs, via);
+	struct act__rel *r;
+	int rc = 0;
+
+	if (!p)
+		return -ESRCH;
+	if (!q)
+		return 0; /* the connection is going: noconnection there */
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	act__links_lock2(p, q);
+	if (!act__links_proc_live(&rt->procs, p, to))
+		rc = -ESRCH;
+	else if (act__links_proc_live(&rt->procs, q, via) &&
+		 !link_find(p, from)) {
+		r->end[0] = to;
+		r->end[1] = from;
+		r->via = via;
+		rel_add(p, r, 0);
+		rel_add(q, r, 1);
+		r = NULL;
+	}
+	act__links_unlock2(p, q);
+	free(r);
+	return rc;
+}
+
+void act__links_remote_unlink(struct act__rt *rt, act_pid via, act_pid from,
+			      act_pid to)
+{
+	struct act__proc *p = act__proc_lookup(&rt->procs, to),
+			 *q = act__proc_lookup(&rt->procs, via);
+	struct act__rel *r = NULL;
+
+	if (!p || !q)
+		return;
+	act__links_lock2(p, q);
+	if (act__links_proc_live(&rt->procs, p, to))
+		r = remote_link_find(p, from, via);
+	if (r) {
+		rel_del(p, r, 0);
+		rel_del(q, r, 1);
+	}
+	act__links_unlock2(p, q);
+	free(r);
+}
+
+void act__links_remote_exit(struct act__rt *rt, act_pid via, act_pid from,
+			    act_pid to, intptr_t reason, bool link,
+			    bool untrappable, const void *term, size_t term_len)
+{
+	struct act__worker *w = act__tls_worker_self();
+	struct act__proc *p = act__proc_lookup(&rt->procs, to),
+			 *q = act__proc_lookup(&rt->procs, via);
+	struct act__rel *r = NULL;
+	int die = 0;
+
+	if (!p || !q)
+		return;
+	act__links_lock2(p, q);
+	if (act__links_proc_live(&rt->procs, p, to)) {
+		r = link ? remote_link_find(p, from, via) : NULL;
+		if (r) {
+			rel_del(p, r, 0);
+			rel_del(q, r, 1);
+		}
+		if (r || !link)
+			die = signal_locked_t(rt, p, to, from, reason,
+					      untrappable, term, term_len);
+	}
+	act__links_unlock2(p, q);
+	if (die == 1)
+		kill_wake(w, p);
+	free(r);
+}
+
+void act__links_remote_down(struct act__rt *rt, act_pid via, act_pid from,
+			    act_pid to, uint64_t ref, intptr_t reason,
+			    const void *term, size_t term_len)
+{
+	struct act__proc *p = act__proc_lookup(&rt->procs, to),
+			 *q = act__proc_lookup(&rt->procs, via);
+	struct act__rel *r = NULL;
+
+	if (!p || !q)
+		return;
+	act__links_lock2(p, q);
+	if (act__links_proc_live(&rt->procs, p, to)) {
+		r = monitor_find(p, ref);
+		if (r && (r->via.id != via.id || r->end[1].id != from.id))
+			r = NULL;
+		if (r) {
+			rel_del(p, r, 0);
+			rel_del(q, r, 1);
+			send_signal_msg_t(rt, to, ACT_TAG_DOWN, from, reason,
+					  ref, term, term_len);
+		}
+	}
+	act__links_unlock2(p, q);
+	free(r);
 }

@@ -38,7 +38,72 @@ struct act__rel {
 			 * then the target */
 	uint64_t ref;	/* a monitor's reference; 0 for a link */
 	int visits;	/* at stop: ends that let go of it (reclaim) */
+	/* A relation with a remote process (lib/dist; end[1] the remote
+	 * pid, bit 63): the node's connection process, whose slot holds
+	 * the relation's second side; 0 for a local relation */
+	act_pid via;
 };
+
+/*
+ * What a relation with a remote process tells the node's connection
+ * process (lib/dist/conn.c), tag ACT__TAG_LINK_SIG, as a system message:
+ * op is the distribution's control message to send (ACT__SIG_*), from
+ * the local process, to the remote one.
+ */
+#define ACT__TAG_LINK_SIG 0xffffffe4u
+enum {
+	ACT__SIG_LINK = 1,	 /* a link made */
+	ACT__SIG_EXIT = 3,	 /* from, linked to `to`, exited (reason) */
+	ACT__SIG_EXIT2 = 8,	 /* act_kill(to, reason) */
+	ACT__SIG_MONITOR = 19,	 /* from monitors `to` (ref) */
+	ACT__SIG_DEMONITOR = 20, /* that monitor taken away (ref) */
+	ACT__SIG_UNLINK = 35,	 /* the link taken away (ref: its id) */
+	ACT__SIG_UNLINK_ACK = 36 /* the peer's unlink done (ref: its id) */
+};
+struct act__links_sig {
+	uint32_t op;
+	uint32_t rsvd;
+	act_pid from, to;
+	intptr_t reason;
+	uint64_t ref;
+};
+
+/*
+ * A send's, a link's, a monitor's or a kill's way to remote pid `to`:
+ * its node's connection process in *via, connecting the node if need
+ * be (a process's call). Defined in lib/dist/route.c, a layer above (the
+ * list `hooks` of scripts/check-layers.sh). 0; -ESRCH when distribution
+ * is not started or pid names no process met; -ENOTCONN when no
+ * connection can be had.
+ */
+int act__route_proxy(struct act__rt *rt, act_pid to, act_pid *via);
+
+/*
+ * The connection process `via` (lib/dist) delivering what a remote
+ * process `from` did to local process `to`:
+ *   remote_link    a link made from there: 0, -ESRCH when `to` is not
+ *                  alive (the caller answers with an exit, noproc)
+ *   remote_unlink  that link taken away (0 whether it was there or not)
+ *   remote_exit    its exit signal: with `link`, through their link,
+ *                  which goes first (none: dropped, as in Erlang);
+ *                  without, act_kill's from there (`untrappable` for
+ *                  the reason kill)
+ *   remote_down    the DOWN of local `to`'s monitor `ref` of it
+ * term/term_len (or NULL, 0): a reason that is no ACT_EXIT_* and no
+ * integer, as its term's bytes: reason is then ACT_EXIT_TERM and an
+ * EXIT or DOWN message carries the bytes after its act_exit_info.
+ */
+int act__links_remote_link(struct act__rt *rt, act_pid via, act_pid from,
+			   act_pid to);
+void act__links_remote_unlink(struct act__rt *rt, act_pid via, act_pid from,
+			      act_pid to);
+void act__links_remote_exit(struct act__rt *rt, act_pid via, act_pid from,
+			    act_pid to, intptr_t reason, bool link,
+			    bool untrappable, const void *term,
+			    size_t term_len);
+void act__links_remote_down(struct act__rt *rt, act_pid via, act_pid from,
+			    act_pid to, uint64_t ref, intptr_t reason,
+			    const void *term, size_t term_len);
 
 struct act__exit_fn {
 	struct act__exit_fn *next;

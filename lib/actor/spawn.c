@@ -342,6 +342,25 @@ void act__spawn_exit_now(struct act__proc *p)
 }
 
 /* act_kill, the runtime entered (act__rt_enter). */
+/* act_kill of a remote pid (lib/dist): its node's connection sends the
+ * exit signal (EXIT2); 0, or -ESRCH, -ENOTCONN as act__route_proxy. */
+static int kill_remote(struct act__rt *rt, struct act__proc *self, act_pid pid,
+		       intptr_t reason)
+{
+	struct act__links_sig sig = { .op = ACT__SIG_EXIT2,
+				      .to = pid,
+				      .reason = reason };
+	act_pid via;
+	int rc = act__route_proxy(rt, pid, &via);
+
+	if (rc < 0)
+		return rc;
+	sig.from = self ? self->pid : ACT_PID_NONE;
+	rc = act__message_send_sys(rt, via, ACT__TAG_LINK_SIG, &sig,
+				   sizeof(sig), sig.from);
+	return rc == -ESRCH ? -ENOTCONN : rc;
+}
+
 static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
 {
 	struct act__worker *w = act__tls_worker_self();
@@ -350,6 +369,8 @@ static int kill_in(struct act__rt *rt, act_pid pid, intptr_t reason)
 	bool trap;
 
 	p = act__proc_lookup(&rt->procs, pid);
+	if (!p && (pid.id >> 63))
+		return kill_remote(rt, self, pid, reason);
 	if (!p)
 		return -ESRCH;
 	if (w && act__unlikely(w->trace))

@@ -28,6 +28,7 @@
 #include "flags.h"
 #include "handshake.h"
 #include "term.h"
+#include "actor/links.h"
 #include "actor/message.h"
 #include "sched/rt.h"
 
@@ -94,6 +95,97 @@ static void tcp_nodelay(int fd)
 	int one = 1;
 
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* ---- exit reasons and references on the wire ---------------------------- */
+
+/* reason as Erlang's: the common atoms, an integer otherwise */
+static int reason_encode(ei_x_buff *b, intptr_t r)
+{
+	const char *a = r == ACT_EXIT_NORMAL	   ? "normal" :
+			r == ACT_EXIT_KILL	   ? "kill" :
+			r == ACT_EXIT_KILLED	   ? "killed" :
+			r == ACT_EXIT_NOPROC	   ? "noproc" :
+			r == ACT_EXIT_SHUTDOWN	   ? "shutdown" :
+			r == ACT_EXIT_MAILBOX	   ? "mailbox_limit" :
+			r == ACT_EXIT_NOCONNECTION ? "noconnection" :
+			r == ACT_EXIT_TERM	   ? "exit_term" :
+						     NULL;
+
+	if (a)
+		return ei_x_encode_atom(b, a) ? -ENOMEM : 0;
+	return ei_x_encode_longlong(b, (long long)r) ? -ENOMEM : 0;
+}
+
+/* A reason from the wire (t[0..n), no version byte): an ACT_EXIT_* for
+ * the common atoms, the integer, or ACT_EXIT_TERM with the term in
+ * *term (malloc'd, version byte first, *term_len long; the caller frees
+ * it). *kill: the atom kill. */
+static intptr_t reason_decode(const char *t, size_t n, bool *kill, char **term,
+			      size_t *term_len)
+{
+	static const struct {
+		const char *a;
+		intptr_t r;
+	} atoms[] = {
+		{ "normal", ACT_EXIT_NORMAL },
+		{ "kill", ACT_EXIT_KILL },
+		{ "killed", ACT_EXIT_KILLED },
+		{ "noproc", ACT_EXIT_NOPROC },
+		{ "shutdown", ACT_EXIT_SHUTDOWN },
+		{ "noconnection", ACT_EXIT_NOCONNECTION },
+	};
+	char a[MAXATOMLEN_UTF8];
+	long long v;
+	size_t i;
+	int idx = 0;
+
+	*kill = false;
+	*term = NULL;
+	*term_len = 0;
+	if (ei_decode_atom_as(t, &idx, a, sizeof(a), ERLANG_UTF8, NULL, NULL) ==
+	    0) {
+		for (i = 0; i < sizeof(atoms) / sizeof(atoms[0]); i++)
+			if (!strcmp(a, atoms[i].a)) {
+				*kill = atoms[i].r == ACT_EXIT_KILL;
+				return atoms[i].r;
+			}
+	}
+	idx = 0;
+	if (ei_decode_longlong(t, &idx, &v) == 0 && (size_t)idx == n &&
+	    v >= INTPTR_MIN && v <= INTPTR_MAX && (v >= 0 || v < -64))
+		return (intptr_t)v;
+	*term = malloc(n + 1);
+	if (*term) {
+		(*term)[0] = (char)ACT__ET_VERSION;
+		memcpy(*term + 1, t, n);
+		*term_len = n + 1;
+	}
+	return ACT_EXIT_TERM;
+}
+
+/* Our monitor reference as an Erlang one of this node (3 words) */
+static void ref_make(erlang_ref *e, const struct act__dist *d, uint64_t ref)
+{
+	memset(e, 0, sizeof(*e));
+	snprintf(e->node, sizeof(e->node), "%s", d->name);
+	e->len = 3;
+	e->n[0] = (unsigned)(ref & 0x3ffff);
+	e->n[1] = (unsigned)(uint32_t)(ref >> 18);
+	e->n[2] = (unsigned)(ref >> 50);
+	e->creation = d->creation;
+}
+
+/* One of ours back (ref_make's): true with *ref */
+static bool ref_ours(const erlang_ref *e, const struct act__dist *d,
+		     uint64_t *ref)
+{
+	if (strcmp(e->node, d->name) || e->len != 3 ||
+	    e->creation != d->creation || e->n[0] > 0x3ffff || e->n[2] > 0x3fff)
+		return false;
+	*ref = (uint64_t)e->n[0] | (uint64_t)e->n[1] << 18 |
+	       (uint64_t)e->n[2] << 50;
+	return true;
 }
 
 /* ---- the handshake over a socket ---------------------------------------- */
@@ -390,6 +482,15 @@ fail:
 
 /* ---- the proxy ----------------------------------------------------------- */
 
+/* A remote process's monitor of a local one: the proxy's own monitor of
+ * it (lref) stands for it, and its DOWN goes out as MONITOR_P_EXIT. */
+struct rwatch {
+	uint64_t lref;
+	act_pid watcher, target;
+	erlang_ref eref;
+	char name[ACT_NAME_MAX + 1]; /* a monitor by name: the name */
+};
+
 struct proxy {
 	struct act__dist *d;
 	struct act__peer *nd;
@@ -398,6 +499,20 @@ struct proxy {
 	int fd;
 	ei_x_buff b;
 	int64_t last_send;
+	struct rwatch *rw;
+	size_t nrw, caprw;
+};
+
+/* The reader's word to the proxy: a remote process's MONITOR_P or
+ * DEMONITOR_P of a local one (tag ACT__TAG_DIST_MON) */
+#define ACT__TAG_DIST_MON 0xffffffe5u
+struct dist_mon {
+	uint32_t op;   /* ACT__CTRL_MONITOR_P or ACT__CTRL_DEMONITOR_P */
+	uint64_t lref; /* MONITOR_P: the proxy's monitor, made by the
+			* reader after this word was sent */
+	act_pid from, to;
+	erlang_ref eref;
+	char name[ACT_NAME_MAX + 1]; /* by name: the name ("": by pid) */
 };
 
 static void proxy_gone(void *arg)
@@ -416,6 +531,7 @@ static void proxy_gone(void *arg)
 		close(p->fd);
 	if (p->b.buff)
 		ei_x_free(&p->b);
+	free(p->rw);
 	free(p);
 }
 
@@ -427,6 +543,7 @@ static bool match_setup(const struct act_msg *m, void *ctx)
 }
 
 struct reader_arg {
+	act_pid proxy;
 	int fd;
 	uint32_t node;
 	size_t left_len;
@@ -503,6 +620,144 @@ static int proxy_send(struct proxy *p, struct act_msg *m)
 	return proxy_flush(p);
 }
 
+/* A relation's word (act__links_sig) as a frame: 0, 1 when dropped (a
+ * pid of no entry), or the socket's error. */
+static int proxy_sig(struct proxy *p, const struct act_msg *m)
+{
+	struct act__links_sig g;
+	erlang_ref e;
+	act_pid from;
+	int rc;
+
+	memcpy(&g, m->data, sizeof(g));
+	from = g.from.id ? g.from : p->self;
+	act__ctrl_begin(&p->b);
+	switch (g.op) {
+	case ACT__SIG_LINK:
+		rc = act__ctrl_encode(&p->b, &p->d->peers, &p->me,
+				      ACT__CTRL_LINK, from, g.to, 0);
+		break;
+	case ACT__SIG_EXIT:
+	case ACT__SIG_EXIT2:
+		rc = act__ctrl_encode(&p->b, &p->d->peers, &p->me,
+				      g.op == ACT__SIG_EXIT ? ACT__CTRL_EXIT :
+							      ACT__CTRL_EXIT2,
+				      from, g.to, 0);
+		if (!rc)
+			rc = reason_encode(&p->b, g.reason);
+		break;
+	case ACT__SIG_UNLINK:
+	case ACT__SIG_UNLINK_ACK:
+		rc = act__ctrl_encode(&p->b, &p->d->peers, &p->me,
+				      g.op == ACT__SIG_UNLINK ?
+					      ACT__CTRL_UNLINK_ID :
+					      ACT__CTRL_UNLINK_ID_ACK,
+				      from, g.to, g.ref);
+		break;
+	case ACT__SIG_MONITOR:
+	case ACT__SIG_DEMONITOR:
+		ref_make(&e, p->d, g.ref);
+		rc = act__ctrl_encode_monitor(&p->b, &p->d->peers, &p->me,
+					      g.op == ACT__SIG_MONITOR ?
+						      ACT__CTRL_MONITOR_P :
+						      ACT__CTRL_DEMONITOR_P,
+					      from, g.to, &e);
+		break;
+	default:
+		return 1;
+	}
+	if (rc < 0)
+		return 1;
+	return proxy_flush(p);
+}
+
+/* MONITOR_P_EXIT of remote watch i (its target's DOWN, reason): 0 or
+ * the socket's error; the watch is taken away. */
+static int proxy_watch_fired(struct proxy *p, size_t i, intptr_t reason,
+			     const void *term, size_t term_len)
+{
+	struct rwatch w = p->rw[i];
+	int rc;
+
+	p->rw[i] = p->rw[--p->nrw];
+	act__ctrl_begin(&p->b);
+	if (w.name[0]) /* {21, Name, Watcher, Ref, Reason} */
+		rc = ei_x_encode_version(&p->b) ||
+				     ei_x_encode_tuple_header(&p->b, 5) ||
+				     ei_x_encode_long(
+					     &p->b, ACT__CTRL_MONITOR_P_EXIT) ||
+				     ei_x_encode_atom(&p->b, w.name) ?
+			     -ENOMEM :
+			     act__codec_pid_encode(&p->b, &p->d->peers, &p->me,
+						   w.watcher);
+	else
+		rc = act__ctrl_encode_monitor(&p->b, &p->d->peers, &p->me,
+					      ACT__CTRL_MONITOR_P_EXIT,
+					      w.target, w.watcher, &w.eref);
+	if (!rc && w.name[0] && ei_x_encode_ref(&p->b, &w.eref))
+		rc = -ENOMEM;
+	if (!rc && term_len > 1) /* the term, less its version byte */
+		rc = ei_x_append_buf(&p->b, (const char *)term + 1,
+				     (int)term_len - 1) ?
+			     -ENOMEM :
+			     0;
+	else if (!rc)
+		rc = reason_encode(&p->b, reason);
+	return rc < 0 ? 0 : proxy_flush(p);
+}
+
+/* A remote process's MONITOR_P or DEMONITOR_P, from the reader */
+static int proxy_mon(struct proxy *p, const struct act_msg *m)
+{
+	struct dist_mon dm;
+	size_t i;
+
+	memcpy(&dm, m->data, sizeof(dm));
+	if (dm.op == ACT__CTRL_DEMONITOR_P) {
+		for (i = 0; i < p->nrw; i++)
+			if (p->rw[i].watcher.id == dm.from.id &&
+			    !ei_cmp_refs(&p->rw[i].eref, &dm.eref)) {
+				act_demonitor(p->rw[i].lref);
+				p->rw[i] = p->rw[--p->nrw];
+				break;
+			}
+		return 0;
+	}
+	if (p->nrw == p->caprw) {
+		size_t cap = p->caprw ? 2 * p->caprw : 16;
+		struct rwatch *n = realloc(p->rw, cap * sizeof(*n));
+
+		if (!n)
+			return 0; /* as a lost message: said below */
+		p->rw = n;
+		p->caprw = cap;
+	}
+	i = p->nrw;
+	p->rw[i].watcher = dm.from;
+	p->rw[i].target = dm.to;
+	p->rw[i].eref = dm.eref;
+	memcpy(p->rw[i].name, dm.name, sizeof(dm.name));
+	p->rw[i].lref = dm.lref;
+	p->nrw++;
+	return 0;
+}
+
+/* The DOWN of one of the proxy's monitors: a remote watch's */
+static int proxy_down(struct proxy *p, const struct act_msg *m)
+{
+	struct act_exit_info x;
+	size_t i;
+
+	memcpy(&x, m->data, sizeof(x));
+	for (i = 0; i < p->nrw; i++)
+		if (p->rw[i].lref == x.ref)
+			return proxy_watch_fired(p, i, x.reason,
+						 (const char *)m->data +
+							 sizeof(x),
+						 m->len - sizeof(x));
+	return 0;
+}
+
 static const char tick[4];
 
 /* Up: forwards out as frames, a tick when idle, until the reader or the
@@ -527,6 +782,13 @@ static intptr_t proxy_serve(struct proxy *p)
 			   m->tag == ACT__TAG_DIST_NAME) {
 			rc = proxy_send(p, m);
 			rc = rc > 0 ? 0 : rc;
+		} else if (m->tag == ACT__TAG_LINK_SIG) {
+			rc = proxy_sig(p, m);
+			rc = rc > 0 ? 0 : rc;
+		} else if (m->tag == ACT__TAG_DIST_MON) {
+			rc = proxy_mon(p, m);
+		} else if (m->tag == ACT_TAG_DOWN) {
+			rc = proxy_down(p, m);
 		} else if (m->tag == ACT__TAG_DIST_UP) {
 			struct act__conn_up up;
 
@@ -598,6 +860,7 @@ static intptr_t proxy_setup(struct proxy *p, struct reader_arg **ra)
 			act_msg_free(m);
 			return ENOMEM;
 		}
+		(*ra)->proxy = p->self;
 		(*ra)->fd = up.fd;
 		(*ra)->node = p->nd->num;
 		(*ra)->left_len = up.left_len;
@@ -709,6 +972,7 @@ int act__conn_proxy(struct act__dist *d, struct act__peer *nd, act_pid *out)
 struct reader {
 	struct act__dist *d;
 	struct act__peer *nd;
+	act_pid proxy;
 	struct act__codec_self me;
 	uint8_t *buf;
 	size_t cap, have;
@@ -736,6 +1000,96 @@ static void deliver(struct reader *r, act_pid to, act_pid from, const char *msg,
 	else
 		(void)act__message_send_as(act__rt_current, to, ACT_TAG_TERM,
 					   msg, len, from);
+}
+
+/* A word to the proxy (act__links_sig): what only it sends */
+static void reader_tell(struct reader *r, uint32_t op, act_pid from, act_pid to,
+			intptr_t reason, uint64_t ref)
+{
+	struct act__links_sig g = {
+		.op = op, .from = from, .to = to, .reason = reason, .ref = ref
+	};
+
+	(void)act__message_send_sys(act__rt_current, r->proxy,
+				    ACT__TAG_LINK_SIG, &g, sizeof(g), from);
+}
+
+/* The proxy's monitor of local pid `to` under lref, for a remote
+ * watcher; a pid not alive: its DOWN (noproc) to the proxy at once */
+static void reader_monitor(struct reader *r, act_pid to, uint64_t lref)
+{
+	struct act__rt *rt = act__rt_current;
+	struct act__proc *px = act__proc_lookup(&rt->procs, r->proxy);
+	struct act_exit_info x = { to, ACT_EXIT_NOPROC, lref };
+
+	if (!px)
+		return; /* the connection is going */
+	if (to.id == ACT_PID_NONE.id ||
+	    act__links_monitor_ref(rt, px, to, lref) < 0)
+		(void)act__message_send_sys(rt, r->proxy, ACT_TAG_DOWN, &x,
+					    sizeof(x), to);
+}
+
+/* The links and monitors of the remote processes: to the local ends */
+static void reader_rel(struct reader *r, const struct act__ctrl *c)
+{
+	struct act__rt *rt = act__rt_current;
+	struct dist_mon dm;
+	char *term = NULL;
+	size_t term_len = 0;
+	intptr_t reason = 0;
+	uint64_t ref;
+	bool kill = false;
+
+	if (c->reason)
+		reason = reason_decode(c->reason, c->reason_len, &kill, &term,
+				       &term_len);
+	switch (c->op) {
+	case ACT__CTRL_LINK:
+		if (act__links_remote_link(rt, r->proxy, c->from, c->to) ==
+		    -ESRCH)
+			reader_tell(r, ACT__SIG_EXIT, c->to, c->from,
+				    ACT_EXIT_NOPROC, 0);
+		break;
+	case ACT__CTRL_UNLINK_ID:
+		act__links_remote_unlink(rt, r->proxy, c->from, c->to);
+		reader_tell(r, ACT__SIG_UNLINK_ACK, c->to, c->from, 0, c->id);
+		break;
+	case ACT__CTRL_EXIT:
+	case ACT__CTRL_EXIT2:
+		act__links_remote_exit(rt, r->proxy, c->from, c->to, reason,
+				       c->op == ACT__CTRL_EXIT,
+				       c->op == ACT__CTRL_EXIT2 && kill, term,
+				       term_len);
+		break;
+	case ACT__CTRL_MONITOR_P_EXIT:
+		if (ref_ours(&c->ref, r->d, &ref))
+			act__links_remote_down(rt, r->proxy, c->from, c->to,
+					       ref, reason, term, term_len);
+		break;
+	case ACT__CTRL_MONITOR_P:
+	case ACT__CTRL_DEMONITOR_P:
+		memset(&dm, 0, sizeof(dm));
+		dm.op = c->op;
+		dm.from = c->from;
+		dm.to = c->name[0] ? act_whereis(c->name) : c->to;
+		dm.eref = c->ref;
+		snprintf(dm.name, sizeof(dm.name), "%s", c->name);
+		if (c->op == ACT__CTRL_MONITOR_P)
+			dm.lref = act_make_ref();
+		(void)act__message_send_sys(rt, r->proxy, ACT__TAG_DIST_MON,
+					    &dm, sizeof(dm), c->from);
+		/* the proxy's monitor, made here, before the frames after
+		 * this one are delivered (an exit the peer asked for next
+		 * must find it), and after the word above, so that its DOWN
+		 * comes to the proxy after it */
+		if (c->op == ACT__CTRL_MONITOR_P)
+			reader_monitor(r, dm.to, dm.lref);
+		break;
+	default: /* UNLINK_ID_ACK: nothing to do */
+		break;
+	}
+	free(term);
 }
 
 /* One frame's body: 0, or -EINVAL with *why (the connection ends). */
@@ -768,8 +1122,7 @@ static int reader_frame(struct reader *r, const char *p, size_t n,
 			deliver(r, to, c.from, c.msg, c.msg_len);
 		break;
 	default:
-		/* links and monitors: not taken yet (the flags we send
-		 * still offer DIST_MONITOR; see distribution.md) */
+		reader_rel(r, &c);
 		break;
 	}
 	return 0;
@@ -873,6 +1226,7 @@ static void reader_main(void *arg)
 	}
 	r->d = dist();
 	r->nd = act__peers_at(&r->d->peers, a->node);
+	r->proxy = a->proxy;
 	r->me.name = r->d->name;
 	r->me.creation = r->d->creation;
 	r->fd = a->fd;

@@ -72,6 +72,9 @@
  * OTP 27 peers, and what the connection layer above implements:
  *
  *   DIST_MONITOR	MONITOR_P, DEMONITOR_P, MONITOR_P_EXIT (19-21)
+ *   DIST_MONITOR_NAME	the same by registered name; OTP sends none of
+ *			them to a node without both bits (dist.c: the
+ *			monitor then only watches the connection)
  *   SEND_SENDER	the peer sends SEND_SENDER (22), not SEND (2)
  *   UNLINK_ID		(required) UNLINK_ID and its ACK (35, 36)
  *
@@ -80,11 +83,12 @@
  * are a hidden node, as C nodes are: no global name server on our
  * side), DIST_HDR_ATOM_CACHE and FRAGMENTS (every message comes with a
  * pass-through 'p' header, whole), EXIT_PAYLOAD (exits come as EXIT,
- * EXIT2 and MONITOR_P_EXIT), DIST_MONITOR_NAME, SPAWN, ALIAS, NAME_ME.
+ * EXIT2 and MONITOR_P_EXIT), SPAWN, ALIAS, NAME_ME.
  */
-#define ACT__DFLAGS_OURS                                         \
-	(ACT__DFLAGS_REQUIRED | ACT__DFLAG_MANDATORY_25_DIGEST | \
-	 ACT__DFLAG_DIST_MONITOR | ACT__DFLAG_SEND_SENDER)
+#define ACT__DFLAGS_OURS                                          \
+	(ACT__DFLAGS_REQUIRED | ACT__DFLAG_MANDATORY_25_DIGEST |  \
+	 ACT__DFLAG_DIST_MONITOR | ACT__DFLAG_DIST_MONITOR_NAME | \
+	 ACT__DFLAG_SEND_SENDER)
 
 /* f with MANDATORY_25_DIGEST, if set, expanded into the flags it stands
  * for. */

@@ -13,6 +13,7 @@
 #if ACT_HAVE_EI
 #include "conn.h"
 #endif
+#include "actor/links.h"
 #include "actor/message.h"
 #include "sched/rt.h"
 
@@ -126,4 +127,24 @@ int act__route_send(struct act__rt *rt, act_pid to, uint32_t tag,
 	h.tag = tag;
 	return act__message_send_hdr(rt, proxy, ACT__TAG_DIST_SEND, &h,
 				     sizeof(h), data, len, from);
+}
+
+int act__route_proxy(struct act__rt *rt, act_pid to, act_pid *via)
+{
+	struct act__dist *d = act__route_dist(rt);
+	struct act__peer *nd;
+
+	if (!d)
+		return -ESRCH;
+	nd = act__peers_at(&d->peers, act__peers_pid_node(to));
+	/* acquire: pairs with the release store in act__peers_pid_get */
+	if (!nd || act__peers_pid_entry(to) >=
+			   atomic_load_explicit(&nd->n, memory_order_acquire))
+		return -ESRCH;
+#if ACT_HAVE_EI
+	return act__conn_proxy(d, nd, via);
+#else
+	(void)via;
+	return -ENOTCONN;
+#endif
 }
