@@ -34,8 +34,10 @@ static void vars_man(const struct act__var *v, const char *def,
 		printf("No field; takes %s;\n", expect);
 	if (def)
 		printf("default \\fB%s\\fP.\n", def);
-	else
+	else if (v->field)
 		printf("default: computed, see \\fI%s\\fP.\n", v->field);
+	else
+		printf("default: none.\n");
 }
 
 int actors_vars_main(int argc, char **argv)

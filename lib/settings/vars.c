@@ -281,6 +281,22 @@ const struct act__var act__vars[ACT_VARS] = {
 		.doc = "The CPUs the runtime may use, within the affinity "
 		       "mask and cgroup cpuset",
 	},
+	[ACT_VAR_NODE] = {
+		.name = "ACTORS_NODE", .type = ACT_VAR_PATH,
+		.flags = ACT_VAR_COMPUTED, POLICY(node),
+		.what = "a node name",
+		.doc = "The node name act_dist_start takes when it is given "
+		       "none: alive or alive@host (act_dist_start(3)); unset: "
+		       "it must be given",
+	},
+	[ACT_VAR_COOKIE] = {
+		.name = "ACTORS_COOKIE", .type = ACT_VAR_PATH,
+		.flags = ACT_VAR_COMPUTED, POLICY(cookie),
+		.what = "a cookie",
+		.doc = "The cookie act_dist_start takes when it is given none; "
+		       "unset: the first line of $HOME/.erlang.cookie, as "
+		       "Erlang's",
+	},
 	[ACT_VAR_TEST_RING] = {
 		.name = "ACT_TEST_RING", .type = ACT_VAR_WORD,
 		.flags = ACT_VAR_TEST, POLICY(test.ring),

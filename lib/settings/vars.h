@@ -57,6 +57,8 @@ enum act__var_id {
 	ACT_VAR_BIND, /* the placement three: act__plan_resolve */
 	ACT_VAR_REACTOR_CPU,
 	ACT_VAR_CPUS,
+	ACT_VAR_NODE,	/* act_dist_start: the node's name (lib/dist) */
+	ACT_VAR_COOKIE, /* ... its cookie */
 	/* the test class (ACT_VAR_TEST) */
 	ACT_VAR_TEST_RING,	   /* act_main: the reactor's ring (ring.c) */
 	ACT_VAR_TEST_NUMA,	   /* act_main: the memory homes (homes.c) */
@@ -239,6 +241,8 @@ struct act__settings {
 	uint32_t cpu_claim;	   /* ACTORS_CPU_CLAIM: enum act__cpu_claim */
 	unsigned long long seed;   /* ACTORS_SEED: 0, or a systematic
 				    * run's seed (base/systematic.h) */
+	const char *node;	   /* ACTORS_NODE, ACTORS_COOKIE: read by */
+	const char *cookie;	   /* act_dist_start itself (getenv) */
 	struct act__tests test;
 	/* each variable's value where it was read and taken; NULL where
 	 * it was unset, not read (a field won) or not resolved */
