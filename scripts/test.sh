@@ -149,11 +149,15 @@ scripts/build.sh tsan --enable-sanitizer=thread CC=clang \
 # alone: no build changes them.
 ttests=$(tests_but tsan '^(tests/(inline\.sh|test_resp|test_kv(db|set|zset|stream)|test_dist_(term|codec|ctrl|wire))|model/check\.sh)$') ||
 	exit 1
+# Of the fallbacks' reruns (tests/fallback.sh), TSan takes the park/wake
+# ones (FUTEX_WAIT) and one program on each other doorbell and ring; the
+# rest are release's (each under TSan costs as much as 5 in release).
 (cd build/tsan && CK_TIMEOUT_MULTIPLIER=4 ANYCOUNT_TOPOLOGY=off \
+	FALLBACK_ONLY='FUTEX_WAIT|RING=(eventfd|none) test_timers|RING=plain test_io$' \
 	SOURCE_CHECKS=off make -j"$(nproc)" check TESTS="$ttests") || rc=1
 phase stress-tsan
 step stress-tsan sh -c \
-	'cd build/tsan && make stress STRESS_FLAGS="--iters 10000 --timeout 120"'
+	'cd build/tsan && make stress STRESS_FLAGS="--iters 5000 --timeout 120"'
 # AddressSanitizer and UBSan (issue 31), halting at UBSan's first report
 # too: every Check program and shell test (the kv example's hostile
 # clients, its differential test against redis-server and its crash tests

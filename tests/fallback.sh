@@ -37,6 +37,20 @@ if [ "$list" = --list ]; then
 	printf '%s\n' "$@"
 	exit 0
 fi
+# FALLBACK_ONLY: an extended regex; only the runs ("VAR=VALUE PROGRAM")
+# it matches (scripts/test.sh's TSan build: the park/wake and ring
+# fallbacks, not the memory homes' and not each ring's every program)
+if [ -n "${FALLBACK_ONLY:-}" ]; then
+	for run in "$@"; do
+		shift
+		printf '%s\n' "$run" | grep -qE -- "$FALLBACK_ONLY" &&
+			set -- "$@" "$run"
+	done
+	if [ $# -eq 0 ]; then
+		echo "fallback.sh: FALLBACK_ONLY=$FALLBACK_ONLY matches no run"
+		exit 1
+	fi
+fi
 . "$(dirname "$0")/tally.sh"
 dir=tests # make check runs in the build directory
 passed=0
