@@ -162,4 +162,13 @@ else
 	bad "noconnection lines: $(grep '^watcher' "$tmp/c2")"
 fi
 kill "$c1" 2>/dev/null
+# a sanitizer's report in any of our nodes' logs (the TSan and ASan
+# builds run this test too; our nodes are killed, so no exit status
+# carries it)
+if grep -lE 'Sanitizer|runtime error' "$tmp"/c*.err >/dev/null 2>&1; then
+	bad "a sanitizer's report:" \
+		"$(grep -hE -A5 'Sanitizer|runtime error' "$tmp"/c*.err | head -n 40)"
+else
+	ok "no sanitizer's report in our nodes' logs"
+fi
 finish

@@ -38,6 +38,22 @@ static struct act__peer *get(const char *name)
 	return nd;
 }
 
+/* A remote pid prints as <NODE.ENTRY.0>, not as a local slot would */
+START_TEST(pid_format_remote)
+{
+	char buf[ACT_PID_STRLEN];
+
+	ck_assert_int_eq(act_pid_format(act__peers_pid_make(3, 42), buf,
+					sizeof(buf)),
+			 8);
+	ck_assert_str_eq(buf, "<3.42.0>");
+	act_pid_format(act__peers_pid_make(ACT__DIST_NODES_MAX,
+					   ACT__PID_ENTRY_MASK),
+		       buf, sizeof(buf));
+	ck_assert_str_eq(buf, "<2047.4503599627370495.0>");
+}
+END_TEST
+
 START_TEST(node_names)
 {
 	static const char *const bad[] = { "",	 "a",	  "@h",	 "a@",
@@ -234,6 +250,7 @@ static Suite *dist_peers_suite(void)
 	TCase *rd = tcase_create("readers");
 
 	tcase_add_test(tc, pid_bits);
+	tcase_add_test(tc, pid_format_remote);
 	tcase_add_test(tc, node_names);
 	tcase_add_test(tc, pids_kept);
 	tcase_set_timeout(lim, 120);

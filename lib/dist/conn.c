@@ -188,6 +188,13 @@ static bool ref_ours(const erlang_ref *e, const struct act__dist *d,
 	return true;
 }
 
+/* A node's connection takes every send to it: no mailbox limit (an
+ * ACTORS_MAILBOX_LIMIT would kill it, and so the connection, on a
+ * burst); its senders are slowed by backpressure instead. */
+static const struct act_spawn_opts unlimited = {
+	.mailbox_limit = ACT_MAILBOX_UNLIMITED
+};
+
 /* ---- the handshake over a socket ---------------------------------------- */
 
 /* The acceptor's answer to the peer's name (the caller's choice). */
@@ -294,11 +301,15 @@ static int hand_over(act_pid proxy, int fd, uint64_t flags, const uint8_t *left,
 
 /* ---- the dialer ---------------------------------------------------------- */
 
+/* The dialer's state, on its own stack: every way out of dial_main is
+ * an act_exit inside it, so the exit handler finds it there. Nothing of
+ * it is the spawner's to free: a dialer killed before it ran holds
+ * nothing. */
 struct dial_arg {
-	act_pid proxy;
 	uint32_t node;
 	int fd; /* the socket in use, -1: none; closed at exit */
 	int slot;
+	struct act__handshake h;
 };
 
 static void dial_gone(void *arg)
@@ -308,7 +319,6 @@ static void dial_gone(void *arg)
 	if (a->fd >= 0)
 		close(a->fd);
 	pending_release(dist(), a->slot);
-	free(a);
 }
 
 struct resolve {
@@ -418,13 +428,17 @@ static int epmd_port_of(struct dial_arg *a, struct act__dist *d,
 
 static void dial_main(void *arg)
 {
-	struct dial_arg *a = arg;
+	struct dial_arg st = { .node = (uint32_t)(uintptr_t)arg,
+			       .fd = -1,
+			       .slot = -1 },
+			*a = &st;
 	struct act__dist *d = dist();
 	struct act__peer *nd = act__peers_at(&d->peers, a->node);
 	int64_t deadline = now_ns() + d->setup_ns;
 	char alive[ACT__DIST_NAME_MAX + 1];
 	const char *host, *why = NULL;
 	struct act__handshake *h = NULL;
+	act_pid proxy;
 	struct in_addr addr;
 	uint8_t left[2048];
 	size_t left_len = 0;
@@ -454,10 +468,10 @@ static void dial_main(void *arg)
 	}
 	tcp_nodelay(a->fd);
 	a->slot = pending_claim(d, a->fd);
-	h = malloc(sizeof(*h));
-	if (!h || getrandom(&challenge, sizeof(challenge), 0) < 0) {
-		rc = -ENOMEM;
-		why = "no memory for the handshake";
+	h = &a->h;
+	if (getrandom(&challenge, sizeof(challenge), 0) < 0) {
+		rc = -EAGAIN;
+		why = "no random challenge (getrandom)";
 		goto fail;
 	}
 	act__handshake_init(h, ACT__HANDSHAKE_INITIATOR, d->name, d->cookie,
@@ -469,14 +483,16 @@ static void dial_main(void *arg)
 		why = h->why ? h->why : "the handshake failed";
 		goto fail;
 	}
-	if (hand_over(a->proxy, a->fd, h->peer_flags, left, left_len) == 0)
-		a->fd = -1; /* the proxy's now */
-	free(h);
-	return;
+	/* acquire: pairs with the release stores of proxy: the node's
+	 * proxy, ours (or its successor, which takes the socket too) */
+	proxy.id = atomic_load_explicit(&nd->proxy, memory_order_acquire);
+	if (proxy.id &&
+	    hand_over(proxy, a->fd, h->peer_flags, left, left_len) == 0)
+		a->fd = -1;	   /* the proxy's now */
+	act_exit(ACT_EXIT_NORMAL); /* st is on this frame: no return */
 fail:
 	fprintf(stderr, "actors: dist: cannot connect to %s: %s (%s)\n",
 		nd->name, why ? why : "failed", strerror(-rc));
-	free(h);
 	act_exit(-rc);
 }
 
@@ -515,10 +531,25 @@ struct dist_mon {
 	char name[ACT_NAME_MAX + 1]; /* by name: the name ("": by pid) */
 };
 
+static void proxy_free(struct proxy *p)
+{
+	if (p->b.buff)
+		ei_x_free(&p->b);
+	free(p->rw);
+	free(p);
+}
+
 static void proxy_gone(void *arg)
 {
 	struct proxy *p = arg;
 	uint64_t me = p->self.id;
+	void *mine = p;
+
+	/* relaxed: the proxy's exit orders it before a successor's store
+	 * (the release CAS of proxy below) */
+	atomic_compare_exchange_strong_explicit(&p->nd->proxy_mem, &mine, NULL,
+						memory_order_relaxed,
+						memory_order_relaxed);
 
 	atomic_store_explicit(&p->nd->up, 0, memory_order_relaxed);
 	atomic_store_explicit(&p->nd->fd1, 0, memory_order_relaxed);
@@ -529,10 +560,7 @@ static void proxy_gone(void *arg)
 						memory_order_relaxed);
 	if (p->fd >= 0)
 		close(p->fd);
-	if (p->b.buff)
-		ei_x_free(&p->b);
-	free(p->rw);
-	free(p);
+	proxy_free(p);
 }
 
 static bool match_setup(const struct act_msg *m, void *ctx)
@@ -541,14 +569,6 @@ static bool match_setup(const struct act_msg *m, void *ctx)
 	return m->tag == ACT__TAG_DIST_UP || m->tag == ACT_TAG_EXIT ||
 	       m->tag == ACT__TAG_DIST_GO;
 }
-
-struct reader_arg {
-	act_pid proxy;
-	int fd;
-	uint32_t node;
-	size_t left_len;
-	uint8_t left[];
-};
 
 static void reader_main(void *arg);
 
@@ -819,7 +839,7 @@ static intptr_t proxy_serve(struct proxy *p)
 
 /* Waits for the socket (the dialer's or an acceptor's): 0, or the exit
  * reason. */
-static intptr_t proxy_setup(struct proxy *p, struct reader_arg **ra)
+static intptr_t proxy_setup(struct proxy *p, struct act_msg **upm)
 {
 	int64_t deadline = now_ns() + p->d->setup_ns + p->d->setup_ns / 2;
 
@@ -854,18 +874,8 @@ static intptr_t proxy_setup(struct proxy *p, struct reader_arg **ra)
 			continue;
 		}
 		memcpy(&up, m->data, sizeof(up));
-		*ra = malloc(sizeof(**ra) + up.left_len);
-		if (!*ra) {
-			close(up.fd);
-			act_msg_free(m);
-			return ENOMEM;
-		}
-		(*ra)->proxy = p->self;
-		(*ra)->fd = up.fd;
-		(*ra)->node = p->nd->num;
-		(*ra)->left_len = up.left_len;
-		memcpy((*ra)->left, (char *)m->data + sizeof(up), up.left_len);
-		act_msg_free(m);
+		*upm = m; /* the reader's, with the bytes read past the
+			   * handshake */
 		p->fd = up.fd;
 		/* relaxed: read by the stop only, after every join */
 		atomic_store_explicit(&p->nd->fd1, up.fd + 1,
@@ -880,8 +890,9 @@ static void proxy_main(void *arg)
 {
 	uintptr_t v = (uintptr_t)arg;
 	struct proxy *p = calloc(1, sizeof(*p));
-	struct reader_arg *ra = NULL;
-	struct act_spawn_opts o = { .flags = ACT_SPAWN_LINK };
+	struct act_msg *up = NULL;
+	struct act_spawn_opts o = { .flags = ACT_SPAWN_LINK,
+				    .mailbox_limit = ACT_MAILBOX_UNLIMITED };
 	struct act_msg *go;
 	intptr_t why;
 
@@ -903,29 +914,28 @@ static void proxy_main(void *arg)
 		act_exit(ACT_EXIT_NORMAL);
 	}
 	act_msg_free(go);
+	/* relaxed: read by the stop, after every join */
+	atomic_store_explicit(&p->nd->proxy_mem, p, memory_order_relaxed);
 	if (ei_x_new(&p->b))
 		act_exit(ENOMEM);
 	if (v & 1) {
-		struct dial_arg *a = calloc(1, sizeof(*a));
-
-		if (!a)
-			act_exit(ENOMEM);
-		a->proxy = p->self;
-		a->node = p->nd->num;
-		a->fd = -1;
-		a->slot = -1;
-		if (act_spawn_pid(dial_main, a, &o, &p->dialer) < 0) {
-			free(a);
+		if (act_spawn_pid(dial_main, (void *)(uintptr_t)p->nd->num, &o,
+				  &p->dialer) < 0)
 			act_exit(EAGAIN);
-		}
 	}
-	why = proxy_setup(p, &ra);
+	why = proxy_setup(p, &up);
 	if (why)
 		act_exit(why);
-	if (act_spawn_pid(reader_main, ra, &o, &p->reader) < 0) {
-		free(ra);
+	/* the reader takes its socket and bytes by message: a reader
+	 * killed before it ran holds nothing */
+	if (act_spawn_pid(reader_main, (void *)(uintptr_t)p->nd->num, &o,
+			  &p->reader) < 0 ||
+	    act__message_send(act__rt_current, p->reader, ACT__TAG_DIST_UP,
+			      up->data, up->len, ACT_PID_NONE) < 0) {
+		act_msg_free(up);
 		act_exit(EAGAIN);
 	}
+	act_msg_free(up);
 	/* release: what the proxy set up before `up` is read */
 	atomic_store_explicit(&p->nd->up, 1, memory_order_release);
 	act_exit(proxy_serve(p));
@@ -949,7 +959,7 @@ int act__conn_proxy(struct act__dist *d, struct act__peer *nd, act_pid *out)
 			return -ENOTCONN;
 		rc = act_spawn_pid(proxy_main,
 				   (void *)(((uintptr_t)nd->num << 1) | 1),
-				   NULL, &pid);
+				   &unlimited, &pid);
 		if (rc < 0)
 			return rc == -ENOMEM ? rc : -EAGAIN;
 		/* release: the proxy's pid published; pairs with the
@@ -983,6 +993,14 @@ static void reader_gone(void *arg)
 {
 	struct reader *r = arg;
 
+	void *mine = r;
+
+	/* relaxed: read by the stop only, after every join */
+	if (r->nd)
+		atomic_compare_exchange_strong_explicit(&r->nd->reader_mem,
+							&mine, NULL,
+							memory_order_relaxed,
+							memory_order_relaxed);
 	free(r->buf);
 	free(r);
 }
@@ -1215,42 +1233,72 @@ static intptr_t reader_loop(struct reader *r)
 	}
 }
 
+static bool match_up(const struct act_msg *m, void *ctx)
+{
+	(void)ctx;
+	return m->tag == ACT__TAG_DIST_UP;
+}
+
 static void reader_main(void *arg)
 {
-	struct reader_arg *a = arg;
 	struct reader *r = calloc(1, sizeof(*r));
+	struct act__conn_up up;
+	struct act_msg *m;
 
-	if (!r) {
-		free(a);
+	if (!r)
 		act_exit(ENOMEM);
-	}
+	act_on_exit(reader_gone, r);
 	r->d = dist();
-	r->nd = act__peers_at(&r->d->peers, a->node);
-	r->proxy = a->proxy;
+	r->nd = act__peers_at(&r->d->peers, (uint32_t)(uintptr_t)arg);
+	/* relaxed: read by the stop only, after every join */
+	atomic_store_explicit(&r->nd->reader_mem, r, memory_order_relaxed);
 	r->me.name = r->d->name;
 	r->me.creation = r->d->creation;
-	r->fd = a->fd;
-	r->cap = 65536 > a->left_len ? 65536 : a->left_len;
+	/* the proxy's word: the socket, the bytes read past the
+	 * handshake; from the proxy */
+	m = act_receive_match(match_up, NULL, ACT_FOREVER);
+	memcpy(&up, m->data, sizeof(up));
+	r->proxy = m->from;
+	r->fd = up.fd;
+	r->cap = 65536;
 	r->buf = malloc(r->cap);
-	act_on_exit(reader_gone, r);
 	if (!r->buf) {
-		free(a);
+		act_msg_free(m);
 		act_exit(ENOMEM);
 	}
-	memcpy(r->buf, a->left, a->left_len);
-	r->have = a->left_len;
-	free(a);
+	memcpy(r->buf, (char *)m->data + sizeof(up), up.left_len);
+	r->have = up.left_len;
+	act_msg_free(m);
 	act_exit(reader_loop(r));
+}
+
+void act__conn_free(struct act__peer *nd)
+{
+	/* relaxed: every thread has been joined */
+	struct reader *r = atomic_exchange_explicit(&nd->reader_mem, NULL,
+						    memory_order_relaxed);
+	struct proxy *p = atomic_exchange_explicit(&nd->proxy_mem, NULL,
+						   memory_order_relaxed);
+
+	if (p)
+		proxy_free(p);
+	if (r) {
+		free(r->buf);
+		free(r);
+	}
 }
 
 /* ---- the acceptor and the listener --------------------------------------- */
 
+/* The acceptor's state, on its own stack (as the dialer's): the
+ * listener passes the socket and its pending slot in the argument. */
 struct accept_arg {
 	int fd;
 	int slot;
 	act_pid target; /* the proxy the socket goes to */
 	struct act__peer *nd;
 	act_pid stale; /* ALIVE answered: the proxy to replace */
+	struct act__handshake h;
 };
 
 static void accept_gone(void *arg)
@@ -1260,7 +1308,6 @@ static void accept_gone(void *arg)
 	if (a->fd >= 0)
 		close(a->fd);
 	pending_release(dist(), a->slot);
-	free(a);
 }
 
 /* A new proxy for nd that waits for our socket (no dialer): 0 with
@@ -1271,7 +1318,7 @@ static int accept_new_proxy(struct accept_arg *a)
 	act_pid pid;
 
 	if (act_spawn_pid(proxy_main, (void *)((uintptr_t)a->nd->num << 1),
-			  NULL, &pid) < 0)
+			  &unlimited, &pid) < 0)
 		return -EAGAIN;
 	/* release: pairs with the acquire loads of proxy */
 	if (!atomic_compare_exchange_strong_explicit(
@@ -1328,9 +1375,11 @@ static enum act__handshake_status accept_answer(struct act__handshake *h,
 
 static void accept_main(void *arg)
 {
-	struct accept_arg *a = arg;
+	struct accept_arg st = { .fd = (int)(uint32_t)(uintptr_t)arg,
+				 .slot = (int)((uintptr_t)arg >> 32) },
+			  *a = &st;
 	struct act__dist *d = dist();
-	struct act__handshake *h = malloc(sizeof(*h));
+	struct act__handshake *h = &a->h;
 	int64_t deadline = now_ns() + d->setup_ns;
 	uint8_t left[2048];
 	size_t left_len;
@@ -1338,9 +1387,10 @@ static void accept_main(void *arg)
 	int rc;
 
 	act_on_exit(accept_gone, a);
-	if (!h || getrandom(&challenge, sizeof(challenge), 0) < 0) {
-		free(h);
-		return;
+	if (getrandom(&challenge, sizeof(challenge), 0) < 0) {
+		fprintf(stderr, "actors: dist: a connection refused: no "
+				"random challenge (getrandom)\n");
+		act_exit(ACT_EXIT_NORMAL); /* st is on this frame */
 	}
 	act__handshake_init(h, ACT__HANDSHAKE_ACCEPTOR, d->name, d->cookie,
 			    ACT__DFLAGS_OURS, d->creation, challenge);
@@ -1366,12 +1416,11 @@ static void accept_main(void *arg)
 			"actors: dist: connection from %s refused: %s\n",
 			h->peer_name[0] ? h->peer_name : "a peer",
 			h->why ? h->why : strerror(-rc));
-		free(h);
-		return;
+		act_exit(ACT_EXIT_NORMAL); /* st is on this frame */
 	}
 	if (hand_over(a->target, a->fd, h->peer_flags, left, left_len) == 0)
 		a->fd = -1;
-	free(h);
+	act_exit(ACT_EXIT_NORMAL);
 }
 
 void act__conn_listen_main(void *arg)
@@ -1380,8 +1429,8 @@ void act__conn_listen_main(void *arg)
 
 	(void)arg;
 	for (;;) {
-		struct accept_arg *a;
-		int fd = act_io_accept(d->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		int slot, fd = act_io_accept(d->listen_fd, NULL, NULL,
+					     SOCK_CLOEXEC);
 
 		if (fd < 0) {
 			/* out of descriptors, or the socket failed: say so
@@ -1392,22 +1441,24 @@ void act__conn_listen_main(void *arg)
 			continue;
 		}
 		tcp_nodelay(fd);
-		a = calloc(1, sizeof(*a));
-		if (a)
-			a->slot = pending_claim(d, fd);
-		if (!a || a->slot < 0) {
+		slot = pending_claim(d, fd);
+		if (slot < 0) {
 			fprintf(stderr,
 				"actors: dist: a connection refused: %d "
 				"handshakes under way already\n",
 				ACT__DIST_PENDING_MAX);
-			free(a);
 			close(fd);
 			continue;
 		}
-		a->fd = fd;
-		if (act_spawn(accept_main, a).id == ACT_PID_NONE.id) {
-			pending_release(d, a->slot);
-			free(a);
+		/* the acceptor's state is on its stack; a socket and its
+		 * slot are the argument */
+		if (act_spawn(accept_main, (void *)((uintptr_t)(uint32_t)fd |
+						    (uintptr_t)slot << 32))
+			    .id == ACT_PID_NONE.id) {
+			fprintf(stderr,
+				"actors: dist: a connection refused: no "
+				"process for its handshake\n");
+			pending_release(d, slot);
 			close(fd);
 		}
 	}

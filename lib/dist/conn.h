@@ -54,6 +54,10 @@ struct act__route_name {
  */
 int act__conn_proxy(struct act__dist *d, struct act__peer *nd, act_pid *out);
 
+/* At the runtime's stop (route.c): the memory of nd's connection
+ * processes, discarded without their exit handlers. */
+void act__conn_free(struct act__peer *nd);
+
 /* The listener's and the epmd registration's processes (node.c spawns
  * them); arg unused. */
 void act__conn_listen_main(void *arg);

@@ -493,6 +493,8 @@ int act_send_name(const char *node, const char *name, uint32_t tag,
 	act_pid proxy;
 	int rc;
 
+	if (act_self().id == ACT_PID_NONE.id)
+		return -EPERM;
 	if (!nlen || nlen > ACT_NAME_MAX || (len && !data) ||
 	    (tag >= ACT_TAG_RESERVED && tag != ACT_TAG_TERM) ||
 	    (tag == ACT_TAG_TERM && !term_ok(data, len)))
@@ -505,10 +507,12 @@ int act_send_name(const char *node, const char *name, uint32_t tag,
 	if (!strcmp(node, d->name)) {
 		act_pid to = act_whereis(name);
 
-		return to.id == ACT_PID_NONE.id ?
-			       0 : /* as Erlang: a send to no name here */
-			       act__message_send(act__rt_current, to, tag, data,
-						 len, ACT_PID_NONE);
+		/* as Erlang: a send to no name (or a dead one) is lost */
+		rc = to.id == ACT_PID_NONE.id ?
+			     0 :
+			     act__message_send(act__rt_current, to, tag, data,
+					       len, ACT_PID_NONE);
+		return rc == -ESRCH ? 0 : rc;
 	}
 	rc = act__conn_proxy(d, nd, &proxy);
 	if (rc < 0)

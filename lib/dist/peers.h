@@ -88,6 +88,11 @@ struct act__peer {
 	_Atomic uint32_t up; /* 1: the handshake is done (lib/dist/conn.c) */
 	_Atomic int32_t fd1; /* its socket + 1, 0: none; what the runtime's
 			      * stop closes (route.c) */
+	/* its connection processes' memory (lib/dist/conn.c), set while
+	 * they live: what the runtime's stop frees of processes it
+	 * discards without their exit handlers */
+	_Atomic(void *) proxy_mem;
+	_Atomic(void *) reader_mem;
 	/* traffic (ACTORS_STATS, act_dump): frames, their bytes, ticks
 	 * missed (a silent peer declared down) */
 	_Atomic uint64_t msgs_in, msgs_out, bytes_in, bytes_out;

@@ -19,7 +19,7 @@
 
 int act__route_start(struct act__rt *rt, const char *name, uint32_t creation)
 {
-	struct act__dist *d;
+	struct act__dist *d, *none = NULL;
 	struct act__peer *self;
 	size_t len = strlen(name);
 
@@ -40,8 +40,15 @@ int act__route_start(struct act__rt *rt, const char *name, uint32_t creation)
 	d->listen_fd = -1;
 	d->epmd_fd = -1;
 	/* release: d's fields before rt->dist can be read; pairs with the
-	 * acquire load in act__route_dist */
-	atomic_store_explicit(&rt->dist, d, memory_order_release);
+	 * acquire load in act__route_dist. A CAS: of two starts at once,
+	 * one wins */
+	if (!atomic_compare_exchange_strong_explicit(&rt->dist, &none, d,
+						     memory_order_release,
+						     memory_order_relaxed)) {
+		act__peers_fini(&d->peers);
+		free(d);
+		return -EALREADY;
+	}
 	return 0;
 }
 
@@ -64,6 +71,10 @@ void act__route_stop(struct act__rt *rt)
 
 		if (fd1 > 0)
 			close(fd1 - 1);
+#if ACT_HAVE_EI
+		if (nd)
+			act__conn_free(nd);
+#endif
 	}
 	for (i = 0; i < ACT__DIST_PENDING_MAX; i++) {
 		int32_t fd1 = atomic_load_explicit(&d->pending[i],

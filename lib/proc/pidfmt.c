@@ -45,6 +45,15 @@ int act_pid_format(act_pid pid, char *buf, size_t len)
 	if (!pid.id) {
 		memcpy(s, "<none>", 6);
 		n = 6;
+	} else if (pid.id >> 63) {
+		/* a remote pid (lib/dist/peers.h): <node.entry.0>, the
+		 * node's number and the pid's entry in its table */
+		s[n++] = '<';
+		n += put_dec(s + n, (pid.id >> 52) & 0x7ff);
+		s[n++] = '.';
+		n += put_dec(s + n, pid.id & (((uint64_t)1 << 52) - 1));
+		memcpy(s + n, ".0>", 3);
+		n += 3;
 	} else {
 		if (bits < 1 || bits > 32)
 			bits = 32;
