@@ -17,10 +17,14 @@
 #      monitoring an erl process gets them too (normal, shutdown, kill,
 #      an integer, noproc, and terms: ACT_EXIT_TERM with the term's
 #      bytes); a link to a dead process gets noproc; an unlink, no exit
+#   actors dist names lists our node; actors dist ping answers pong for
+#      it and pang (exit 1) for a name epmd does not know
 #   b. we connect to an erl node (act_dist_connect) and send its
 #      registered "tester" {4, <<"hello">>}
 #   c. a node with another cookie is refused both ways, each side saying
-#      why; a second node of our name is refused by epmd
+#      why; a second node of our name is refused by epmd; the cookie
+#      from ACTORS_COOKIE and from ~/.erlang.cookie, refused when others
+#      can read that file
 #   d. kill -9 of the erl node: ours says the node is down, and our
 #      process linked to and monitoring one there gets EXIT and DOWN
 #      noconnection, once each; kill -9 of our node: the erl node gets
@@ -66,6 +70,31 @@ if grep -q '^done [0-9]* 0$' "$tmp/e1" && ! grep -q '^FAIL' "$tmp/e1"; then
 		"$(grep '^done' "$tmp/e1")"
 else
 	bad "terms: $(tail -n 20 "$tmp/e1"); ours: $(tail -n 5 "$tmp/c1.err")"
+fi
+
+# --- actors dist names|ping ----------------------------------------------------
+actors=$(pwd)/tools/actors
+"$actors" dist --epmd-port "$port" names >"$tmp/names" 2>&1
+if grep -q "^name c1 at port [0-9]*\$" "$tmp/names"; then
+	ok "actors dist names: c1 in epmd's list"
+else
+	bad "actors dist names: $(cat "$tmp/names")"
+fi
+"$actors" dist --epmd-port "$port" --cookie "$cookie" ping "c1@$host" \
+	>"$tmp/ping" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -qx "pong c1@$host" "$tmp/ping"; then
+	ok "actors dist ping c1: pong"
+else
+	bad "actors dist ping c1, exit $rc: $(cat "$tmp/ping")"
+fi
+"$actors" dist --epmd-port "$port" --cookie "$cookie" ping "nosuch@$host" \
+	>"$tmp/ping" 2>&1
+rc=$?
+if [ "$rc" = 1 ] && grep -q "^pang nosuch@$host: " "$tmp/ping"; then
+	ok "actors dist ping of no node: pang, exit 1"
+else
+	bad "actors dist ping nosuch, exit $rc: $(cat "$tmp/ping")"
 fi
 
 # --- links and monitors, both ways --------------------------------------------
@@ -120,6 +149,40 @@ if wait_for "$tmp/c1b" '^start: ' &&
 else
 	bad "a name clash: $(cat "$tmp/c1b" "$tmp/c1b.err")"
 fi
+
+# the cookie from the environment, then from ~/.erlang.cookie, which
+# must be its owner's only (as Erlang's)
+mkdir -p "$tmp/home"
+printf '%s\n' "$cookie" >"$tmp/home/.erlang.cookie"
+chmod 644 "$tmp/home/.erlang.cookie"
+HOME=$tmp/home "$node" c5 - "$port" 20000 >"$tmp/c5" 2>"$tmp/c5.err"
+if grep -q '^start: Permission denied' "$tmp/c5" &&
+	grep -q 'readable by its owner only' "$tmp/c5.err"; then
+	ok "a cookie file others can read: refused, and said so"
+else
+	bad "a cookie file of mode 644: $(cat "$tmp/c5" "$tmp/c5.err")"
+fi
+chmod 400 "$tmp/home/.erlang.cookie"
+HOME=$tmp/home "$node" c5 - "$port" 20000 "e2@$host" >"$tmp/c5" \
+	2>"$tmp/c5.err" &
+pids="$pids $!"
+c5=$!
+if wait_for "$tmp/c5" "^connected e2@$host\$"; then
+	ok "the cookie from ~/.erlang.cookie: connected to e2"
+else
+	bad "the cookie file: $(cat "$tmp/c5" "$tmp/c5.err")"
+fi
+kill "$c5" 2>/dev/null
+ACTORS_COOKIE=$cookie "$node" c6 - "$port" 20000 "e2@$host" >"$tmp/c6" \
+	2>"$tmp/c6.err" &
+pids="$pids $!"
+c6=$!
+if wait_for "$tmp/c6" "^connected e2@$host\$"; then
+	ok "the cookie from ACTORS_COOKIE: connected to e2"
+else
+	bad "ACTORS_COOKIE: $(cat "$tmp/c6" "$tmp/c6.err")"
+fi
+kill "$c6" 2>/dev/null
 
 # --- d. a node killed -------------------------------------------------------
 # the node itself, not the timeout(1) that runs it

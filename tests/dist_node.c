@@ -5,6 +5,8 @@
  *
  *   dist_node NAME COOKIE EPMD_PORT TICK_MS [PEER]
  *
+ * (COOKIE "-": none given, so that ACTORS_COOKIE or ~/.erlang.cookie is
+ * taken.)
  * Starts the node NAME and registers "echo", a process that answers
  * every message from another node to its sender: a message of a user
  * tag with act_send (the same tag and bytes), a term (ACT_TAG_TERM)
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	name = argv[1];
-	cookie = argv[2];
+	cookie = strcmp(argv[2], "-") ? argv[2] : NULL; /* -: the default */
 	opts.epmd_port = (uint16_t)atoi(argv[3]);
 	opts.ticktime_ms = (uint32_t)atoi(argv[4]);
 	peer = argc > 5 ? argv[5] : NULL;

@@ -747,8 +747,13 @@ static int proxy_mon(struct proxy *p, const struct act_msg *m)
 		size_t cap = p->caprw ? 2 * p->caprw : 16;
 		struct rwatch *n = realloc(p->rw, cap * sizeof(*n));
 
-		if (!n)
-			return 0; /* as a lost message: said below */
+		if (!n) {
+			fprintf(stderr,
+				"actors: dist: node %s: no memory for a "
+				"monitor from there: it will not fire\n",
+				p->nd->name);
+			return 0;
+		}
 		p->rw = n;
 		p->caprw = cap;
 	}
@@ -1012,12 +1017,24 @@ static void deliver(struct reader *r, act_pid to, act_pid from, const char *msg,
 	size_t blen;
 	uint32_t tag;
 
+	char pid[ACT_PID_STRLEN];
+	int rc;
+
 	if (act__codec_user_decode(msg, len, &tag, &bin, &blen))
-		(void)act__message_send_as(act__rt_current, to, tag, bin, blen,
-					   from);
+		rc = act__message_send_as(act__rt_current, to, tag, bin, blen,
+					  from);
 	else
-		(void)act__message_send_as(act__rt_current, to, ACT_TAG_TERM,
-					   msg, len, from);
+		rc = act__message_send_as(act__rt_current, to, ACT_TAG_TERM,
+					  msg, len, from);
+	/* a dead receiver's is lost, as in Erlang; any other loss is said
+	 * (a term past ACT_MSG_MAX, no memory) */
+	if (rc < 0 && rc != -ESRCH) {
+		act_pid_format(to, pid, sizeof(pid));
+		fprintf(stderr,
+			"actors: dist: node %s: a message of %zu bytes to %s "
+			"dropped: %s\n",
+			r->nd->name, len, pid, strerror(-rc));
+	}
 }
 
 /* A word to the proxy (act__links_sig): what only it sends */

@@ -168,7 +168,7 @@ static int full_name(const char *name, char out[ACT__DIST_NAME_MAX + 1])
 static int find_cookie(const char *given, char out[256])
 {
 	const char *home = getenv("HOME");
-	char path[4096];
+	char path[4096], line[258];
 	struct stat st;
 	FILE *f;
 	size_t n;
@@ -210,15 +210,19 @@ static int find_cookie(const char *given, char out[256])
 		fclose(f);
 		return -EACCES;
 	}
-	n = fread(out, 1, 255, f);
+	n = fread(line, 1, sizeof(line) - 1, f);
 	fclose(f);
-	out[n] = 0;
-	n = strcspn(out, "\r\n");
-	out[n] = 0;
-	if (!n) {
-		fprintf(stderr, "actors: dist: %s is empty\n", path);
+	line[n] = 0;
+	n = strcspn(line, "\r\n");
+	line[n] = 0;
+	if (!n || n > 255) {
+		fprintf(stderr,
+			"actors: dist: %s: its first line is the cookie, 1 "
+			"to 255 bytes\n",
+			path);
 		return -EINVAL;
 	}
+	memcpy(out, line, n + 1);
 	return 0;
 }
 
