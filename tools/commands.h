@@ -40,6 +40,9 @@ int actors_trace_main(int argc, char **argv);
  */
 int actors_stress_main(int argc, char **argv);
 
+/* epmd's names on this host, or a ping of a node as a node (dist.c). */
+int actors_dist_main(int argc, char **argv);
+
 /* The ACTORS_* variables, or act_config_init(3)'s entries for them. */
 int actors_vars_main(int argc, char **argv);
 

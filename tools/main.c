@@ -16,6 +16,7 @@
  *   actors trace [...] FILE     a summary of a trace that ACTORS_TRACE
  *                               wrote (trace.c, doc/observability.md)
  *   actors stress [TEST...]     the stress tests of stress/ (stress.c)
+ *   actors dist names|ping NODE epmd's nodes, a node pinged (dist.c)
  *   actors vars [--man|--test]  the ACTORS_* variables (vars.c)
  *   actors help | --version     here
  *
@@ -67,6 +68,8 @@ static const struct command commands[] = {
 	  "a summary of a trace (ACTORS_TRACE=FILE)" },
 	{ "stress", actors_stress_main, "[TEST...] [--all-paths] ...",
 	  "the race stress tests, on this machine's kernel paths" },
+	{ "dist", actors_dist_main, "[...] names | ping NODE",
+	  "epmd's nodes here, or ping a node (Erlang's)" },
 	{ "vars", actors_vars_main, "[--man|--test]",
 	  "the ACTORS_* variables, their defaults and forms" },
 	{ "help", cmd_help, "", "this text" },
