@@ -88,6 +88,15 @@ if [ "$rc" = 0 ] && grep -qx "pong c1@$host" "$tmp/ping"; then
 else
 	bad "actors dist ping c1, exit $rc: $(cat "$tmp/ping")"
 fi
+# ACTORS_STATS: a line for the node's traffic at the stop
+ACTORS_STATS=1 "$actors" dist --epmd-port "$port" --cookie "$cookie" \
+	ping "c1@$host" >"$tmp/ping" 2>"$tmp/ping.err"
+if grep -qE "^actors: dist: node c1@$host: [0-9]+ frames in \([0-9]+ bytes\), [0-9]+ out \([0-9]+ bytes\), 0 tick misses\$" \
+	"$tmp/ping.err"; then
+	ok "ACTORS_STATS: $(grep "^actors: dist: node" "$tmp/ping.err")"
+else
+	bad "ACTORS_STATS, no line for the node: $(cat "$tmp/ping.err")"
+fi
 "$actors" dist --epmd-port "$port" --cookie "$cookie" ping "nosuch@$host" \
 	>"$tmp/ping" 2>&1
 rc=$?

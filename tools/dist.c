@@ -89,8 +89,8 @@ static int names(int port)
 		return 1;
 	}
 	printf("epmd: up and running on port %u with data:\n", eport);
-	while ((rc = act__epmd_names_next(buf + 4, have - 4, &off, name,
-					  &nport, &why)) > 0)
+	while ((rc = act__epmd_names_next(buf + 4, have - 4, &off, name, &nport,
+					  &why)) > 0)
 		printf("name %s at port %u\n", name, nport);
 	if (rc < 0) {
 		fprintf(stderr, "actors dist names: epmd: %s\n", why);
@@ -158,8 +158,7 @@ int actors_dist_main(int argc, char **argv)
 	if (!strcmp(argv[ops], "names") && ops + 1 == argc)
 		return names(epmd_port_opt(port));
 	if (strcmp(argv[ops], "ping") || ops + 2 != argc)
-		return opt_error(&cmd, "names or ping NODE, not %s",
-				 argv[ops]);
+		return opt_error(&cmd, "names or ping NODE, not %s", argv[ops]);
 	memset(&p, 0, sizeof(p));
 	p.node = argv[ops + 1];
 	p.name = name;

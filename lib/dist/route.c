@@ -4,6 +4,7 @@
  * (route.h), and the distribution state's life.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -158,4 +159,37 @@ int act__route_proxy(struct act__rt *rt, act_pid to, act_pid *via)
 	(void)via;
 	return -ENOTCONN;
 #endif
+}
+
+void act__route_stats(struct act__rt *rt, FILE *f)
+{
+	struct act__dist *d = act__route_dist(rt);
+	uint32_t i;
+
+	if (!d)
+		return;
+	for (i = 1; i <= d->peers.n; i++) {
+		struct act__peer *nd = act__peers_at(&d->peers, i);
+		/* relaxed: counters, read once every thread has stopped */
+		uint64_t mi, mo, bi, bo;
+
+		if (!nd)
+			continue;
+		mi = atomic_load_explicit(&nd->msgs_in, memory_order_relaxed);
+		mo = atomic_load_explicit(&nd->msgs_out, memory_order_relaxed);
+		bi = atomic_load_explicit(&nd->bytes_in, memory_order_relaxed);
+		bo = atomic_load_explicit(&nd->bytes_out, memory_order_relaxed);
+		/* a node only named, never connected: no line */
+		if (!mi && !mo && !bi && !bo &&
+		    !atomic_load_explicit(&nd->up, memory_order_relaxed))
+			continue;
+		fprintf(f,
+			"actors: dist: node %s: %llu frames in (%llu bytes), "
+			"%llu out (%llu bytes), %u tick misses\n",
+			nd->name, (unsigned long long)mi,
+			(unsigned long long)bi, (unsigned long long)mo,
+			(unsigned long long)bo,
+			atomic_load_explicit(&nd->tick_misses,
+					     memory_order_relaxed));
+	}
 }

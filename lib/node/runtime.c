@@ -611,8 +611,10 @@ int act_main(const struct act_config *cfg, void (*fn)(void *), void *arg)
 	join_workers(rt);
 	/* no process runs: the functions still running are waited for */
 	act__blocking_stop();
-	if (rt->print_stats)
+	if (rt->print_stats) {
 		act__stats_print(rt, stderr);
+		act__route_stats(rt, stderr);
+	}
 err_reactor:
 	act__reactor_stop(rt->reactor);
 err_observe:

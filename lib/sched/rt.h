@@ -13,6 +13,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "actors.h"
 #include "affinity/homes.h"
@@ -113,6 +114,9 @@ void act__rt_leave(struct act__rt *rt);
  * no other thread is counted in (lib/dist/route.c, a layer above: the
  * list `hooks` of scripts/check-layers.sh). */
 void act__route_stop(struct act__rt *rt);
+/* ACTORS_STATS at the stop: a line per node connected, its traffic
+ * (lib/dist/route.c, the same hook list). */
+void act__route_stats(struct act__rt *rt, FILE *f);
 
 /* The runtime is up: other threads may use it from now on (act_main). */
 void act__rt_open(struct act__rt *rt);
