@@ -19,6 +19,9 @@
 %%   dist-node.escript linked SNAME COOKIE CNODE TICKTIME
 %%       a process a watcher there links to and monitors; prints
 %%       "linked OSPID" and waits
+%%   dist-node.escript swarm SNAME COOKIE CNODE N M
+%%       N processes here, N there: M messages each from here to random
+%%       ones there, every one answered to its sender
 %%   dist-node.escript connect SNAME COOKIE CNODE
 %%       prints "connect=true" or "connect=false"
 -mode(compile).
@@ -70,6 +73,25 @@ main(["links", Name, Cookie, CNode]) ->
     All = R1 ++ R2 ++ [R3, R4],
     io:format("done ~p ~p~n", [length([x || ok <- All]),
                                 length([x || fail <- All])]),
+    halt();
+main(["swarm", Name, Cookie, CNode, NStr, MStr]) ->
+    %% N processes here send M messages each to random ones of N there,
+    %% and each gets its M answers
+    start(Name, Cookie),
+    C = list_to_atom(CNode),
+    N = list_to_integer(NStr),
+    M = list_to_integer(MStr),
+    true = net_kernel:connect_node(C),
+    {echo, C} ! {17, <<N:32>>},
+    There = receive {swarm, L} -> list_to_tuple(L)
+            after 60000 -> exit(no_swarm) end,
+    Self = self(),
+    Ws = [spawn(fun() -> swarm_worker(Self, There, M, I) end)
+          || I <- lists:seq(1, N)],
+    Got = [receive {done, W, K} -> K after 120000 -> timeout end || W <- Ws],
+    Short = length([K || K <- Got, K =/= M]),
+    io:format("swarm ~p here, ~p there, ~p messages each way, ~p short~n",
+              [N, tuple_size(There), N * M, Short]),
     halt();
 main(["tester", Name, Cookie, Tick]) ->
     start(Name, Cookie, Tick),
@@ -197,6 +219,19 @@ unlinked(C) ->
     receive
         {'EXIT', V, R} -> io:format("FAIL an unlinked exit came: ~p~n", [R]), fail
     after 0 -> io:format("ok unlinked: no exit~n"), ok
+    end.
+
+swarm_worker(Parent, There, M, I) ->
+    rand:seed(exsss, {I, I * 7, I * 13}),
+    [element(rand:uniform(tuple_size(There)), There) ! {18, <<I:32, S:32>>}
+     || S <- lists:seq(1, M)],
+    Parent ! {done, self(), swarm_collect(I, M, 0)}.
+
+%% the answers to worker I's M messages, each its own
+swarm_collect(_, 0, K) -> K;
+swarm_collect(I, Left, K) ->
+    receive {18, <<I:32, _:32>>} -> swarm_collect(I, Left - 1, K + 1)
+    after 60000 -> K
     end.
 
 check(T, Via) ->

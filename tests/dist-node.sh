@@ -19,6 +19,8 @@
 #      bytes); a link to a dead process gets noproc; an unlink, no exit
 #   actors dist names lists our node; actors dist ping answers pong for
 #      it and pang (exit 1) for a name epmd does not know
+#   1,000 processes on each side: each here sends 20 messages to random
+#      ones there, and gets each answered
 #   b. we connect to an erl node (act_dist_connect) and send its
 #      registered "tester" {4, <<"hello">>}
 #   c. a node with another cookie is refused both ways, each side saying
@@ -110,6 +112,15 @@ if [ "$rc" = 1 ] && grep -q "^pang nosuch@$host: " "$tmp/ping"; then
 	ok "actors dist ping of no node: pang, exit 1"
 else
 	bad "actors dist ping nosuch, exit $rc: $(cat "$tmp/ping")"
+fi
+
+# --- 1,000 processes each side ------------------------------------------------
+(escript_run swarm e7 "$cookie" "c1@$host" 1000 20) >"$tmp/e7" 2>&1
+if grep -q '^swarm 1000 here, 1000 there, 20000 messages each way, 0 short$' \
+	"$tmp/e7"; then
+	ok "1,000 processes each side, messages at random: $(grep '^swarm' "$tmp/e7")"
+else
+	bad "the swarm: $(tail -n 5 "$tmp/e7"); ours: $(tail -n 5 "$tmp/c1.err")"
 fi
 
 # --- links and monitors, both ways --------------------------------------------

@@ -142,6 +142,58 @@ static void watcher(void *arg)
 	free(a);
 }
 
+/* a swarmer: answers each message of tag 18 to its sender, the same */
+static void swarmer(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct act_msg *m = act_receive(ACT_FOREVER);
+
+		if (m->tag == 18)
+			act_send(m->from, 18, m->data, m->len);
+		act_msg_free(m);
+	}
+}
+
+/* n swarmers spawned, and the term {swarm, [Pid...]} of them to `to` */
+static int swarm(act_pid to, uint32_t n)
+{
+	size_t cap = 16 + (size_t)n * ACT_PID_TERM_MAX, len = 0;
+	unsigned char *t = malloc(cap), p[ACT_PID_TERM_MAX];
+	uint32_t i;
+	int rc;
+
+	if (!t)
+		return -1;
+	t[len++] = 131;
+	t[len++] = 104; /* SMALL_TUPLE_EXT, 2 */
+	t[len++] = 2;
+	t[len++] = 119; /* SMALL_ATOM_UTF8_EXT "swarm" */
+	t[len++] = 5;
+	memcpy(t + len, "swarm", 5);
+	len += 5;
+	t[len++] = 108; /* LIST_EXT, n elements */
+	t[len++] = (unsigned char)(n >> 24);
+	t[len++] = (unsigned char)(n >> 16);
+	t[len++] = (unsigned char)(n >> 8);
+	t[len++] = (unsigned char)n;
+	for (i = 0; i < n; i++) {
+		ssize_t k =
+			act_pid_term(act_spawn(swarmer, NULL), p, sizeof(p));
+
+		if (k < 2) {
+			free(t);
+			return -1;
+		}
+		memcpy(t + len, p + 1, (size_t)k - 1);
+		len += (size_t)k - 1;
+	}
+	t[len++] = 106; /* NIL_EXT */
+	rc = act_send_term(to, t, len);
+	free(t);
+	return rc;
+}
+
 static void echo(void *arg)
 {
 	(void)arg;
@@ -179,6 +231,12 @@ static void echo(void *arg)
 			a->target = m->from;
 			memcpy(a->node, (char *)m->data + 4, n);
 			act_spawn(watcher, a);
+		} else if (m->tag == 17 && m->len == 4) {
+			const unsigned char *d = m->data;
+
+			rc = swarm(m->from, (uint32_t)d[0] << 24 |
+						    (uint32_t)d[1] << 16 |
+						    (uint32_t)d[2] << 8 | d[3]);
 		} else if (m->tag < ACT_TAG_RESERVED) {
 			rc = act_send(m->from, m->tag, m->data, m->len);
 		}
