@@ -21,6 +21,9 @@
 #      it and pang (exit 1) for a name epmd does not know
 #   1,000 processes on each side: each here sends 20 messages to random
 #      ones there, and gets each answered
+#   two actors nodes (no BEAM): a send by name, by pid and of a term,
+#      and a process there linked to and monitored from here exiting
+#      42, normal, shutdown, and killed by act_kill from here
 #   b. we connect to an erl node (act_dist_connect) and send its
 #      registered "tester" {4, <<"hello">>}
 #   c. a node with another cookie is refused both ways, each side saying
@@ -122,6 +125,19 @@ if grep -q '^swarm 1000 here, 1000 there, 20000 messages each way, 0 short$' \
 else
 	bad "the swarm: $(tail -n 5 "$tmp/e7"); ours: $(tail -n 5 "$tmp/c1.err")"
 fi
+
+# --- two actors nodes, no BEAM -------------------------------------------------
+"$node" c8 "$cookie" "$port" 20000 "c1@$host" actors >"$tmp/c8" \
+	2>"$tmp/c8.err" &
+pids="$pids $!"
+c8=$!
+if wait_for "$tmp/c8" '^peer: done ' && grep -q '^peer: done [0-9]* 0$' "$tmp/c8"; then
+	ok "two actors nodes: messages by name, by pid and as terms, links," \
+		"monitors and a kill across them: $(grep '^peer: done' "$tmp/c8")"
+else
+	bad "two actors nodes: $(grep '^peer' "$tmp/c8"); $(cat "$tmp/c8.err")"
+fi
+kill "$c8" 2>/dev/null
 
 # --- links and monitors, both ways --------------------------------------------
 (escript_run links e6 "$cookie" "c1@$host") >"$tmp/e6" 2>&1

@@ -16,16 +16,20 @@
  *   {2, <<"name", Node>>}  answered with act_send_name(Node, "tester",
  *                          3, "hi") (a send by name from here)
  * With PEER it first connects there (act_dist_connect) and sends the
- * PEER's "tester" {4, <<"hello">>}. Prints "ready NAME", "connected
+ * PEER's "tester" {4, <<"hello">>}; with "actors" after PEER (an
+ * actors node, no BEAM), it then runs peer_checks against PEER's echo
+ * and prints "peer: ok|FAIL WHAT" lines and "peer: done OK FAILED". Prints "ready NAME", "connected
  * PEER" or "connect: ERROR", and on standard error the runtime's own
  * lines; runs until killed.
  */
 #include <actors.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *name, *cookie, *peer;
+static bool peer_actors;
 static struct act_dist_opts opts;
 
 /* {pid, Pid}: the term's bytes into out, its length */
@@ -93,6 +97,17 @@ static void victim(void *arg)
 		}
 		act_msg_free(m);
 	}
+}
+
+/* a victim that first sends its requester {20, "hi"} (its pid then
+ * arrives as the message's sender: a pid inside a term is not taken) */
+static void victim_hello(void *arg)
+{
+	act_pid to = *(act_pid *)arg;
+
+	free(arg);
+	act_send(to, 20, "hi", 2);
+	victim(NULL);
 }
 
 struct watch_arg {
@@ -231,6 +246,11 @@ static void echo(void *arg)
 			a->target = m->from;
 			memcpy(a->node, (char *)m->data + 4, n);
 			act_spawn(watcher, a);
+		} else if (m->tag == 19) {
+			act_pid *to = malloc(sizeof(*to));
+
+			*to = m->from;
+			act_spawn(victim_hello, to);
 		} else if (m->tag == 17 && m->len == 4) {
 			const unsigned char *d = m->data;
 
@@ -245,6 +265,112 @@ static void echo(void *arg)
 		fflush(stdout);
 		act_msg_free(m);
 	}
+}
+
+static int peer_ok, peer_bad;
+
+static void check(bool good, const char *what)
+{
+	printf("peer: %s %s\n", good ? "ok" : "FAIL", what);
+	if (good)
+		peer_ok++;
+	else
+		peer_bad++;
+}
+
+/* the next message of tag, within 20 s (a failure limit only) */
+static bool match_tag(const struct act_msg *m, void *ctx)
+{
+	return m->tag == *(uint32_t *)ctx;
+}
+
+static struct act_msg *expect(uint32_t tag)
+{
+	return act_receive_match(match_tag, &tag, 20000000000);
+}
+
+/* a victim on the peer, linked to and monitored from here, told to exit
+ * with reason (or killed with ACT_EXIT_KILL): EXIT and DOWN come back
+ * with it (killed for a kill) */
+static void peer_exit(act_pid echo_pid, intptr_t reason, const char *what)
+{
+	struct act_exit_info x, y;
+	struct act_msg *m;
+	unsigned char b[8];
+	act_pid v;
+	uint64_t ref;
+	int i;
+
+	act_send(echo_pid, 19, "", 0);
+	m = expect(20);
+	if (!m) {
+		check(false, what);
+		return;
+	}
+	v = m->from;
+	act_msg_free(m);
+	act_link(v);
+	ref = act_monitor(v);
+	act_send(v, 12, "ping", 4);
+	m = expect(12); /* the link and the monitor are there */
+	if (m)
+		act_msg_free(m);
+	if (reason == ACT_EXIT_KILL) {
+		act_kill(v, ACT_EXIT_KILL);
+	} else {
+		for (i = 0; i < 8; i++)
+			b[i] = (unsigned char)((uint64_t)reason >>
+					       (56 - 8 * i));
+		act_send(v, 11, b, 8);
+	}
+	m = expect(ACT_TAG_EXIT);
+	if (m)
+		memcpy(&x, m->data, sizeof(x));
+	act_msg_free(m);
+	m = expect(ACT_TAG_DOWN);
+	if (m)
+		memcpy(&y, m->data, sizeof(y));
+	act_msg_free(m);
+	if (reason == ACT_EXIT_KILL)
+		reason = ACT_EXIT_KILLED;
+	check(m && x.who.id == v.id && x.reason == reason && y.ref == ref &&
+		      y.who.id == v.id && y.reason == reason,
+	      what);
+}
+
+/* an actors node against another (no BEAM): messages by name, by pid
+ * and as terms, links, monitors and a kill across them */
+static void peer_checks(void)
+{
+	static const unsigned char term[] = { 131, 104, 2,   119, 5,  'h',
+					      'e', 'l', 'l', 'o', 97, 7 };
+	struct act_msg *m;
+	act_pid e = ACT_PID_NONE;
+
+	act_trap_exit(true);
+	act_send_name(peer, "echo", 5, "ping", 4);
+	m = expect(5);
+	check(m && m->len == 4 && !memcmp(m->data, "ping", 4),
+	      "a send by name, answered by pid");
+	if (m)
+		e = m->from;
+	act_msg_free(m);
+	act_send(e, 6, "by pid", 6);
+	m = expect(6);
+	check(m && m->len == 6 && m->from.id == e.id, "a send by pid");
+	act_msg_free(m);
+	act_send_term(e, term, sizeof(term));
+	m = expect(ACT_TAG_TERM);
+	check(m && m->len == sizeof(term) &&
+		      !memcmp(m->data, term, sizeof(term)),
+	      "a term ({hello, 7}) there and back");
+	act_msg_free(m);
+	peer_exit(e, 42, "a linked and monitored process's exit 42");
+	peer_exit(e, ACT_EXIT_NORMAL, "... normal");
+	peer_exit(e, ACT_EXIT_SHUTDOWN, "... shutdown");
+	peer_exit(e, ACT_EXIT_KILL, "... act_kill from here: killed");
+	printf("peer: done %d %d\n", peer_ok, peer_bad);
+	fflush(stdout);
 }
 
 static void start(void *arg)
@@ -272,6 +398,9 @@ static void start(void *arg)
 			rc = act_send_name(peer, "tester", 4, "hello", 5);
 			if (rc < 0)
 				printf("send_name: %s\n", strerror(-rc));
+			fflush(stdout);
+			if (peer_actors)
+				peer_checks();
 		}
 		fflush(stdout);
 	}
@@ -286,7 +415,7 @@ int main(int argc, char **argv)
 	if (argc < 5) {
 		fprintf(stderr,
 			"usage: dist_node NAME COOKIE EPMD_PORT TICK_MS "
-			"[PEER]\n");
+			"[PEER [actors]]\n");
 		return 2;
 	}
 	name = argv[1];
@@ -294,6 +423,7 @@ int main(int argc, char **argv)
 	opts.epmd_port = (uint16_t)atoi(argv[3]);
 	opts.ticktime_ms = (uint32_t)atoi(argv[4]);
 	peer = argc > 5 ? argv[5] : NULL;
+	peer_actors = argc > 6 && !strcmp(argv[6], "actors");
 	rc = act_main(NULL, start, NULL);
 	return rc < 0 ? 1 : rc;
 }
