@@ -280,17 +280,13 @@ static int hs_run(struct act__handshake *h, int fd, int64_t deadline,
 struct act__conn_up {
 	int fd;
 	uint32_t left_len;
-	uint64_t peer_flags;
 };
 
 /* fd (with left[0..n) read past the handshake) to proxy: 0, or the
  * send's error (then fd is still the caller's). */
-static int hand_over(act_pid proxy, int fd, uint64_t flags, const uint8_t *left,
-		     size_t n)
+static int hand_over(act_pid proxy, int fd, const uint8_t *left, size_t n)
 {
-	struct act__conn_up up = { .fd = fd,
-				   .left_len = (uint32_t)n,
-				   .peer_flags = flags };
+	struct act__conn_up up = { .fd = fd, .left_len = (uint32_t)n };
 	char buf[sizeof(up) + 2048];
 
 	memcpy(buf, &up, sizeof(up));
@@ -486,8 +482,7 @@ static void dial_main(void *arg)
 	/* acquire: pairs with the release stores of proxy: the node's
 	 * proxy, ours (or its successor, which takes the socket too) */
 	proxy.id = atomic_load_explicit(&nd->proxy, memory_order_acquire);
-	if (proxy.id &&
-	    hand_over(proxy, a->fd, h->peer_flags, left, left_len) == 0)
+	if (proxy.id && hand_over(proxy, a->fd, left, left_len) == 0)
 		a->fd = -1;	   /* the proxy's now */
 	act_exit(ACT_EXIT_NORMAL); /* st is on this frame: no return */
 fail:
@@ -1435,7 +1430,7 @@ static void accept_main(void *arg)
 			h->why ? h->why : strerror(-rc));
 		act_exit(ACT_EXIT_NORMAL); /* st is on this frame */
 	}
-	if (hand_over(a->target, a->fd, h->peer_flags, left, left_len) == 0)
+	if (hand_over(a->target, a->fd, left, left_len) == 0)
 		a->fd = -1;
 	act_exit(ACT_EXIT_NORMAL);
 }
