@@ -40,13 +40,17 @@ main(["checks", Name, Cookie, CNode]) ->
              {3, <<"hi">>} -> io:format("ok a send by name from there~n"), ok
          after 20000 -> io:format("FAIL no send by name from there~n"), fail
          end,
+    %% pair order (DESIGN.md I7) across the nodes: 2,000 messages to
+    %% the echo and back, each in the order sent
+    [Pid ! {8, <<N:32>>} || N <- lists:seq(1, 2000)],
+    R4 = in_order(1, 2000),
     Big = {9, binary:copy(<<"0123456789abcdef">>, 4 bsl 20)},
     Pid ! Big,
     R3 = receive
              Big -> io:format("ok a 64 MiB binary there and back~n"), ok
          after 120000 -> io:format("FAIL no 64 MiB binary back~n"), fail
          end,
-    All = [R2, R3 | R],
+    All = [R2, R3, R4 | R],
     io:format("done ~p ~p~n", [length([x || ok <- All]),
                                 length([x || fail <- All])]),
     halt();
@@ -142,6 +146,20 @@ start(Name, Cookie, Tick) ->
 
 loop() ->
     receive M -> io:format("got ~p~n", [M]), loop() end.
+
+%% the answers {8, <<N:32>>} come for N = Next..Last, in that order
+in_order(Next, Last) when Next > Last ->
+    io:format("ok ~p messages there and back in the order sent~n", [Last]),
+    ok;
+in_order(Next, Last) ->
+    receive
+        {8, <<Next:32>>} -> in_order(Next + 1, Last);
+        {8, <<N:32>>} ->
+            io:format("FAIL message ~p came where ~p was due~n", [N, Next]),
+            fail
+    after 20000 ->
+        io:format("FAIL message ~p did not come~n", [Next]), fail
+    end.
 
 victim(C) ->
     {echo, C} ! {10, <<"spawn">>},

@@ -10,7 +10,8 @@
 #      tuples, maps, pids, references, funs) goes to our "echo" by name
 #      and by pid and comes back equal, through act_send (the user form
 #      {Tag, Binary}) or act_send_term (any other term); a send by name
-#      from us (act_send_name); a 64 MiB binary there and back
+#      from us (act_send_name); 2,000 messages there and back in the order
+#      sent (DESIGN.md I7 across nodes); a 64 MiB binary there and back
 #   links and monitors both ways: an erl process linked to and
 #      monitoring ours gets the EXIT and DOWN of each exit reason (normal,
 #      shutdown, an integer, mailbox_limit, killed), ours linked to and
