@@ -1263,6 +1263,27 @@ static void *late_thread_write(void *arg)
 	return NULL;
 }
 
+static void dontwait_off_ring(void)
+{
+	struct act_stats s0, s1;
+	char buf[8];
+	int sv[2], i;
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv),
+			 0);
+	s0 = tu_stats_now();
+	for (i = 0; i < 10; i++) {
+		ck_assert_int_eq(act_io_send(sv[0], "d", 1, MSG_DONTWAIT), 1);
+		ck_assert_int_eq(act_io_recv(sv[1], buf, 8, MSG_DONTWAIT), 1);
+		ck_assert_int_eq(buf[0], 'd');
+	}
+	ck_assert_int_eq(act_io_recv(sv[1], buf, 8, MSG_DONTWAIT), -EAGAIN);
+	s1 = tu_stats_now();
+	ck_assert_uint_eq(s1.io_ops - s0.io_ops, 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 static void stats_main(void *arg)
 {
 	struct act_stats s0, s1;
@@ -1285,6 +1306,9 @@ static void stats_main(void *arg)
 	ck_assert_uint_eq(s1.io_cancels - s0.io_cancels, 0);
 	ck_assert_uint_eq(s1.io_inflight, 0);
 	ck_assert_uint_gt(s1.reactor_loops, s0.reactor_loops);
+	/* MSG_DONTWAIT: sent and received on the worker, none through the
+	 * ring (act_io_send(3)) */
+	dontwait_off_ring();
 	/* one in flight while a reader waits */
 	rd = tu_spawn(tu_pipe_reader, &pc);
 	ck_assert(tu_wait_inflight(1));

@@ -279,9 +279,36 @@ static int64_t recv_all(int fd, char *buf, size_t n, int flags,
 	}
 }
 
+/*
+ * A send or receive that must not wait (MSG_DONTWAIT) is one system call
+ * made here, on the worker: the reactor would make the same call, after
+ * a trip through its ring, a wake of its thread and one of this worker,
+ * and two switches. No limit applies: the call never waits.
+ */
+static int64_t io_now(uint8_t op, int fd, void *buf, size_t n, int flags)
+{
+	struct act__worker *w = act__tls_worker_self();
+	struct act__proc *p = w ? w->current : NULL;
+	ssize_t k;
+
+	if (!p)
+		return -EPERM;
+	check_stack_buf(p, buf, n);
+	act__spawn_die_if_killed(p);
+	/* errno is read on the thread that made the call, before any
+	 * switch (I8) */
+	do
+		k = op == IORING_OP_SEND ? send(fd, buf, n, flags) :
+					   recv(fd, buf, n, flags);
+	while (k < 0 && errno == EINTR);
+	return k < 0 ? -errno : (int64_t)k;
+}
+
 ssize_t act_io_recv_timeout(int fd, void *buf, size_t n, int flags,
 			    int64_t timeout_ns)
 {
+	if (flags & MSG_DONTWAIT)
+		return io_now(IORING_OP_RECV, fd, buf, n, flags);
 	/* MSG_PEEK takes nothing: nothing to lose */
 	if ((flags & (MSG_WAITALL | MSG_PEEK)) == MSG_WAITALL &&
 	    timeout_ns >= 0 && n > 1 && !kernel_keeps_waitall())
@@ -292,6 +319,8 @@ ssize_t act_io_recv_timeout(int fd, void *buf, size_t n, int flags,
 ssize_t act_io_send_timeout(int fd, const void *buf, size_t n, int flags,
 			    int64_t timeout_ns)
 {
+	if (flags & MSG_DONTWAIT)
+		return io_now(IORING_OP_SEND, fd, (void *)buf, n, flags);
 	return io_rw(IORING_OP_SEND, fd, buf, n, 0, flags, timeout_ns);
 }
 
