@@ -199,7 +199,8 @@ START_TEST(refusals)
 	ei_x_buff b;
 
 	ck_assert_int_eq(ei_x_new(&b), 0);
-	ck_assert_int_eq(act__ctrl_decode("D\0\0", 3, &peers, &me, &c, &why),
+	ck_assert_int_eq(act__ctrl_decode("\x83\x44\0", 3, &peers, &me, &c,
+					  &why),
 			 -EINVAL);
 	ck_assert_str_eq(why, "a distribution header, and no atom cache was "
 			      "negotiated");

@@ -1310,6 +1310,9 @@ struct accept_arg {
 	act_pid target; /* the proxy the socket goes to */
 	struct act__peer *nd;
 	act_pid stale; /* ALIVE answered: the proxy to replace */
+	bool made;     /* target is a proxy this acceptor made */
+	bool later;    /* a node not known yet: numbered, and its proxy
+			* made, once the peer has proved the cookie */
 	struct act__handshake h;
 };
 
@@ -1342,6 +1345,7 @@ static int accept_new_proxy(struct accept_arg *a)
 	act__message_send(act__rt_current, pid, ACT__TAG_DIST_GO, NULL, 0,
 			  ACT_PID_NONE);
 	a->target = pid;
+	a->made = true;
 	return 0;
 }
 
@@ -1352,10 +1356,16 @@ static enum act__handshake_status accept_answer(struct act__handshake *h,
 	struct act__dist *d = dist();
 	uint64_t cur;
 
-	if (!strcmp(h->peer_name, d->name) ||
-	    act__peers_get(&d->peers, h->peer_name, strlen(h->peer_name),
-			   &a->nd) < 0)
+	if (!strcmp(h->peer_name, d->name))
 		return ACT__HANDSHAKE_NOT_ALLOWED;
+	/* a node we know nothing of: nothing is kept of it (a number in
+	 * the node table, a proxy) before its digest proves the cookie,
+	 * or a stream of made-up names would fill the table */
+	a->nd = act__peers_find(&d->peers, h->peer_name, strlen(h->peer_name));
+	if (!a->nd) {
+		a->later = true;
+		return ACT__HANDSHAKE_OK;
+	}
 	for (;;) {
 		/* acquire: pairs with the release stores of proxy */
 		cur = atomic_load_explicit(&a->nd->proxy, memory_order_acquire);
@@ -1385,6 +1395,37 @@ static enum act__handshake_status accept_answer(struct act__handshake *h,
 	}
 }
 
+/* A node first known by this handshake, its cookie proved: numbered
+ * now, and its proxy made (or, if a try of ours to it began meanwhile,
+ * that try's proxy takes this socket too, and keeps the first). 0, or
+ * a negative errno with h->why. */
+static int accept_later(struct accept_arg *a)
+{
+	struct act__dist *d = dist();
+	struct act__handshake *h = &a->h;
+	uint64_t cur;
+	int rc = act__peers_get(&d->peers, h->peer_name, strlen(h->peer_name),
+				&a->nd);
+
+	if (rc < 0) {
+		h->why = rc == -ENOSPC ? "the node table is full" :
+			 rc == -EINVAL ? "its name is not alive@host" :
+					 "no memory for it";
+		return rc;
+	}
+	rc = accept_new_proxy(a);
+	if (rc != -EEXIST)
+		return rc;
+	/* acquire: pairs with the release stores of proxy */
+	cur = atomic_load_explicit(&a->nd->proxy, memory_order_acquire);
+	if (!cur) {
+		h->why = "a connection to it came and went meanwhile";
+		return -EAGAIN;
+	}
+	a->target.id = cur;
+	return 0;
+}
+
 static void accept_main(void *arg)
 {
 	struct accept_arg st = { .fd = (int)(uint32_t)(uintptr_t)arg,
@@ -1408,6 +1449,8 @@ static void accept_main(void *arg)
 			    ACT__DFLAGS_OURS, d->creation, challenge);
 	rc = hs_run(h, a->fd, deadline, accept_answer, a, left, &left_len,
 		    sizeof(left));
+	if (rc == 0 && a->later)
+		rc = accept_later(a);
 	if (rc == 0 && a->stale.id) {
 		/* the peer restarted: its old connection goes down
 		 * (noconnection to what went through it), a new one up */
@@ -1428,6 +1471,11 @@ static void accept_main(void *arg)
 			"actors: dist: connection from %s refused: %s\n",
 			h->peer_name[0] ? h->peer_name : "a peer",
 			h->why ? h->why : strerror(-rc));
+		/* a proxy made for this try, which will get no socket: it
+		 * goes now, not at its setup time with a line about a
+		 * connection never tried */
+		if (a->made)
+			act_kill(a->target, ACT_EXIT_KILL);
 		act_exit(ACT_EXIT_NORMAL); /* st is on this frame */
 	}
 	if (hand_over(a->target, a->fd, left, left_len) == 0)

@@ -196,7 +196,7 @@ int act__ctrl_decode(const char *p, size_t n, struct act__peers *t,
 		return -EINVAL;
 	}
 	if (!n || (uint8_t)p[0] != ACT__CTRL_PASS_THROUGH) {
-		*why = n && p[0] == 'D' ?
+		*why = n >= 2 && (uint8_t)p[0] == 131 && p[1] == 'D' ?
 			       "a distribution header, and no atom cache was "
 			       "negotiated" :
 			       "a frame that is not pass-through (112)";

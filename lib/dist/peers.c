@@ -64,6 +64,28 @@ static bool name_ok(const char *s, size_t n)
 	       !memchr(at + 1, '@', n - (size_t)(at - s) - 1);
 }
 
+struct act__peer *act__peers_find(struct act__peers *t, const char *name,
+				  size_t len)
+{
+	struct act__peer *nd, *found = NULL;
+	uint32_t b, num;
+
+	if (!name_ok(name, len))
+		return NULL;
+	act__spin_lock(&t->lock); /* pairs with the unlock below */
+	for (b = name_hash(name, len) & (ACT__DIST_NAME_BUCKETS - 1);
+	     (num = t->by_name[b]) != 0;
+	     b = (b + 1) & (ACT__DIST_NAME_BUCKETS - 1)) {
+		nd = atomic_load_explicit(&t->node[num], memory_order_relaxed);
+		if (nd->name_len == len && !memcmp(nd->name, name, len)) {
+			found = nd;
+			break;
+		}
+	}
+	act__spin_unlock(&t->lock); /* pairs with the lock above */
+	return found;
+}
+
 int act__peers_get(struct act__peers *t, const char *name, size_t len,
 		   struct act__peer **out)
 {

@@ -128,6 +128,13 @@ void act__peers_fini(struct act__peers *t);
  * ACT__DIST_NODES_MAX nodes, -ENOMEM. */
 int act__peers_get(struct act__peers *t, const char *name, size_t len,
 		   struct act__peer **out);
+/* The node named name if it has a number already (nothing is added: a
+ * peer not yet authenticated names nodes with this), else NULL */
+struct act__peer *act__peers_find(struct act__peers *t, const char *name,
+				  size_t len);
+/* This node's own name is the first node (act__route_start): its pids
+ * of another creation, an earlier run's, are of no process alive */
+#define ACT__PEERS_SELF 1u
 /* The node numbered num, or NULL. Lock-free. */
 struct act__peer *act__peers_at(struct act__peers *t, uint32_t num);
 

@@ -135,6 +135,10 @@ int act__route_proxy(struct act__rt *rt, act_pid to, act_pid *via)
 	if (!nd || act__peers_pid_entry(to) >=
 			   atomic_load_explicit(&nd->n, memory_order_acquire))
 		return -ESRCH;
+	/* a pid of this node's earlier run: no process, and no
+	 * connection to be made to ourselves */
+	if (nd->num == ACT__PEERS_SELF)
+		return -ESRCH;
 #if ACT_HAVE_EI
 	return act__conn_proxy(d, nd, via);
 #else
