@@ -15,13 +15,14 @@
 %%       reasons
 %%   dist-node.escript links SNAME COOKIE CNODE
 %%       links and monitors both ways, each exit reason; a link to a
-%%       dead process; an unlink
+%%       dead process; an unlink; monitors by name of ours
 %%   dist-node.escript linked SNAME COOKIE CNODE TICKTIME
 %%       a process a watcher there links to and monitors; prints
 %%       "linked OSPID" and waits
 %%   dist-node.escript swarm SNAME COOKIE CNODE N M
-%%       N processes here, N there: M messages each from here to random
-%%       ones there, every one answered to its sender
+%%       N processes here, N there: M messages each from either side to
+%%       random ones of the other, both sides at once, every one
+%%       answered to its sender
 %%   dist-node.escript connect SNAME COOKIE CNODE
 %%       prints "connect=true" or "connect=false"
 -mode(compile).
@@ -74,28 +75,37 @@ main(["links", Name, Cookie, CNode]) ->
     R3 = dead_link(C),
     %% an unlink from here: no exit comes
     R4 = unlinked(C),
-    All = R1 ++ R2 ++ [R3, R4],
+    %% monitors by name of ours: DOWN with the reason, noproc for none
+    R5 = by_name(C),
+    All = R1 ++ R2 ++ [R3, R4, R5],
     io:format("done ~p ~p~n", [length([x || ok <- All]),
                                 length([x || fail <- All])]),
     halt();
 main(["swarm", Name, Cookie, CNode, NStr, MStr]) ->
-    %% N processes here send M messages each to random ones of N there,
-    %% and each gets its M answers
+    %% N processes here and N there; each of either side sends M
+    %% messages to random ones of the other side, both sides at once,
+    %% and each is answered to its sender
     start(Name, Cookie),
     C = list_to_atom(CNode),
     N = list_to_integer(NStr),
     M = list_to_integer(MStr),
     true = net_kernel:connect_node(C),
-    {echo, C} ! {17, <<N:32>>},
+    {echo, C} ! {17, <<N:32, M:32>>},
     There = receive {swarm, L} -> list_to_tuple(L)
             after 60000 -> exit(no_swarm) end,
     Self = self(),
-    Ws = [spawn(fun() -> swarm_worker(Self, There, M, I) end)
+    Ws = [spawn(fun() -> swarm_worker(Self, C, There, M, I) end)
           || I <- lists:seq(1, N)],
+    %% theirs know ours (by our hellos) and wait for the word too
+    receive {26, <<"go">>} -> ok after 60000 -> exit(no_go) end,
+    [W ! go || W <- Ws],
     Got = [receive {done, W, K} -> K after 120000 -> timeout end || W <- Ws],
     Short = length([K || K <- Got, K =/= M]),
-    io:format("swarm ~p here, ~p there, ~p messages each way, ~p short~n",
-              [N, tuple_size(There), N * M, Short]),
+    {TheirShort, TheirGot} = receive {25, <<S:32, A:32>>} -> {S, A}
+                             after 120000 -> {timeout, 0} end,
+    io:format("swarm ~p here, ~p there, ~p messages each way, "
+              "~p short here, ~p short there, ~p answered there~n",
+              [N, tuple_size(There), N * M, Short, TheirShort, TheirGot]),
     halt();
 main(["tester", Name, Cookie, Tick]) ->
     start(Name, Cookie, Tick),
@@ -239,18 +249,51 @@ unlinked(C) ->
     after 0 -> io:format("ok unlinked: no exit~n"), ok
     end.
 
-swarm_worker(Parent, There, M, I) ->
+%% a monitor by name of a process registered there ({Name, Node} in the
+%% DOWN), its exit 42; a monitor of a name no process has there: noproc
+by_name(C) ->
+    V = victim(C),
+    V ! {16, <<"register">>},
+    receive {16, <<"ok">>} -> ok after 20000 -> exit(no_register) end,
+    Ref = monitor(process, {victim, C}),
+    V ! {11, <<42:64>>},
+    D = receive {'DOWN', Ref, process, W, X} -> {W, X}
+        after 20000 -> timeout end,
+    Ref2 = monitor(process, {nosuch, C}),
+    N = receive {'DOWN', Ref2, process, W2, Y} -> {W2, Y}
+        after 20000 -> timeout end,
+    case {D, N} of
+        {{{victim, C}, 42}, {{nosuch, C}, noproc}} ->
+            io:format("ok monitors by name: DOWN 42 of ours, noproc of "
+                      "none~n"), ok;
+        _ ->
+            io:format("FAIL monitors by name: ~p, ~p~n", [D, N]), fail
+    end.
+
+%% worker I: says hello to the swarm there ({22, <<I:32>>}: the pid of
+%% the sender is how the other side knows it), sends its M on the word,
+%% then answers theirs ({21, Pid, Bin}: Pid ! {21, Bin}) while it counts
+%% the answers to its own
+swarm_worker(Parent, C, There, M, I) ->
     rand:seed(exsss, {I, I * 7, I * 13}),
+    {swarm, C} ! {22, <<I:32>>},
+    receive go -> ok end,
     [element(rand:uniform(tuple_size(There)), There) ! {18, <<I:32, S:32>>}
      || S <- lists:seq(1, M)],
-    Parent ! {done, self(), swarm_collect(I, M, 0)}.
+    swarm_serve(Parent, I, M, 0).
 
-%% the answers to worker I's M messages, each its own
-swarm_collect(_, 0, K) -> K;
-swarm_collect(I, Left, K) ->
-    receive {18, <<I:32, _:32>>} -> swarm_collect(I, Left - 1, K + 1)
-    after 60000 -> K
+swarm_serve(Parent, _, M, M) ->
+    Parent ! {done, self(), M},
+    swarm_answer();
+swarm_serve(Parent, I, M, K) ->
+    receive
+        {18, <<I:32, _:32>>} -> swarm_serve(Parent, I, M, K + 1);
+        {21, P, B} -> P ! {21, B}, swarm_serve(Parent, I, M, K)
+    after 60000 -> Parent ! {done, self(), K}, swarm_answer()
     end.
+
+swarm_answer() ->
+    receive {21, P, B} -> P ! {21, B}, swarm_answer() end.
 
 check(T, Via) ->
     Via ! T,

@@ -17,14 +17,26 @@
 #      shutdown, an integer, mailbox_limit, killed), ours linked to and
 #      monitoring an erl process gets them too (normal, shutdown, kill,
 #      an integer, noproc, and terms: ACT_EXIT_TERM with the term's
-#      bytes); a link to a dead process gets noproc; an unlink, no exit
+#      bytes); a link to a dead process gets noproc; an unlink, no exit;
+#      monitors by name of ours: DOWN with the reason, noproc for a name
+#      no process has
 #   actors dist names lists our node; actors dist ping answers pong for
 #      it and pang (exit 1) for a name epmd does not know
-#   1,000 processes on each side: each here sends 20 messages to random
-#      ones there, and gets each answered
-#   two actors nodes (no BEAM): a send by name, by pid and of a term,
-#      and a process there linked to and monitored from here exiting
-#      42, normal, shutdown, and killed by act_kill from here
+#   1,000 processes on each side: each of either side sends 20 messages
+#      to random ones of the other, both sides at once, and gets each
+#      answered
+#   two actors nodes (tests/dist_pair.c, two OS processes, no BEAM): the
+#      cases of the messaging and lifecycle tests with their ends on
+#      either node: order per sender with several senders at once,
+#      fan-in both ways, sizes from 0 bytes to 16 MiB, terms,
+#      selective receive, msg->from, sends to a dead pid or a name no
+#      process has, a cross flood, EXIT and DOWN after the messages
+#      before them; links both ways with each exit reason, trapping or
+#      not, act_kill both ways, unlinks, links and monitors of dead
+#      pids (noproc), two monitors, act_demonitor before and after the
+#      DOWN, the order at exit; the peer's clean stop (noconnection to
+#      each relation, once), the peer down (noconnection), and the
+#      peer restarted (its earlier run's pids: dropped, noproc)
 #   b. we connect to an erl node (act_dist_connect) and send its
 #      registered "tester" {4, <<"hello">>}
 #   c. a node with another cookie is refused both ways, each side saying
@@ -38,7 +50,7 @@
 #      gets noconnection (the socket closes at once: no tick waited for)
 #
 # Nothing is timed: each wait is for a line of output, with 120 s as a
-# failure limit only.
+# failure limit only (dist_pair's, for its own, in it).
 set -u
 src=$(cd "${srcdir:-$(dirname "$0")/..}" && pwd)
 . "$src/tests/lib.sh"
@@ -120,25 +132,66 @@ fi
 
 # --- 1,000 processes each side ------------------------------------------------
 (escript_run swarm e7 "$cookie" "c1@$host" 1000 20) >"$tmp/e7" 2>&1
-if grep -q '^swarm 1000 here, 1000 there, 20000 messages each way, 0 short$' \
+if grep -q '^swarm 1000 here, 1000 there, 20000 messages each way, 0 short here, 0 short there, 20000 answered there$' \
 	"$tmp/e7"; then
 	ok "1,000 processes each side, messages at random: $(grep '^swarm' "$tmp/e7")"
 else
 	bad "the swarm: $(tail -n 5 "$tmp/e7"); ours: $(tail -n 5 "$tmp/c1.err")"
 fi
 
-# --- two actors nodes, no BEAM -------------------------------------------------
-"$node" c8 "$cookie" "$port" 20000 "c1@$host" actors >"$tmp/c8" \
-	2>"$tmp/c8.err" &
+# --- two actors nodes, no BEAM (tests/dist_pair.c) ---------------------------
+# The cases of the messaging and lifecycle tests across two OS processes
+# of the runtime: p0 runs them against p1, stops it (its act_main
+# returns), and once this script has started p1 again, checks what a
+# restarted node does with the pids of its earlier run.
+pair=$(pwd)/tests/dist_pair
+pair_cases=107
+# wait_line FILE PATTERN PID: until FILE has a line matching PATTERN, or
+# PID is gone (p0's own limits end it: no limit here); 1 if none came
+wait_line() {
+	while ! grep -q -- "$2" "$1" 2>/dev/null; do
+		kill -0 "$3" 2>/dev/null || { grep -q -- "$2" "$1"; return; }
+		sleep 0.1
+	done
+}
+"$pair" serve p1 "$cookie" "$port" 20000 >"$tmp/p1" 2>"$tmp/p1.err" &
 pids="$pids $!"
-c8=$!
-if wait_for "$tmp/c8" '^peer: done ' && grep -q '^peer: done [0-9]* 0$' "$tmp/c8"; then
-	ok "two actors nodes: messages by name, by pid and as terms, links," \
-		"monitors and a kill across them: $(grep '^peer: done' "$tmp/c8")"
-else
-	bad "two actors nodes: $(grep '^peer' "$tmp/c8"); $(cat "$tmp/c8.err")"
+p1=$!
+wait_for "$tmp/p1" '^ready p1$'
+timeout 600 "$pair" check p0 "$cookie" "$port" 20000 "p1@$host" \
+	>"$tmp/p0" 2>"$tmp/p0.err" &
+pids="$pids $!"
+p0=$!
+# p0 has seen p1 go when it says restart
+if wait_line "$tmp/p0" '^peer: restart ' "$p0" &&
+	wait_for "$tmp/p1" '^stopped '; then
+	wait "$p1"
+	p1_rc=$?
+	"$pair" serve p1 "$cookie" "$port" 20000 >"$tmp/p1b" \
+		2>"$tmp/p1b.err" &
+	pids="$pids $!"
 fi
-kill "$c8" 2>/dev/null
+wait "$p0"
+p0_rc=$?
+# and the second run too, when it is done
+[ -z "${p1_rc:-}" ] || wait_for "$tmp/p1b" '^stopped '
+grep '^peer: ' "$tmp/p0"
+if [ "$p0_rc" = 0 ] && grep -q "^peer: done $pair_cases 0\$" "$tmp/p0" &&
+	! grep -q '^peer: FAIL' "$tmp/p0"; then
+	ok "two actors nodes: the messaging and lifecycle cases across them:" \
+		"$(grep '^peer: done' "$tmp/p0") (of $pair_cases)"
+else
+	bad "two actors nodes, exit $p0_rc: $(grep -E '^peer: (FAIL|done)' "$tmp/p0")" \
+		"(expected done $pair_cases 0); ours: $(tail -n 5 "$tmp/p0.err")"
+fi
+if [ "${p1_rc:-}" = 0 ] && grep -qx 'stopped 0' "$tmp/p1" &&
+	grep -qx 'stopped 0' "$tmp/p1b"; then
+	ok "two actors nodes: the peer's two runs stopped cleanly (act_main" \
+		"returned 0)"
+else
+	bad "the peer's stops: exit ${p1_rc:-none}: $(cat "$tmp/p1" "$tmp/p1b" \
+		"$tmp/p1.err" "$tmp/p1b.err" 2>/dev/null | tail -n 10)"
+fi
 
 # --- links and monitors, both ways --------------------------------------------
 (escript_run links e6 "$cookie" "c1@$host") >"$tmp/e6" 2>&1
@@ -271,9 +324,11 @@ kill "$c1" 2>/dev/null
 # a sanitizer's report in any of our nodes' logs (the TSan and ASan
 # builds run this test too; our nodes are killed, so no exit status
 # carries it)
-if grep -lE 'Sanitizer|runtime error' "$tmp"/c*.err >/dev/null 2>&1; then
+if grep -lE 'Sanitizer|runtime error' "$tmp"/c*.err "$tmp"/p*.err \
+	>/dev/null 2>&1; then
 	bad "a sanitizer's report:" \
-		"$(grep -hE -A5 'Sanitizer|runtime error' "$tmp"/c*.err | head -n 40)"
+		"$(grep -hE -A5 'Sanitizer|runtime error' "$tmp"/c*.err \
+			"$tmp"/p*.err | head -n 40)"
 else
 	ok "no sanitizer's report in our nodes' logs"
 fi

@@ -10,17 +10,19 @@
  * Starts the node NAME and registers "echo", a process that answers
  * every message from another node to its sender: a message of a user
  * tag with act_send (the same tag and bytes), a term (ACT_TAG_TERM)
- * with act_send_term (the same bytes). Two requests are its own, in
+ * with act_send_term (the same bytes). Some requests are its own, in
  * the user form:
  *   {1, <<"pid">>}         answered with the term {pid, EchoPid}
  *   {2, <<"name", Node>>}  answered with act_send_name(Node, "tester",
  *                          3, "hi") (a send by name from here)
+ *   {10, _}                a victim (below), answered {pid, VictimPid}
+ *   {13, <<"link", Node>>} a watcher of the sender (below)
+ *   {17, <<N:32, M:32>>}   the swarm (below), with the sender
  * With PEER it first connects there (act_dist_connect) and sends the
- * PEER's "tester" {4, <<"hello">>}; with "actors" after PEER (an
- * actors node, no BEAM), it then runs peer_checks against PEER's echo
- * and prints "peer: ok|FAIL WHAT" lines and "peer: done OK FAILED". Prints "ready NAME", "connected
+ * PEER's "tester" {4, <<"hello">>}. Prints "ready NAME", "connected
  * PEER" or "connect: ERROR", and on standard error the runtime's own
- * lines; runs until killed.
+ * lines; runs until killed. (Two actors nodes, without BEAM, are
+ * tests/dist_pair.c.)
  */
 #include <actors.h>
 #include <stdbool.h>
@@ -29,7 +31,6 @@
 #include <string.h>
 
 static const char *name, *cookie, *peer;
-static bool peer_actors;
 static struct act_dist_opts opts;
 
 /* {pid, Pid}: the term's bytes into out, its length */
@@ -75,7 +76,8 @@ static const char *reason_text(intptr_t r, char *buf, size_t n)
 }
 
 /* the victim: exits as it is told ({11, <<Reason:64>>} or "kill"),
- * answers {12, <<"ping">>} with {12, <<"pong">>} */
+ * answers {12, <<"ping">>} with {12, <<"pong">>}, registers itself as
+ * "victim" on {16, _} (answered {16, <<"ok">>}) */
 static void victim(void *arg)
 {
 	(void)arg;
@@ -84,6 +86,11 @@ static void victim(void *arg)
 
 		if (m->tag == 12) {
 			act_send(m->from, 12, "pong", 4);
+		} else if (m->tag == 16) {
+			act_send(m->from, 16,
+				 act_register("victim", act_self()) ? "no" :
+								      "ok",
+				 2);
 		} else if (m->tag == 11 && m->len == 4) {
 			act_kill(act_self(), ACT_EXIT_KILL);
 		} else if (m->tag == 11 && m->len == 8) {
@@ -97,17 +104,6 @@ static void victim(void *arg)
 		}
 		act_msg_free(m);
 	}
-}
-
-/* a victim that first sends its requester {20, "hi"} (its pid then
- * arrives as the message's sender: a pid inside a term is not taken) */
-static void victim_hello(void *arg)
-{
-	act_pid to = *(act_pid *)arg;
-
-	free(arg);
-	act_send(to, 20, "hi", 2);
-	victim(NULL);
 }
 
 struct watch_arg {
@@ -157,23 +153,106 @@ static void watcher(void *arg)
 	free(a);
 }
 
-/* a swarmer: answers each message of tag 18 to its sender, the same */
+/*
+ * The swarm (dist-node.escript swarm): n swarmers here, n erl processes
+ * there, and each of either side sends m messages to random ones of the
+ * other side, all at once; each is answered to its sender. The erl
+ * processes are known here by their hellos ({22, <<I:32>>} to the name
+ * "swarm"): a pid inside a term stays bytes. Lives as long as the node.
+ */
+struct swarm {
+	act_pid erl, coord; /* the erl side's main process, the coordinator */
+	uint32_t n, m;
+	act_pid *here, *there; /* by number: the swarmers, the erl processes */
+	uint32_t short_n, answers; /* swarmers short of their m, answers */
+};
+
+struct swarmer_arg {
+	struct swarm *sw;
+	uint32_t i;
+};
+
+static uint32_t be32(const void *p)
+{
+	const unsigned char *d = p;
+
+	return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 |
+	       (uint32_t)d[2] << 8 | d[3];
+}
+
+static void put32(unsigned char *d, uint32_t v)
+{
+	d[0] = (unsigned char)(v >> 24);
+	d[1] = (unsigned char)(v >> 16);
+	d[2] = (unsigned char)(v >> 8);
+	d[3] = (unsigned char)v;
+}
+
+/* swarmer i's m messages to random erl processes: the term {21, Self,
+ * <<I:32, S:32>>}, which the erl process answers {21, <<I:32, S:32>>} */
+static void swarm_send(const struct swarm *sw, uint32_t i)
+{
+	unsigned char t[ACT_PID_TERM_MAX + 24];
+	ssize_t k = act_pid_term(act_self(), t + 4, ACT_PID_TERM_MAX);
+	unsigned seed = i * 2654435761u + 1;
+	size_t len;
+	uint32_t s;
+
+	if (k < 2)
+		return;
+	/* the pid's term went to t + 4: 21 takes its version byte's place */
+	t[0] = 131;
+	t[1] = 104; /* SMALL_TUPLE_EXT, 3 */
+	t[2] = 3;
+	t[3] = 97; /* SMALL_INTEGER_EXT */
+	t[4] = 21;
+	len = 4 + (size_t)k;
+	t[len++] = 109; /* BINARY_EXT, 8 bytes */
+	put32(t + len, 8);
+	put32(t + len + 4, i);
+	len += 8;
+	for (s = 1; s <= sw->m; s++) {
+		put32(t + len, s);
+		act_send_term(sw->there[(uint32_t)rand_r(&seed) % sw->n], t,
+			      len + 4);
+	}
+}
+
+/* a swarmer: answers each message of tag 18 to its sender, the same;
+ * on the coordinator's go (23) sends its own; once all m are answered
+ * (21, its number first), reports {24, <<Got:32, Bad:32>>} to it */
 static void swarmer(void *arg)
 {
-	(void)arg;
+	struct swarmer_arg a = *(struct swarmer_arg *)arg;
+	uint32_t got = 0, bad = 0;
+
+	free(arg);
 	for (;;) {
 		struct act_msg *m = act_receive(ACT_FOREVER);
 
-		if (m->tag == 18)
+		if (m->tag == 18) {
 			act_send(m->from, 18, m->data, m->len);
+		} else if (m->tag == 23) {
+			swarm_send(a.sw, a.i);
+		} else if (m->tag == 21 && got < a.sw->m) {
+			bad += m->len != 8 || be32(m->data) != a.i;
+			if (++got == a.sw->m) {
+				unsigned char r[8];
+
+				put32(r, got);
+				put32(r + 4, bad);
+				act_send(a.sw->coord, 24, r, sizeof(r));
+			}
+		}
 		act_msg_free(m);
 	}
 }
 
-/* n swarmers spawned, and the term {swarm, [Pid...]} of them to `to` */
-static int swarm(act_pid to, uint32_t n)
+/* the swarmers spawned, and the term {swarm, [Pid...]} of them to the
+ * erl side */
+static int swarm_spawn(struct swarm *sw)
 {
-	size_t cap = 16 + (size_t)n * ACT_PID_TERM_MAX, len = 0;
+	size_t cap = 16 + (size_t)sw->n * ACT_PID_TERM_MAX, len = 0;
 	unsigned char *t = malloc(cap), p[ACT_PID_TERM_MAX];
 	uint32_t i;
 	int rc;
@@ -188,14 +267,20 @@ static int swarm(act_pid to, uint32_t n)
 	memcpy(t + len, "swarm", 5);
 	len += 5;
 	t[len++] = 108; /* LIST_EXT, n elements */
-	t[len++] = (unsigned char)(n >> 24);
-	t[len++] = (unsigned char)(n >> 16);
-	t[len++] = (unsigned char)(n >> 8);
-	t[len++] = (unsigned char)n;
-	for (i = 0; i < n; i++) {
-		ssize_t k =
-			act_pid_term(act_spawn(swarmer, NULL), p, sizeof(p));
+	put32(t + len, sw->n);
+	len += 4;
+	for (i = 0; i < sw->n; i++) {
+		struct swarmer_arg *a = malloc(sizeof(*a));
+		ssize_t k;
 
+		if (!a) {
+			free(t);
+			return -1;
+		}
+		a->sw = sw;
+		a->i = i + 1;
+		sw->here[i] = act_spawn(swarmer, a);
+		k = act_pid_term(sw->here[i], p, sizeof(p));
 		if (k < 2) {
 			free(t);
 			return -1;
@@ -204,9 +289,102 @@ static int swarm(act_pid to, uint32_t n)
 		len += (size_t)k - 1;
 	}
 	t[len++] = 106; /* NIL_EXT */
-	rc = act_send_term(to, t, len);
+	rc = act_send_term(sw->erl, t, len);
 	free(t);
 	return rc;
+}
+
+static bool is_tag(const struct act_msg *m, void *ctx)
+{
+	return m->tag == *(const uint32_t *)ctx;
+}
+
+/* up to n messages of tag, each within 120 s (a failure limit only);
+ * fn(sw, msg) for each; how many came */
+static uint32_t swarm_take(struct swarm *sw, uint32_t tag, uint32_t n,
+			   void (*fn)(struct swarm *, const struct act_msg *))
+{
+	uint32_t k;
+
+	for (k = 0; k < n; k++) {
+		struct act_msg *m =
+			act_receive_match(is_tag, &tag, 120000000000);
+
+		if (!m)
+			break;
+		fn(sw, m);
+		act_msg_free(m);
+	}
+	return k;
+}
+
+static void swarm_hello(struct swarm *sw, const struct act_msg *m)
+{
+	uint32_t i = m->len == 4 ? be32(m->data) : 0;
+
+	if (i >= 1 && i <= sw->n)
+		sw->there[i - 1] = m->from;
+}
+
+static void swarm_report(struct swarm *sw, const struct act_msg *m)
+{
+	if (m->len == 8 && be32(m->data) == sw->m &&
+	    !be32((const char *)m->data + 4))
+		sw->short_n--;
+	sw->answers += m->len == 8 ? be32(m->data) : 0;
+}
+
+/* the swarm's coordinator, "swarm": starts the swarmers, learns the erl
+ * processes, says go to both sides ({26, <<"go">>} to the erl side),
+ * and tells the erl side {25, <<Short:32, Answers:32>>}: how many
+ * swarmers here did not get all their answers, and how many came */
+static void swarm_coord(void *arg)
+{
+	struct swarm *sw = arg;
+	unsigned char r[8];
+	uint32_t i;
+
+	sw->coord = act_self();
+	act_register("swarm", sw->coord);
+	if (swarm_spawn(sw) < 0 ||
+	    swarm_take(sw, 22, sw->n, swarm_hello) < sw->n) {
+		printf("swarm: no start\n");
+		return;
+	}
+	for (i = 0; i < sw->n; i++)
+		act_send(sw->here[i], 23, NULL, 0);
+	act_send(sw->erl, 26, "go", 2);
+	sw->short_n = sw->n;
+	swarm_take(sw, 24, sw->n, swarm_report);
+	put32(r, sw->short_n);
+	put32(r + 4, sw->answers);
+	act_send(sw->erl, 25, r, sizeof(r));
+	act_unregister("swarm");
+}
+
+/* {17, <<N:32, M:32>>}: the swarm */
+static int swarm(act_pid erl, const struct act_msg *m)
+{
+	struct swarm *sw = calloc(1, sizeof(*sw));
+
+	if (!sw || m->len != 8)
+		goto fail;
+	sw->erl = erl;
+	sw->n = be32(m->data);
+	sw->m = be32((const char *)m->data + 4);
+	sw->here = calloc(sw->n, sizeof(act_pid));
+	sw->there = calloc(sw->n, sizeof(act_pid));
+	if (!sw->n || !sw->here || !sw->there)
+		goto fail;
+	act_spawn(swarm_coord, sw);
+	return 0;
+fail:
+	if (sw) {
+		free(sw->here);
+		free(sw->there);
+	}
+	free(sw);
+	return -1;
 }
 
 static void echo(void *arg)
@@ -246,17 +424,8 @@ static void echo(void *arg)
 			a->target = m->from;
 			memcpy(a->node, (char *)m->data + 4, n);
 			act_spawn(watcher, a);
-		} else if (m->tag == 19) {
-			act_pid *to = malloc(sizeof(*to));
-
-			*to = m->from;
-			act_spawn(victim_hello, to);
-		} else if (m->tag == 17 && m->len == 4) {
-			const unsigned char *d = m->data;
-
-			rc = swarm(m->from, (uint32_t)d[0] << 24 |
-						    (uint32_t)d[1] << 16 |
-						    (uint32_t)d[2] << 8 | d[3]);
+		} else if (m->tag == 17) {
+			rc = swarm(m->from, m);
 		} else if (m->tag < ACT_TAG_RESERVED) {
 			rc = act_send(m->from, m->tag, m->data, m->len);
 		}
@@ -265,112 +434,6 @@ static void echo(void *arg)
 		fflush(stdout);
 		act_msg_free(m);
 	}
-}
-
-static int peer_ok, peer_bad;
-
-static void check(bool good, const char *what)
-{
-	printf("peer: %s %s\n", good ? "ok" : "FAIL", what);
-	if (good)
-		peer_ok++;
-	else
-		peer_bad++;
-}
-
-/* the next message of tag, within 20 s (a failure limit only) */
-static bool match_tag(const struct act_msg *m, void *ctx)
-{
-	return m->tag == *(uint32_t *)ctx;
-}
-
-static struct act_msg *expect(uint32_t tag)
-{
-	return act_receive_match(match_tag, &tag, 20000000000);
-}
-
-/* a victim on the peer, linked to and monitored from here, told to exit
- * with reason (or killed with ACT_EXIT_KILL): EXIT and DOWN come back
- * with it (killed for a kill) */
-static void peer_exit(act_pid echo_pid, intptr_t reason, const char *what)
-{
-	struct act_exit_info x, y;
-	struct act_msg *m;
-	unsigned char b[8];
-	act_pid v;
-	uint64_t ref;
-	int i;
-
-	act_send(echo_pid, 19, "", 0);
-	m = expect(20);
-	if (!m) {
-		check(false, what);
-		return;
-	}
-	v = m->from;
-	act_msg_free(m);
-	act_link(v);
-	ref = act_monitor(v);
-	act_send(v, 12, "ping", 4);
-	m = expect(12); /* the link and the monitor are there */
-	if (m)
-		act_msg_free(m);
-	if (reason == ACT_EXIT_KILL) {
-		act_kill(v, ACT_EXIT_KILL);
-	} else {
-		for (i = 0; i < 8; i++)
-			b[i] = (unsigned char)((uint64_t)reason >>
-					       (56 - 8 * i));
-		act_send(v, 11, b, 8);
-	}
-	m = expect(ACT_TAG_EXIT);
-	if (m)
-		memcpy(&x, m->data, sizeof(x));
-	act_msg_free(m);
-	m = expect(ACT_TAG_DOWN);
-	if (m)
-		memcpy(&y, m->data, sizeof(y));
-	act_msg_free(m);
-	if (reason == ACT_EXIT_KILL)
-		reason = ACT_EXIT_KILLED;
-	check(m && x.who.id == v.id && x.reason == reason && y.ref == ref &&
-		      y.who.id == v.id && y.reason == reason,
-	      what);
-}
-
-/* an actors node against another (no BEAM): messages by name, by pid
- * and as terms, links, monitors and a kill across them */
-static void peer_checks(void)
-{
-	static const unsigned char term[] = { 131, 104, 2,   119, 5,  'h',
-					      'e', 'l', 'l', 'o', 97, 7 };
-	struct act_msg *m;
-	act_pid e = ACT_PID_NONE;
-
-	act_trap_exit(true);
-	act_send_name(peer, "echo", 5, "ping", 4);
-	m = expect(5);
-	check(m && m->len == 4 && !memcmp(m->data, "ping", 4),
-	      "a send by name, answered by pid");
-	if (m)
-		e = m->from;
-	act_msg_free(m);
-	act_send(e, 6, "by pid", 6);
-	m = expect(6);
-	check(m && m->len == 6 && m->from.id == e.id, "a send by pid");
-	act_msg_free(m);
-	act_send_term(e, term, sizeof(term));
-	m = expect(ACT_TAG_TERM);
-	check(m && m->len == sizeof(term) &&
-		      !memcmp(m->data, term, sizeof(term)),
-	      "a term ({hello, 7}) there and back");
-	act_msg_free(m);
-	peer_exit(e, 42, "a linked and monitored process's exit 42");
-	peer_exit(e, ACT_EXIT_NORMAL, "... normal");
-	peer_exit(e, ACT_EXIT_SHUTDOWN, "... shutdown");
-	peer_exit(e, ACT_EXIT_KILL, "... act_kill from here: killed");
-	printf("peer: done %d %d\n", peer_ok, peer_bad);
-	fflush(stdout);
 }
 
 static void start(void *arg)
@@ -399,8 +462,6 @@ static void start(void *arg)
 			if (rc < 0)
 				printf("send_name: %s\n", strerror(-rc));
 			fflush(stdout);
-			if (peer_actors)
-				peer_checks();
 		}
 		fflush(stdout);
 	}
@@ -415,7 +476,7 @@ int main(int argc, char **argv)
 	if (argc < 5) {
 		fprintf(stderr,
 			"usage: dist_node NAME COOKIE EPMD_PORT TICK_MS "
-			"[PEER [actors]]\n");
+			"[PEER]\n");
 		return 2;
 	}
 	name = argv[1];
@@ -423,7 +484,6 @@ int main(int argc, char **argv)
 	opts.epmd_port = (uint16_t)atoi(argv[3]);
 	opts.ticktime_ms = (uint32_t)atoi(argv[4]);
 	peer = argc > 5 ? argv[5] : NULL;
-	peer_actors = argc > 6 && !strcmp(argv[6], "actors");
 	rc = act_main(NULL, start, NULL);
 	return rc < 0 ? 1 : rc;
 }

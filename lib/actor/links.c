@@ -842,7 +842,9 @@ static bool match_down(const struct act_msg *m, void *ctx)
 {
 	const struct act_exit_info *d = m->data;
 
-	return m->tag == ACT_TAG_DOWN && m->len == sizeof(*d) &&
+	/* a DOWN from another node with a term for its reason has the
+	 * term's bytes after the struct */
+	return m->tag == ACT_TAG_DOWN && m->len >= sizeof(*d) &&
 	       d->ref == *(const uint64_t *)ctx;
 }
 
