@@ -115,7 +115,7 @@ fi
 # ACTORS_STATS: a line for the node's traffic at the stop
 ACTORS_STATS=1 "$actors" dist --epmd-port "$port" --cookie "$cookie" \
 	ping "c1@$host" >"$tmp/ping" 2>"$tmp/ping.err"
-if grep -qE "^actors: dist: node c1@$host: [0-9]+ frames in \([0-9]+ bytes\), [0-9]+ out \([0-9]+ bytes\), 0 tick misses\$" \
+if grep -qE "^actors: dist: node c1@$host: [0-9]+ frames in \([0-9]+ bytes, [0-9]+ reads\), [0-9]+ out \([0-9]+ bytes, [0-9]+ writes\), 0 tick misses\$" \
 	"$tmp/ping.err"; then
 	ok "ACTORS_STATS: $(grep "^actors: dist: node" "$tmp/ping.err")"
 else

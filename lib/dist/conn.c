@@ -73,14 +73,19 @@ static void pending_release(struct act__dist *d, int slot)
 				      memory_order_relaxed);
 }
 
-/* Send all of p[0..n) within timeout_ns: 0 or a negative errno. */
+/* Send all of p[0..n) within timeout_ns: 0 or a negative errno. What
+ * the socket takes at once goes on this worker (MSG_DONTWAIT: one
+ * system call); only a full socket waits on the reactor. */
 static int send_all(int fd, const void *p, size_t n, int64_t timeout_ns)
 {
 	const char *c = p;
 
 	while (n) {
-		ssize_t k =
-			act_io_send_timeout(fd, c, n, MSG_NOSIGNAL, timeout_ns);
+		ssize_t k = act_io_send(fd, c, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (k == -EAGAIN || k == -EWOULDBLOCK)
+			k = act_io_send_timeout(fd, c, n, MSG_NOSIGNAL,
+						timeout_ns);
 
 		if (k < 0)
 			return (int)k;
@@ -567,20 +572,39 @@ static bool match_setup(const struct act_msg *m, void *ctx)
 
 static void reader_main(void *arg);
 
-/* the frame in p->b out: 0, or the socket's error */
+/* A frame started at the end of the batch in p->b: its offset, or -1
+ * for no memory */
+static int frame_begin(struct proxy *p)
+{
+	int at = p->b.index;
+
+	return act__ctrl_begin_at(&p->b) ? -1 : at;
+}
+
+/* The frame at offset at is complete (rc 0: 0 back), or dropped (rc < 0,
+ * at < 0: taken out of the batch, 1 back) */
+static int frame_end(struct proxy *p, int at, int rc)
+{
+	if (rc < 0 || at < 0) {
+		if (at >= 0)
+			p->b.index = at;
+		return 1;
+	}
+	act__ctrl_end_at(&p->b, at);
+	atomic_fetch_add_explicit(&p->nd->msgs_out, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&p->nd->bytes_out,
+				  (uint64_t)(p->b.index - at),
+				  memory_order_relaxed);
+	return 0;
+}
+
+/* The batch's frames out in one write: 0, or the socket's error */
 static int proxy_flush(struct proxy *p)
 {
-	int rc;
+	int rc = send_all(p->fd, p->b.buff, (size_t)p->b.index, p->d->tick_ns);
 
-	act__ctrl_end(&p->b);
-	rc = send_all(p->fd, p->b.buff, (size_t)p->b.index, p->d->tick_ns);
-	if (rc == 0) {
-		atomic_fetch_add_explicit(&p->nd->msgs_out, 1,
-					  memory_order_relaxed);
-		atomic_fetch_add_explicit(&p->nd->bytes_out,
-					  (uint64_t)p->b.index,
-					  memory_order_relaxed);
-	}
+	atomic_fetch_add_explicit(&p->nd->writes, 1, memory_order_relaxed);
+	p->b.index = 0;
 	p->last_send = now_ns();
 	/* a 64 MiB message leaves no 64 MiB buffer behind */
 	if (p->b.buffsz > (1 << 20)) {
@@ -590,18 +614,19 @@ static int proxy_flush(struct proxy *p)
 	return rc;
 }
 
-/* A forward or a name send, as a frame: 0, 1 when it is dropped (a pid
- * of no entry, a term refused: the sender was told at its send), or the
- * socket's error. */
-static int proxy_send(struct proxy *p, struct act_msg *m)
+/* A forward or a name send, as a frame in the batch: 0, or 1 when it is
+ * dropped (a pid of no entry, a term refused: the sender was told at its
+ * send; no memory). */
+static int proxy_send(struct proxy *p, const struct act_msg *m)
 {
 	act_pid from = m->from.id ? m->from : p->self;
 	const char *body;
 	size_t blen;
 	uint32_t tag;
-	int rc;
+	int rc, at = frame_begin(p);
 
-	act__ctrl_begin(&p->b);
+	if (at < 0)
+		return 1;
 	if (m->tag == ACT__TAG_DIST_SEND) {
 		struct act__route_fwd f;
 
@@ -625,28 +650,27 @@ static int proxy_send(struct proxy *p, struct act_msg *m)
 		blen = m->len - sizeof(rn) - rn.name_len;
 	}
 	if (rc < 0)
-		return 1;
+		return frame_end(p, at, rc);
 	if (tag == ACT_TAG_TERM)
 		rc = ei_x_append_buf(&p->b, body, (int)blen) ? -ENOMEM : 0;
 	else
 		rc = act__codec_user_encode(&p->b, tag, body, blen);
-	if (rc < 0)
-		return 1;
-	return proxy_flush(p);
+	return frame_end(p, at, rc);
 }
 
-/* A relation's word (act__links_sig) as a frame: 0, 1 when dropped (a
- * pid of no entry), or the socket's error. */
+/* A relation's word (act__links_sig) as a frame in the batch: 0, or 1
+ * when dropped (a pid of no entry, no memory). */
 static int proxy_sig(struct proxy *p, const struct act_msg *m)
 {
 	struct act__links_sig g;
 	erlang_ref e;
 	act_pid from;
-	int rc;
+	int rc, at = frame_begin(p);
 
+	if (at < 0)
+		return 1;
 	memcpy(&g, m->data, sizeof(g));
 	from = g.from.id ? g.from : p->self;
-	act__ctrl_begin(&p->b);
 	switch (g.op) {
 	case ACT__SIG_LINK:
 		rc = act__ctrl_encode(&p->b, &p->d->peers, &p->me,
@@ -679,23 +703,23 @@ static int proxy_sig(struct proxy *p, const struct act_msg *m)
 					      from, g.to, &e);
 		break;
 	default:
-		return 1;
+		rc = -EINVAL;
+		break;
 	}
-	if (rc < 0)
-		return 1;
-	return proxy_flush(p);
+	return frame_end(p, at, rc);
 }
 
-/* MONITOR_P_EXIT of remote watch i (its target's DOWN, reason): 0 or
- * the socket's error; the watch is taken away. */
+/* MONITOR_P_EXIT of remote watch i (its target's DOWN, reason) as a
+ * frame in the batch; the watch is taken away. 0. */
 static int proxy_watch_fired(struct proxy *p, size_t i, intptr_t reason,
 			     const void *term, size_t term_len)
 {
 	struct rwatch w = p->rw[i];
-	int rc;
+	int rc, at = frame_begin(p);
 
 	p->rw[i] = p->rw[--p->nrw];
-	act__ctrl_begin(&p->b);
+	if (at < 0)
+		return 0;
 	if (w.name[0]) /* {21, Name, Watcher, Ref, Reason} */
 		rc = ei_x_encode_version(&p->b) ||
 				     ei_x_encode_tuple_header(&p->b, 5) ||
@@ -718,7 +742,8 @@ static int proxy_watch_fired(struct proxy *p, size_t i, intptr_t reason,
 			     0;
 	else if (!rc)
 		rc = reason_encode(&p->b, reason);
-	return rc < 0 ? 0 : proxy_flush(p);
+	(void)frame_end(p, at, rc);
+	return 0;
 }
 
 /* A remote process's MONITOR_P or DEMONITOR_P, from the reader */
@@ -780,53 +805,83 @@ static int proxy_down(struct proxy *p, const struct act_msg *m)
 
 static const char tick[4];
 
+/* One message of the proxy's: what it asks for goes into the batch.
+ * 0, or the exit reason (the reader gone). */
+static intptr_t proxy_take(struct proxy *p, const struct act_msg *m)
+{
+	struct act_exit_info x;
+	struct act__conn_up up;
+
+	switch (m->tag) {
+	case ACT__TAG_DIST_SEND:
+	case ACT__TAG_DIST_NAME:
+		(void)proxy_send(p, m);
+		break;
+	case ACT__TAG_LINK_SIG:
+		(void)proxy_sig(p, m);
+		break;
+	case ACT__TAG_DIST_MON:
+		(void)proxy_mon(p, m);
+		break;
+	case ACT_TAG_DOWN:
+		(void)proxy_down(p, m);
+		break;
+	case ACT__TAG_DIST_UP:
+		/* a second socket (both tries finished): ours serves, this
+		 * one closes */
+		memcpy(&up, m->data, sizeof(up));
+		close(up.fd);
+		break;
+	case ACT_TAG_EXIT:
+		memcpy(&x, m->data, sizeof(x));
+		if (x.who.id == p->reader.id)
+			return ACT_EXIT_NOCONNECTION;
+		break;
+	}
+	return 0;
+}
+
 /* Up: forwards out as frames, a tick when idle, until the reader or the
- * socket ends it. Returns the exit reason. */
+ * socket ends it. Returns the exit reason. The frames of every message
+ * waiting are gathered into one write (up to PROXY_BATCH bytes), which
+ * goes when the mailbox is empty: a burst of sends costs one system
+ * call, and a lone one goes at once. */
+#define PROXY_BATCH 65536
 static intptr_t proxy_serve(struct proxy *p)
 {
 	int64_t quarter = p->d->tick_ns / 4;
 
+	bool yielded = false;
+
 	p->last_send = now_ns();
 	for (;;) {
-		int64_t wait = p->last_send + quarter - now_ns();
-		struct act_msg *m = wait > 0 ? act_receive(wait) : NULL;
+		int64_t wait = p->b.index ? 0 :
+					    p->last_send + quarter - now_ns();
+		struct act_msg *m = wait > 0 || p->b.index ? act_receive(wait) :
+							     NULL;
+		intptr_t why = 0;
 		int rc = 0;
 
-		if (!m) {
-			if (now_ns() - p->last_send >= quarter) {
-				rc = send_all(p->fd, tick, sizeof(tick),
-					      p->d->tick_ns);
-				p->last_send = now_ns();
-			}
-		} else if (m->tag == ACT__TAG_DIST_SEND ||
-			   m->tag == ACT__TAG_DIST_NAME) {
-			rc = proxy_send(p, m);
-			rc = rc > 0 ? 0 : rc;
-		} else if (m->tag == ACT__TAG_LINK_SIG) {
-			rc = proxy_sig(p, m);
-			rc = rc > 0 ? 0 : rc;
-		} else if (m->tag == ACT__TAG_DIST_MON) {
-			rc = proxy_mon(p, m);
-		} else if (m->tag == ACT_TAG_DOWN) {
-			rc = proxy_down(p, m);
-		} else if (m->tag == ACT__TAG_DIST_UP) {
-			struct act__conn_up up;
-
-			/* a second socket (both tries finished): ours
-			 * serves, this one closes */
-			memcpy(&up, m->data, sizeof(up));
-			close(up.fd);
-		} else if (m->tag == ACT_TAG_EXIT) {
-			struct act_exit_info x;
-
-			memcpy(&x, m->data, sizeof(x));
-			if (x.who.id == p->reader.id) {
-				act_msg_free(m);
-				return ACT_EXIT_NOCONNECTION;
-			}
-		}
-		if (m)
+		if (m) {
+			why = proxy_take(p, m);
 			act_msg_free(m);
+			if (why)
+				return why;
+			if (p->b.index >= PROXY_BATCH)
+				rc = proxy_flush(p);
+		} else if (p->b.index && !yielded) {
+			/* the processes runnable here first: their sends
+			 * join this batch */
+			act_yield();
+			yielded = true;
+			continue;
+		} else if (p->b.index) {
+			rc = proxy_flush(p);
+			yielded = false;
+		} else if (now_ns() - p->last_send >= quarter) {
+			rc = send_all(p->fd, tick, sizeof(tick), p->d->tick_ns);
+			p->last_send = now_ns();
+		}
 		if (rc < 0) {
 			fprintf(stderr,
 				"actors: dist: node %s down: sending failed "
@@ -1158,6 +1213,31 @@ static int reader_frame(struct reader *r, const char *p, size_t n,
 	return 0;
 }
 
+/* Room for a frame of need bytes (its length prefix read) that starts
+ * at *off and is not all in: the frame moved to the front, and the
+ * buffer, once full, doubled up to need. A length the peer claims is
+ * not allocated before its bytes come. 0, or -1 for no memory. */
+static int reader_room(struct reader *r, size_t *off, size_t need)
+{
+	uint8_t *nb;
+	size_t cap;
+
+	if (need <= r->cap)
+		return 0;
+	memmove(r->buf, r->buf + *off, r->have - *off);
+	r->have -= *off;
+	*off = 0;
+	if (r->have < r->cap)
+		return 0;
+	cap = r->cap * 2 < need ? r->cap * 2 : need;
+	nb = realloc(r->buf, cap);
+	if (!nb)
+		return -1;
+	r->buf = nb;
+	r->cap = cap;
+	return 0;
+}
+
 static intptr_t reader_loop(struct reader *r)
 {
 	const char *why = NULL;
@@ -1179,19 +1259,8 @@ static intptr_t reader_loop(struct reader *r)
 				return ACT_EXIT_NOCONNECTION;
 			}
 			if (r->have - off < 4 + (size_t)len) {
-				if (4 + (size_t)len > r->cap) {
-					uint8_t *nb;
-
-					memmove(r->buf, r->buf + off,
-						r->have - off);
-					r->have -= off;
-					off = 0;
-					nb = realloc(r->buf, 4 + (size_t)len);
-					if (!nb)
-						return ENOMEM;
-					r->buf = nb;
-					r->cap = 4 + (size_t)len;
-				}
+				if (reader_room(r, &off, 4 + (size_t)len))
+					return ENOMEM;
 				break;
 			}
 			atomic_fetch_add_explicit(&r->nd->bytes_in, 4 + len,
@@ -1222,8 +1291,16 @@ static intptr_t reader_loop(struct reader *r)
 				r->cap = 65536;
 			}
 		}
-		k = act_io_recv_timeout(r->fd, r->buf + r->have,
-					r->cap - r->have, 0, r->d->tick_ns);
+		/* the processes given frames run first; what came in
+		 * meanwhile is taken at once, and only an empty socket
+		 * waits on the reactor */
+		act_yield();
+		k = act_io_recv(r->fd, r->buf + r->have, r->cap - r->have,
+				MSG_DONTWAIT);
+		if (k == -EAGAIN || k == -EWOULDBLOCK)
+			k = act_io_recv_timeout(r->fd, r->buf + r->have,
+						r->cap - r->have, 0,
+						r->d->tick_ns);
 		if (k == -ETIMEDOUT) {
 			atomic_fetch_add_explicit(&r->nd->tick_misses, 1,
 						  memory_order_relaxed);
@@ -1242,6 +1319,8 @@ static intptr_t reader_loop(struct reader *r)
 			return ACT_EXIT_NOCONNECTION;
 		}
 		r->have += (size_t)k;
+		atomic_fetch_add_explicit(&r->nd->reads, 1,
+					  memory_order_relaxed);
 	}
 }
 

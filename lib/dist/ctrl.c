@@ -248,20 +248,31 @@ int act__ctrl_decode(const char *p, size_t n, struct act__peers *t,
 
 int act__ctrl_begin(ei_x_buff *b)
 {
+	b->index = 0;
+	return act__ctrl_begin_at(b);
+}
+
+int act__ctrl_begin_at(ei_x_buff *b)
+{
 	static const char head[5] = { 0, 0, 0, 0, ACT__CTRL_PASS_THROUGH };
 
-	b->index = 0;
 	return ei_x_append_buf(b, head, 5) ? -ENOMEM : 0;
 }
 
 int act__ctrl_end(ei_x_buff *b)
 {
-	uint32_t n = (uint32_t)b->index - 4;
+	return act__ctrl_end_at(b, 0);
+}
 
-	b->buff[0] = (char)(n >> 24);
-	b->buff[1] = (char)(n >> 16);
-	b->buff[2] = (char)(n >> 8);
-	b->buff[3] = (char)n;
+int act__ctrl_end_at(ei_x_buff *b, int at)
+{
+	uint32_t n = (uint32_t)(b->index - at) - 4;
+	char *h = b->buff + at;
+
+	h[0] = (char)(n >> 24);
+	h[1] = (char)(n >> 16);
+	h[2] = (char)(n >> 8);
+	h[3] = (char)n;
 	return 0;
 }
 

@@ -82,6 +82,11 @@ int act__ctrl_decode(const char *p, size_t n, struct act__peers *t,
  */
 int act__ctrl_begin(ei_x_buff *b);
 int act__ctrl_end(ei_x_buff *b);
+/* Frames one after another in b, for one write: act__ctrl_begin_at
+ * starts one at b->index (the caller keeps that offset), and
+ * act__ctrl_end_at(b, at) writes the length of the one at offset at. */
+int act__ctrl_begin_at(ei_x_buff *b);
+int act__ctrl_end_at(ei_x_buff *b, int at);
 /* LINK, EXIT2's and EXIT's heads: {op, From, To} and {op, From, To} then
  * a reason appended by the caller (act__ctrl_reason_atom); UNLINK_ID and
  * its ack {op, Id, From, To}; SEND_SENDER {22, From, To} (the message

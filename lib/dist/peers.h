@@ -93,9 +93,11 @@ struct act__peer {
 	 * discards without their exit handlers */
 	_Atomic(void *) proxy_mem;
 	_Atomic(void *) reader_mem;
-	/* traffic (ACTORS_STATS, act_dump): frames, their bytes, ticks
-	 * missed (a silent peer declared down) */
+	/* traffic (ACTORS_STATS, act_dump): frames, their bytes, the
+	 * socket's reads and writes that moved them, ticks missed (a
+	 * silent peer declared down) */
 	_Atomic uint64_t msgs_in, msgs_out, bytes_in, bytes_out;
+	_Atomic uint64_t reads, writes;
 	_Atomic uint32_t tick_misses;
 	uint32_t num; /* 1..ACT__DIST_NODES_MAX */
 	uint8_t name_len;

@@ -160,7 +160,7 @@ void act__route_stats(struct act__rt *rt, FILE *f)
 	for (i = 1; i <= d->peers.n; i++) {
 		struct act__peer *nd = act__peers_at(&d->peers, i);
 		/* relaxed: counters, read once every thread has stopped */
-		uint64_t mi, mo, bi, bo;
+		uint64_t mi, mo, bi, bo, rd, wr;
 
 		if (!nd)
 			continue;
@@ -168,16 +168,20 @@ void act__route_stats(struct act__rt *rt, FILE *f)
 		mo = atomic_load_explicit(&nd->msgs_out, memory_order_relaxed);
 		bi = atomic_load_explicit(&nd->bytes_in, memory_order_relaxed);
 		bo = atomic_load_explicit(&nd->bytes_out, memory_order_relaxed);
+		rd = atomic_load_explicit(&nd->reads, memory_order_relaxed);
+		wr = atomic_load_explicit(&nd->writes, memory_order_relaxed);
 		/* a node only named, never connected: no line */
 		if (!mi && !mo && !bi && !bo &&
 		    !atomic_load_explicit(&nd->up, memory_order_relaxed))
 			continue;
 		fprintf(f,
-			"actors: dist: node %s: %llu frames in (%llu bytes), "
-			"%llu out (%llu bytes), %u tick misses\n",
+			"actors: dist: node %s: %llu frames in (%llu bytes, "
+			"%llu reads), %llu out (%llu bytes, %llu writes), "
+			"%u tick misses\n",
 			nd->name, (unsigned long long)mi,
-			(unsigned long long)bi, (unsigned long long)mo,
-			(unsigned long long)bo,
+			(unsigned long long)bi, (unsigned long long)rd,
+			(unsigned long long)mo, (unsigned long long)bo,
+			(unsigned long long)wr,
 			atomic_load_explicit(&nd->tick_misses,
 					     memory_order_relaxed));
 	}
