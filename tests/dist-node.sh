@@ -184,10 +184,12 @@ else
 	bad "two actors nodes, exit $p0_rc: $(grep -E '^peer: (FAIL|done)' "$tmp/p0")" \
 		"(expected done $pair_cases 0); ours: $(tail -n 5 "$tmp/p0.err")"
 fi
-if [ "${p1_rc:-}" = 0 ] && grep -qx 'stopped 0' "$tmp/p1" &&
-	grep -qx 'stopped 0' "$tmp/p1b"; then
+# I9: the stop, with a connection up, closes every socket it opened
+stop_ok='^stopped 0, descriptors \([0-9]*\) before, \1 after$'
+if [ "${p1_rc:-}" = 0 ] && grep -q "$stop_ok" "$tmp/p1" &&
+	grep -q "$stop_ok" "$tmp/p1b"; then
 	ok "two actors nodes: the peer's two runs stopped cleanly (act_main" \
-		"returned 0)"
+		"returned 0, as many descriptors open after as before)"
 else
 	bad "the peer's stops: exit ${p1_rc:-none}: $(cat "$tmp/p1" "$tmp/p1b" \
 		"$tmp/p1.err" "$tmp/p1b.err" 2>/dev/null | tail -n 10)"

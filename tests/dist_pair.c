@@ -13,8 +13,9 @@
  * serve: a node whose server, registered as "pair", spawns puppets when
  * asked and says when one is gone; told to stop, it has the main process
  * return, so that the runtime stops cleanly (act_main returns) with the
- * server and the puppets alive. Prints "ready NAME", and "stopped RC"
- * once act_main has returned.
+ * server and the puppets alive. Prints "ready NAME", and "stopped RC,
+ * descriptors N before, M after" once act_main has returned (N those
+ * open before act_main, M after it).
  * check: runs the cases against PEER, a serve node; prints "peer: ok
  * CASE" or "peer: FAIL CASE: expected X, saw Y" for each, "peer: restart
  * PEER" once PEER has stopped (the test then starts it again), and
@@ -37,6 +38,7 @@
  * message.
  */
 #include <actors.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1961,10 +1963,25 @@ static void start(void *arg)
 	fflush(stdout);
 }
 
+/* descriptors open in this process now */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* less opendir's own */
+}
+
 int main(int argc, char **argv)
 {
 	bool serving = argc == 6 && !strcmp(argv[1], "serve");
-	int rc;
+	int rc, fds;
 
 	if (!serving && !(argc == 7 && !strcmp(argv[1], "check"))) {
 		fprintf(stderr, "usage: dist_pair serve NAME COOKIE EPMD_PORT "
@@ -1978,10 +1995,14 @@ int main(int argc, char **argv)
 	opts.epmd_port = (uint16_t)atoi(argv[4]);
 	opts.ticktime_ms = (uint32_t)atoi(argv[5]);
 	peer = serving ? NULL : argv[6];
+	fds = count_fds();
 	rc = act_main(NULL, start, NULL);
 	free(sv.pup);
 	if (serving) {
-		printf("stopped %d\n", rc);
+		/* I9: the stop closes every socket of the node (listen,
+		 * epmd, connections) */
+		printf("stopped %d, descriptors %d before, %d after\n", rc, fds,
+		       count_fds());
 		fflush(stdout);
 	}
 	return rc < 0 ? 1 : rc;
