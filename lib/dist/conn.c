@@ -1243,7 +1243,7 @@ static intptr_t reader_loop(struct reader *r)
 	const char *why = NULL;
 
 	for (;;) {
-		size_t off = 0;
+		size_t off = 0, frames = 0;
 		ssize_t k;
 
 		while (r->have - off >= 4) {
@@ -1266,6 +1266,7 @@ static intptr_t reader_loop(struct reader *r)
 			atomic_fetch_add_explicit(&r->nd->bytes_in, 4 + len,
 						  memory_order_relaxed);
 			if (len) {
+				frames++;
 				atomic_fetch_add_explicit(&r->nd->msgs_in, 1,
 							  memory_order_relaxed);
 				if (reader_frame(r,
@@ -1291,12 +1292,18 @@ static intptr_t reader_loop(struct reader *r)
 				r->cap = 65536;
 			}
 		}
-		/* the processes given frames run first; what came in
-		 * meanwhile is taken at once, and only an empty socket
-		 * waits on the reactor */
-		act_yield();
-		k = act_io_recv(r->fd, r->buf + r->have, r->cap - r->have,
-				MSG_DONTWAIT);
+		/* Under traffic (a read of several frames, or a frame not
+		 * all in) the processes given frames run first, and what
+		 * came in meanwhile is taken at once: only an empty socket
+		 * waits on the reactor. A lone frame (a request, then
+		 * silence) waits there at once: a read now would find
+		 * nothing. */
+		k = -EAGAIN;
+		if (frames > 1 || r->have) {
+			act_yield();
+			k = act_io_recv(r->fd, r->buf + r->have,
+					r->cap - r->have, MSG_DONTWAIT);
+		}
 		if (k == -EAGAIN || k == -EWOULDBLOCK)
 			k = act_io_recv_timeout(r->fd, r->buf + r->have,
 						r->cap - r->have, 0,
