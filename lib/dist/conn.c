@@ -1292,18 +1292,18 @@ static intptr_t reader_loop(struct reader *r)
 				r->cap = 65536;
 			}
 		}
-		/* Under traffic (a read of several frames, or a frame not
-		 * all in) the processes given frames run first, and what
-		 * came in meanwhile is taken at once: only an empty socket
-		 * waits on the reactor. A lone frame (a request, then
-		 * silence) waits there at once: a read now would find
-		 * nothing. */
+		/* The processes given frames run first (their answers go
+		 * out before this reader's next wait is set up). Under
+		 * traffic (a read of several frames, or a frame not all
+		 * in) what came in meanwhile is then taken at once: only
+		 * an empty socket waits on the reactor. After a lone frame
+		 * (a request, then silence) the reader waits there at
+		 * once: a read now would find nothing. */
+		act_yield();
 		k = -EAGAIN;
-		if (frames > 1 || r->have) {
-			act_yield();
+		if (frames > 1 || r->have)
 			k = act_io_recv(r->fd, r->buf + r->have,
 					r->cap - r->have, MSG_DONTWAIT);
-		}
 		if (k == -EAGAIN || k == -EWOULDBLOCK)
 			k = act_io_recv_timeout(r->fd, r->buf + r->have,
 						r->cap - r->have, 0,
