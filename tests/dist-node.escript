@@ -77,7 +77,9 @@ main(["links", Name, Cookie, CNode]) ->
     R4 = unlinked(C),
     %% monitors by name of ours: DOWN with the reason, noproc for none
     R5 = by_name(C),
-    All = R1 ++ R2 ++ [R3, R4, R5],
+    %% 5,000 monitors of one process there, half of them taken back
+    R6 = many_monitors(C, 5000),
+    All = R1 ++ R2 ++ [R3, R4, R5, R6],
     io:format("done ~p ~p~n", [length([x || ok <- All]),
                                 length([x || fail <- All])]),
     halt();
@@ -268,6 +270,32 @@ by_name(C) ->
                       "none~n"), ok;
         _ ->
             io:format("FAIL monitors by name: ~p, ~p~n", [D, N]), fail
+    end.
+
+many_monitors(C, N) ->
+    V = victim(C),
+    Refs = [monitor(process, V) || _ <- lists:seq(1, N)],
+    {Gone, Kept} = lists:partition(fun(R) -> erlang:phash2(R, 2) =:= 0 end,
+                                   Refs),
+    [demonitor(R) || R <- Gone],
+    V ! {11, <<5:64>>},
+    Downs = [receive {'DOWN', R, process, V, Why} -> Why
+             after 20000 -> timeout end || R <- Kept],
+    GoneSet = sets:from_list(Gone),
+    Extra = receive
+                {'DOWN', R, process, V, _} ->
+                    sets:is_element(R, GoneSet)
+            after 100 -> false
+            end,
+    case {lists:usort(Downs), Extra} of
+        {[5], false} ->
+            io:format("ok ~p monitors of one of ours, ~p taken back: ~p "
+                      "DOWNs (5), none for those taken back~n",
+                      [N, length(Gone), length(Kept)]), ok;
+        _ ->
+            io:format("FAIL ~p monitors, ~p taken back: DOWNs ~p, one of "
+                      "those taken back: ~p~n",
+                      [N, length(Gone), lists:usort(Downs), Extra]), fail
     end.
 
 %% worker I: says hello to the swarm there ({22, <<I:32>>}: the pid of

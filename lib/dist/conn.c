@@ -28,6 +28,7 @@
 #include "flags.h"
 #include "handshake.h"
 #include "term.h"
+#include "watch.h"
 #include "actor/links.h"
 #include "actor/message.h"
 #include "sched/rt.h"
@@ -500,13 +501,6 @@ fail:
 
 /* A remote process's monitor of a local one: the proxy's own monitor of
  * it (lref) stands for it, and its DOWN goes out as MONITOR_P_EXIT. */
-struct rwatch {
-	uint64_t lref;
-	act_pid watcher, target;
-	erlang_ref eref;
-	char name[ACT_NAME_MAX + 1]; /* a monitor by name: the name */
-};
-
 struct proxy {
 	struct act__dist *d;
 	struct act__peer *nd;
@@ -515,8 +509,7 @@ struct proxy {
 	int fd;
 	ei_x_buff b;
 	int64_t last_send;
-	struct rwatch *rw;
-	size_t nrw, caprw;
+	struct act__watches watches; /* the peer's monitors of ours */
 };
 
 /* The reader's word to the proxy: a remote process's MONITOR_P or
@@ -535,7 +528,7 @@ static void proxy_free(struct proxy *p)
 {
 	if (p->b.buff)
 		ei_x_free(&p->b);
-	free(p->rw);
+	act__watch_fini(&p->watches);
 	free(p);
 }
 
@@ -714,10 +707,10 @@ static int proxy_sig(struct proxy *p, const struct act_msg *m)
 static int proxy_watch_fired(struct proxy *p, size_t i, intptr_t reason,
 			     const void *term, size_t term_len)
 {
-	struct rwatch w = p->rw[i];
+	struct act__watch w;
 	int rc, at = frame_begin(p);
 
-	p->rw[i] = p->rw[--p->nrw];
+	act__watch_take(&p->watches, i, &w);
 	if (at < 0)
 		return 0;
 	if (w.name[0]) /* {21, Name, Watcher, Ref, Reason} */
@@ -749,41 +742,32 @@ static int proxy_watch_fired(struct proxy *p, size_t i, intptr_t reason,
 /* A remote process's MONITOR_P or DEMONITOR_P, from the reader */
 static int proxy_mon(struct proxy *p, const struct act_msg *m)
 {
+	struct act__watch w;
 	struct dist_mon dm;
-	size_t i;
+	long i;
 
 	memcpy(&dm, m->data, sizeof(dm));
 	if (dm.op == ACT__CTRL_DEMONITOR_P) {
-		for (i = 0; i < p->nrw; i++)
-			if (p->rw[i].watcher.id == dm.from.id &&
-			    !ei_cmp_refs(&p->rw[i].eref, &dm.eref)) {
-				act_demonitor(p->rw[i].lref);
-				p->rw[i] = p->rw[--p->nrw];
-				break;
-			}
+		i = act__watch_find_eref(&p->watches, dm.from, &dm.eref);
+		if (i >= 0) {
+			act__watch_take(&p->watches, (size_t)i, &w);
+			act_demonitor(w.lref);
+		}
 		return 0;
 	}
-	if (p->nrw == p->caprw) {
-		size_t cap = p->caprw ? 2 * p->caprw : 16;
-		struct rwatch *n = realloc(p->rw, cap * sizeof(*n));
-
-		if (!n) {
-			fprintf(stderr,
-				"actors: dist: node %s: no memory for a "
-				"monitor from there: it will not fire\n",
-				p->nd->name);
-			return 0;
-		}
-		p->rw = n;
-		p->caprw = cap;
+	w.watcher = dm.from;
+	w.target = dm.to;
+	w.eref = dm.eref;
+	memcpy(w.name, dm.name, sizeof(dm.name));
+	w.lref = dm.lref;
+	if (act__watch_add(&p->watches, &w) < 0) {
+		/* the proxy's monitor stays; its DOWN finds no watch */
+		fprintf(stderr,
+			"actors: dist: node %s: no memory for a monitor from "
+			"there: it will not fire\n",
+			p->nd->name);
+		act_demonitor(dm.lref);
 	}
-	i = p->nrw;
-	p->rw[i].watcher = dm.from;
-	p->rw[i].target = dm.to;
-	p->rw[i].eref = dm.eref;
-	memcpy(p->rw[i].name, dm.name, sizeof(dm.name));
-	p->rw[i].lref = dm.lref;
-	p->nrw++;
 	return 0;
 }
 
@@ -791,15 +775,14 @@ static int proxy_mon(struct proxy *p, const struct act_msg *m)
 static int proxy_down(struct proxy *p, const struct act_msg *m)
 {
 	struct act_exit_info x;
-	size_t i;
+	long i;
 
 	memcpy(&x, m->data, sizeof(x));
-	for (i = 0; i < p->nrw; i++)
-		if (p->rw[i].lref == x.ref)
-			return proxy_watch_fired(p, i, x.reason,
-						 (const char *)m->data +
-							 sizeof(x),
-						 m->len - sizeof(x));
+	i = act__watch_find_lref(&p->watches, x.ref);
+	if (i >= 0)
+		return proxy_watch_fired(p, (size_t)i, x.reason,
+					 (const char *)m->data + sizeof(x),
+					 m->len - sizeof(x));
 	return 0;
 }
 
