@@ -50,7 +50,7 @@ hooks='act__links_exit act__spawn_exit_now act__spawn_die_if_killed act__timer_a
 act__timer_fire act__timer_release act__timer_destroy_all
 act__info_dump_requested act__observe_watch act__reactor_inline_turn
 act__reactor_inline_sleep act__route_send act__route_stop act__route_proxy
-act__route_stats'
+act__route_stats act__route_figures act__route_trace'
 
 status=0
 # affinity's headers that include hwloc's or libnuma's: affinity's own

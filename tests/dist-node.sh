@@ -36,9 +36,15 @@
 #      pids (noproc), two monitors, act_demonitor before and after the
 #      DOWN, the order at exit; the peer's clean stop (noconnection to
 #      each relation, once), the peer down (noconnection), and the
-#      peer restarted (its earlier run's pids: dropped, noproc)
+#      peer restarted (its earlier run's pids: dropped, noproc);
+#      act_process_info and act_dump of a process linked to and
+#      monitoring one there and monitored from there (each named with
+#      its node, the connection's process too); the peer's ACTORS_STATS
+#      interval lines (no more than its line at the stop) and ACTORS_TRACE
+#      counters of the node (the last sample that line)
 #   b. we connect to an erl node (act_dist_connect) and send its
-#      registered "tester" {4, <<"hello">>}
+#      registered "tester" {4, <<"hello">>}; an ACTORS_STATS interval line
+#      of the node shows the frame sent
 #   c. a node with another cookie is refused both ways, each side saying
 #      why; a second node of our name is refused by epmd; the cookie
 #      from ACTORS_COOKIE and from ~/.erlang.cookie, refused when others
@@ -145,7 +151,7 @@ fi
 # returns), and once this script has started p1 again, checks what a
 # restarted node does with the pids of its earlier run.
 pair=$(pwd)/tests/dist_pair
-pair_cases=107
+pair_cases=109
 # wait_line FILE PATTERN PID: until FILE has a line matching PATTERN, or
 # PID is gone (p0's own limits end it: no limit here); 1 if none came
 wait_line() {
@@ -154,7 +160,10 @@ wait_line() {
 		sleep 0.1
 	done
 }
-"$pair" serve p1 "$cookie" "$port" 20000 >"$tmp/p1" 2>"$tmp/p1.err" &
+# p1's first run also shows its traffic with p0: the interval lines, the
+# trace's counters, and the line at the stop
+ACTORS_STATS=5ms ACTORS_TRACE=$tmp/p1.json ACTORS_TRACE_BUFFER=1m \
+	"$pair" serve p1 "$cookie" "$port" 20000 >"$tmp/p1" 2>"$tmp/p1.err" &
 pids="$pids $!"
 p1=$!
 wait_for "$tmp/p1" '^ready p1$'
@@ -195,6 +204,39 @@ else
 		"$tmp/p1.err" "$tmp/p1b.err" 2>/dev/null | tail -n 10)"
 fi
 
+# p1's traffic with p0: its line at the stop; the interval lines, which
+# add up to no more than it (what came after the last is in no line); the
+# trace's counters of the node, whose last sample (at the stop) is it
+fig=$(sed -n "s/^actors: dist: node p0@$host: \([0-9]*\) frames in (\([0-9]*\) bytes, \([0-9]*\) reads), \([0-9]*\) out (\([0-9]*\) bytes, \([0-9]*\) writes), \([0-9]*\) tick misses\$/\1 \2 \3 \4 \5 \6 \7/p" \
+	"$tmp/p1.err")
+sums=$(sed -n "s/^actors: [0-9.]*s node p0@$host (\(up\|down\)): \([0-9]*\) frames in (\([0-9]*\) bytes, \([0-9]*\) reads), \([0-9]*\) out (\([0-9]*\) bytes, \([0-9]*\) writes), \([0-9]*\) tick misses\$/\2 \3 \4 \5 \6 \7 \8/p" \
+	"$tmp/p1.err" | awk '{ for (i = 1; i <= 7; i++) s[i] += $i; n++ }
+		END { printf "%d", n; for (i = 1; i <= 7; i++) printf " %.0f", s[i] }')
+# node_last WHAT: the in and out of the trace's last sample of p0's WHAT
+node_last() {
+	grep "\"name\":\"node p0@$host $1\",\"cat\":\"dist\"" "$tmp/p1.json" |
+		tail -n 1 | sed -n 's/.*"args":{"in":\([0-9]*\),"out":\([0-9]*\)}}.*/\1 \2/p'
+}
+# p1_figures IN BYTES_IN READS OUT BYTES_OUT WRITES MISSES: they agree
+p1_figures() {
+	[ $# = 7 ] && [ "$1" -gt 0 ] && [ "$4" -gt 0 ] &&
+		echo "$sums $*" | awk '{ for (i = 2; i <= 8; i++)
+			if ($i > $(i + 7)) exit 1 }' &&
+		[ "$(node_last frames)" = "$1 $4" ] &&
+		[ "$(node_last bytes)" = "$2 $5" ] &&
+		"$actors" trace "$tmp/p1.json" >/dev/null
+}
+# shellcheck disable=SC2086 # the figures, a word each
+if p1_figures $fig; then
+	ok "ACTORS_STATS and ACTORS_TRACE: p1's traffic with p0 at the" \
+		"stop ($fig), the sums of its ${sums%% *} interval lines" \
+		"(${sums#* }) no more, the trace's last samples the same"
+else
+	bad "p1's figures of p0: at the stop: ${fig:-none}; the interval" \
+		"lines (count, sums): $sums; the trace's last frames:" \
+		"$(node_last frames), bytes: $(node_last bytes)"
+fi
+
 # --- links and monitors, both ways --------------------------------------------
 (escript_run links e6 "$cookie" "c1@$host") >"$tmp/e6" 2>&1
 grep -E '^(ok|FAIL)' "$tmp/e6"
@@ -211,7 +253,8 @@ pids="$pids $!"
 if ! wait_for "$tmp/e2" '^ready'; then
 	bad "the tester node did not start: $(cat "$tmp/e2")"
 fi
-"$node" c2 "$cookie" "$port" 20000 "e2@$host" >"$tmp/c2" 2>"$tmp/c2.err" &
+ACTORS_STATS=100ms "$node" c2 "$cookie" "$port" 20000 "e2@$host" \
+	>"$tmp/c2" 2>"$tmp/c2.err" &
 pids="$pids $!"
 c2=$!
 if wait_for "$tmp/c2" "^connected e2@$host\$" &&
@@ -219,6 +262,14 @@ if wait_for "$tmp/c2" "^connected e2@$host\$" &&
 	ok "act_dist_connect to an erl node, act_send_name to its tester"
 else
 	bad "connect: $(cat "$tmp/c2" "$tmp/c2.err"); erl: $(cat "$tmp/e2")"
+fi
+# its interval lines: the node up, and the interval of the send has it
+if wait_for "$tmp/c2.err" "^actors: [0-9.]*s node e2@$host (up): [0-9]* frames in ([0-9]* bytes, [0-9]* reads), [1-9][0-9]* out ([1-9][0-9]* bytes, [1-9][0-9]* writes), 0 tick misses\$"; then
+	ok "ACTORS_STATS=100ms: a line for e2 with the frames sent:" \
+		"$(grep -m 1 "node e2@$host (up): [0-9]* frames in ([0-9]* bytes, [0-9]* reads), [1-9]" "$tmp/c2.err")"
+else
+	bad "ACTORS_STATS=100ms: no line for e2 with traffic out:" \
+		"$(grep "node e2@" "$tmp/c2.err" | head -n 5)"
 fi
 
 # --- c. cookies and names ---------------------------------------------------

@@ -1661,6 +1661,76 @@ static const char *strays(char *buf, size_t cap)
 	return buf;
 }
 
+/* ---- what the observers show ---------------------------------------------- */
+
+/* act_dump's output: the line after pid's ("none" if it has no line or
+ * none follows), and how many lines end with `tail` */
+static int dump_of(act_pid pid, const char *tail, char *next, size_t cap)
+{
+	char s[ACT_PID_STRLEN], *out = NULL, *l, *e;
+	size_t len = 0, n = strlen(tail), k;
+	FILE *f = open_memstream(&out, &len);
+	int ends = 0;
+
+	snprintf(next, cap, "none");
+	if (!f || act_dump(f) < 0) {
+		if (f)
+			fclose(f);
+		free(out);
+		return 0;
+	}
+	fclose(f);
+	k = (size_t)act_pid_format(pid, s, sizeof(s));
+	for (l = out; *l; l = e + 1) {
+		e = strchr(l, '\n');
+		if (!e)
+			break;
+		if ((size_t)(e - l) >= n && !strncmp(e - n, tail, n))
+			ends++;
+		if (!strncmp(l, s, k) && l[k] == ' ' && e[1] &&
+		    strchr(e + 1, '\n'))
+			snprintf(next, cap, "%.*s",
+				 (int)(strchr(e + 1, '\n') - e - 1), e + 1);
+	}
+	free(out);
+	return ends;
+}
+
+/* x here linked to p there and monitoring it, p monitoring x: counted by
+ * act_process_info, and named in act_dump with p's node, as is the
+ * connection's process here (doc/observability.md) */
+static void observed(void)
+{
+	struct end x = here(false, 0), p = there(false, 0);
+	struct act_process_info in;
+	char want[256], next[256], tail[200], s[ACT_PID_STRLEN];
+	int conns;
+
+	aim(&x, &p, true);
+	pv(&x, P_LINK, 0);
+	pmonitor(&x);
+	/* its MONITOR_P came before its answer: the monitor is made here */
+	pmonitor(&p);
+	memset(&in, 0, sizeof(in));
+	act_process_info(x.pid, &in);
+	checkf("act_process_info counts the links and monitors with "
+	       "processes there (and the checker's monitor)",
+	       "links 1, monitors 1, monitored by 2",
+	       "links %u, monitors %u, monitored by %u", in.links, in.monitors,
+	       in.monitored_by);
+	act_pid_format(p.pid, s, sizeof(s));
+	snprintf(want, sizeof(want),
+		 "  remote: link %s@%s, monitor %s@%s, monitored-by %s, "
+		 "1 connection",
+		 s, peer, s, peer, peer);
+	snprintf(tail, sizeof(tail), " conn=%s", peer);
+	conns = dump_of(x.pid, tail, next, sizeof(next));
+	checkf("act_dump: the links and monitors with processes there, "
+	       "each with its node, and the connection's process named",
+	       want, "%s, %d connection", next, conns);
+	close2(&x, &p);
+}
+
 /* ---- the peer stops ------------------------------------------------------ */
 
 /* The connection's process here: the one that holds the checker's
@@ -1892,6 +1962,7 @@ static void lifecycle(void)
 	}
 	demonitor_after(false);
 	demonitor_after(true);
+	observed();
 }
 
 static void check_all(void)

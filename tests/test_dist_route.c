@@ -8,7 +8,15 @@
  * no process; a timer's setter), the bytes whole, up to ACT_MSG_MAX of
  * them. A connection
  * process stands in for the real one here: a process of the test.
+ *
+ * What the observers show of a node (doc/observability.md): a process's
+ * links and monitors with a remote one, counted by act_process_info and
+ * named with their node by act_dump; the node's traffic in ACTORS_STATS'
+ * interval lines (their sums are its counters) and its line at the
+ * stop; the trace's counter tracks, sampled by the workers and once
+ * more at the stop with the final figures.
  */
+#include <inttypes.h>
 #include <pthread.h>
 
 #include "config.h" /* ACT_HAVE_EI */
@@ -131,6 +139,313 @@ START_TEST(route)
 }
 END_TEST
 
+/* ---- what the observers show of a node ------------------------------------ */
+
+enum { STAND_MONITOR = 1, STAND_QUIT };
+
+static act_pid boss;	       /* figures_main */
+static const char *stats_path; /* its stderr: the interval lines */
+
+/* The node's connection process, stood in for: it takes what the
+ * relations tell it (ACT__TAG_LINK_SIG), monitors the boss when told (a
+ * remote process's monitor is its node's connection process's own, here)
+ * and says so, and leaves when told. */
+static void stand_in(void *arg)
+{
+	struct act_msg *m;
+	uint32_t tag;
+
+	(void)arg;
+	for (;;) {
+		m = act_receive(ACT_FOREVER);
+		tag = m->tag;
+		act_msg_free(m);
+		if (tag == STAND_QUIT)
+			return;
+		if (tag == STAND_MONITOR) {
+			ck_assert_uint_ne(act_monitor(boss), 0);
+			ck_assert_int_eq(act_send(boss, STAND_MONITOR, NULL, 0),
+					 0);
+		}
+	}
+}
+
+/* The line of act_dump's output after pid's, and whether pid's ends
+ * with `tail` */
+static void dump_lines(act_pid pid, const char *tail, char *next, size_t cap)
+{
+	char s[ACT_PID_STRLEN], *out = NULL, *l, *e;
+	size_t len = 0, n = strlen(tail);
+	FILE *f = open_memstream(&out, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(act_dump(f), 0);
+	fclose(f);
+	act_pid_format(pid, s, sizeof(s));
+	next[0] = '\0';
+	for (l = out; l && *l; l = e ? e + 1 : NULL) {
+		e = strchr(l, '\n');
+		if (strncmp(l, s, strlen(s)) || l[strlen(s)] != ' ')
+			continue;
+		ck_assert_ptr_nonnull(e);
+		ck_assert_msg(e - l >= (ptrdiff_t)n && !strncmp(e - n, tail, n),
+			      "%.*s: not ending with %s", (int)(e - l), l,
+			      tail);
+		l = e + 1;
+		e = strchr(l, '\n');
+		snprintf(next, cap, "%.*s", e ? (int)(e - l) : (int)strlen(l),
+			 l);
+		break;
+	}
+	free(out);
+}
+
+/* The interval lines of node erl@host in file path: how many, their
+ * figures summed (frames in, bytes in, reads, frames out, bytes out,
+ * writes, tick misses) and how many said "(up)" */
+static int node_sums(const char *path, uint64_t sum[7], int *up)
+{
+	FILE *f = fopen(path, "r");
+	char line[512];
+	int n = 0, i;
+
+	memset(sum, 0, 7 * sizeof(*sum));
+	*up = 0;
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		const char *p = strstr(line, "s node erl@host (");
+		uint64_t v[7];
+		char st[8];
+
+		if (strncmp(line, "actors: ", 8) || !p ||
+		    sscanf(p,
+			   "s node erl@host (%7[a-z]): %" SCNu64
+			   " frames in (%" SCNu64 " bytes, %" SCNu64
+			   " reads), %" SCNu64 " out (%" SCNu64
+			   " bytes, %" SCNu64 " writes), %" SCNu64
+			   " tick misses",
+			   st, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+			   &v[6]) != 8)
+			continue;
+		for (i = 0; i < 7; i++)
+			sum[i] += v[i];
+		*up += !strcmp(st, "up");
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+static const uint64_t traffic[7] = { 5, 100, 3, 7, 200, 4, 1 };
+
+/* The node's counters, as its connection would have counted them */
+static void count_traffic(struct act__peer *nd)
+{
+	atomic_store_explicit(&nd->up, 1, memory_order_relaxed);
+	atomic_store_explicit(&nd->msgs_in, traffic[0], memory_order_relaxed);
+	atomic_store_explicit(&nd->bytes_in, traffic[1], memory_order_relaxed);
+	atomic_store_explicit(&nd->reads, traffic[2], memory_order_relaxed);
+	atomic_store_explicit(&nd->msgs_out, traffic[3], memory_order_relaxed);
+	atomic_store_explicit(&nd->bytes_out, traffic[4], memory_order_relaxed);
+	atomic_store_explicit(&nd->writes, traffic[5], memory_order_relaxed);
+	atomic_store_explicit(&nd->tick_misses, (uint32_t)traffic[6],
+			      memory_order_relaxed);
+}
+
+static bool is_tag(const struct act_msg *m, void *ctx)
+{
+	return m->tag == *(const uint32_t *)ctx;
+}
+
+/* the relations with remote pid `remote`, through node erl's stand-in
+ * connection process conn: counted, and named in act_dump */
+static void relations(act_pid conn, uint64_t *mref)
+{
+	struct act_process_info in;
+	uint32_t tag = STAND_MONITOR;
+	char next[512];
+
+	ck_assert_int_eq(act_link(remote), 0);
+	*mref = act_monitor(remote);
+	ck_assert_uint_ne(*mref, 0);
+	ck_assert_int_eq(act_send(conn, STAND_MONITOR, NULL, 0), 0);
+	act_msg_free(act_receive_match(is_tag, &tag, TU_WAIT));
+	/* the counts include them: here, and on the connection process
+	 * their second sides (and its own monitor) */
+	ck_assert_int_eq(act_process_info(boss, &in), 0);
+	ck_assert_uint_eq(in.links, 1);
+	ck_assert_uint_eq(in.monitors, 1);
+	ck_assert_uint_eq(in.monitored_by, 1);
+	ck_assert_int_eq(act_process_info(conn, &in), 0);
+	ck_assert_uint_eq(in.links, 1);
+	ck_assert_uint_eq(in.monitors, 1);
+	ck_assert_uint_eq(in.monitored_by, 1);
+	/* act_dump names the node of each; the connection process is
+	 * named for its node */
+	dump_lines(boss, " figures", next, sizeof(next));
+	ck_assert_str_eq(next, "  remote: link <2.0.0>@erl@host, monitor "
+			       "<2.0.0>@erl@host, monitored-by erl@host");
+	dump_lines(conn, " conn=erl@host", next, sizeof(next));
+	ck_assert(strncmp(next, "  remote:", 9) != 0);
+}
+
+/* The interval lines add up to the node's counters (waited for: a
+ * failure limit only), and some said it was up; this node (me@host)
+ * has none */
+static void interval_lines(void)
+{
+	uint64_t sum[7];
+	int i, up = 0, k;
+
+	for (i = 0; i < 20000; i++) {
+		if (node_sums(stats_path, sum, &up) &&
+		    !memcmp(sum, traffic, sizeof(sum)))
+			break;
+		act_sleep(TU_MS);
+	}
+	for (k = 0; k < 7; k++)
+		ck_assert_uint_eq(sum[k], traffic[k]);
+	ck_assert_int_gt(up, 0);
+}
+
+static void figures_main(void *arg)
+{
+	struct act__rt *rt = act__rt_current;
+	struct act__rpid r = { 7, 3, 99 };
+	struct act__peer *erl;
+	act_pid conn;
+	uint64_t mref;
+	uint32_t tag = ACT_TAG_DOWN;
+
+	(void)arg;
+	boss = act_self();
+	ck_assert_int_eq(act_register("figures", boss), 0);
+	ck_assert_int_eq(act__route_start(rt, "me@host", 5), 0);
+	ck_assert_int_eq(act__peers_get(&act__route_dist(rt)->peers, "erl@host",
+					8, &erl),
+			 0);
+	ck_assert_int_eq(act__peers_pid_get(erl, &r, &remote), 0);
+	ck_assert_int_eq(act_spawn_pid(stand_in, NULL, NULL, &conn), 0);
+	act__route_set_proxy(erl, conn);
+	relations(conn, &mref);
+	count_traffic(erl);
+	interval_lines();
+	/* two idle turns of this worker at least a sample's period apart:
+	 * one samples the figures for the trace */
+	act_sleep(2 * TU_MS);
+	act_sleep(2 * TU_MS);
+	ck_assert_int_eq(act_unlink(remote), 0);
+	ck_assert_int_eq(act_demonitor(mref), 0);
+	act_monitor(conn);
+	ck_assert_int_eq(act_send(conn, STAND_QUIT, NULL, 0), 0);
+	act_msg_free(act_receive_match(is_tag, &tag, TU_WAIT));
+}
+
+/* Lines of text that contain `what`: how many, and how many of those
+ * have "tid":tid */
+static int lines_with(const char *text, const char *what, int tid, int *on)
+{
+	char t[32];
+	const char *l, *e, *p;
+	int n = 0;
+
+	snprintf(t, sizeof(t), "\"tid\":%d,", tid);
+	*on = 0;
+	for (l = text; (p = strstr(l, what)); l = e + 1) {
+		for (l = p; l > text && l[-1] != '\n'; l--)
+			;
+		e = strchr(p, '\n');
+		ck_assert_ptr_nonnull(e);
+		n++;
+		p = strstr(l, t);
+		*on += p && p < e;
+	}
+	return n;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s = NULL;
+	size_t cap = 0, n = 0;
+	size_t k;
+
+	ck_assert_ptr_nonnull(f);
+	do {
+		if (n + 4096 + 1 > cap) {
+			cap = (n + 4096 + 1) * 2;
+			s = realloc(s, cap);
+			ck_assert_ptr_nonnull(s);
+		}
+		k = fread(s + n, 1, 4096, f);
+		n += k;
+	} while (k);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+START_TEST(figures)
+{
+	struct act_config cfg = tu_with_workers(1);
+	char stats[] = "/tmp/act-figures-XXXXXX",
+	     trace[] = "/tmp/act-trace-XXXXXX";
+	int fd = mkstemp(stats), tfd = mkstemp(trace), saved = dup(2), rc;
+	int on, up, k;
+	uint64_t sum[7];
+	char *text;
+
+	ck_assert(fd >= 0 && tfd >= 0 && saved >= 0);
+	close(tfd);
+	stats_path = stats;
+	cfg.trace = trace;
+	setenv("ACTORS_STATS", "1ms", 1);
+	ck_assert_int_eq(dup2(fd, 2), 2);
+	rc = tu_run_main(&cfg, figures_main, NULL);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	unsetenv("ACTORS_STATS");
+	ck_assert_int_eq(rc, 0);
+	/* every line, the ones after the traffic too (nothing new: 0) */
+	ck_assert_int_gt(node_sums(stats, sum, &up), 1);
+	for (k = 0; k < 7; k++)
+		ck_assert_uint_eq(sum[k], traffic[k]);
+	text = slurp(stats);
+	ck_assert_msg(strstr(text, "actors: dist: node erl@host: 5 frames in "
+				   "(100 bytes, 3 reads), 7 out (200 bytes, "
+				   "4 writes), 1 tick misses\n"),
+		      "%s", text);
+	ck_assert_ptr_null(strstr(text, "node me@host"));
+	free(text);
+	/* the trace: the node's counter tracks, with the figures sampled
+	 * by the worker (tid 1) and at the stop on the reactor's track
+	 * (tid 2) */
+	text = slurp(trace);
+	ck_assert_int_gt(
+		lines_with(text,
+			   "\"name\":\"node erl@host frames\",\"cat\":\"dist\","
+			   "\"args\":{\"in\":5,\"out\":7}}",
+			   1, &on),
+		0);
+	ck_assert_int_gt(on, 0);
+	lines_with(text,
+		   "\"name\":\"node erl@host frames\",\"cat\":\"dist\","
+		   "\"args\":{\"in\":5,\"out\":7}}",
+		   2, &on);
+	ck_assert_int_eq(on, 1);
+	lines_with(text,
+		   "\"name\":\"node erl@host bytes\",\"cat\":\"dist\","
+		   "\"args\":{\"in\":100,\"out\":200}}",
+		   2, &on);
+	ck_assert_int_eq(on, 1);
+	ck_assert_ptr_null(strstr(text, "node me@host"));
+	free(text);
+	unlink(stats);
+	unlink(trace);
+}
+END_TEST
+
 static Suite *dist_route_suite(void)
 {
 	Suite *s = suite_create("dist_route");
@@ -138,6 +453,7 @@ static Suite *dist_route_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, route);
+	tcase_add_test(tc, figures);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -48,6 +48,9 @@ enum act__trace_kind {
 	ACT_TR_IO_BEGIN,    /* a op id, b pid, c op << 32 | fd */
 	ACT_TR_IO_END,	    /* a op id, b result, c op << 32 */
 	ACT_TR_TIMER,	    /* a pid, b 0 timeout, 1 timer message */
+	ACT_TR_NODE_BYTES,  /* a node's number (lib/dist), b bytes in, c
+			     * bytes out, since the runtime began */
+	ACT_TR_NODE_FRAMES, /* a node's number, b frames in, c frames out */
 	ACT_TR_KINDS
 };
 

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * route.c - a send to a remote pid, to its node's connection process
- * (route.h), and the distribution state's life.
+ * (route.h), the distribution state's life, and what the observers show
+ * of each node (act_dump, ACTORS_STATS, the trace: doc/observability.md),
+ * read from its counters (peers.h) through the hooks the runtime's
+ * lower layers call (scripts/check-layers.sh).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +19,8 @@
 #endif
 #include "actor/links.h"
 #include "actor/message.h"
+#include "base/trace.h"
+#include "node/observe.h"
 #include "sched/rt.h"
 
 int act__route_start(struct act__rt *rt, const char *name, uint32_t creation)
@@ -150,39 +155,77 @@ int act__route_proxy(struct act__rt *rt, act_pid to, act_pid *via)
 #endif
 }
 
-void act__route_stats(struct act__rt *rt, FILE *f)
+bool act__route_figures(struct act__rt *rt, uint32_t num,
+			struct act__route_figures *f)
 {
 	struct act__dist *d = act__route_dist(rt);
-	uint32_t i;
+	struct act__peer *nd = d ? act__peers_at(&d->peers, num) : NULL;
 
-	if (!d)
-		return;
-	for (i = 1; i <= d->peers.n; i++) {
-		struct act__peer *nd = act__peers_at(&d->peers, i);
-		/* relaxed: counters, read once every thread has stopped */
-		uint64_t mi, mo, bi, bo, rd, wr;
+	_Static_assert(sizeof(f->name) > ACT__DIST_NAME_MAX, "a node's name");
+	if (!nd)
+		return false;
+	/* relaxed: counters, each read whole; the observers show a
+	 * snapshot, not one instant (their writers: lib/dist/conn.c) */
+	f->msgs_in = atomic_load_explicit(&nd->msgs_in, memory_order_relaxed);
+	f->msgs_out = atomic_load_explicit(&nd->msgs_out, memory_order_relaxed);
+	f->bytes_in = atomic_load_explicit(&nd->bytes_in, memory_order_relaxed);
+	f->bytes_out =
+		atomic_load_explicit(&nd->bytes_out, memory_order_relaxed);
+	f->reads = atomic_load_explicit(&nd->reads, memory_order_relaxed);
+	f->writes = atomic_load_explicit(&nd->writes, memory_order_relaxed);
+	f->tick_misses =
+		atomic_load_explicit(&nd->tick_misses, memory_order_relaxed);
+	f->up = atomic_load_explicit(&nd->up, memory_order_relaxed) != 0;
+	f->proxy.id = atomic_load_explicit(&nd->proxy, memory_order_relaxed);
+	/* set before the node was published (act__peers_at's acquire) */
+	memcpy(f->name, nd->name, nd->name_len);
+	f->name[nd->name_len] = '\0';
+	return true;
+}
 
-		if (!nd)
+/* A node that was connected, or is being: one only named (a pid of it
+ * in a term; this node itself) has nothing to show. */
+static bool connected_once(const struct act__route_figures *f)
+{
+	return f->up || f->proxy.id || f->msgs_in || f->msgs_out ||
+	       f->bytes_in || f->bytes_out;
+}
+
+void act__route_trace(struct act__rt *rt, struct act__trace_buf *b)
+{
+	struct act__route_figures f;
+	uint32_t num;
+
+	for (num = 1; act__route_figures(rt, num, &f); num++) {
+		if (!connected_once(&f))
 			continue;
-		mi = atomic_load_explicit(&nd->msgs_in, memory_order_relaxed);
-		mo = atomic_load_explicit(&nd->msgs_out, memory_order_relaxed);
-		bi = atomic_load_explicit(&nd->bytes_in, memory_order_relaxed);
-		bo = atomic_load_explicit(&nd->bytes_out, memory_order_relaxed);
-		rd = atomic_load_explicit(&nd->reads, memory_order_relaxed);
-		wr = atomic_load_explicit(&nd->writes, memory_order_relaxed);
+		act__trace_event(b, ACT_TR_NODE_BYTES, num, f.bytes_in,
+				 f.bytes_out);
+		act__trace_event(b, ACT_TR_NODE_FRAMES, num, f.msgs_in,
+				 f.msgs_out);
+	}
+}
+
+void act__route_stats(struct act__rt *rt, FILE *f)
+{
+	struct act__route_figures n;
+	uint32_t num;
+
+	/* every thread has stopped: the counters are final */
+	for (num = 1; act__route_figures(rt, num, &n); num++) {
 		/* a node only named, never connected: no line */
-		if (!mi && !mo && !bi && !bo &&
-		    !atomic_load_explicit(&nd->up, memory_order_relaxed))
+		if (!n.msgs_in && !n.msgs_out && !n.bytes_in && !n.bytes_out &&
+		    !n.up)
 			continue;
 		fprintf(f,
 			"actors: dist: node %s: %llu frames in (%llu bytes, "
 			"%llu reads), %llu out (%llu bytes, %llu writes), "
 			"%u tick misses\n",
-			nd->name, (unsigned long long)mi,
-			(unsigned long long)bi, (unsigned long long)rd,
-			(unsigned long long)mo, (unsigned long long)bo,
-			(unsigned long long)wr,
-			atomic_load_explicit(&nd->tick_misses,
-					     memory_order_relaxed));
+			n.name, (unsigned long long)n.msgs_in,
+			(unsigned long long)n.bytes_in,
+			(unsigned long long)n.reads,
+			(unsigned long long)n.msgs_out,
+			(unsigned long long)n.bytes_out,
+			(unsigned long long)n.writes, n.tick_misses);
 	}
 }

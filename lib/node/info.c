@@ -13,6 +13,12 @@
  * walk (act__mailbox_count), exact when the owner did not run during
  * it.
  *
+ * A process's relations with processes of other nodes (lib/dist) are
+ * on its lists as any other's, their other side on the node's
+ * connection process: act_dump names them with their node under the
+ * process's line, through act__route_figures (a hook into lib/dist/
+ * route.c), which also tells which processes are the connections.
+ *
  * The signal: the handler only sets the reactor's dump_req and rings
  * its doorbell (atomics and one write or FUTEX_WAKE: async-signal-safe);
  * the reactor thread, which takes no signal itself, prints the dump
@@ -32,6 +38,7 @@
 #include "info.h"
 #include "observe.h"
 #include "proc/mailbox.h"
+#include "proc/pidfmt.h"
 #include "reactor/reactor.h"
 #include "reactor/reactor_obs.h"
 #include "sched/rt.h"
@@ -392,12 +399,16 @@ static void who(const struct act_process_info *i, char *buf, size_t len)
 	}
 }
 
-static void dump_line(FILE *out, const struct act_process_info *i, int64_t now)
+static void dump_line(FILE *out, const struct act_process_info *i, int64_t now,
+		      const char *conn)
 {
 	char wait[64], name[ACT_NAME_MAX + 64], pid[ACT_PID_STRLEN];
 
 	waits_for(i, now, wait, sizeof(wait));
-	who(i, name, sizeof(name));
+	if (conn)
+		snprintf(name, sizeof(name), "conn=%s", conn);
+	else
+		who(i, name, sizeof(name));
 	act_pid_format(i->pid, pid, sizeof(pid));
 	fprintf(out,
 		"%-14s %-8s %6d %s%-7llu %12llu %10.3f %-22s %5u %4u %4u "
@@ -410,13 +421,173 @@ static void dump_line(FILE *out, const struct act_process_info *i, int64_t now)
 		i->trap_exit ? "trap" : "-", name);
 }
 
+/* ---- act_dump: relations with remote processes (lib/dist) --------------- */
+
+/* Nodes whose connection processes a dump knows, at most: a remote
+ * process's monitor is the connection process's own here (lib/dist/
+ * conn.c), and a dump names the node of those it knows. */
+#define DUMP_CONNS 64
+/* Remote relations named on a process's line, at most (the rest are
+ * counted: "+N more"). */
+#define DUMP_REMOTE 8
+
+/* The nodes' connection processes as the dump began. */
+struct conns {
+	bool dist; /* distribution started */
+	uint32_t n;
+	act_pid pid[DUMP_CONNS];
+	uint32_t num[DUMP_CONNS];
+};
+
+enum { REM_LINK, REM_MONITOR, REM_MONITORED_BY };
+
+/* A process's relations with remote processes: the first DUMP_REMOTE */
+struct remote {
+	uint32_t n; /* all of them */
+	struct {
+		int kind;     /* REM_* */
+		act_pid pid;  /* the remote process (none: MONITORED_BY) */
+		uint32_t num; /* its node */
+	} r[DUMP_REMOTE];
+};
+
+static void conns_of(struct act__rt *rt, struct conns *c)
+{
+	struct act__route_figures f;
+	uint32_t num;
+
+	c->n = 0;
+	c->dist = false;
+	for (num = 1; act__route_figures(rt, num, &f); num++) {
+		c->dist = true;
+		if (f.proxy.id && c->n < DUMP_CONNS) {
+			c->pid[c->n] = f.proxy;
+			c->num[c->n++] = num;
+		}
+	}
+}
+
+/* The node whose connection process pid is, or 0 */
+static uint32_t conn_node(const struct conns *c, act_pid pid)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->pid[i].id == pid.id)
+			return c->num[i];
+	return 0;
+}
+
+static void remote_add(struct remote *rm, int kind, act_pid pid, uint32_t num)
+{
+	if (rm->n < DUMP_REMOTE) {
+		rm->r[rm->n].kind = kind;
+		rm->r[rm->n].pid = pid;
+		rm->r[rm->n].num = num;
+	}
+	rm->n++;
+}
+
+/*
+ * Under p's lock: p's relations with remote processes. A link or a
+ * monitor of one has p as its first end and the remote pid as its
+ * second, and its node's connection process (via) holds the second side
+ * (actor/links.h), whose own lists are left out here; a remote
+ * process's monitor of p is a monitor by that connection process.
+ */
+static void remote_locked(const struct act__proc *p, const struct conns *c,
+			  struct remote *rm)
+{
+	const struct act__rel *r;
+	uint32_t k = 0, num;
+	int s;
+
+	for (r = p->links; r && k < REL_MAX; r = r->next[s], k++) {
+		s = r->end[0].id == p->pid.id ? 0 : 1;
+		if (r->via.id && s == 0)
+			remote_add(rm, REM_LINK, r->end[1],
+				   act__pidfmt_node(r->end[1]));
+	}
+	for (r = p->monitors; r && k < REL_MAX; r = r->next[0], k++)
+		if (r->via.id)
+			remote_add(rm, REM_MONITOR, r->end[1],
+				   act__pidfmt_node(r->end[1]));
+	for (r = p->watchers; r && k < REL_MAX; r = r->next[1], k++)
+		if (!r->via.id && (num = conn_node(c, r->end[0])) != 0)
+			remote_add(rm, REM_MONITORED_BY, ACT_PID_NONE, num);
+}
+
+static void node_name(struct act__rt *rt, uint32_t num, char *buf, size_t len)
+{
+	struct act__route_figures f;
+
+	if (act__route_figures(rt, num, &f))
+		snprintf(buf, len, "%s", f.name);
+	else
+		snprintf(buf, len, "node%u", num);
+}
+
+/* The line under a process's that names its remote relations: each
+ * remote pid with its node ("<3.12.0>@other@host") */
+static void remote_line(struct act__rt *rt, FILE *out, const struct remote *rm)
+{
+	static const char *const kinds[] = { [REM_LINK] = "link",
+					     [REM_MONITOR] = "monitor",
+					     [REM_MONITORED_BY] =
+						     "monitored-by" };
+	char pid[ACT_PID_STRLEN], node[ACT__ROUTE_NAME_SIZE];
+	uint32_t i;
+
+	fprintf(out, "  remote:");
+	for (i = 0; i < rm->n && i < DUMP_REMOTE; i++) {
+		node_name(rt, rm->r[i].num, node, sizeof(node));
+		if (rm->r[i].kind == REM_MONITORED_BY) {
+			fprintf(out, "%s %s %s", i ? "," : "",
+				kinds[rm->r[i].kind], node);
+			continue;
+		}
+		act_pid_format(rm->r[i].pid, pid, sizeof(pid));
+		fprintf(out, "%s %s %s@%s", i ? "," : "", kinds[rm->r[i].kind],
+			pid, node);
+	}
+	if (rm->n > DUMP_REMOTE)
+		fprintf(out, ", +%u more", rm->n - DUMP_REMOTE);
+	fprintf(out, "\n");
+}
+
+/* pid's relations with remote processes, read as proc_info reads the
+ * others (under its lock, its generation checked); a line if it has
+ * any */
+static void dump_remote(struct act__rt *rt, FILE *out, act_pid pid,
+			const struct conns *c)
+{
+	struct act__ptable *t = &rt->procs;
+	struct act__proc *p = act__proc_lookup(t, pid);
+	uint64_t gen = act__proc_pid_gen(t, pid);
+	struct remote rm;
+
+	if (!p)
+		return;
+	rm.n = 0;
+	act__proc_lock(p); /* pairs with the unlock below */
+	if (atomic_load_explicit(&p->gen, memory_order_relaxed) == gen)
+		remote_locked(p, c, &rm);
+	act__proc_unlock(p);
+	if (rm.n)
+		remote_line(rt, out, &rm);
+}
+
 static int dump(struct act__rt *rt, FILE *out)
 {
 	struct act_process_info info;
 	act_pid pid = ACT_PID_NONE;
 	int64_t now = act__clock_now();
+	char conn[ACT__ROUTE_NAME_SIZE];
+	struct conns cs;
+	uint32_t num;
 	unsigned n = 0;
 
+	conns_of(rt, &cs);
 	fprintf(out,
 		"%-14s %-8s %6s %-7s %12s %10s %-22s %5s %4s %4s %-4s %s\n",
 		"PID", "STATE", "WORKER", "MAILBOX", "REDUCTIONS", "RUN_MS",
@@ -424,7 +595,12 @@ static int dump(struct act__rt *rt, FILE *out)
 	while ((pid = next_live(rt, pid)).id) {
 		if (proc_info(rt, pid, &info))
 			continue; /* gone meanwhile */
-		dump_line(out, &info, now);
+		num = conn_node(&cs, pid);
+		if (num)
+			node_name(rt, num, conn, sizeof(conn));
+		dump_line(out, &info, now, num ? conn : NULL);
+		if (cs.dist && !num)
+			dump_remote(rt, out, pid, &cs);
 		n++;
 	}
 	fprintf(out, "actors: %u processes, %u workers\n", n, rt->nworkers);

@@ -7,10 +7,13 @@
  * The recording side is lib/base/trace.h: each worker and the reactor
  * fill a ring of their own, through the hooks of their loops
  * (sched/worker_obs.h, reactor/reactor_obs.h). The reactor calls the
- * watch here every period (reactor.h watch_ns): it prints ACTORS_STATS' lines and looks
- * at each worker's running turn for ACTORS_LONG_SCHEDULE, from outside,
- * never by a signal into the process. At stop, with every thread joined,
- * the writer (tracefile.c) makes the rings one JSON file.
+ * watch here every period (reactor.h watch_ns): it prints ACTORS_STATS' lines
+ * (each worker, the reactor, each node of the distribution through
+ * act__route_figures) and looks at each worker's running turn for
+ * ACTORS_LONG_SCHEDULE, from outside, never by a signal into the
+ * process. At stop, with every thread joined, the nodes' final traffic
+ * goes on the reactor's track and the writer (tracefile.c) makes the
+ * rings one JSON file.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -38,6 +41,10 @@ struct act__observe {
 	struct snap {
 		uint64_t runs, spawns, steals, parks, busy, spin, sleep;
 	} * last; /* per worker, then the reactor */
+	/* per node of the distribution, by number: its counters at the
+	 * last line (grown as nodes are met) */
+	struct act__route_figures *nodes;
+	uint32_t nodes_cap;
 };
 
 /* ---- time accounting ---------------------------------------------------- */
@@ -82,6 +89,57 @@ static double ms(uint64_t ns)
 }
 
 #define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+
+/* Room for node num's last figures (zeroed when new); false without
+ * memory, when its line is left out. */
+static bool node_room(struct act__observe *o, uint32_t num)
+{
+	struct act__route_figures *n;
+	uint32_t cap = o->nodes_cap ? o->nodes_cap : 8;
+
+	if (num < o->nodes_cap)
+		return true;
+	while (cap <= num)
+		cap *= 2;
+	n = realloc(o->nodes, cap * sizeof(*n));
+	if (!n)
+		return false;
+	memset(n + o->nodes_cap, 0, (cap - o->nodes_cap) * sizeof(*n));
+	o->nodes = n;
+	o->nodes_cap = cap;
+	return true;
+}
+
+/* One line per node of the distribution connected now, or whose
+ * connection moved anything in the interval: its traffic since the last
+ * line (lib/dist/route.c's counters, through act__route_figures). */
+static void node_lines(struct act__rt *rt, struct act__observe *o, double at)
+{
+	struct act__route_figures f, *l;
+	uint32_t num;
+
+	for (num = 1; act__route_figures(rt, num, &f); num++) {
+		if (!node_room(o, num))
+			break;
+		l = &o->nodes[num];
+		if (!f.up && f.msgs_in == l->msgs_in &&
+		    f.msgs_out == l->msgs_out && f.bytes_in == l->bytes_in &&
+		    f.bytes_out == l->bytes_out &&
+		    f.tick_misses == l->tick_misses)
+			continue;
+		fprintf(stderr,
+			"actors: %.3fs node %s (%s): %" PRIu64
+			" frames in (%" PRIu64 " bytes, %" PRIu64
+			" reads), %" PRIu64 " out (%" PRIu64 " bytes, %" PRIu64
+			" writes), %u tick misses\n",
+			at, f.name, f.up ? "up" : "down",
+			f.msgs_in - l->msgs_in, f.bytes_in - l->bytes_in,
+			f.reads - l->reads, f.msgs_out - l->msgs_out,
+			f.bytes_out - l->bytes_out, f.writes - l->writes,
+			f.tick_misses - l->tick_misses);
+		*l = f;
+	}
+}
 
 /* One line per worker and one for the reactor: what changed since the
  * last line (ACTORS_STATS=INTERVAL, as Go's schedtrace). */
@@ -137,6 +195,7 @@ static void stats_lines(struct act__rt *rt, struct act__observe *o, int64_t now)
 		ms(n.busy > l->busy ? n.busy - l->busy : 0),
 		ms(n.sleep > l->sleep ? n.sleep - l->sleep : 0));
 	*l = n;
+	node_lines(rt, o, at);
 	fflush(stderr);
 }
 
@@ -268,6 +327,9 @@ void act__observe_stop(struct act__rt *rt)
 	for (i = 0; o->bufs && !ran && i <= rt->nworkers; i++)
 		ran = o->bufs[i].n != 0;
 	if (ran && o->trace_path) {
+		/* the nodes' traffic at the end, on the reactor's track:
+		 * the final figures, as ACTORS_STATS' lines at the stop */
+		act__route_trace(rt, &o->bufs[rt->nworkers]);
 		rc = act__tracefile_write(rt, o->bufs, o->trace_path);
 		if (rc)
 			fprintf(stderr, "actors: ACTORS_TRACE: %s: %s\n",
@@ -283,6 +345,7 @@ void act__observe_stop(struct act__rt *rt)
 	free(o->bufs);
 	free(o->reported);
 	free(o->last);
+	free(o->nodes);
 	free(o);
 	rt->obs = NULL;
 }

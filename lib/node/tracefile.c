@@ -8,7 +8,8 @@
  * sorted (nearly sorted already: sort_nearly), each event as one JSON
  * object made by hand (struct out), and pids named by their registered
  * name or entry function, gathered first from the NAME and SPAWN events
- * (collect_names).
+ * (collect_names); the distribution's nodes by their names, which they
+ * keep until after the writer is done (act__route_figures).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -262,6 +263,7 @@ static bool ev_slice(const struct act__trace_ev *e)
 }
 
 struct wctx {
+	struct act__rt *rt;
 	struct out *o;
 	struct names *nm;
 	double r; /* ns per tick */
@@ -271,6 +273,9 @@ struct wctx {
 	 * share a few (dladdr walks the symbol table each time) */
 	uintptr_t sym_fn;
 	const char *sym;
+	/* the last node of the distribution named, by number (0: none) */
+	uint64_t node_num;
+	char node[ACT__ROUTE_NAME_SIZE];
 };
 
 /* An event's first fields, named name, or pid's number if name is
@@ -453,6 +458,33 @@ static void write_runq(struct wctx *c, const struct act__trace_ev *e,
 	out_lit(o, "}}");
 }
 
+/* A node's traffic so far (lib/dist): two counter tracks a node, its
+ * bytes and its frames, each with a series in and a series out. */
+static void write_node(struct wctx *c, const struct act__trace_ev *e,
+		       unsigned k, uint64_t t)
+{
+	struct act__route_figures f;
+	struct out *o = c->o;
+	char buf[sizeof(c->node) + 16];
+
+	if (c->node_num != e->a) {
+		/* the nodes outlive the trace's writing (act__route_stop
+		 * comes after) */
+		if (act__route_figures(c->rt, (uint32_t)e->a, &f))
+			memcpy(c->node, f.name, sizeof(c->node));
+		else
+			snprintf(c->node, sizeof(c->node), "%" PRIu64, e->a);
+		c->node_num = e->a;
+	}
+	snprintf(buf, sizeof(buf), "node %s %s", c->node,
+		 k == ACT_TR_NODE_BYTES ? "bytes" : "frames");
+	head(c, 'C', buf, "dist", t);
+	out_lit(o, ",\"args\":{");
+	arg_u(o, "in", e->b, true);
+	arg_u(o, "out", e->c, false);
+	out_lit(o, "}}");
+}
+
 /* One end of an I/O operation's async slice. */
 static void write_io(struct wctx *c, const struct act__trace_ev *e, unsigned k,
 		     uint64_t t)
@@ -586,6 +618,10 @@ static void write_event(struct wctx *c, const struct act__trace_ev *e)
 	case ACT_TR_IO_BEGIN:
 	case ACT_TR_IO_END:
 		write_io(c, e, k, t);
+		return;
+	case ACT_TR_NODE_BYTES:
+	case ACT_TR_NODE_FRAMES:
+		write_node(c, e, k, t);
 		return;
 	default:
 		break;
@@ -779,6 +815,7 @@ int act__tracefile_write(struct act__rt *rt, const struct act__trace_buf *bufs,
 	if (rc)
 		goto done;
 	write_header(&out, rt, bufs);
+	c.rt = rt;
 	c.o = &out;
 	c.nm = &nm;
 	c.r = act__clock_cal_ratio(&rt->cal);

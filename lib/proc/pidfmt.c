@@ -49,7 +49,7 @@ int act_pid_format(act_pid pid, char *buf, size_t len)
 		/* a remote pid (lib/dist/peers.h): <node.entry.0>, the
 		 * node's number and the pid's entry in its table */
 		s[n++] = '<';
-		n += put_dec(s + n, (pid.id >> 52) & 0x7ff);
+		n += put_dec(s + n, act__pidfmt_node(pid));
 		s[n++] = '.';
 		n += put_dec(s + n, pid.id & (((uint64_t)1 << 52) - 1));
 		memcpy(s + n, ".0>", 3);

@@ -14,6 +14,13 @@
 
 #include "actors.h"
 
+/* The node of a remote pid (bit 63 set; the encoding is
+ * lib/dist/peers.h's), 1..2047; 0 for a local pid. */
+static inline uint32_t act__pidfmt_node(act_pid pid)
+{
+	return pid.id >> 63 ? (uint32_t)((pid.id >> 52) & 0x7ff) : 0;
+}
+
 /* The split of the table that makes pids from now on. */
 void act__pidfmt_split(uint32_t idx_bits);
 

@@ -25,6 +25,7 @@
 struct act__reactor;
 struct act__observe;
 struct act__dist;
+struct act__trace_buf;
 
 #define ACT_MAX_WORKERS 1024
 
@@ -117,6 +118,12 @@ void act__route_stop(struct act__rt *rt);
 /* ACTORS_STATS at the stop: a line per node connected, its traffic
  * (lib/dist/route.c, the same hook list). */
 void act__route_stats(struct act__rt *rt, FILE *f);
+/* ACTORS_TRACE: each node connected so far, its traffic since the start
+ * into b (events ACT_TR_NODE_BYTES and ACT_TR_NODE_FRAMES); b's owner
+ * while the runtime runs (a worker beside its run queue's count,
+ * sched/worker_obs.h), the observers' stop once every thread has
+ * stopped (lib/dist/route.c, the same hook list). */
+void act__route_trace(struct act__rt *rt, struct act__trace_buf *b);
 
 /* The runtime is up: other threads may use it from now on (act_main). */
 void act__rt_open(struct act__rt *rt);

@@ -12,7 +12,8 @@ void act__runq_init(struct act__runq *q, bool stealable)
 	q->fifo_head = q->fifo_tail = NULL;
 	q->tick = FAIR_EVERY;
 	q->ticks = 0;
-	q->nlifo = q->nfifo = 0;
+	atomic_store_explicit(&q->nlifo, 0, memory_order_relaxed);
+	atomic_store_explicit(&q->nfifo, 0, memory_order_relaxed);
 	q->stealable = stealable;
 	atomic_store_explicit(&q->lock, 0, memory_order_relaxed);
 	atomic_store_explicit(&q->n_in, 0, memory_order_relaxed);
@@ -100,7 +101,7 @@ void act__runq_push_fifo(struct act__runq *q, struct act__proc *p)
 	else
 		q->fifo_head = p;
 	q->fifo_tail = p;
-	q->nfifo++;
+	act__count(&q->nfifo);
 }
 
 static struct act__proc *pop_fifo(struct act__runq *q)
@@ -111,7 +112,7 @@ static struct act__proc *pop_fifo(struct act__runq *q)
 		q->fifo_head = p->rq_next;
 		if (!q->fifo_head)
 			q->fifo_tail = NULL;
-		q->nfifo--;
+		act__runq_uncount(&q->nfifo);
 	}
 	return p;
 }
@@ -122,7 +123,7 @@ static struct act__proc *pop_lifo(struct act__runq *q, bool bottom)
 				       plist_pop_top(&q->lifo);
 
 	if (p)
-		q->nlifo--;
+		act__runq_uncount(&q->nlifo);
 	return p;
 }
 
@@ -156,7 +157,7 @@ static void splice_in(struct act__runq *q)
 	plist_splice_top(&q->lifo, &q->in);
 	atomic_store_explicit(&q->n_in, 0, memory_order_relaxed);
 	act__spin_unlock(&q->lock);
-	q->nlifo += n;
+	act__count_n(&q->nlifo, n);
 }
 
 /* Every FAIR_EVERY pops: fifo and `out` in turn, now and then the lifo's
@@ -223,7 +224,7 @@ static void take_fifo(struct act__runq *q, uint32_t n, uint32_t *scan,
 			q->fifo_head = next;
 		if (q->fifo_tail == p)
 			q->fifo_tail = prev;
-		q->nfifo--;
+		act__runq_uncount(&q->nfifo);
 		act__runq_plist_push_top(to, p);
 		(*k)++;
 	}
@@ -245,7 +246,7 @@ static uint32_t take_oldest(struct act__runq *q, uint32_t n,
 		if (act__proc_sticky(p, q->index))
 			continue;
 		plist_unlink(&q->lifo, p);
-		q->nlifo--;
+		act__runq_uncount(&q->nlifo);
 		act__runq_plist_push_top(to, p);
 		k++;
 	}
@@ -351,7 +352,7 @@ uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
 		/* ownership moves before the thief can run it (I3) */
 		atomic_store_explicit(&p->owner, thief, memory_order_relaxed);
 		act__runq_plist_push_top(&q->lifo, p);
-		q->nlifo++;
+		act__count(&q->nlifo);
 	}
 	return k;
 }

@@ -64,7 +64,10 @@ struct act__runq {
 	struct act__proc *fifo_head, *fifo_tail; /* linked via rq_next */
 	uint32_t tick;	/* pops until the next fairness pop */
 	uint32_t ticks; /* fairness pops so far */
-	uint32_t nlifo, nfifo;
+	/* the private half's lengths: the owner writes them (a relaxed
+	 * load and store, no locked instruction: act__count's way), other
+	 * threads read them relaxed as a hint (the watch's runq) */
+	_Atomic uint32_t nlifo, nfifo;
 	uint32_t index; /* the owner worker's */
 	bool stealable; /* other workers exist */
 
@@ -107,6 +110,19 @@ static inline bool act__runq_mark_queued(struct act__runq *q,
 	return false;
 }
 
+/* The private half's length: exact for the owner, a hint for others */
+static inline uint32_t act__runq_private(const struct act__runq *q)
+{
+	return atomic_load_explicit(&q->nlifo, memory_order_relaxed) +
+	       atomic_load_explicit(&q->nfifo, memory_order_relaxed);
+}
+
+/* Owner: one fewer in a private list's count c */
+static inline void act__runq_uncount(_Atomic uint32_t *c)
+{
+	act__count_n(c, (uint32_t)-1);
+}
+
 static inline void act__runq_plist_push_top(struct act__plist *l,
 					    struct act__proc *p)
 {
@@ -125,13 +141,13 @@ static inline void act__runq_push_lifo(struct act__runq *q, struct act__proc *p)
 	if (!act__runq_mark_queued(q, p))
 		return;
 	act__runq_plist_push_top(&q->lifo, p);
-	q->nlifo++;
+	act__count(&q->nlifo);
 }
 
 /* Owner: processes it could hand to a thief (all but one). */
 static inline uint32_t act__runq_surplus(const struct act__runq *q)
 {
-	uint32_t n = q->nlifo + q->nfifo;
+	uint32_t n = act__runq_private(q);
 
 	return n ? n - 1 : 0;
 }
@@ -147,7 +163,7 @@ uint32_t act__runq_publish(struct act__runq *q);
 /* Owner, before a pop: has a thief asked for work, and is there some? */
 static inline bool act__runq_should_publish(const struct act__runq *q)
 {
-	return q->stealable && q->nlifo + q->nfifo >= 2 &&
+	return q->stealable && act__runq_private(q) >= 2 &&
 	       act__unlikely(
 		       atomic_load_explicit(&q->hungry, memory_order_relaxed));
 }
@@ -174,12 +190,13 @@ static inline bool act__runq_shared_nonempty(struct act__runq *q)
 uint32_t act__runq_steal(struct act__runq *v, struct act__runq *q,
 			 struct act__worker *thief);
 
-/* Owner: processes queued here now, private and shared (a hint: the
- * shared counts move under other workers' hands). */
+/* Any thread: processes queued here now, private and shared (a hint:
+ * the counts move under the owner's and other workers' hands; the owner
+ * alone reads its own exactly). */
 static inline uint32_t act__runq_length(const struct act__runq *q)
 {
-	/* relaxed: a figure for the trace, not a decision */
-	return q->nlifo + q->nfifo +
+	/* relaxed: a figure for the trace and the watch, not a decision */
+	return act__runq_private(q) +
 	       atomic_load_explicit(&q->n_in, memory_order_relaxed) +
 	       atomic_load_explicit(&q->n_out, memory_order_relaxed);
 }

@@ -50,7 +50,7 @@ static inline void act__wake_enqueue(struct act__worker *me,
 		act__runq_push_lifo(&w->rq, p);
 		/* a surplus of private work: a woken searcher marks this
 		 * queue hungry, and the next pop publishes half of it */
-		if (w->rq.stealable && w->rq.nlifo + w->rq.nfifo >= 2 &&
+		if (w->rq.stealable && act__runq_private(&w->rq) >= 2 &&
 		    !act__proc_sticky(p, w->index))
 			act__wake_idle_maybe(w->rt, me);
 		return;

@@ -94,6 +94,7 @@ struct act__worker {
 	uint64_t turn_t;     /* timed: the tick the turn began */
 	uint32_t flow_in;    /* trace: the arrow into this turn */
 	uint32_t runq_every; /* trace: turns to the next runq count */
+	int64_t nodes_next;  /* trace: the clock's next nodes' sample */
 
 	/* other threads */
 	struct act__runq rq act__aligned;

@@ -20,8 +20,13 @@
 
 #include "base/clock.h"
 #include "base/trace.h"
+#include "rt.h"
 #include "runq.h"
 #include "worker.h"
+
+/* The trace's samples of the distribution's traffic: at most one a
+ * worker in this many clock nanoseconds. */
+#define ACT__WORKER_OBS_NODES_NS 1000000
 
 /* The loop begins, busy. */
 static inline void act__worker_obs_loop_begin(struct act__worker *w)
@@ -33,6 +38,24 @@ static inline void act__worker_obs_loop_begin(struct act__worker *w)
 static inline void act__worker_obs_loop_end(struct act__worker *w)
 {
 	act__clock_phase_to(&w->phases, ACT_PHASE_BUSY, act__clock_now());
+}
+
+/*
+ * The trace (w->trace set): each node's traffic so far, sampled beside
+ * the run queue's length once distribution has started, at most once
+ * in ACT__WORKER_OBS_NODES_NS a worker; lib/dist/route.c records it
+ * (act__route_trace, a hook up: scripts/check-layers.sh). now: the
+ * clock.
+ */
+static inline void act__worker_obs_nodes(struct act__worker *w, int64_t now)
+{
+	/* relaxed: whether it started only; act__route_trace reads
+	 * rt->dist again with acquire before it uses it */
+	if (now < w->nodes_next ||
+	    !atomic_load_explicit(&w->rt->dist, memory_order_relaxed))
+		return;
+	w->nodes_next = now + ACT__WORKER_OBS_NODES_NS;
+	act__route_trace(w->rt, w->trace);
 }
 
 /* Timed turns (w->timed): p's turn on w begins at tick now. The turn's
@@ -61,6 +84,7 @@ act__worker_obs_turn_begin(struct act__worker *w, struct act__proc *p,
 		w->runq_every = 63;
 		act__trace_put(w->trace, ACT_TR_RUNQ, now - w->trace->t0,
 			       act__runq_length(&w->rq), 0, 0);
+		act__worker_obs_nodes(w, act__clock_now());
 	}
 }
 
@@ -115,13 +139,16 @@ static inline void act__worker_obs_rang(struct act__worker *me, uint32_t k)
 }
 
 /* w goes idle at now (the clock): it searches (spins) from here; the
- * trace's run queue counter drops to 0. */
+ * trace's run queue counter drops to 0, and the nodes' traffic is
+ * sampled. */
 static inline void act__worker_obs_idle_begin(struct act__worker *w,
 					      int64_t now)
 {
 	act__clock_phase_to(&w->phases, ACT_PHASE_SPIN, now);
-	if (act__unlikely(w->trace))
+	if (act__unlikely(w->trace)) {
 		act__trace_event(w->trace, ACT_TR_RUNQ, 0, 0, 0);
+		act__worker_obs_nodes(w, now);
+	}
 }
 
 /* w is busy again from now. */
