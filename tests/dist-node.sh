@@ -215,7 +215,8 @@ sums=$(sed -n "s/^actors: [0-9.]*s node p0@$host (\(up\|down\)): \([0-9]*\) fram
 # node_last WHAT: the in and out of the trace's last sample of p0's WHAT
 node_last() {
 	grep "\"name\":\"node p0@$host $1\",\"cat\":\"dist\"" "$tmp/p1.json" |
-		tail -n 1 | sed -n 's/.*"args":{"in":\([0-9]*\),"out":\([0-9]*\)}}.*/\1 \2/p'
+		tail -n 1 |
+		sed -n 's/.*"args":{"in":\([0-9]*\),"out":\([0-9]*\)[,}].*/\1 \2/p'
 }
 # p1_figures IN BYTES_IN READS OUT BYTES_OUT WRITES MISSES: they agree
 p1_figures() {

@@ -425,13 +425,15 @@ START_TEST(figures)
 	ck_assert_int_gt(
 		lines_with(text,
 			   "\"name\":\"node erl@host frames\",\"cat\":\"dist\","
-			   "\"args\":{\"in\":5,\"out\":7}}",
+			   "\"args\":{\"in\":5,\"out\":7,\"tick "
+			   "misses\":1}}",
 			   1, &on),
 		0);
 	ck_assert_int_gt(on, 0);
 	lines_with(text,
 		   "\"name\":\"node erl@host frames\",\"cat\":\"dist\","
-		   "\"args\":{\"in\":5,\"out\":7}}",
+		   "\"args\":{\"in\":5,\"out\":7,\"tick "
+		   "misses\":1}}",
 		   2, &on);
 	ck_assert_int_eq(on, 1);
 	lines_with(text,

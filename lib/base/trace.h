@@ -50,7 +50,8 @@ enum act__trace_kind {
 	ACT_TR_TIMER,	    /* a pid, b 0 timeout, 1 timer message */
 	ACT_TR_NODE_BYTES,  /* a node's number (lib/dist), b bytes in, c
 			     * bytes out, since the runtime began */
-	ACT_TR_NODE_FRAMES, /* a node's number, b frames in, c frames out */
+	ACT_TR_NODE_FRAMES, /* a node's number | its tick misses << 32, b
+			     * frames in, c frames out */
 	ACT_TR_KINDS
 };
 

@@ -201,7 +201,8 @@ void act__route_trace(struct act__rt *rt, struct act__trace_buf *b)
 			continue;
 		act__trace_event(b, ACT_TR_NODE_BYTES, num, f.bytes_in,
 				 f.bytes_out);
-		act__trace_event(b, ACT_TR_NODE_FRAMES, num, f.msgs_in,
+		act__trace_event(b, ACT_TR_NODE_FRAMES,
+				 num | (uint64_t)f.tick_misses << 32, f.msgs_in,
 				 f.msgs_out);
 	}
 }

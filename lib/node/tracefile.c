@@ -459,22 +459,24 @@ static void write_runq(struct wctx *c, const struct act__trace_ev *e,
 }
 
 /* A node's traffic so far (lib/dist): two counter tracks a node, its
- * bytes and its frames, each with a series in and a series out. */
+ * bytes and its frames, each with a series in and a series out, and the
+ * frames' with the ticks missed. */
 static void write_node(struct wctx *c, const struct act__trace_ev *e,
 		       unsigned k, uint64_t t)
 {
 	struct act__route_figures f;
 	struct out *o = c->o;
 	char buf[sizeof(c->node) + 16];
+	uint64_t num = e->a & UINT32_MAX;
 
-	if (c->node_num != e->a) {
+	if (c->node_num != num) {
 		/* the nodes outlive the trace's writing (act__route_stop
 		 * comes after) */
-		if (act__route_figures(c->rt, (uint32_t)e->a, &f))
+		if (act__route_figures(c->rt, (uint32_t)num, &f))
 			memcpy(c->node, f.name, sizeof(c->node));
 		else
-			snprintf(c->node, sizeof(c->node), "%" PRIu64, e->a);
-		c->node_num = e->a;
+			snprintf(c->node, sizeof(c->node), "%" PRIu64, num);
+		c->node_num = num;
 	}
 	snprintf(buf, sizeof(buf), "node %s %s", c->node,
 		 k == ACT_TR_NODE_BYTES ? "bytes" : "frames");
@@ -482,6 +484,8 @@ static void write_node(struct wctx *c, const struct act__trace_ev *e,
 	out_lit(o, ",\"args\":{");
 	arg_u(o, "in", e->b, true);
 	arg_u(o, "out", e->c, false);
+	if (k == ACT_TR_NODE_FRAMES)
+		arg_u(o, "tick misses", e->a >> 32, false);
 	out_lit(o, "}}");
 }
 
