@@ -142,16 +142,6 @@ void act__fail_disarm(void)
 	atomic_store_explicit(&act__fail_armed, false, memory_order_relaxed);
 }
 
-/* splitmix64's finaliser: xorshifts and multiplies, every bit mixed. */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 bool act__fail_hit(enum act__fail_site site)
 {
 	const struct act__fail_rule *r = &armed.rule[site];
@@ -164,8 +154,8 @@ bool act__fail_hit(enum act__fail_site site)
 					 memory_order_relaxed) +
 	       1;
 	if (r->one_in)
-		fail = mix(armed_seed * 0x9e3779b97f4a7c15ull ^
-			   (uint64_t)site << 56 ^ call) %
+		fail = act__internal_mix64(armed_seed * 0x9e3779b97f4a7c15ull ^
+					   (uint64_t)site << 56 ^ call) %
 			       r->one_in ==
 		       0;
 	else

@@ -46,6 +46,17 @@
 		(c), atomic_load_explicit((c), memory_order_relaxed) + (n), \
 		memory_order_relaxed)
 
+/* splitmix64's finaliser: xorshifts and multiplies, every bit mixed (a
+ * hash of a word) */
+static inline uint64_t act__internal_mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
 /* AddressSanitizer: give a region back clean (stacks reused after a
  * process left frames behind), or mark one that nothing may touch (a
  * stack in a cache, a free envelope's payload): ASan then reports a use

@@ -11,29 +11,20 @@
 #include <string.h>
 
 #include "watch.h"
-
-/* splitmix64's finaliser */
-static uint64_t mix(uint64_t x)
-{
-	x ^= x >> 30;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 27;
-	x *= 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
+#include "base/internal.h"
 
 static uint64_t hash_lref(uint64_t lref)
 {
-	return mix(lref);
+	return act__internal_mix64(lref);
 }
 
 static uint64_t hash_eref(act_pid watcher, const erlang_ref *e)
 {
-	uint64_t h = mix(watcher.id ^ e->creation);
+	uint64_t h = act__internal_mix64(watcher.id ^ e->creation);
 	int i;
 
 	for (i = 0; i < e->len && i < 5; i++)
-		h = mix(h ^ e->n[i]);
+		h = act__internal_mix64(h ^ e->n[i]);
 	return h;
 }
 
