@@ -68,21 +68,33 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* The product of the counts after each ':' (and of the numbers after
- * '*', hwloc's other count): within MAX_PUS. */
+/* The product of the counts: the numbers after each ':', after '*'
+ * (hwloc's other count), and the bare ones ("2 4 2": a level each),
+ * within MAX_PUS. hwloc takes time quadratic in the objects to build a
+ * synthetic topology (a bare "8888" took 8 s, and its fuzzer's run
+ * past its limit). */
 static int small_enough(const char *s)
 {
 	unsigned long long pus = 1, v;
+	const char *at = s;
 	char *end;
 
 	for (; *s; s++) {
-		if (*s != ':' && *s != '*')
+		const char *n = s + 1;
+
+		if (s == at && *s >= '0' && *s <= '9')
+			n = s; /* a bare count at the start */
+		else if ((*s == ' ' || *s == '\t' || *s == '\n') &&
+			 s[1] >= '0' && s[1] <= '9')
+			n = s + 1; /* a bare count after a blank */
+		else if (*s != ':' && *s != '*')
 			continue;
-		v = strtoull(s + 1, &end, 10);
-		if (end == s + 1)
+		v = strtoull(n, &end, 10);
+		if (end == n)
 			continue;
 		if (v > MAX_PUS || (pus *= v ? v : 1) > MAX_PUS)
 			return 0;
+		s = end - 1;
 	}
 	return 1;
 }
