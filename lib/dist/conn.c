@@ -833,8 +833,7 @@ static intptr_t proxy_take(struct proxy *p, const struct act_msg *m)
 static intptr_t proxy_serve(struct proxy *p)
 {
 	int64_t quarter = p->d->tick_ns / 4;
-
-	bool yielded = false;
+	bool yielded = false; /* this batch has waited for its neighbours */
 
 	p->last_send = now_ns();
 	for (;;) {
@@ -850,8 +849,10 @@ static intptr_t proxy_serve(struct proxy *p)
 			act_msg_free(m);
 			if (why)
 				return why;
-			if (p->b.index >= PROXY_BATCH)
+			if (p->b.index >= PROXY_BATCH) {
 				rc = proxy_flush(p);
+				yielded = false;
+			}
 		} else if (p->b.index && !yielded) {
 			/* the processes runnable here first: their sends
 			 * join this batch */
