@@ -136,7 +136,8 @@ enum act_bind {
 
 /* act_config.reactor_cpu: the reactor thread's CPU. */
 #define ACT_REACTOR_DEFAULT 0 /* ACTORS_REACTOR_CPU, else auto */
-#define ACT_REACTOR_AUTO (-1) /* the CPU no worker was given */
+/* the CPU no worker was given; inline with one worker and one CPU */
+#define ACT_REACTOR_AUTO (-1)
 #define ACT_REACTOR_NONE (-2) /* not bound */
 /* no thread: worker 0 runs the reactor (one worker only) */
 #define ACT_REACTOR_INLINE (-3)

@@ -951,6 +951,12 @@ START_TEST(quota)
 	plan_ok(&pl, &t, ACT_BIND_CORE, 0, ACT_REACTOR_AUTO);
 	ck_assert_int_eq(pl.nworkers, 1);
 	ck_assert_msg(strstr(pl.count_why, "at least 1"), "%s", pl.count_why);
+	/* and no CPU beside it for a reactor thread: inline, when auto */
+	ck_assert(pl.reactor_inline && pl.reactor_lone);
+	ck_assert_int_eq(pl.reactor_cpu, -1);
+	act__plan_free(&pl);
+	plan_ok(&pl, &t, ACT_BIND_CORE, 0, ACT_REACTOR_NONE);
+	ck_assert(!pl.reactor_inline);
 	act__plan_free(&pl);
 	act__topology_free(&t);
 	rm_tree(dir);

@@ -312,6 +312,20 @@ out:
 	return cpu;
 }
 
+/*
+ * Auto with one worker and no CPU beside it (one usable CPU, or a cgroup
+ * quota of one CPU at most): a reactor thread could only take turns with
+ * the worker on the same CPU, and every completion would cost a sleep and
+ * a wake each way between them. The worker runs the reactor itself
+ * (doc/design/io.md "The reactor inline"; kv_server and bench-dist
+ * measured it).
+ */
+static bool lone_cpu(const struct act__topo *t, const struct act__plan *pl)
+{
+	return pl->nworkers == 1 &&
+	       (t->nusable_pus == 1 || (t->quota > 0 && t->quota <= 1.0));
+}
+
 static int place(const struct act__topo *t, struct act__plan *pl)
 {
 	struct cores c;
@@ -444,9 +458,11 @@ int act__plan_make(struct act__plan *pl, const struct act__topo *t,
 			return -EINVAL;
 		}
 		pl->reactor_cpu = in->reactor;
-	} else if (in->reactor == -3) {
+	} else if (in->reactor == -3 ||
+		   (in->reactor == -1 && lone_cpu(t, pl))) {
 		pl->reactor_cpu = -1;
 		pl->reactor_inline = true;
+		pl->reactor_lone = in->reactor == -1;
 	} else if (in->reactor == -2 || pl->unbound) {
 		pl->reactor_cpu = -1;
 	} else {

@@ -81,6 +81,8 @@ struct act__plan {
 	int reactor_cpu;     /* -1: not pinned */
 	bool reactor_inline; /* no thread: worker 0 runs it (reactor_cpu
 			      * -1) */
+	bool reactor_lone;   /* inline because auto found one worker and
+			      * no CPU beside it (lone_cpu) */
 	char note[200];	     /* more workers than CPUs; "" when not */
 };
 

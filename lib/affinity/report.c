@@ -294,7 +294,9 @@ static void text_reactor(FILE *f, const struct report *r)
 	hwloc_bitmap_t on;
 
 	if (r->pl->reactor_inline) {
-		fprintf(f, "reactor: inline (run by worker 0, no thread)\n");
+		fprintf(f, "reactor: inline (run by worker 0, no thread%s)\n",
+			r->pl->reactor_lone ? ": one worker, no CPU beside it" :
+					      "");
 		return;
 	}
 	if (cpu < 0) {
