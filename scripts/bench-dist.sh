@@ -31,6 +31,15 @@
 #   DIST_HEADLINE=NAME   the workload of the last line; default rt64
 #   DIST_BUILD=NAME      use build/NAME; default release
 #   DIST_NO_BUILD=1      skip scripts/build.sh; default 0
+#   DIST_PIN=P           where the nodes run: "server" (the default,
+#                        with two or more CPUs): both servers on the
+#                        last CPU this script may use, the client node
+#                        on the others, so that each server has one CPU
+#                        and none shares it with its load (each runtime
+#                        sizes itself to that CPU: one scheduler, one
+#                        worker); "none": wherever the kernel puts them
+#                        (the client's busy-waiting schedulers then take
+#                        CPU from the server they load)
 #   DIST_OUT=FILE        also write each run's line to FILE:
 #                        "run WORKLOAD ROUND SERVER NS TRIPS BYTES
 #                        SERVER_TICKS CLIENT_TICKS"
@@ -46,6 +55,7 @@ headline=${DIST_HEADLINE:-rt64}
 name=${DIST_BUILD:-release}
 no_build=${DIST_NO_BUILD:-0}
 out_file=${DIST_OUT:-}
+pin=${DIST_PIN:-server}
 build=build/$name
 
 usage_error() {
@@ -57,6 +67,10 @@ case $rounds in
 '' | *[!0-9]* | 0*) usage_error "DIST_ROUNDS must be a whole number from 1, not '$rounds'" ;;
 esac
 [ "${#rounds}" -le 6 ] || usage_error "DIST_ROUNDS must be at most 999999, not $rounds"
+case $pin in
+server | none) ;;
+*) usage_error "DIST_PIN must be server or none, not '$pin'" ;;
+esac
 case $no_build in
 0 | 1) ;;
 *) usage_error "DIST_NO_BUILD must be 0 or 1, not '$no_build'" ;;
@@ -78,6 +92,8 @@ for t in erl epmd escript; do
 		exit 77
 	fi
 done
+. scripts/pin.sh
+pin_split "$pin" || exit 2
 host=$(hostname -s)
 getent hosts "$host" >/dev/null ||
 	{ echo "bench-dist: the short host name '$host' does not resolve (erl -sname needs it)" >&2; exit 1; }
@@ -122,18 +138,18 @@ wait_line() {
 	grep -m1 -- "$2" "$1"
 }
 
-ERL_EPMD_PORT=$port escript scripts/bench-dist.escript server \
+ERL_EPMD_PORT=$port $server_on escript scripts/bench-dist.escript server \
 	bench_erl "$cookie" >"$tmp/erl.out" 2>&1 &
 pids="$pids $!"
 erl_pid=$(wait_line "$tmp/erl.out" '^ready' | cut -d' ' -f2)
-ACTORS_STATS=1 "$server" "bench_actors@$host" "$cookie" "$port" \
+ACTORS_STATS=1 $server_on "$server" "bench_actors@$host" "$cookie" "$port" \
 	>"$tmp/actors.out" 2>&1 &
 pids="$pids $!"
 actors_pid=$(wait_line "$tmp/actors.out" '^ready' | cut -d' ' -f3)
 
-echo "bench-dist: $rounds rounds of $wls; servers: actors (pid $actors_pid), erlang (pid $erl_pid); $(nproc) CPUs"
+echo "bench-dist: $rounds rounds of $wls; servers: actors (pid $actors_pid), erlang (pid $erl_pid); $(nproc) CPUs ($where)"
 tck=$(getconf CLK_TCK)
-ERL_EPMD_PORT=$port escript scripts/bench-dist.escript client bench_client \
+ERL_EPMD_PORT=$port $load_on escript scripts/bench-dist.escript client bench_client \
 	"$cookie" "$rounds" "$tck" "$wls" \
 	"actors=bench_actors@$host=$actors_pid" \
 	"erlang=bench_erl@$host=$erl_pid" >"$tmp/runs" 2>&1 || {
