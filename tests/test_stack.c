@@ -619,6 +619,127 @@ START_TEST(live_stacks_disjoint)
 }
 END_TEST
 
+/* ---- idle: the stacks past the caches give their memory back ------------ */
+
+/*
+ * A burst of TRIM_N processes, each with TRIM_PAGES of its stack written,
+ * all alive at once, then all gone: one worker's cache keeps at most 256
+ * free stacks of a size warm, the rest go to its home's shared list, and
+ * the worker, with nothing to run, gives their pages back (the top page
+ * too: most processes touch nothing else). Checked: none of the list's
+ * stacks is left warm, at least TRIM_N - 256 are cold, and that many of
+ * the burst's stacks have no page resident (mincore). A second burst takes
+ * the cold stacks again: each child's writes read back, and in the
+ * canary mode each stack's canary, written anew, holds at every switch
+ * (a stale one is reported as an overflow). No stack leaks.
+ */
+enum { TRIM_N = 1000, TRIM_PAGES = 3, TRIM_STACK = 65536 };
+static void *trim_lo[TRIM_N];
+static _Atomic int trim_started, trim_bad;
+static int trim_checked;
+
+static void trim_child(void *arg)
+{
+	volatile char deep[TRIM_PAGES * 4096];
+	size_t k;
+
+	for (k = 0; k < sizeof(deep); k += 256)
+		deep[k] = (char)(k >> 8);
+	trim_lo[(intptr_t)arg] = tu_self_proc()->stack_lo;
+	atomic_fetch_add(&trim_started, 1);
+	act_msg_free(act_receive(ACT_FOREVER));
+	for (k = 0; k < sizeof(deep); k += 256)
+		if (deep[k] != (char)(k >> 8))
+			atomic_fetch_add(&trim_bad, 1);
+}
+
+/* A burst: TRIM_N children alive at once, then released and gone. */
+static void trim_burst(act_pid *pids)
+{
+	struct act_msg *m;
+	intptr_t i;
+
+	atomic_store(&trim_started, 0);
+	for (i = 0; i < TRIM_N; i++) {
+		pids[i] = act_spawn(trim_child, (void *)i);
+		ck_assert_uint_ne(pids[i].id, 0);
+		ck_assert_uint_ne(act_monitor(pids[i]), 0);
+	}
+	while (atomic_load(&trim_started) < TRIM_N)
+		act_yield();
+	for (i = 0; i < TRIM_N; i++)
+		ck_assert_int_eq(act_send(pids[i], 1, NULL, 0), 0);
+	for (i = 0; i < TRIM_N; i++) {
+		m = act_receive(10 * TU_SEC);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_uint_eq(m->tag, ACT_TAG_DOWN);
+		act_msg_free(m);
+	}
+}
+
+/* Stacks of the burst with no page resident. */
+static int trim_gone(void)
+{
+	unsigned char vec[TRIM_STACK / 4096];
+	int i, n = 0;
+	size_t k, in;
+
+	for (i = 0; i < TRIM_N; i++) {
+		ck_assert_int_eq(mincore(trim_lo[i], TRIM_STACK, vec), 0);
+		for (k = 0, in = 0; k < sizeof(vec); k++)
+			in += vec[k] & 1;
+		n += in == 0;
+	}
+	return n;
+}
+
+static void trim_main(void *arg)
+{
+	act_pid *pids = malloc(TRIM_N * sizeof(*pids));
+	int home = act__tls_worker_self()->stacks.home, i, gone;
+	uint32_t all = 0, cold = 0;
+
+	(void)arg;
+	ck_assert_ptr_nonnull(pids);
+	trim_burst(pids);
+	/* the exits end after their DOWNs, and the trim runs while this
+	 * process sleeps: until the list holds no warm stack (10 s) */
+	for (i = 0; i < 10000; i++) {
+		all = act__stack_shared_n(home, TRIM_STACK, NULL);
+		cold = act__stack_shared_cold_n(home, TRIM_STACK);
+		if (all == cold && cold >= TRIM_N - 256)
+			break;
+		act_sleep(TU_MS);
+	}
+	ck_assert_msg(all == cold && cold >= TRIM_N - 256,
+		      "the shared list holds %u stacks, %u of them cold (of "
+		      "%d freed)",
+		      all, cold, TRIM_N);
+	gone = trim_gone();
+	ck_assert_msg(gone >= TRIM_N - 256,
+		      "%d of %d stacks have no page resident", gone, TRIM_N);
+	trim_burst(pids); /* the cold stacks, taken again */
+	ck_assert_int_eq(atomic_load(&trim_bad), 0);
+	free(pids);
+	trim_checked = 1;
+}
+
+START_TEST(idle_gives_back_stacks)
+{
+	static const int modes[] = { ACT_GUARD_AUTO, ACT_GUARD_MPROTECT,
+				     ACT_GUARD_CANARY };
+	struct act_config cfg = tu_with_workers(1);
+
+	cfg.stack_size = TRIM_STACK;
+	cfg.stack_guard = modes[_i];
+	trim_checked = 0;
+	ck_assert_int_eq(act_main(&cfg, trim_main, NULL), 0);
+	ck_assert_int_eq(trim_checked, 1);
+	ck_assert_int_eq(act__last_leaks.stacks, 0);
+	ck_assert_int_eq(act__last_leaks.procs, 0);
+}
+END_TEST
+
 /* ---- a million processes, and the mprotect budget ----------------------- */
 
 struct many {
@@ -885,6 +1006,7 @@ static Suite *stack_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, stack_reused);
 	tcase_add_test(tc, live_stacks_disjoint);
+	tcase_add_loop_test(tc, idle_gives_back_stacks, 0, 3);
 	/* ASan reserves terabytes of shadow: no RLIMIT_AS */
 	tu_add_test_unless(TU_UNDER_ASAN || TU_UNDER_TSAN, "ASan or TSan", tc,
 			   famine_reaches_every_cache);

@@ -325,20 +325,72 @@ static bool unit_guarded(struct act__stack_pool *pl)
 #define STACK_AWAY_BATCH 32u
 #define SHARED_SIZES 8
 
+/*
+ * Cold stacks. A free stack whose pages were given back (act__stack_trim:
+ * MADV_DONTNEED on the whole stack, its top page with the rest, which is
+ * all most processes touch) has lost the cache's words at its top, the
+ * link and the flags, and must not get them back before a spawn takes
+ * it: that would fault the top page in again. So cold stacks are kept by
+ * address, in blocks of COLD_PER_BLOCK (1 KiB), each stack's lo with
+ * COLD_UNGUARDED set for one without a guard (lo is page-aligned), the
+ * block naming their home; a spawn that takes one writes its flags (and
+ * its canary) anew. A home's shared list holds cold blocks beside its
+ * warm chain; a pool holds at most one, taken whole when it has no warm
+ * stack left, and freed when used up.
+ */
+#define COLD_PER_BLOCK 126u
+#define COLD_UNGUARDED ((uintptr_t)1)
+
+struct act__stack_cold {
+	struct act__stack_cold *next;
+	uint32_t n;
+	int home;
+	uintptr_t lo[COLD_PER_BLOCK];
+};
+
 struct shared_list {
 	size_t size;
 	void *top; /* chain linked like a pool's free list */
 	uint32_t n;
+	struct act__stack_cold *cold; /* blocks of cold stacks */
+	uint32_t n_cold;
 };
 
 static struct shared_home {
 	_Atomic uint32_t lock act__aligned; /* each home on lines of its own */
 	struct shared_list l[SHARED_SIZES];
+	uint32_t n_warm; /* warm stacks on the lists, under the lock */
+	/* n_warm for a look without the lock (an idle worker's, in
+	 * act__stack_trim): relaxed, a hint written under the lock */
+	_Atomic uint32_t warm_hint;
 } shared[ACT_NUMA_MAX];
+
+static void cold_free_all(struct act__stack_cold *b)
+{
+	struct act__stack_cold *next;
+
+	for (; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+}
 
 static void shared_reset(void)
 {
+	int h, i;
+
+	for (h = 0; h < ACT_NUMA_MAX; h++)
+		for (i = 0; i < SHARED_SIZES; i++)
+			cold_free_all(shared[h].l[i].cold);
 	memset(shared, 0, sizeof(shared));
+}
+
+/* Caller holds home's lock: its warm count moved by n. */
+static void shared_warm_add(int home, int32_t n)
+{
+	shared[home].n_warm += (uint32_t)n;
+	atomic_store_explicit(&shared[home].warm_hint, shared[home].n_warm,
+			      memory_order_relaxed);
 }
 
 static void shared_lock_take(int home)
@@ -381,8 +433,8 @@ static void *chain_nth(void *top, size_t size, uint32_t n)
 }
 
 /* Refill an empty pool from home's list (its own home's, but for a
- * famine: act__stack_get). Its stacks keep their home: each goes back
- * there when freed. */
+ * famine: act__stack_get): a batch of warm stacks, else a block of cold
+ * ones. Its stacks keep their home: each goes back there when freed. */
 static void pool_refill_from(struct act__stack_pool *pl, int home)
 {
 	struct shared_list *l;
@@ -399,6 +451,12 @@ static void pool_refill_from(struct act__stack_pool *pl, int home)
 		l->top = *top_link((char *)last - pl->size, pl->size);
 		l->n -= n;
 		*top_link((char *)last - pl->size, pl->size) = NULL;
+		shared_warm_add(home, -(int32_t)n);
+	} else if (l && l->cold && !pl->cold) {
+		pl->cold = l->cold;
+		l->cold = pl->cold->next;
+		l->n_cold -= pl->cold->n;
+		pl->cold->next = NULL;
 	}
 	shared_lock_drop(home);
 }
@@ -428,7 +486,45 @@ static void pool_spill(struct act__stack_pool *pl, uint32_t n)
 	*top_link((char *)last - pl->size, pl->size) = l->top;
 	l->top = batch;
 	l->n += n;
+	shared_warm_add(pl->home, (int32_t)n);
 	shared_lock_drop(pl->home);
+}
+
+/* A cold stack of pl's block, its flags (and canary) written anew. */
+static void *cold_take(struct act__stack_pool *pl)
+{
+	struct act__stack_cold *b = pl->cold;
+	uintptr_t e = b->lo[--b->n];
+	void *s = (void *)(e & ~COLD_UNGUARDED);
+
+	*top_flags(s, pl->size) = ((uint64_t)b->home << FLAG_HOME_SHIFT) |
+				  (e & COLD_UNGUARDED ? FLAG_UNGUARDED : 0);
+	if (e & COLD_UNGUARDED) {
+		act__asan_unpoison(s, 16); /* put poisoned the canary's */
+		canary_write(s);
+	}
+	if (!b->n) {
+		free(b);
+		pl->cold = NULL;
+	}
+	return s;
+}
+
+/* A famine: pl's cold block back to its home's list, for any worker. */
+static void cold_give_back(struct act__stack_pool *pl)
+{
+	struct act__stack_cold *b = pl->cold;
+	struct shared_list *l;
+
+	shared_lock_take(b->home);
+	l = shared_for(b->home, pl->size);
+	if (l) {
+		b->next = l->cold;
+		l->cold = b;
+		l->n_cold += b->n;
+		pl->cold = NULL;
+	}
+	shared_lock_drop(b->home);
 }
 
 int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
@@ -443,22 +539,26 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 	pl = pool_for(c, c->home, size);
 	if (!pl)
 		return -ENOMEM;
-	if (!pl->free_top && pl->bump == pl->bump_end)
+	/* warm first, then cold, then carved, then the home's list */
+	if (!pl->free_top && !pl->cold && pl->bump == pl->bump_end)
 		pool_refill(pl);
-	if (!pl->free_top && pl->bump == pl->bump_end) {
+	if (!pl->free_top && !pl->cold && pl->bump == pl->bump_end) {
 		rc = pool_grow(c, pl);
 		/* no memory: what other workers gave back meanwhile (famine
 		 * sends it to the shared lists), of this home or another,
 		 * else the failure */
-		for (h = 0; rc && !pl->free_top && h < ACT_NUMA_MAX; h++)
+		for (h = 0;
+		     rc && !pl->free_top && !pl->cold && h < ACT_NUMA_MAX; h++)
 			pool_refill_from(pl, (c->home + h) % ACT_NUMA_MAX);
-		if (!pl->free_top && pl->bump == pl->bump_end)
+		if (!pl->free_top && !pl->cold && pl->bump == pl->bump_end)
 			return rc;
 	}
 	if (pl->free_top) {
 		s = (char *)pl->free_top - size;
 		pl->free_top = *top_link(s, size);
 		pl->n_free--;
+	} else if (pl->cold) {
+		s = cold_take(pl);
 	} else {
 		s = pl->bump + unit_of(size) - size;
 		pl->bump += unit_of(size);
@@ -575,7 +675,126 @@ void act__stack_flush_away(struct act__stack_cache *c)
 			away_flush(c, i);
 		else if (all && pl->n_free && !pl->no_spill)
 			pool_spill(pl, pl->n_free); /* famine: for any worker */
+		if (all && pl->cold)
+			cold_give_back(pl);
 	}
+}
+
+/*
+ * The pages of n stacks of `size` (iov) back to the system. One
+ * process_madvise for the lot where the kernel takes MADV_DONTNEED from
+ * it (6.13 and later, for the caller itself; self_pidfd exists where
+ * guards are MADV_GUARD_INSTALL's) and flushes the TLB once for them all
+ * (6.16): 4 us a stack against 30 us for one madvise each, measured in
+ * this VM, where each flush is dear. Else, or on any shortfall, one
+ * madvise each (again for those done: nothing left to zap, 1 us).
+ */
+static void release(struct iovec *iov, uint32_t n, size_t size)
+{
+	uint32_t i;
+
+	if (self_pidfd >= 0 &&
+	    syscall(SYS_process_madvise, self_pidfd, iov, n, MADV_DONTNEED,
+		    0) == (long)((size_t)n * size))
+		return;
+	for (i = 0; i < n; i++)
+		(void)madvise(iov[i].iov_base, size, MADV_DONTNEED);
+}
+
+/*
+ * The stacks of chain top (linked like a free list, the last one's link
+ * NULL, at most ACT_STACK_TRIM_MAX) given back to the system, into
+ * blocks on *out; returns the first stack not given back (no memory for
+ * a block), or NULL. Every link and flags word is read before any page
+ * goes. Under ASan the stacks are poisoned (put): the kernel's zeroing
+ * is no access of them.
+ */
+static void *chain_release(void *top, size_t size, int home,
+			   struct act__stack_cold **out)
+{
+	struct act__stack_cold *b = NULL;
+	struct iovec *iov = malloc(ACT_STACK_TRIM_MAX * sizeof(*iov));
+	uint32_t n = 0;
+	void *lo;
+	bool unguarded;
+
+	if (!iov)
+		return top;
+	while (top && n < ACT_STACK_TRIM_MAX) {
+		if (!b || b->n == COLD_PER_BLOCK) {
+			b = malloc(sizeof(*b));
+			if (!b)
+				break;
+			b->next = *out;
+			b->n = 0;
+			b->home = home;
+			*out = b;
+		}
+		lo = (char *)top - size;
+		top = *top_link(lo, size);
+		unguarded = *top_flags(lo, size) & FLAG_UNGUARDED;
+		iov[n].iov_base = lo;
+		iov[n++].iov_len = size;
+		b->lo[b->n++] = (uintptr_t)lo |
+				(unguarded ? COLD_UNGUARDED : 0);
+	}
+	release(iov, n, size);
+	free(iov);
+	return top;
+}
+
+bool act__stack_trim(struct act__stack_cache *c, uint32_t max)
+{
+	struct shared_home *sh = &shared[c->home];
+	struct act__stack_cold *blocks = NULL, *b;
+	struct shared_list *l = NULL;
+	void *top = NULL, *last, *rest;
+	size_t size = 0;
+	uint32_t n = 0, i;
+
+	if (!atomic_load_explicit(&sh->warm_hint, memory_order_relaxed))
+		return false;
+	if (max > ACT_STACK_TRIM_MAX)
+		max = ACT_STACK_TRIM_MAX;
+	shared_lock_take(c->home);
+	for (i = 0; !n && i < SHARED_SIZES && sh->l[i].size; i++) {
+		l = &sh->l[i];
+		n = l->n < max ? l->n : max;
+	}
+	if (n) { /* the newest n of list l, cut off */
+		size = l->size;
+		top = l->top;
+		last = (char *)chain_nth(top, size, n) - size;
+		l->top = *top_link(last, size);
+		l->n -= n;
+		*top_link(last, size) = NULL;
+		shared_warm_add(c->home, -(int32_t)n);
+	}
+	shared_lock_drop(c->home);
+	if (!n)
+		return false;
+	rest = chain_release(top, size, c->home, &blocks);
+	for (n = 0, last = rest; last;
+	     last = *top_link((char *)last - size, size))
+		n++; /* not given back: warm again (no memory for a block) */
+	shared_lock_take(c->home);
+	l = shared_for(c->home, size); /* there: lists are never taken away */
+	while (blocks) {
+		b = blocks;
+		blocks = b->next;
+		b->next = l->cold;
+		l->cold = b;
+		l->n_cold += b->n;
+	}
+	if (rest) {
+		last = chain_nth(rest, size, n);
+		*top_link((char *)last - size, size) = l->top;
+		l->top = rest;
+		l->n += n;
+		shared_warm_add(c->home, (int32_t)n);
+	}
+	shared_lock_drop(c->home);
+	return !rest;
 }
 
 void act__stack_cache_set_home(struct act__stack_cache *c,
@@ -606,11 +825,37 @@ uint32_t act__stack_shared_n(int home, size_t size, uint32_t *strangers)
 
 	shared_lock_take(home);
 	l = shared_find(home, size, false);
-	n = l ? l->n : 0;
+	n = l ? l->n + l->n_cold : 0;
+	/* a cold stack is its block's home's: never a stranger */
 	if (strangers)
 		*strangers = l ? chain_strangers(l->top, size, home) : 0;
 	shared_lock_drop(home);
 	return n;
+}
+
+uint32_t act__stack_shared_cold_n(int home, size_t size)
+{
+	struct shared_list *l;
+	uint32_t n;
+
+	shared_lock_take(home);
+	l = shared_find(home, size, false);
+	n = l ? l->n_cold : 0;
+	shared_lock_drop(home);
+	return n;
+}
+
+/* Caller holds the lock of l's home: is lo among l's cold stacks? */
+static bool cold_has(const struct shared_list *l, const void *lo)
+{
+	const struct act__stack_cold *b;
+	uint32_t i;
+
+	for (b = l->cold; b; b = b->next)
+		for (i = 0; i < b->n; i++)
+			if ((void *)(b->lo[i] & ~COLD_UNGUARDED) == lo)
+				return true;
+	return false;
 }
 
 bool act__stack_shared_has(int home, size_t size, const void *lo)
@@ -625,6 +870,7 @@ bool act__stack_shared_has(int home, size_t size, const void *lo)
 		s = (char *)top - size;
 		found = s == lo;
 	}
+	found = found || (l && cold_has(l, lo));
 	shared_lock_drop(home);
 	return found;
 }
@@ -655,6 +901,7 @@ void act__stack_cache_destroy(struct act__stack_cache *c)
 			munmap(pl->chunks[j].base, pl->chunks[j].len);
 		}
 		free(pl->chunks);
+		cold_free_all(pl->cold);
 	}
 	free(c->pools);
 	memset(c, 0, sizeof(*c));

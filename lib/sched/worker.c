@@ -623,6 +623,12 @@ static int64_t idle_loop(struct act__worker *w, int64_t now)
 		if (found ||
 		    atomic_load_explicit(&w->rt->stop, memory_order_relaxed))
 			return now;
+		/* nothing to run: the free stacks past the caches give their
+		 * memory back, a batch between two looks for work (stack.h) */
+		if (act__stack_trim(&w->stacks, ACT_STACK_TRIM_MAX)) {
+			now = act__clock_now();
+			continue;
+		}
 		now = sleep_idle(w, now);
 		if (!w->spinning) /* not claimed: back to the queue */
 			return now;
