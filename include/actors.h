@@ -334,6 +334,18 @@ ACT_API int act_io_fsync_timeout(int fd, unsigned flags, int64_t timeout_ns);
  */
 ACT_API int act_io_register(int fd);
 ACT_API int act_io_unregister(int fd);
+/*
+ * For an acceptor out of descriptors (act_io_accept said -EMFILE or
+ * -ENFILE, which it says at once, connection waiting or not, and never
+ * retries): closes *spare, a descriptor the caller set aside for this,
+ * takes the connections waiting on listening socket fd (at most 1,024;
+ * none is waited for), writes msg's len bytes to each without waiting and
+ * closes it, then opens /dev/null as *spare again (-1 if it cannot: the
+ * next call tries again). The runtime holds no spare of its own. Inside a
+ * process; the count shed, or -errno (-EPERM, -ENOSYS, -EINVAL, or the
+ * accept's: -EBADF, -ENOTSOCK...).
+ */
+ACT_API int act_io_accept_shed(int fd, int *spare, const void *msg, size_t len);
 
 /*
  * Distribution (act_dist_start(3), doc/distribution.md): this runtime as

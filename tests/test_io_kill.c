@@ -798,6 +798,88 @@ START_TEST(accept_emfile)
 }
 END_TEST
 
+/*
+ * act_io_accept_shed: at the limit, with three clients waiting, the spare
+ * lets each in turn be taken, answered and closed; it is set aside again
+ * after; nobody waiting sheds nothing (and does not wait); the limit is
+ * still there after (its spare holds the one number); a bad socket's
+ * error comes back with the spare set aside again; bad arguments are
+ * refused before anything is closed; outside a process, -EPERM.
+ */
+#define SHED_MSG "-ERR no\r\n"
+
+static void shed_main(void *arg)
+{
+	int fillers[EMFILE_LIMIT], c[3], n, l, spare, i;
+	struct sockaddr_in a;
+	char buf[32];
+	ssize_t k;
+
+	(void)arg;
+	l = tu_tcp_bound(&a, 8);
+	spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(spare, 0);
+	for (i = 0; i < 3; i++) {
+		c[i] = tu_tcp_socket();
+		ck_assert_int_eq(connect(c[i], TU_SA(&a), sizeof(a)), 0);
+	}
+	n = fill_fds(fillers, EMFILE_LIMIT);
+	ck_assert_int_eq(act_io_accept(l, NULL, NULL, SOCK_CLOEXEC), -EMFILE);
+	ck_assert_int_eq(
+		act_io_accept_shed(l, &spare, SHED_MSG, strlen(SHED_MSG)), 3);
+	ck_assert_int_ge(spare, 0);
+	for (i = 0; i < 3; i++) {
+		k = recv(c[i], buf, sizeof(buf), MSG_WAITALL);
+		ck_assert_int_eq(k, (ssize_t)strlen(SHED_MSG));
+		ck_assert_int_eq(memcmp(buf, SHED_MSG, (size_t)k), 0);
+		/* then the end: the server's socket is closed (the client's
+		 * stays open, so that the limit is still where it was) */
+		ck_assert_int_eq(recv(c[i], buf, sizeof(buf), 0), 0);
+	}
+	ck_assert_int_eq(act_io_accept_shed(l, &spare, NULL, 0), 0);
+	ck_assert_int_ge(spare, 0);
+	ck_assert_int_eq(act_io_accept(l, NULL, NULL, SOCK_CLOEXEC), -EMFILE);
+	ck_assert_int_eq(act_io_accept_shed(fillers[0], &spare, NULL, 0),
+			 -ENOTSOCK);
+	ck_assert_int_ge(spare, 0);
+	ck_assert_int_eq(act_io_accept_shed(l, NULL, NULL, 0), -EINVAL);
+	ck_assert_int_eq(act_io_accept_shed(l, &spare, NULL, 1), -EINVAL);
+	ck_assert_int_ge(spare, 0);
+	close(spare);
+	close(l);
+	for (i = 0; i < 3; i++)
+		close(c[i]);
+	while (n > 0)
+		close(fillers[--n]);
+}
+
+static void shed_child(void *arg)
+{
+	struct act_config cfg = tu_with_workers((int)(intptr_t)arg);
+	struct rlimit rl;
+	int spare = 7;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+	rl.rlim_cur = EMFILE_LIMIT;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	if (act_main(&cfg, shed_main, NULL) != 0)
+		_exit(1);
+	/* outside a process: refused, the spare left alone */
+	_exit(act_io_accept_shed(0, &spare, NULL, 0) == -EPERM && spare == 7 ?
+		      0 :
+		      2);
+}
+
+START_TEST(accept_shed)
+{
+	struct tu_child c;
+
+	tu_run_child(shed_child, (void *)(intptr_t)(1 + _i), &c);
+	ck_assert_msg(WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0,
+		      "status %#x: %s", c.status, c.err);
+}
+END_TEST
+
 /* ---- a one-entry ring: 1,000 reads outstanding, none lost ------------- */
 
 #define RING1_N (TU_UNDER_TSAN ? 200 : 1000)
@@ -1105,6 +1187,7 @@ static Suite *io_kill_suite(void)
 
 	tcase_set_timeout(lim, 60);
 	TU_IO_LOOP(lim, accept_emfile, 2);
+	TU_IO_LOOP(lim, accept_shed, 2);
 	TU_IO_LOOP(lim, ring_of_one_loses_nothing, 2);
 	TU_IO_LOOP(lim, signals_at_reactor, 2);
 	suite_add_tcase(s, lim);

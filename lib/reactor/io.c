@@ -25,6 +25,7 @@
  *     receives without MSG_WAITALL, one after another (recv_all).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -410,6 +411,63 @@ ssize_t act_io_send(int fd, const void *buf, size_t n, int flags)
 int act_io_accept(int fd, struct sockaddr *addr, socklen_t *addrlen, int flags)
 {
 	return act_io_accept_timeout(fd, addr, addrlen, flags, ACT_FOREVER);
+}
+
+/*
+ * The shed. A process at its descriptor limit has no number to accept
+ * with, and the kernel takes the number before it looks at the queue, so
+ * act_io_accept says -EMFILE at once while the clients wait in the
+ * listener's queue, answered by nobody. The caller's spare is that
+ * number: closed, it lets each waiting connection in turn be taken,
+ * answered and closed, then it is set aside again. Each accept goes
+ * through the ring with a limit of 0, which ends at once when nobody
+ * waits (-ETIMEDOUT), so the call never waits for a client; the answer is
+ * one send that does not wait, into a new socket's empty buffer. A peer
+ * that left meanwhile (-ECONNABORTED and the like) is passed over; any
+ * other error ends the shed.
+ */
+#define SHED_MAX 1024
+
+static bool shed_next(int err)
+{
+	return err == -ECONNABORTED || err == -EINTR || err == -EPROTO ||
+	       err == -EPERM || err == -ENETDOWN || err == -EHOSTUNREACH ||
+	       err == -ENETUNREACH || err == -EHOSTDOWN || err == -ENONET ||
+	       err == -ENOPROTOOPT;
+}
+
+int act_io_accept_shed(int fd, int *spare, const void *msg, size_t len)
+{
+	struct act__worker *w = act__tls_worker_self();
+	int i, c = 0, n = 0;
+
+	if (!w || !w->current)
+		return -EPERM;
+	if (w->rt->reactor->ring.mode == ACT_RING_NONE)
+		return -ENOSYS;
+	if (!spare || (len && !msg))
+		return -EINVAL;
+	if (*spare >= 0)
+		close(*spare);
+	*spare = -1;
+	for (i = 0; i < SHED_MAX; i++) {
+		c = act_io_accept_timeout(fd, NULL, NULL, SOCK_CLOEXEC, 0);
+		if (c < 0 && shed_next(c))
+			continue;
+		if (c < 0)
+			break;
+		if (len && send(c, msg, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+			/* the peer is gone, or reset: closed either way */
+		}
+		close(c);
+		n++;
+	}
+	*spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	/* nobody waiting, or the number taken by another thread: done */
+	if (n || c >= 0 || c == -ETIMEDOUT || c == -EMFILE || c == -ENFILE ||
+	    shed_next(c))
+		return n;
+	return c;
 }
 
 int act_io_connect(int fd, const struct sockaddr *addr, socklen_t addrlen)
