@@ -377,8 +377,8 @@ static int placement(struct act__rt *rt)
 		return -EINVAL;
 	}
 	rt->cfg.schedulers = rt->plan.nworkers;
-	if (rt->plan.note[0])
-		fprintf(stderr, "actors: %s\n", rt->plan.note);
+	if (rt->plan.note[0]) /* not a warning: what the plan chose, said */
+		fprintf(stderr, "actors: note: %s\n", rt->plan.note);
 	rt->worker_os_node =
 		calloc((size_t)rt->plan.nworkers, sizeof(*rt->worker_os_node));
 	if (!rt->worker_os_node)
