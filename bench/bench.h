@@ -161,6 +161,42 @@ struct bench_timeouts_result {
 int bench_timeouts(long procs, long rounds, int64_t min_ns, int64_t max_ns,
 		   int64_t idle_ns, struct bench_timeouts_result *res);
 
+/*
+ * The command line of a bench/ driver (bench/pingpong [ROUNDS]): numbers
+ * by position, each optional, a later one only after those before it,
+ * as scripts/bench-*.sh pass them. The convention of examples/opt.h and
+ * tests/cli.sh: -h or --help anywhere prints the usage on stdout (exit
+ * 0); a usage error is one line "NAME: ..." on stderr (exit 2), for a
+ * bad value "NAME: ROUNDS: bad value 'x': expected 1 to N". NAME is the
+ * program's path in the build ("bench/pingpong"), never argv[0], which
+ * under libtool is a wrapper's. "--" ends the options; a word that starts
+ * with '-' and a digit is a (bad) number, not an option.
+ */
+struct bench_arg {
+	const char *name; /* "ROUNDS": in the usage and its errors */
+	long *value;	  /* holds the default; gets the value */
+	long min, max;
+	const char *help; /* its line in the usage; '\n' starts another */
+};
+
+struct bench_cmd {
+	const char *name;	      /* "bench/pingpong" */
+	const char *about;	      /* what it does, after the usage line */
+	const struct bench_arg *args; /* ends with a NULL name */
+	const char *after;	      /* what it prints, its exit status */
+};
+
+/* bench_args() when the program is to run; else the exit status. */
+#define BENCH_RUN (-1)
+
+/* Parses argv[1..argc) by cmd: BENCH_RUN, 0 after --help, 2 after a
+ * usage error (said on stderr). */
+int bench_args(const struct bench_cmd *cmd, int argc, char **argv);
+
+/* "NAME: WHAT: bad value 'VALUE': expected EXPECTED" on stderr; 2. */
+int bench_usage_error(const char *name, const char *what, const char *value,
+		      const char *expected);
+
 /* Helpers shared by the workloads and their drivers (bench.c). */
 double bench_now(void);
 int bench_status(int main_rc, int err);

@@ -159,19 +159,35 @@ int main(int argc, char **argv)
 	static const uint32_t pools[] = { 8, 16, 64 };
 	double ratio[MAX_ROUNDS], ppr[MAX_ROUNDS], el[MAX_ROUNDS];
 	long callers = 1000, rounds = 5;
+	const struct bench_arg args[] = {
+		{ "CALLERS", &callers, 1, 1000000,
+		  "processes calling act_blocking" },
+		{ "ROUNDS", &rounds, 1, MAX_ROUNDS,
+		  "rounds (alone, then with) per pool size" },
+		{ .name = NULL },
+	};
+	const struct bench_cmd cmd = {
+		.name = "bench/blocking",
+		.about = "With 2 workers and a blocking pool of 8, 16 and 64 "
+			 "threads, CALLERS\nprocesses each call act_blocking "
+			 "with a 10 ms sleep, while a ping-pong\npair runs; "
+			 "its time per message is compared with the pair's "
+			 "alone.\n",
+		.args = args,
+		.after = "Prints a line per round, then per pool size "
+			 "\"RESULT blocking POOL\nELAPSED_MS IDEAL_MS RATIO "
+			 "PINGPONG_RATIO\", the medians of the rounds.\n"
+			 "exit status: 0 the runs completed, 1 one failed, "
+			 "2 a usage error\n",
+	};
 	struct run with = { .callers = 0 }, alone;
 	double ideal, ns_with, ns_alone;
 	unsigned p;
 	int k, rc;
 
-	if (argc > 3 ||
-	    (argc > 1 && bench_parse_long(argv[1], 1, 1000000, &callers)) ||
-	    (argc > 2 && bench_parse_long(argv[2], 1, MAX_ROUNDS, &rounds))) {
-		fprintf(stderr,
-			"usage: %s [CALLERS [ROUNDS]]   (default 1000 5)\n",
-			argv[0]);
-		return 2;
-	}
+	rc = bench_args(&cmd, argc, argv);
+	if (rc != BENCH_RUN)
+		return rc;
 	for (p = 0; p < sizeof(pools) / sizeof(pools[0]); p++) {
 		ideal = (double)SLEEP_NS * (double)callers / pools[p];
 		for (k = 0; k < rounds; k++) {

@@ -5,7 +5,7 @@
  * Erlang side of the benchmark (scripts/bench-dist.escript, "server")
  * does, so that both servers see the same frames.
  *
- *   dist_echo NAME COOKIE EPMD_PORT
+ *   bench/dist_echo NAME COOKIE EPMD_PORT   (--help says more)
  *
  * A client sends "bench" a term ({open, ClientPid}); "bench" spawns an
  * echo process, which sends the client {pid, EchoPid} and then answers
@@ -16,6 +16,9 @@
  * "ready NAME OSPID" once the node is up. Public API only (act_dist_start(3)).
  */
 #include <actors.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,17 +98,89 @@ static void start(void *arg)
 	}
 }
 
-int main(int argc, char **argv)
-{
-	int rc;
+#define PROG "bench/dist_echo" /* its name in the usage and errors */
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: dist_echo NAME COOKIE EPMD_PORT\n");
+static const char usage_text[] =
+	"usage: " PROG " NAME COOKIE EPMD_PORT\n"
+	"An actors node for scripts/bench-dist.sh: its process \"bench\" "
+	"opens an echo\nprocess per client ({open, Pid}), which answers each "
+	"message of tag 1 with\nthe same; a message of tag 4 to \"bench\" "
+	"stops the node.\n"
+	"  NAME        the node's name, NAME@HOST or NAME (then the short "
+	"host name)\n"
+	"  COOKIE      the cluster's cookie\n"
+	"  EPMD_PORT   epmd's port, 0 to 65535; 0: ERL_EPMD_PORT, else 4369\n"
+	"  -h, --help  this text\n"
+	"Prints \"ready NAME OSPID\" on stdout once the node is up.\n"
+	"exit status: 0 stopped by tag 4, 1 the runtime or the node could "
+	"not start,\n2 a usage error\n";
+
+#define RUN (-1)
+
+/* The three operands, in order: RUN, or the exit status (0 after --help,
+ * 2 after a usage error, said in one line on stderr). */
+static int parse_args(int argc, char **argv)
+{
+	static const char *const what[] = { "NAME", "COOKIE", "EPMD_PORT" };
+	const char *op[3];
+	bool options = true;
+	int i, n = 0;
+	char *end;
+	long port;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return fflush(stdout) == EOF ? 1 : 0;
+		}
+	for (i = 1; i < argc; i++) {
+		if (options && !strcmp(argv[i], "--")) {
+			options = false;
+		} else if (options && argv[i][0] == '-' && argv[i][1] &&
+			   !isdigit((unsigned char)argv[i][1])) {
+			fprintf(stderr,
+				"%s: unknown option %s: expected NAME "
+				"COOKIE EPMD_PORT or --help\n",
+				PROG, argv[i]);
+			return 2;
+		} else if (n == 3) {
+			fprintf(stderr,
+				"%s: unexpected operand '%s': expected "
+				"NAME COOKIE EPMD_PORT\n",
+				PROG, argv[i]);
+			return 2;
+		} else {
+			op[n++] = argv[i];
+		}
+	}
+	if (n < 3) {
+		fprintf(stderr,
+			"%s: %s is missing: expected NAME COOKIE "
+			"EPMD_PORT\n",
+			PROG, what[n]);
 		return 2;
 	}
-	name = argv[1];
-	cookie = argv[2];
-	opts.epmd_port = (uint16_t)atoi(argv[3]);
+	errno = 0;
+	port = strtol(op[2], &end, 10);
+	if (errno || end == op[2] || *end || port < 0 || port > 65535) {
+		fprintf(stderr,
+			"%s: EPMD_PORT: bad value '%s': expected 0 to "
+			"65535\n",
+			PROG, op[2]);
+		return 2;
+	}
+	name = op[0];
+	cookie = op[1];
+	opts.epmd_port = (uint16_t)port;
+	return RUN;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = parse_args(argc, argv);
+
+	if (rc != RUN)
+		return rc;
 	rc = act_main(NULL, start, NULL);
 	return rc < 0 ? 1 : rc;
 }

@@ -66,13 +66,14 @@ int main(int argc, char **argv)
 		       "request bytes, 1 to 1 MiB (default " OPT_TEXT(
 			       ECHOLOAD_SIZE) ")"),
 		OPT_FN("engine", take_engine, &o.engine, "E",
-		       "the client's I/O: io_uring, epoll, or uring where it\n"
-		       "can set up a ring, else epoll (default auto)"),
+		       "the client's I/O: uring (io_uring), epoll, or auto:\n"
+		       "uring where it can set up a ring, else epoll\n"
+		       "(default auto)"),
 		OPT_FLAG("json", &json,
 			 "print a JSON object instead of a line"),
 		OPT_END,
 	};
-	const struct opt_cmd cmd = { .name = "echo", .opts = opts };
+	const struct opt_cmd cmd = { .name = "bench/echo", .opts = opts };
 	int ops, rc;
 
 	echoload_opts_init(&o, ECHOLOAD_HOST, 0);

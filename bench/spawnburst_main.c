@@ -5,35 +5,44 @@
  */
 #include <limits.h>
 #include <stdio.h>
-
 #include "bench.h"
-
-static int parse_args(int argc, char **argv, long *children, long *total)
-{
-	if (argc > 3)
-		return -1;
-	if (argc > 1 &&
-	    bench_parse_long(argv[1], 1, BENCH_SPAWNBURST_MAX_CHILDREN,
-			     children))
-		return -1;
-	if (argc > 2 && bench_parse_long(argv[2], 1, LONG_MAX, total))
-		return -1;
-	return *total < *children ? -1 : 0;
-}
 
 int main(int argc, char **argv)
 {
 	long children = BENCH_SPAWNBURST_FEW, total = BENCH_SPAWNBURST_TOTAL;
+	const struct bench_arg args[] = {
+		{ "CHILDREN", &children, 1, BENCH_SPAWNBURST_MAX_CHILDREN,
+		  "processes spawned" },
+		{ "TOTAL", &total, 1, LONG_MAX,
+		  "xorshift64 steps in all, split among the\n"
+		  "children, no fewer than CHILDREN" },
+		{ .name = NULL },
+	};
+	const struct bench_cmd cmd = {
+		.name = "bench/spawnburst",
+		.about = "The main process spawns CHILDREN processes; each "
+			 "runs TOTAL / CHILDREN\nsteps of xorshift64 and sends "
+			 "its final state back.\n",
+		.args = args,
+		.after = "Prints \"RESULT spawnburst CHECKSUM SECONDS\": the "
+			 "sum of the final states\nand the run's time.\n"
+			 "exit status: 0 the run completed with that checksum, "
+			 "1 it failed or the\nchecksum is wrong (said on "
+			 "stderr), 2 a usage error\n",
+	};
 	uint64_t checksum = 0;
 	double seconds = 0;
+	char value[24], expect[64];
 	int rc;
 
-	if (parse_args(argc, argv, &children, &total)) {
-		fprintf(stderr,
-			"usage: %s [CHILDREN [TOTAL]]   (default %d %ld; "
-			"TOTAL >= CHILDREN)\n",
-			argv[0], BENCH_SPAWNBURST_FEW, BENCH_SPAWNBURST_TOTAL);
-		return 2;
+	rc = bench_args(&cmd, argc, argv);
+	if (rc != BENCH_RUN)
+		return rc;
+	if (total < children) {
+		snprintf(value, sizeof(value), "%ld", total);
+		snprintf(expect, sizeof(expect), "CHILDREN (%ld) to %ld",
+			 children, LONG_MAX);
+		return bench_usage_error(cmd.name, "TOTAL", value, expect);
 	}
 	rc = bench_spawnburst(children, total, &seconds, &checksum);
 	return bench_finish("spawnburst", rc, checksum,

@@ -12,17 +12,31 @@
 int main(int argc, char **argv)
 {
 	long procs = BENCH_TIMEOUTS_PROCS, rounds = BENCH_TIMEOUTS_ROUNDS;
+	const struct bench_arg args[] = {
+		{ "PROCS", &procs, 1, 1000000, "processes waiting at once" },
+		{ "ROUNDS", &rounds, 1, 1000, "waits of each process" },
+		{ .name = NULL },
+	};
+	const struct bench_cmd cmd = {
+		.name = "bench/timeouts",
+		.about = "PROCS processes each wait ROUNDS times in "
+			 "act_receive with a timeout of\n50 to 150 ms and "
+			 "nothing to receive, all at once; then PROCS wait "
+			 "60 s\nwhile the main process sleeps 2 s.\n",
+		.args = args,
+		.after = "Prints a line of figures, then \"RESULT timeouts "
+			 "P50 P99 MAX IDLE\": the\nlateness of the waits "
+			 "past their deadlines, in microseconds, and the CPU\n"
+			 "the idle runtime used, in % of the 2 s.\n"
+			 "exit status: 0 the run completed, 1 it failed or "
+			 "a wait ended before its\ndeadline, 2 a usage error\n",
+	};
 	struct bench_timeouts_result r;
 	int rc;
 
-	if (argc > 3 ||
-	    (argc > 1 && bench_parse_long(argv[1], 1, 1000000, &procs)) ||
-	    (argc > 2 && bench_parse_long(argv[2], 1, 1000, &rounds))) {
-		fprintf(stderr,
-			"usage: %s [PROCS [ROUNDS]]   (default %d %d)\n",
-			argv[0], BENCH_TIMEOUTS_PROCS, BENCH_TIMEOUTS_ROUNDS);
-		return 2;
-	}
+	rc = bench_args(&cmd, argc, argv);
+	if (rc != BENCH_RUN)
+		return rc;
 	rc = bench_timeouts(procs, rounds, 50000000, 150000000, 2000000000, &r);
 	if (rc) {
 		fprintf(stderr, "timeouts: %s\n", bench_strerror(rc));

@@ -135,14 +135,6 @@ void opt_usage(const struct opt_cmd *cmd, FILE *f)
 		fputs(cmd->after, f);
 }
 
-static void after_error(const struct opt_cmd *cmd)
-{
-	if (cmd->hint)
-		fprintf(stderr, "run '%s --help' for the options\n", cmd->name);
-	else
-		opt_usage(cmd, stderr);
-}
-
 int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -152,7 +144,14 @@ int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	after_error(cmd);
+	return 2;
+}
+
+int opt_bad_value(const char *name, const char *option, const char *value,
+		  const char *expected)
+{
+	fprintf(stderr, "%s: %s: bad value '%s': expected %s\n", name, option,
+		value, expected);
 	return 2;
 }
 
@@ -242,15 +241,15 @@ static int option(const struct opt_cmd *cmd, int argc, char **argv, int *i)
 	size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 	const struct opt *o;
 	bool ambiguous;
-	char buf[64];
+	char buf[64], flag[64];
 
 	o = a[1] == '-' && n > 0 ? lookup(cmd->opts, a + 2, n, &ambiguous) :
 				   NULL;
 	if (o == NULL) {
-		opt_error(cmd, "%s option %.*s",
+		opt_error(cmd, "%s option %.*s (%s --help lists the options)",
 			  a[1] == '-' && n > 0 && ambiguous ? "ambiguous" :
 							      "unknown",
-			  eq ? (int)(eq - a) : (int)strlen(a), a);
+			  eq ? (int)(eq - a) : (int)strlen(a), a, cmd->name);
 		return OPT_BAD;
 	}
 	if (o->kind == OPT_K_FLAG) {
@@ -271,7 +270,8 @@ static int option(const struct opt_cmd *cmd, int argc, char **argv, int *i)
 	}
 	why = take(o, v, buf, sizeof(buf));
 	if (why) {
-		opt_error(cmd, "--%s %s: expected %s", o->name, v, why);
+		snprintf(flag, sizeof(flag), "--%s", o->name);
+		opt_bad_value(cmd->name, flag, v, why);
 		return OPT_BAD;
 	}
 	return OPT_OK;

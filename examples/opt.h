@@ -24,11 +24,12 @@
  * options prints it (on stdout) before any option is taken, so the
  * defaults shown are the command's own.
  *
- * A usage error is one line on stderr, "NAME: WHY": "unknown option
- * --bogus", "--port needs a value", "--port x: expected 0 to 65535",
- * "--json takes no value". Then the command's usage follows on stderr,
- * or, with hint set, "run 'NAME --help' for the options", and the exit
- * status is 2.
+ * A usage error is one line on stderr, "NAME: WHY", and exit status 2:
+ * "unknown option --bogus (NAME --help lists the options)", "--port
+ * needs a value", "--port: bad value 'x': expected 0 to 65535", "--json
+ * takes no value". Nothing goes to stdout. NAME is the program's own,
+ * fixed in its table ("kv_server", "actors topo"), never argv[0], which
+ * under libtool is a wrapper's path.
  */
 #ifndef ACTORS_OPT_H
 #define ACTORS_OPT_H
@@ -93,7 +94,6 @@ struct opt_cmd {
 	const char *about;	   /* what it does, after the usage line */
 	void (*about_fn)(FILE *f); /* or, with figures, printed there */
 	const char *after;	   /* after the options: exit status... */
-	bool hint; /* after an error, the hint line, not the usage */
 };
 
 /* The usage text (above), to f. */
@@ -110,11 +110,19 @@ int opt_parse(const struct opt_cmd *cmd, int argc, char **argv, int *first);
 
 /*
  * A usage error the table cannot see (an operand, two options that
- * exclude each other): the line "NAME: " and fmt's text, then what
- * follows every error (above). Returns 2, the exit status.
+ * exclude each other): the line "NAME: " and fmt's text on stderr.
+ * Returns 2, the exit status.
  */
 int opt_error(const struct opt_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * A bad value, for a parser of its own (actors stress): the line "NAME:
+ * OPTION: bad value 'VALUE': expected EXPECTED" on stderr, as opt_parse
+ * words it. Returns 2, the exit status.
+ */
+int opt_bad_value(const char *name, const char *option, const char *value,
+		  const char *expected);
 
 /* The exit status for opt_parse's result: 0 for OPT_HELP, 2 OPT_BAD. */
 static inline int opt_status(int rc)

@@ -483,8 +483,8 @@ static void demo(void *arg)
 
 static const char usage_after[] =
 	"Crashes the workers, checks the supervisor restarts them, then makes "
-	"it give up.\nExit status: 0 when every check held, 1 when one "
-	"failed, 2 for bad options.\n";
+	"it\ngive up.\nexit status: 0 when every check held, 1 when one "
+	"failed, 2 a usage error\n";
 
 int main(int argc, char **argv)
 {

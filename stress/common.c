@@ -39,7 +39,7 @@ static void usage(const struct st_args *a, FILE *f)
 	const struct st_flag *fl;
 	char opt[40];
 
-	fprintf(f, "usage: %s [options]\n", a->prog);
+	fprintf(f, "usage: actors stress %s [options]\n", a->prog);
 	fprintf(f, "  %-16s workers (alias --threads; default %ld)\n",
 		"--workers N", a->workers);
 	fprintf(f, "  %-16s %s (default %ld)\n", "--iters N", a->iters_help,
@@ -51,26 +51,39 @@ static void usage(const struct st_args *a, FILE *f)
 	}
 	fputs("  --seed N         seed of the workload's random choices "
 	      "(default: from the clock)\n"
-	      "  --timeout S      watchdog: give up after S seconds, exit 2 "
-	      "(default 60)\n"
+	      "  --timeout S      watchdog: the run times out after S "
+	      "seconds (default 60)\n"
 	      "  --stall S        fail when nothing progresses for S seconds "
 	      "(default 5)\n"
-	      "  --help           this text\n"
-	      "exit status: 0 passed, 1 violation, 2 timeout, 3 skipped, 64 "
-	      "usage\n",
+	      "  -h, --help       this text\n",
 	      f);
+	/* the exit status is the tool's, which it prints after this */
 }
 
-static int bad_arg(const struct st_args *a, const char *name, const char *v)
+/* A usage error, one line (the tool's words, examples/opt.h): with v, a
+ * bad value and what was expected (min < 0: a seed); without, an option
+ * with no value (min != 0) or an unknown one. */
+static int bad_arg(const struct st_args *a, const char *name, const char *v,
+		   long min, long max)
 {
-	if (v)
-		fprintf(stderr, "%s: bad value '%s' for --%s\n", a->prog, v,
+	if (v && min < 0)
+		fprintf(stderr,
+			"actors stress %s: --%s: bad value '%s': expected a "
+			"whole number, 0 or more\n",
+			a->prog, name, v);
+	else if (v)
+		fprintf(stderr,
+			"actors stress %s: --%s: bad value '%s': expected %ld "
+			"to %ld\n",
+			a->prog, name, v, min, max);
+	else if (min)
+		fprintf(stderr, "actors stress %s: %s needs a value\n", a->prog,
 			name);
 	else
 		fprintf(stderr,
-			"%s: %s: unknown option, or no value "
-			"(--help lists them)\n",
-			a->prog, name);
+			"actors stress %s: unknown option %s (actors stress %s "
+			"--help lists them)\n",
+			a->prog, name, a->prog);
 	return ST_EXIT_USAGE;
 }
 
@@ -140,20 +153,26 @@ static int parse_one(struct st_args *a, const char *arg, const char *next,
 	long *p, max;
 
 	if (strncmp(arg, "--", 2) || len - 2 >= sizeof(name))
-		return bad_arg(a, arg, NULL);
+		return bad_arg(a, arg, NULL, 0, 0);
 	memcpy(name, arg + 2, len - 2);
 	name[len - 2] = '\0';
 	*used = eq ? 1 : 2;
 	p = common_flag(a, name, &max);
 	fl = p ? NULL : own_flag(a, name);
-	if (!val || (strcmp(name, "seed") && !p && !fl))
-		return bad_arg(a, arg, NULL);
+	if (strcmp(name, "seed") && !p && !fl)
+		return bad_arg(a, arg, NULL, 0, 0);
+	if (!val)
+		return bad_arg(a, arg, NULL, 1, 0);
 	if (!strcmp(name, "seed"))
-		return parse_seed(val, &a->seed) ? bad_arg(a, name, val) : 0;
+		return parse_seed(val, &a->seed) ?
+			       bad_arg(a, name, val, -1, 0) :
+			       0;
 	if (p)
-		return parse_long(val, 1, max, p) ? bad_arg(a, name, val) : 0;
+		return parse_long(val, 1, max, p) ?
+			       bad_arg(a, name, val, 1, max) :
+			       0;
 	return parse_long(val, fl->min, fl->max, fl->val) ?
-		       bad_arg(a, name, val) :
+		       bad_arg(a, name, val, fl->min, fl->max) :
 		       0;
 }
 

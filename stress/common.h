@@ -9,9 +9,11 @@
  *
  *   <prog>: <sizes>: <figures>, <seconds> s[: <verdict>]; rerun with --seed N
  *
- * Details of a violation go to stderr. Exit status: 0 passed, 1 a violation
- * (a wrong count, a stall: no progress for --stall seconds), 2 the
- * watchdog's --timeout, 3 skipped (what it races is not on this path,
+ * Details of a violation go to stderr. The status a test returns, which
+ * the tool reads from its child (and --json reports as "status"; actors
+ * stress itself exits 0, 1 or 2, tools/stress.c): 0 passed, 1 a
+ * violation (a wrong count, a stall: no progress for --stall seconds), 2
+ * the watchdog's --timeout, 3 skipped (what it races is not on this path,
  * said in the result line), 64 a bad argument.
  *
  * The seed drives the workload's own choices (each process seeds its PRNG

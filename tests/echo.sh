@@ -144,16 +144,18 @@ for engine in uring epoll; do
 	fi
 done
 
-# Bad options: usage and status 2, nothing run.
+# Bad options: one line on stderr and status 2, nothing run.
 for args in "--engine io_uring --port 1" "--port 0" "--conns 0 --port 1" \
 	"--seconds -1 --port 1"; do
 	rc=0
 	# shellcheck disable=SC2086 # the options, split on purpose
-	bench/echo $args >"$tmp/out" 2>&1 || rc=$?
-	if [ "$rc" -eq 2 ] && grep -q '^usage:' "$tmp/out"; then
-		ok "bench/echo $args: usage, status 2"
+	bench/echo $args >"$tmp/out" 2>"$tmp/err" || rc=$?
+	# one line on stderr naming the program, nothing on stdout
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] &&
+		[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^bench/echo: ' "$tmp/err"; then
+		ok "bench/echo $args: one usage line, status 2"
 	else
-		bad "bench/echo $args: status $rc: $(cat "$tmp/out")"
+		bad "bench/echo $args: status $rc: $(cat "$tmp/out" "$tmp/err")"
 	fi
 done
 

@@ -50,7 +50,7 @@ check() {
 	fi
 }
 
-# helptext ARGS...: the help text of `actors ARGS` (some go to stderr)
+# helptext ARGS...: the help text of `actors ARGS` (on stdout; stderr too)
 # in $tmp/help; false, and said, when that does not exit 0
 helptext() {
 	"$actors" "$@" >"$tmp/help" 2>&1

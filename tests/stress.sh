@@ -4,7 +4,8 @@
 # the tool, its result line and the command that reruns it; a rerun of
 # that command with the same seed; --json; --all-paths' table; a run
 # that fails (its watchdog's timeout) gives a non-zero exit, a verdict
-# and the rerun line; bad command lines give one line and exit 2. Sizes
+# and the rerun line; each run ends with its verdict ("N passed, N
+# failed"); bad command lines give one line and exit 2. Sizes
 # are small and nothing depends on timing: spawn_burst runs on one worker
 # without its steal count, mailbox_flood without its RSS check (sanitizer
 # builds' memory is not the runtime's). make stress runs the big sizes.
@@ -86,14 +87,15 @@ fi
 # a test that refuses its own sizes: its line, exit 2 as for the tool's
 "$actors" stress wake_storm --pairs 0 >"$tmp/out" 2>"$tmp/err"
 rc=$?
-if [ $rc = 2 ] && grep -q "bad value '0' for --pairs" "$tmp/err"; then
+if [ $rc = 2 ] && grep -q "^actors stress wake_storm: --pairs: bad value '0'" \
+	"$tmp/err"; then
 	ok "a test's bad size: exit 2, the test's line"
 else
 	bad "a test's bad size: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 fi
 # TEST --help: the last test named
 if "$actors" stress fanin --window 1 timer_race --help >"$tmp/out" 2>&1 &&
-	grep -q '^usage: timer_race ' "$tmp/out" &&
+	grep -q '^usage: actors stress timer_race ' "$tmp/out" &&
 	grep -q -- '--racers N' "$tmp/out"; then
 	ok "TEST --help: the last test's own options"
 else
@@ -180,6 +182,29 @@ else
 	bad "io_cancel_race --doorbell none: $(cat "$tmp/out" "$tmp/err")"
 fi
 
+# the verdict, the last line of every run: runs passed, failed, skipped
+# (on stderr with --json, whose stdout is the objects alone)
+if [ "$(tail -n 1 "$tmp/out")" = "0 passed, 0 failed, 1 skipped" ]; then
+	ok "the verdict of a skipped run: $(tail -n 1 "$tmp/out")"
+else
+	bad "the verdict of a skipped run: $(tail -n 1 "$tmp/out")"
+fi
+"$actors" stress wake_storm --pairs 2 --iters 100 fanin --iters 100 \
+	--senders 2 >"$tmp/out" 2>"$tmp/err"
+if [ "$(tail -n 1 "$tmp/out")" = "2 passed, 0 failed" ]; then
+	ok "the verdict of two tests: $(tail -n 1 "$tmp/out")"
+else
+	bad "the verdict of two tests: $(cat "$tmp/out" "$tmp/err")"
+fi
+"$actors" stress wake_storm --iters 1000000000 --timeout 1 --json \
+	>"$tmp/j" 2>"$tmp/err"
+if [ "$(tail -n 1 "$tmp/err")" = "0 passed, 1 failed" ] &&
+	! grep -q passed "$tmp/j"; then
+	ok "--json: the verdict of a timed-out run on stderr"
+else
+	bad "--json's verdict: $(cat "$tmp/j" "$tmp/err")"
+fi
+
 # the planted lost wakeup (--drop-wakeups: one process wake in 1,000
 # claimed and never queued) is reported by the park race and the wake
 # storm: exit 1, the pairs that stood still, a rerun line that carries
@@ -218,16 +243,16 @@ while IFS='|' read -r args want; do
 		bad "stress $args: exit $rc: $(cat "$tmp/out" "$tmp/err")"
 	fi
 done <<EOF
-no_such_test|no_such_test: no such test
---park bogus|--park "bogus": expected futex_waitv or futex
---doorbell|--doorbell "": expected uring, eventfd or none
---guard none|--guard "none": expected madvise, mprotect or canary
---duration 0|--duration "0": expected a duration
---duration 5x|--duration "5x": expected a duration
---workers 0|--workers "0": expected a whole number from 1 to 1024
---drop-wakeups 0|--drop-wakeups "0": expected a whole number from 1
---bind sideways|--bind "sideways": expected none, core
---pairs 3|--pairs: not an option of actors stress
+no_such_test|unknown test 'no_such_test'
+--park bogus|--park: bad value 'bogus': expected futex_waitv or futex
+--doorbell|--doorbell needs a value
+--guard none|--guard: bad value 'none': expected madvise, mprotect or canary
+--duration 0|--duration: bad value '0': expected a duration
+--duration 5x|--duration: bad value '5x': expected a duration
+--workers 0|--workers: bad value '0': expected 1 to 1024
+--drop-wakeups 0|--drop-wakeups: bad value '0': expected 1 to
+--bind sideways|--bind: bad value 'sideways': expected none, core
+--pairs 3|unknown option --pairs: not one of actors stress's
 --all-paths --park futex|--all-paths: or --park
 --quick --duration 1s|--quick: or --duration
 EOF

@@ -2,8 +2,8 @@
 # The supervisor example (examples/supervisor): its demo crashes the
 # workers of a one-for-one supervisor (act_sup_start), checks each restart
 # and the give-up, and exits 0 only when every check held; run with the
-# defaults, with the intensity at its edges, and with bad options (usage
-# and status 2). Run by `make check` from the build directory. Prints one
+# defaults, with the intensity at its edges, and with bad options (one
+# line on stderr and status 2). Run by `make check` from the build directory. Prints one
 # line per check and ends with "N passed, N failed" (scripts/summary.sh
 # counts that). The program bounds every wait itself; `timeout` here only
 # guards against a hang, and no time limit below it: a busy machine makes
@@ -58,17 +58,19 @@ demo "--workers 1 --intensity 0" --workers 1 --intensity 0
 demo "--workers 2 --intensity 3 --period 100" --workers 2 --intensity 3 \
 	--period 100
 
-# Bad options: usage and status 2, nothing run.
+# Bad options: one line on stderr and status 2, nothing run.
 for args in "--workers 0" "--workers 65" "--workers x" "--intensity -1" \
 	"--intensity 101" "--period 0" "--period 60001" "--period 10ms" \
 	"--bogus" "extra"; do
 	rc=0
 	# shellcheck disable=SC2086 # the options, split on purpose
-	timeout 30 examples/supervisor $args >"$tmp/out" 2>&1 || rc=$?
-	if [ "$rc" -eq 2 ] && grep -q '^usage:' "$tmp/out"; then
-		ok "supervisor $args: usage, status 2"
+	timeout 30 examples/supervisor $args >"$tmp/out" 2>"$tmp/err" || rc=$?
+	# one line on stderr naming the program, nothing on stdout
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/out" ] &&
+		[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^supervisor: ' "$tmp/err"; then
+		ok "supervisor $args: one usage line, status 2"
 	else
-		bad "supervisor $args: status $rc: $(cat "$tmp/out")"
+		bad "supervisor $args: status $rc: $(cat "$tmp/out" "$tmp/err")"
 	fi
 done
 

@@ -189,7 +189,8 @@ static bool bench_one(int w, const struct bench_opts *o)
 
 /* ---- actors bench, the options ---------------------------------------- */
 
-/* Adds the workloads named by the operands to *mask; -1 on a bad name. */
+/* Adds the workloads named by the operands to *mask; the index of a bad
+ * name, or -1. */
 static int bench_names(int argc, char **argv, unsigned *mask)
 {
 	int i, w;
@@ -203,9 +204,22 @@ static int bench_names(int argc, char **argv, unsigned *mask)
 		else if (!strcmp(argv[i], "all"))
 			*mask |= (1u << WL_COUNT) - 1;
 		else
-			return -1;
+			return i;
 	}
-	return 0;
+	return -1;
+}
+
+/* "pingpong, ring, ..., spawnburst10000 ": the workloads, for an error */
+static const char *wl_list(char *buf, size_t len)
+{
+	size_t n = 0;
+	int w;
+
+	buf[0] = '\0';
+	for (w = 0; w < WL_COUNT && n < len; w++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s ", wl_name[w],
+				      w + 1 < WL_COUNT ? "," : "");
+	return buf;
 }
 
 static const char bench_about[] =
@@ -217,6 +231,11 @@ static const char bench_about[] =
 	"  (spawnburst with 100 or 10,000 children); none: all\n"
 	"  (echo, timeouts and call run alone, only when named: "
 	"--help after each)\n";
+
+static const char bench_after[] =
+	"A row per workload, its checksum OK or FAIL, then \"N passed, N "
+	"failed\".\nexit status: 0 every row OK, 1 one failed, 2 a usage "
+	"error\n";
 
 int actors_bench_main(int argc, char **argv)
 {
@@ -249,9 +268,11 @@ int actors_bench_main(int argc, char **argv)
 	const struct opt_cmd cmd = { .name = "actors bench",
 				     .opts = opts,
 				     .operands = "[WORKLOAD|all]...",
-				     .about = bench_about };
+				     .about = bench_about,
+				     .after = bench_after };
 	unsigned mask = 0;
-	int rc, ops, w, failed = 0;
+	int rc, ops, w, bad, passed = 0, failed = 0;
+	char list[160];
 
 	if (argc > 1 && !strcmp(argv[1], "echo"))
 		return actors_bench_echo_main(argc - 1, argv + 1);
@@ -262,13 +283,22 @@ int actors_bench_main(int argc, char **argv)
 	rc = opt_parse(&cmd, argc, argv, &ops);
 	if (rc != OPT_OK)
 		return opt_status(rc);
-	if (bench_names(argc - ops, argv + ops, &mask))
-		return opt_error(&cmd, "unknown workload");
+	bad = bench_names(argc - ops, argv + ops, &mask);
+	if (bad >= 0)
+		return opt_error(&cmd,
+				 "unknown workload '%s': expected %sor all",
+				 argv[ops + bad], wl_list(list, sizeof(list)));
 	if (mask == 0)
 		mask = (1u << WL_COUNT) - 1;
 	print_header();
 	for (w = 0; w < WL_COUNT; w++)
-		if (mask & (1u << w))
-			failed += !bench_one(w, &o);
+		if (mask & (1u << w)) {
+			if (bench_one(w, &o))
+				passed++;
+			else
+				failed++;
+		}
+	/* the verdict, as every run of several checks ends */
+	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

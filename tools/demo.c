@@ -14,6 +14,7 @@
 #include <actors.h>
 
 #include "../bench/bench.h"
+#include "../examples/opt.h"
 #include "commands.h"
 #include "echo_inproc.h"
 
@@ -225,18 +226,28 @@ static bool demo_echo(void)
 	return echo_ok(&out);
 }
 
+static const char demo_about[] =
+	"100 processes count primes and reply, then an echo server answers "
+	"50 loopback\nconnections for 2 s; each part ends with OK or FAIL.\n";
+
 int actors_demo_main(int argc, char **argv)
 {
 	struct demo_run run = { .err = 0 };
+	const struct opt opts[] = { OPT_END };
+	const struct opt_cmd cmd = { .name = "actors demo",
+				     .opts = opts,
+				     .about = demo_about,
+				     .after = "exit status: 0 both parts OK, 1 "
+					      "one failed, 2 a usage error\n" };
 	uint64_t expect;
 	bool ok;
-	int rc;
+	int rc, ops;
 
-	if (argc > 1) {
-		fprintf(stderr, "actors demo: takes no arguments\n");
-		return 2;
-	}
-	(void)argv;
+	rc = opt_parse(&cmd, argc, argv, &ops);
+	if (rc != OPT_OK)
+		return opt_status(rc);
+	if (ops < argc)
+		return opt_error(&cmd, "unexpected operand %s", argv[ops]);
 	rc = demo_expect(&expect);
 	if (rc == 0)
 		rc = bench_status(act_main(NULL, demo_main, &run), run.err);

@@ -126,6 +126,26 @@ static void ping_main(void *arg)
 	p->rc = rc == 0 ? 0 : 1;
 }
 
+/* "names" or "ping NODE": 0, or the usage error's status. */
+static int dist_operands(const struct opt_cmd *cmd, int n, char **w)
+{
+	if (n == 0)
+		return opt_error(cmd, "no subcommand: expected names or ping "
+				      "NODE");
+	if (!strcmp(w[0], "names") && n > 1)
+		return opt_error(cmd, "names: unexpected operand '%s'", w[1]);
+	if (!strcmp(w[0], "ping") && n < 2)
+		return opt_error(cmd, "ping: needs a NODE (name@host)");
+	if (!strcmp(w[0], "ping") && n > 2)
+		return opt_error(cmd, "ping: unexpected operand '%s'", w[2]);
+	if (strcmp(w[0], "names") && strcmp(w[0], "ping"))
+		return opt_error(cmd,
+				 "unknown subcommand '%s': expected names or "
+				 "ping NODE",
+				 w[0]);
+	return 0;
+}
+
 int actors_dist_main(int argc, char **argv)
 {
 	const char *name = NULL, *cookie = NULL;
@@ -143,22 +163,21 @@ int actors_dist_main(int argc, char **argv)
 	const struct opt_cmd cmd = {
 		.name = "actors dist",
 		.opts = opts,
+		.operands = "names | ping NODE",
 		.about = "names: the nodes epmd knows on this host.\n"
 			 "ping NODE: connect to NODE as a node: pong, or pang "
 			 "and why.\n",
-		.hint = true
 	};
 	struct ping p;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);
 	if (rc != OPT_OK)
 		return opt_status(rc);
-	if (ops >= argc)
-		return opt_error(&cmd, "names or ping NODE");
-	if (!strcmp(argv[ops], "names") && ops + 1 == argc)
+	rc = dist_operands(&cmd, argc - ops, argv + ops);
+	if (rc)
+		return rc;
+	if (!strcmp(argv[ops], "names"))
 		return names(epmd_port_opt(port));
-	if (strcmp(argv[ops], "ping") || ops + 2 != argc)
-		return opt_error(&cmd, "names or ping NODE, not %s", argv[ops]);
 	memset(&p, 0, sizeof(p));
 	p.node = argv[ops + 1];
 	p.name = name;

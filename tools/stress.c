@@ -41,6 +41,7 @@
 #include "base/systematic.h"
 #include "mem/stack.h"
 #include "reactor/ring.h"
+#include "../examples/opt.h"
 #include "../stress/common.h"
 #include "../stress/tests.h"
 #include "commands.h"
@@ -186,13 +187,28 @@ static struct opts {
 	bool tty;
 } o;
 
+/* A usage error: one line, exit status 2 (examples/opt.h's words). */
 static int usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "actors stress: ");
 	fprintf(stderr, fmt, arg);
-	fprintf(stderr, " (actors stress --help)\n");
+	fputc('\n', stderr);
 	return 2;
 }
+
+static int bad_value(const char *flag, const char *v, const char *expected)
+{
+	return opt_bad_value("actors stress", flag, v, expected);
+}
+
+/* The exit status of actors stress, which its --help and each test's
+ * --help print, as actors(1)'s EXIT STATUS does; a run's own status (the
+ * child's: 2 a timeout, 3 skipped, 64 a bad option, common.h) is only
+ * --json's "status". */
+static const char exit_status[] =
+	"exit status: 0 every run passed or was skipped; 1 a run failed (a "
+	"violation,\na timeout or a crash); 2 a usage error, or a path this "
+	"kernel lacks\n";
 
 static void usage(FILE *f)
 {
@@ -239,12 +255,13 @@ static void usage(FILE *f)
 		"  --list             the tests\n"
 		"TEST-OPTIONS: the test's own sizes (actors stress TEST "
 		"--help)\n"
-		"exit status: 0 passed, 1 a violation, timeout or crash, 2 "
-		"usage\n"
+		"The last line is the verdict: \"N passed, N failed\", and "
+		"\", N skipped\"\nwhen runs were skipped.\n"
 		"tests:");
 	for (t = st_tests; t->name; t++)
 		fprintf(f, " %s", t->name);
 	fputc('\n', f);
+	fputs(exit_status, f);
 }
 
 static const struct st_test *find_test(const char *name)
@@ -260,7 +277,7 @@ static const struct st_test *find_test(const char *name)
 static int parse_count(const char *flag, const char *v, long min, long max,
 		       long *out)
 {
-	char *end;
+	char *end, range[64];
 	long x;
 
 	if (!v)
@@ -268,11 +285,8 @@ static int parse_count(const char *flag, const char *v, long min, long max,
 	errno = 0;
 	x = strtol(v, &end, 10);
 	if (errno || end == v || *end || x < min || x > max) {
-		fprintf(stderr,
-			"actors stress: %s \"%s\": expected a whole number "
-			"from %ld to %ld\n",
-			flag, v, min, max);
-		return 2;
+		snprintf(range, sizeof(range), "%ld to %ld", min, max);
+		return bad_value(flag, v, range);
 	}
 	*out = x;
 	return 0;
@@ -303,32 +317,33 @@ static int parse_duration(const char *v, double *out)
 	*out = x;
 	return 0;
 bad:
-	fprintf(stderr,
-		"actors stress: --duration \"%s\": expected a duration from "
-		"1ms to 7 days (e.g. 10s, 500ms, 2m)\n",
-		v);
-	return 2;
+	return bad_value("--duration", v,
+			 "a duration from 1ms to 7 days (10s, 500ms, 2m, 1h)");
 }
 
 static int parse_word(const char *flag, const char *v, const char *const *words,
 		      int n, int *out)
 {
+	char expected[96];
+	size_t k = 0;
 	int i;
 
-	for (i = 1; v && i < n; i++)
+	if (!v)
+		return usage_error("%s needs a value", flag);
+	for (i = 1; i < n; i++)
 		if (!strcmp(v, words[i])) {
 			*out = i;
 			return 0;
 		}
-	fprintf(stderr, "actors stress: %s \"%s\": expected", flag, v ? v : "");
-	for (i = 1; i < n; i++)
-		fprintf(stderr, "%s %s",
-			i == 1	   ? "" :
-			i == n - 1 ? " or" :
-				     ",",
-			words[i]);
-	fputc('\n', stderr);
-	return 2;
+	expected[0] = '\0';
+	for (i = 1; i < n && k < sizeof(expected); i++)
+		k += (size_t)snprintf(expected + k, sizeof(expected) - k,
+				      "%s%s",
+				      i == 1	 ? "" :
+				      i == n - 1 ? " or " :
+						   ", ",
+				      words[i]);
+	return bad_value(flag, v, expected);
 }
 
 static int parse_bind(const char *v)
@@ -337,16 +352,15 @@ static int parse_bind(const char *v)
 					     "spread", "compact", "numa" };
 	size_t i;
 
-	for (i = 0; v && i < sizeof(binds) / sizeof(binds[0]); i++)
+	if (!v)
+		return usage_error("%s needs a value", "--bind");
+	for (i = 0; i < sizeof(binds) / sizeof(binds[0]); i++)
 		if (!strcmp(v, binds[i])) {
 			o.bind = v;
 			return 0;
 		}
-	fprintf(stderr,
-		"actors stress: --bind \"%s\": expected none, core, pu, "
-		"spread, compact or numa\n",
-		v ? v : "");
-	return 2;
+	return bad_value("--bind", v,
+			 "none, core, pu, spread, compact or numa");
 }
 
 /* One of the tool's own options at argv[*i]; -1: not one of them. */
@@ -399,10 +413,11 @@ static int own_option(char **argv, int argc, int *i)
 				   "(ACT_TEST_HOOKS=0, doc/testing.md)",
 				   a);
 	if (!strcmp(a, "--mutant")) {
-		if (!v || strcmp(v, "parkwake:1"))
-			return usage_error("--mutant \"%s\": the one planted "
-					   "bug is parkwake:1",
-					   v ? v : "");
+		if (!v)
+			return usage_error("%s needs a value", a);
+		if (strcmp(v, "parkwake:1"))
+			return bad_value(a, v,
+					 "parkwake:1, the one planted bug");
 		o.mutant = 1;
 		return 0;
 	}
@@ -478,8 +493,8 @@ static int parse(int argc, char **argv)
 			const struct st_test *t = find_test(a);
 
 			if (!t)
-				return usage_error("%s: no such test "
-						   "(--list lists them)",
+				return usage_error("unknown test '%s' (actors "
+						   "stress --list lists them)",
 						   a);
 			if (o.npick == MAX_TESTS)
 				return usage_error("%s: too many tests", a);
@@ -490,8 +505,9 @@ static int parse(int argc, char **argv)
 		/* a flag of the last test named, and its value */
 		if (!cur)
 			return usage_error(
-				"%s: not an option of actors stress, "
-				"and no test named before it",
+				"unknown option %s: not one of actors "
+				"stress's, and no test named before it "
+				"(actors stress --help)",
 				a);
 		if (cur->nwords + 2 > MAX_WORDS)
 			return usage_error("%s: too many test options", a);
@@ -749,7 +765,7 @@ static void on_out(const char *line, void *arg)
 		 r ? (int)(r - line) : (int)strlen(line), line);
 }
 
-/* The runtime's own notices ("actors: 4 workers on 2 usable CPUs...")
+/* The runtime's own notices ("actors: note: 4 workers on 2 usable CPUs")
  * come with every run alike: each is shown once. */
 static bool seen_notice(const char *line)
 {
@@ -960,6 +976,35 @@ struct cell {
 	int runs;
 };
 
+/* Every run's verdict, for the closing line */
+static struct {
+	int passed, failed, skipped;
+} tally;
+
+static void count_run(int status)
+{
+	if (status == ST_EXIT_OK)
+		tally.passed++;
+	else if (status == ST_EXIT_SKIP)
+		tally.skipped++;
+	else
+		tally.failed++;
+}
+
+/* "N passed, N failed[, N skipped]": the last line of a run (on stderr
+ * with --json, whose stdout is the objects alone); scripts/summary.sh
+ * reads that form. */
+static void print_verdict(void)
+{
+	FILE *f = o.json ? stderr : stdout;
+
+	fprintf(f, "%d passed, %d failed", tally.passed, tally.failed);
+	if (tally.skipped)
+		fprintf(f, ", %d skipped", tally.skipped);
+	fputc('\n', f);
+	fflush(f);
+}
+
 static int run_test(const struct pick *pk, const struct path *p,
 		    struct cell *cell)
 {
@@ -988,11 +1033,14 @@ static int run_test(const struct pick *pk, const struct path *p,
 		if (qs)
 			snprintf(quick, sizeof(quick), "%s", qs);
 		rc = run_one(pk, qs ? quick : NULL, p, seed, &v, &oc);
-		if (rc)
+		if (rc) {
+			count_run(ST_EXIT_FAIL);
 			return 1;
+		}
 		cell->runs++;
 		if (oc.status == ST_EXIT_USAGE) /* the test refused its flags */
 			return 2;
+		count_run(oc.status);
 		v.ops_done += oc.progress;
 		v.viol_done += oc.violations;
 		clear_line(&v);
@@ -1085,9 +1133,12 @@ int actors_stress_main(int argc, char **argv)
 	int rc, i, j, npaths = 1, failed = 0;
 
 	rc = parse(argc, argv);
-	if (rc == -2) /* TEST --help: the test's own */
-		return help_test->main(2, (char *[]){ (char *)help_test->name,
-						      "--help", NULL });
+	if (rc == -2) { /* TEST --help: the test's own, the tool's status */
+		rc = help_test->main(2, (char *[]){ (char *)help_test->name,
+						    "--help", NULL });
+		fputs(exit_status, stdout);
+		return rc;
+	}
 	if (rc)
 		return rc == 1 ? 0 : rc;
 	if (o.all_paths) {
@@ -1109,5 +1160,6 @@ int actors_stress_main(int argc, char **argv)
 		}
 	if (o.all_paths && !o.json)
 		table(paths, npaths, cells);
+	print_verdict();
 	return failed ? 1 : 0;
 }

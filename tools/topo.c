@@ -259,13 +259,13 @@ int actors_topo_main(int argc, char **argv)
 		OPT_INT("instances", &o.instances, 1, ACT_MAX_WORKERS, "N",
 			"split the usable cores among N runtimes ({range}):\n"
 			"each one's ACTORS_CPUS and ACTORS_REACTOR_CPU, along\n"
-			"NUMA nodes and shared caches, no core in two"),
+			"NUMA nodes and shared caches, no core in two\n"
+			"(default: one runtime, not split)"),
 		OPT_END,
 	};
 	const struct opt_cmd cmd = { .name = "actors topo",
 				     .opts = opts,
-				     .about = topo_about,
-				     .hint = true };
+				     .about = topo_about };
 	unsigned flags;
 	int nkv, ops, rc;
 	char why[256];

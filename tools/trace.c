@@ -832,8 +832,7 @@ int actors_trace_main(int argc, char **argv)
 	const struct opt_cmd cmd = { .name = "actors trace",
 				     .opts = opts,
 				     .operands = "FILE",
-				     .about = trace_about,
-				     .hint = true };
+				     .about = trace_about };
 	int ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);

@@ -56,8 +56,7 @@ int actors_vars_main(int argc, char **argv)
 	};
 	const struct opt_cmd cmd = { .name = "actors vars",
 				     .opts = opts,
-				     .about = vars_about,
-				     .hint = true };
+				     .about = vars_about };
 	int id, ops, rc;
 
 	rc = opt_parse(&cmd, argc, argv, &ops);

@@ -4,7 +4,8 @@
  * nanoseconds an operation, for the breakdown in
  * doc/design/scheduling.md ("One message, step by step").
  *
- *   bench/micro/micro [-n N] [STEP...]   (default: every step)
+ *   bench/micro/micro [-n N] [STEP...]   (default: every step;
+ *                                         --help says more)
  *
  * Each step runs N operations (default 10,000,000) on one thread, warm,
  * five times; it prints the fastest run ("STEP ns/op"), the figure least
@@ -28,9 +29,11 @@
  *   pingpong    one message of bench/pingpong (send, wake, park, switch,
  *               receive), for the sum to be compared with
  *
- * Exit status 0, or 2 on a usage error.
+ * Exit status 0, or 2 on a usage error (one line on stderr).
  */
+#include <errno.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,15 +284,96 @@ static const struct step {
 };
 #define NSTEPS (sizeof(steps) / sizeof(steps[0]))
 
-static int usage(void)
+#define PROG "bench/micro/micro" /* its name in the usage and errors */
+#define N_MIN 2L
+#define N_MAX 1000000000L
+#define RUN (-1)
+
+static void step_names(FILE *f, const char *last)
 {
 	size_t i;
 
-	fprintf(stderr, "usage: micro [-n N] [STEP...]; steps:");
 	for (i = 0; i < NSTEPS; i++)
-		fprintf(stderr, " %s", steps[i].name);
-	fputc('\n', stderr);
-	return 2;
+		fprintf(f, "%s%s", i ? (i + 1 < NSTEPS ? ", " : last) : "",
+			steps[i].name);
+}
+
+static int usage(void)
+{
+	printf("usage: " PROG " [-n N] [STEP...]\n"
+	       "Times each STEP of one message alone, on one thread, warm: N "
+	       "operations, five\ntimes; prints the fastest run "
+	       "(bench/micro/micro.c says what each step is).\n"
+	       "  -n N        operations a run, %ld to %ld (default %ld)\n"
+	       "  STEP        the steps to run, in order (default: all):\n"
+	       "              ",
+	       N_MIN, N_MAX, n_ops);
+	step_names(stdout, " or ");
+	printf("\n  -h, --help  this text\n"
+	       "Prints \"STEP NS ns/op\" a step on stdout (\"STEP failed\" "
+	       "when it could not run).\n"
+	       "exit status: 0, or 2 a usage error\n");
+	return fflush(stdout) == EOF ? 1 : 0;
+}
+
+static const struct step *find_step(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NSTEPS; i++)
+		if (!strcmp(name, steps[i].name))
+			return &steps[i];
+	return NULL;
+}
+
+/* -n N and the steps, all checked before any runs: RUN, or the exit
+ * status. */
+static int parse_args(int argc, char **argv)
+{
+	bool options = true;
+	char *end;
+	int a;
+
+	for (a = 1; a < argc && strcmp(argv[a], "--"); a++)
+		if (!strcmp(argv[a], "-h") || !strcmp(argv[a], "--help"))
+			return usage();
+	for (a = 1; a < argc; a++) {
+		if (options && !strcmp(argv[a], "--")) {
+			options = false;
+		} else if (options && !strcmp(argv[a], "-n")) {
+			if (++a == argc) {
+				fprintf(stderr,
+					PROG ": -n needs a value: "
+					     "expected %ld to %ld\n",
+					N_MIN, N_MAX);
+				return 2;
+			}
+			errno = 0;
+			n_ops = strtol(argv[a], &end, 10);
+			if (errno || end == argv[a] || *end || n_ops < N_MIN ||
+			    n_ops > N_MAX) {
+				fprintf(stderr,
+					PROG ": -n: bad value '%s': expected "
+					     "%ld to %ld\n",
+					argv[a], N_MIN, N_MAX);
+				return 2;
+			}
+		} else if (options && argv[a][0] == '-' && argv[a][1]) {
+			fprintf(stderr,
+				PROG ": unknown option %s: expected "
+				     "[-n N] [STEP...] or --help\n",
+				argv[a]);
+			return 2;
+		} else if (!find_step(argv[a])) {
+			fprintf(stderr,
+				PROG ": STEP: bad value '%s': expected ",
+				argv[a]);
+			step_names(stderr, " or ");
+			fputc('\n', stderr);
+			return 2;
+		}
+	}
+	return RUN;
 }
 
 static void one(const struct step *s)
@@ -311,23 +395,20 @@ static void one(const struct step *s)
 
 int main(int argc, char **argv)
 {
-	int a = 1, ran = 0;
+	const struct step *s;
+	int a, ran = 0;
 	size_t i;
-	char *end;
 
-	if (a + 1 < argc && !strcmp(argv[a], "-n")) {
-		n_ops = strtol(argv[a + 1], &end, 10);
-		if (*end || n_ops < 2 || n_ops > 1000000000L)
-			return usage();
-		a += 2;
-	}
-	for (; a < argc; a++) {
-		for (i = 0; i < NSTEPS && strcmp(argv[a], steps[i].name); i++)
-			;
-		if (i == NSTEPS)
-			return usage();
-		one(&steps[i]);
-		ran = 1;
+	a = parse_args(argc, argv);
+	if (a != RUN)
+		return a;
+	/* every word that names a step is one: -n's value is a number */
+	for (a = 1; a < argc; a++) {
+		s = find_step(argv[a]);
+		if (s) {
+			one(s);
+			ran = 1;
+		}
 	}
 	if (!ran)
 		for (i = 0; i < NSTEPS; i++)

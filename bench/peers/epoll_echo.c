@@ -7,7 +7,7 @@
  * connection is not read again until it has gone (so a client that does
  * not read cannot make us buffer without bound).
  *
- *   epoll_echo [--host H] [--port P]
+ *   bench/peers/epoll_echo [--host H] [--port P]   (--help says more)
  *
  * Prints "epoll_echo: listening on HOST:PORT" on stdout; stops cleanly on
  * SIGINT or SIGTERM (a signalfd in the same epoll set). When accept()
@@ -327,12 +327,22 @@ out:
 	return rc ? 1 : 0; /* the connections close with the process */
 }
 
-static int usage(FILE *f, int status)
+#define PROG "bench/peers/epoll_echo" /* in the usage and its errors */
+
+static int usage(void)
 {
-	fprintf(f, "usage: epoll_echo [--host H] [--port P]\n"
-		   "  --host H  address to listen on (default 127.0.0.1)\n"
-		   "  --port P  TCP port, 0: an ephemeral one (default 0)\n");
-	return status;
+	printf("usage: " PROG " [--host H] [--port P]\n"
+	       "The baseline echo server for bench/echo: one thread, one "
+	       "epoll set.\n"
+	       "  --host H    address to listen on (default 127.0.0.1)\n"
+	       "  --port P    TCP port, 0 to 65535; 0: an ephemeral one "
+	       "(default 0)\n"
+	       "  -h, --help  this text\n"
+	       "Prints \"epoll_echo: listening on HOST:PORT\" on stdout; "
+	       "stops on SIGINT or\nSIGTERM.\n"
+	       "exit status: 0 stopped, 1 it could not listen or serve, 2 a "
+	       "usage error\n");
+	return fflush(stdout) == EOF ? 1 : 0;
 }
 
 static const struct option longopts[] = {
@@ -342,6 +352,37 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+/* -h or --help before any "--": the usage, whatever else is there. */
+static bool wants_help(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	return false;
+}
+
+/* getopt's complaint (opterr 0, ":" first in optstring), in one line. */
+static int bad_option(int c, char **argv)
+{
+	const char *word = argv[optind - 1];
+
+	if (c == ':')
+		fprintf(stderr, PROG ": %s needs a value\n", word);
+	else if (optopt && word[1] != '-')
+		fprintf(stderr,
+			PROG ": unknown option -%c: expected [--host H] "
+			     "[--port P] or --help\n",
+			optopt);
+	else
+		fprintf(stderr,
+			PROG ": unknown option %s: expected [--host H] "
+			     "[--port P] or --help\n",
+			word);
+	return 2;
+}
+
 int main(int argc, char **argv)
 {
 	const char *host = "127.0.0.1";
@@ -349,9 +390,10 @@ int main(int argc, char **argv)
 	long port = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		if (c == 'h')
-			return usage(stdout, 0);
+	if (wants_help(argc, argv))
+		return usage();
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'H') {
 			host = optarg;
 		} else if (c == 'p') {
@@ -359,15 +401,22 @@ int main(int argc, char **argv)
 			port = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || port < 0 ||
 			    port > 65535) {
-				fprintf(stderr, "epoll_echo: bad port '%s'\n",
+				fprintf(stderr,
+					PROG ": --port: bad value '%s': "
+					     "expected 0 to 65535\n",
 					optarg);
-				return usage(stderr, 2);
+				return 2;
 			}
-		} else {
-			return usage(stderr, 2);
+		} else if (c != 'h') {
+			return bad_option(c, argv);
 		}
 	}
-	if (optind < argc)
-		return usage(stderr, 2);
+	if (optind < argc) {
+		fprintf(stderr,
+			PROG ": unexpected operand '%s': expected [--host H] "
+			     "[--port P]\n",
+			argv[optind]);
+		return 2;
+	}
 	return serve(host, (int)port);
 }
