@@ -14,6 +14,7 @@
  * serves `actors demo` and `actors bench echo`.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
@@ -45,7 +46,6 @@ enum {
 
 /* Warnings said once per server (bits of warned). */
 enum {
-	WARN_BACKOFF = 1 << 0,
 	WARN_SPAWN = 1 << 1,
 	WARN_IO = 1 << 2,
 	WARN_SOCKOPT = 1 << 3,
@@ -58,6 +58,7 @@ struct echo_server {
 	unsigned flags;
 	int nopen;		     /* entries of open[] */
 	_Atomic unsigned char *open; /* open[fd]: a connection owns fd */
+	int maxconns;		     /* connections at once, at most */
 
 	/* Written by echo_server_serve() before act_main(): read-only then. */
 	int sigfd; /* -1 without ECHO_SERVER_SIGNALS */
@@ -77,8 +78,17 @@ struct echo_server {
 	int err;
 	int signal;
 
+	/* The acceptor's: the descriptor it gives up to close the
+	 * connections that wait while the others are all taken
+	 * (act_io_accept_shed), and since when they are (0: they are not). */
+	int spare;
+	int64_t famine_ns;
+	uint64_t famine_shed;
+
 	/* Counters, from any worker (relaxed: read after the run). */
 	_Atomic uint64_t accepted, closed, io_errors, backoffs, spawn_fails;
+	_Atomic uint64_t refused;
+	_Atomic int conns; /* connection processes alive */
 	_Atomic unsigned warned;
 	uint64_t left_open;
 };
@@ -169,6 +179,7 @@ static void conn_proc(void *arg)
 	track(s, fd, false);
 	act_io_close(fd); /* fd is released even when close reports EIO */
 	count(&s->closed);
+	atomic_fetch_sub_explicit(&s->conns, 1, memory_order_relaxed);
 }
 
 /* ---- the acceptor ----------------------------------------------------- */
@@ -194,16 +205,76 @@ static void backoff(struct echo_server *s, unsigned bit, const char *what,
 
 static void conn_start(struct echo_server *s, int fd)
 {
+	/* past the cap: closed at once, the client's clear answer (echo
+	 * has no error message) rather than a wait for nothing */
+	if (atomic_fetch_add_explicit(&s->conns, 1, memory_order_relaxed) >=
+	    s->maxconns) {
+		atomic_fetch_sub_explicit(&s->conns, 1, memory_order_relaxed);
+		close(fd);
+		count(&s->refused);
+		return;
+	}
 	nodelay(s, fd);
 	count(&s->accepted);
 	track(s, fd, true);
 	if (act_pid_eq(act_spawn(conn_proc, (void *)(intptr_t)fd),
 		       ACT_PID_NONE)) {
+		atomic_fetch_sub_explicit(&s->conns, 1, memory_order_relaxed);
 		track(s, fd, false);
 		close(fd);
 		count(&s->spawn_fails);
 		backoff(s, WARN_SPAWN, "act_spawn", -ENOMEM);
 	}
+}
+
+/*
+ * Out of descriptors or memory at accept: the kernel keeps the clients
+ * in the listener's queue and accept says so at once, each time. A line
+ * when that starts and one when it ends (not one per try); meanwhile,
+ * every ECHO_SERVER_BACKOFF_NS, the connections waiting are closed with
+ * the descriptor set aside for that, instead of left without an answer.
+ */
+static void famine(struct echo_server *s, int err)
+{
+	struct rlimit rl;
+	int n;
+
+	if (!s->famine_ns) {
+		s->famine_ns = util_now_ns();
+		s->famine_shed = 0;
+		if (getrlimit(RLIMIT_NOFILE, &rl))
+			rl.rlim_cur = 0;
+		if (!(s->flags & ECHO_SERVER_QUIET))
+			fprintf(stderr,
+				"echo_server: accept: %s (%d connections, "
+				"RLIMIT_NOFILE %llu): new connections are "
+				"closed at once until descriptors are freed\n",
+				strerror(-err),
+				atomic_load_explicit(&s->conns,
+						     memory_order_relaxed),
+				(unsigned long long)rl.rlim_cur);
+	}
+	n = act_io_accept_shed(s->listen_fd, &s->spare, NULL, 0);
+	if (n > 0) {
+		s->famine_shed += (uint64_t)n;
+		atomic_fetch_add_explicit(&s->refused, (uint64_t)n,
+					  memory_order_relaxed);
+	}
+	count(&s->backoffs);
+	act_sleep(ECHO_SERVER_BACKOFF_NS);
+}
+
+static void famine_end(struct echo_server *s)
+{
+	if (!s->famine_ns)
+		return;
+	if (!(s->flags & ECHO_SERVER_QUIET))
+		fprintf(stderr,
+			"echo_server: accepting again after %lld ms; %llu "
+			"connections closed at once meanwhile\n",
+			(long long)((util_now_ns() - s->famine_ns) / 1000000),
+			(unsigned long long)s->famine_shed);
+	s->famine_ns = 0;
 }
 
 /*
@@ -252,6 +323,7 @@ static void acceptor_proc(void *arg)
 	for (;;) {
 		fd = act_io_accept(s->listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
+			famine_end(s);
 			conn_start(s, fd);
 			continue;
 		}
@@ -261,7 +333,7 @@ static void acceptor_proc(void *arg)
 			return;
 		}
 		if (how < 0)
-			backoff(s, WARN_BACKOFF, "accept", fd);
+			famine(s, fd);
 	}
 }
 
@@ -398,12 +470,31 @@ static int open_size(void)
 	return (int)rl.rlim_cur;
 }
 
+/*
+ * The cap: ECHO_SERVER_MAXCONNS, with room made for it under
+ * RLIMIT_NOFILE as redis-server makes room for its maxclients (the soft
+ * limit raised as far as the hard one allows), or lowered to what the
+ * limit leaves, less ECHO_SERVER_FD_RESERVE for the server's own
+ * descriptors; one at least. Before open_size, which reads the limit.
+ */
+static int cap_of(unsigned flags)
+{
+	long long max = ECHO_SERVER_MAXCONNS;
+
+	if (util_fit_nofile(flags & ECHO_SERVER_QUIET ? NULL : "echo_server",
+			    "connections at once", &max,
+			    ECHO_SERVER_FD_RESERVE))
+		return 1;
+	return (int)max;
+}
+
 struct echo_server *echo_server_new(int listen_fd, int workers, unsigned flags)
 {
 	struct echo_server *s = calloc(1, sizeof(*s));
 
 	if (s == NULL)
 		return NULL;
+	s->maxconns = cap_of(flags);
 	s->nopen = open_size();
 	s->open = calloc((size_t)s->nopen, sizeof(*s->open));
 	if (s->open == NULL) {
@@ -414,6 +505,7 @@ struct echo_server *echo_server_new(int listen_fd, int workers, unsigned flags)
 	s->workers = workers;
 	s->flags = flags;
 	s->sigfd = -1;
+	s->spare = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	return s;
 }
@@ -446,9 +538,15 @@ int echo_server_serve(struct echo_server *s)
 		if (rc)
 			goto out;
 	}
+	/* what the acceptor closes to take a waiting connection when the
+	 * descriptors are all taken (famine); -1: it goes without */
+	s->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	act_config_init(&cfg);
 	cfg.schedulers = s->workers;
 	rc = act_main(&cfg, main_proc, s);
+	if (s->spare >= 0)
+		close(s->spare);
+	s->spare = -1;
 	if (rc > 0)
 		rc = -EPROTO; /* main_proc never exits abnormally */
 	if (rc == 0)
@@ -484,6 +582,7 @@ void echo_server_stats(struct echo_server *s, struct echo_server_stats *st)
 	st->io_errors = atomic_load(&s->io_errors);
 	st->backoffs = atomic_load(&s->backoffs);
 	st->spawn_fails = atomic_load(&s->spawn_fails);
+	st->refused = atomic_load(&s->refused);
 	st->signal = s->signal;
 }
 
@@ -505,11 +604,11 @@ static void print_stats(const struct echo_server_stats *st)
 {
 	fprintf(stderr,
 		"echo_server: stopped by %s: %llu connections accepted, "
-		"%llu closed by their process, %llu at the stop, "
-		"%llu I/O errors, %llu accept back-offs\n",
+		"%llu refused, %llu closed by their process, %llu at the "
+		"stop, %llu I/O errors, %llu accept back-offs\n",
 		st->signal ? strsignal(st->signal) : "request",
 		(unsigned long long)st->accepted,
-		(unsigned long long)st->closed,
+		(unsigned long long)st->refused, (unsigned long long)st->closed,
 		(unsigned long long)st->left_open,
 		(unsigned long long)st->io_errors,
 		(unsigned long long)st->backoffs);
@@ -552,7 +651,9 @@ int echo_server_run(const struct echo_server_opts *o)
 
 static const char usage_after[] =
 	"Prints \"echo_server: listening on HOST:PORT\" on stdout; stops on\n"
-	"SIGINT or SIGTERM.\n";
+	"SIGINT or SIGTERM.\n"
+	"exit status: 0 stopped, 1 it could not listen or serve, 2 a usage "
+	"error\n";
 
 int main(int argc, char **argv)
 {

@@ -7,7 +7,12 @@
  * One acceptor process takes connections with act_io_accept() and spawns
  * one process per connection, which echoes what it receives with
  * act_io_recv() and act_io_send() until end of file or an error, then
- * closes the socket with act_io_close(). The main process waits for a stop
+ * closes the socket with act_io_close(). At most ECHO_SERVER_MAXCONNS
+ * connections at once, fewer when RLIMIT_NOFILE leaves less room (the
+ * soft limit is raised first, as far as the hard one allows; a line says
+ * so): one past that is closed at once, as is one that waits while the
+ * descriptors run out (a line when that starts and one when it ends),
+ * never left waiting with no answer. The main process waits for a stop
  * request (echo_server_stop() from any thread, or SIGINT or SIGTERM read
  * from a signalfd by a watcher process), then kills the acceptor and
  * returns: the runtime cancels the I/O still in flight and reclaims every
@@ -23,6 +28,8 @@
 
 #define ECHO_SERVER_HOST "127.0.0.1"
 #define ECHO_SERVER_BACKOFF_NS 10000000LL /* accept back-off on EMFILE */
+#define ECHO_SERVER_MAXCONNS 10000	  /* connections at once, at most */
+#define ECHO_SERVER_FD_RESERVE 32	  /* descriptors not for connections */
 
 /* Flags of echo_server_new(). */
 #define ECHO_SERVER_SIGNALS 0x1u /* stop on SIGINT or SIGTERM */
@@ -43,6 +50,7 @@ struct echo_server_stats {
 	uint64_t io_errors;   /* recv/send failures other than resets */
 	uint64_t backoffs;    /* accept back-offs on EMFILE, ENFILE, ENOMEM */
 	uint64_t spawn_fails; /* connections dropped: no process for them */
+	uint64_t refused;     /* closed at once: past the cap, or no room */
 	int signal;	      /* the signal that stopped the server, or 0 */
 };
 
@@ -52,8 +60,10 @@ struct echo_server;
  * echo_server_new - a server for the listening socket listen_fd (from
  * util_listen(), examples/util.h; the caller keeps it and closes it after
  * the server has stopped), run with workers worker threads (0: the
- * runtime's choice) and the ECHO_SERVER_* flags. NULL when out of memory.
- * Any thread.
+ * runtime's choice) and the ECHO_SERVER_* flags. It takes at most
+ * ECHO_SERVER_MAXCONNS connections at once, and raises RLIMIT_NOFILE to
+ * make room for them, or takes fewer (said on stderr without
+ * ECHO_SERVER_QUIET), one at least. NULL when out of memory. Any thread.
  */
 struct echo_server *echo_server_new(int listen_fd, int workers, unsigned flags);
 

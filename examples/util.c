@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * util.c - the examples' listening socket and error text (see util.h).
+ * util.c - the examples' listening socket, their room under the
+ * descriptor limit and their error text (see util.h).
  */
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -104,4 +106,50 @@ const char *util_strerror(int rc)
 	if (rc == -ENOSYS)
 		return "no io_uring in this runtime (act_io_*: ENOSYS)";
 	return strerror(-rc);
+}
+
+int util_fit_nofile(const char *who, const char *what, long long *max,
+		    int reserve)
+{
+	rlim_t need = (rlim_t)*max + (rlim_t)reserve, was;
+	struct rlimit rl, up;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= need)
+		return 0; /* RLIM_INFINITY too */
+	was = rl.rlim_cur;
+	up = rl;
+	up.rlim_cur = rl.rlim_max < need ? rl.rlim_max : need;
+	if (up.rlim_cur > rl.rlim_cur && !setrlimit(RLIMIT_NOFILE, &up))
+		rl.rlim_cur = up.rlim_cur;
+	if (rl.rlim_cur >= need) {
+		if (who)
+			fprintf(stderr,
+				"%s: RLIMIT_NOFILE raised from %llu to %llu "
+				"for %s %lld\n",
+				who, (unsigned long long)was,
+				(unsigned long long)rl.rlim_cur, what, *max);
+		return 0;
+	}
+	if (rl.rlim_cur <= (rlim_t)reserve) {
+		if (who)
+			fprintf(stderr,
+				"%s: RLIMIT_NOFILE is %llu (ulimit -n): no "
+				"room for a client beside the %d descriptors "
+				"kept for the server\n",
+				who, (unsigned long long)rl.rlim_cur, reserve);
+		return -EMFILE;
+	}
+	if (who)
+		fprintf(stderr,
+			"%s: %s lowered from %lld to %lld: RLIMIT_NOFILE is "
+			"%llu (ulimit -n%s) less %d descriptors kept for the "
+			"server\n",
+			who, what, *max,
+			(long long)(rl.rlim_cur - (rlim_t)reserve),
+			(unsigned long long)rl.rlim_cur,
+			rl.rlim_cur == rl.rlim_max ? ", the hard limit too" :
+						     "",
+			reserve);
+	*max = (long long)(rl.rlim_cur - (rlim_t)reserve);
+	return 0;
 }

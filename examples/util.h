@@ -2,7 +2,8 @@
 /*
  * util.h - what the example programs (examples/), the benchmarks (bench/)
  * and the tool (tools/actors) would otherwise each write for themselves:
- * the monotonic clock and a listening TCP socket.
+ * the monotonic clock, a listening TCP socket and room for its clients
+ * under the descriptor limit.
  *
  * Nothing here uses libactors: bench/libechoload.la and
  * bench/peers/epoll_echo, which must not link it, use it too. Errors come
@@ -37,6 +38,20 @@ static inline int64_t util_now_ns(void)
  * "who: ". Any thread.
  */
 int util_listen(const char *who, const char *host, int port, int *bound_port);
+
+/*
+ * util_fit_nofile - room for *max clients, as redis-server makes it at
+ * start: RLIMIT_NOFILE's soft limit raised to *max + reserve when the
+ * hard limit allows, else raised as far as it goes and *max lowered to
+ * what that leaves (the limit less reserve, the descriptors the server
+ * keeps for itself). Each change is said in one line on stderr that
+ * starts with "who: " and names both numbers (what: the setting's name,
+ * "maxclients"; who NULL: nothing said). Returns 0, or -EMFILE when the
+ * limit leaves no room for a client (said too). Call it before act_main(): the runtime sizes its
+ * table of registered files by the limit at the first registration.
+ */
+int util_fit_nofile(const char *who, const char *what, long long *max,
+		    int reserve);
 
 /* util_addr_name - "host:port" in buf, "[host]:port" for an IPv6
  * address, for messages. */

@@ -4,7 +4,7 @@
 usage: kv-diff.py --redis WHERE --kv WHERE --seed S --commands N
                   [--batch-max B] [--quiet] [--all-commands] [--kv-is-redis]
                   [--kv-cmd CMD] [--reduce-seconds T] [--timeout T]
-                  [--no-approx-trim] [--skip CMD,...] [--stats]
+                  [--no-approx-trim] [--skip CMD,...] [--stats] [--resp3]
 
 WHERE is a TCP port on 127.0.0.1 or the path of a unix socket.
 
@@ -25,14 +25,22 @@ during a run.
 
 The commands go, in pipelined batches of 1 to B (the same bytes to
 both), to redis-server and to kv_server; one reply is read for each
-command and every reply is compared. They may rightly differ only where
-redis's own replies depend on chance or on the clock, and only there are
+command and every reply is compared, its type first (a RESP3 map is not
+an array, a set not an array, a double not a bulk). With --resp3 both
+connections start with HELLO 3 (and FLUSHALL, before a replay, puts the
+protocol back, as the stream puts it back after a RESET). Before the
+stream, COMMAND DOCS and COMMAND whole are compared for kv_server's
+commands (below). They may rightly differ only where redis's own replies
+depend on chance, the clock or which server it is, and only there are
 replies normalized:
   - TTL, PTTL (EXPIRETIME, PEXPIRETIME): -2 and -1 exactly, a positive
     value within twice the longest batch's time (+1 for rounding) of
     redis's;
-  - SMEMBERS SINTER SUNION SDIFF KEYS HKEYS HVALS: sorted; HGETALL:
-    sorted pairs;
+  - SMEMBERS SINTER SUNION SDIFF KEYS HKEYS HVALS: sorted; HGETALL and
+    CONFIG GET (arrays, or RESP3's maps): sorted pairs;
+  - HELLO, CLIENT, COMMAND: what says which server it is masked (the
+    list above MASKED), COMMAND INFO, DOCS and LIST compared for what
+    kv_server has, DOCS as the hints redis-cli makes of them;
   - SPOP SRANDMEMBER (HRANDFIELD ZRANDMEMBER RANDOMKEY): not compared
     but checked: as many elements as redis's, distinct where redis's
     rules say so, each one a member (asked of redis-server after the
@@ -90,58 +98,84 @@ class ProtocolError(Exception):
 
 
 def parse(buf, pos):
-    """One RESP2 reply from buf at pos: (reply, next pos), or None if
-    buf does not hold all of it yet. A reply is a tuple: ('+', bytes),
-    ('-', bytes), (':', int), ('$', bytes or None), ('*', list or None)."""
+    """One RESP2 or RESP3 reply from buf at pos: (reply, next pos), or
+    None if buf does not hold all of it yet. A reply is a tuple: ('+',
+    bytes), ('-', bytes), (':', int), ('$', bytes or None), ('*', list or
+    None); RESP3's ('_', None), (',', the double's bytes), ('#', bool),
+    ('(', int), ('=', bytes after "txt:"), ('!', bytes), ('~', list),
+    ('>', list), ('%', list of (key, value))."""
     end = buf.find(b"\r\n", pos)
     if end < 0:
         return None
-    t = buf[pos]
+    t = chr(buf[pos])
     line = bytes(buf[pos + 1:end])
-    if t == 0x2b:  # +
-        return ("+", line), end + 2
-    if t == 0x2d:  # -
-        return ("-", line), end + 2
+    if t in "+-,":
+        return (t, line), end + 2
+    if t == "_":
+        if line:
+            raise ProtocolError("null with %r" % line)
+        return ("_", None), end + 2
+    if t == "#":
+        if line not in (b"t", b"f"):
+            raise ProtocolError("boolean %r" % line)
+        return ("#", line == b"t"), end + 2
     try:
         n = int(line)
     except ValueError:
         raise ProtocolError("bad length or integer %r" % line)
-    if t == 0x3a:  # :
-        return (":", n), end + 2
-    if t == 0x24:  # $
-        if n < 0:
+    if t in ":(":
+        return (t, n), end + 2
+    if t in "$=!":
+        if n < 0 and t == "$":
             return ("$", None), end + 2
+        if n < 0:
+            raise ProtocolError("%s of %d" % (t, n))
         if len(buf) < end + 4 + n:
             return None
         if buf[end + 2 + n:end + 4 + n] != b"\r\n":
             raise ProtocolError("bulk of %d not ended by CRLF" % n)
-        return ("$", bytes(buf[end + 2:end + 2 + n])), end + 4 + n
-    if t == 0x2a:  # *
-        if n < 0:
+        data = bytes(buf[end + 2:end + 2 + n])
+        if t == "=":
+            if data[3:4] != b":":
+                raise ProtocolError("verbatim string %r" % data[:8])
+            data = data[4:]
+        return (t, data), end + 4 + n
+    if t in "*~>%":
+        if n < 0 and t == "*":
             return ("*", None), end + 2
+        if n < 0:
+            raise ProtocolError("%s of %d" % (t, n))
         items = []
         p = end + 2
-        for _ in range(n):
+        for _ in range(2 * n if t == "%" else n):
             r = parse(buf, p)
             if r is None:
                 return None
             items.append(r[0])
             p = r[1]
-        return ("*", items), p
-    raise ProtocolError("reply type byte %r" % bytes([t]))
+        if t == "%":
+            items = list(zip(items[::2], items[1::2]))
+        return (t, items), p
+    raise ProtocolError("reply type byte %r" % t)
 
 
 def show(reply, limit=300):
     """A reply as text, cut to limit characters."""
     def s(r):
         t, v = r
-        if t == "*":
+        if t in "*~>":
             return "nil-array" if v is None else \
-                "[" + ", ".join(s(x) for x in v) + "]"
+                t.replace("*", "") + "[" + ", ".join(s(x) for x in v) + "]"
+        if t == "%":
+            return "{" + ", ".join(s(k) + ": " + s(x) for k, x in v) + "}"
         if t == "$":
             return "nil" if v is None else repr(v)
+        if t == "_":
+            return "null"
         if t == ":":
             return "(integer) %d" % v
+        if t == ",":
+            return "(double) %s" % v.decode()
         return "%s%r" % (t, v)
     if isinstance(reply, str):
         return reply
@@ -190,8 +224,9 @@ class Closed(Exception):
 
 
 class Server:
-    def __init__(self, name, where, timeout):
+    def __init__(self, name, where, timeout, proto=2):
         self.name, self.where, self.timeout = name, where, timeout
+        self.proto = proto  # 3: HELLO 3 first, every reply in RESP3
         self.sock = None
         self.connect()
 
@@ -207,10 +242,27 @@ class Server:
             s = socket.create_connection(("127.0.0.1", self.where),
                                          timeout=self.timeout)
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.proto == 3:
+            self.hello(s)
         s.setblocking(False)
         self.sock = s
         self.buf = bytearray()
         self.pos = 0
+
+    def hello(self, s):
+        """HELLO 3 on s (still blocking), its reply read whole."""
+        s.sendall(encode([b"HELLO", b"3"]))
+        buf = bytearray()
+        r = None
+        while r is None:
+            d = s.recv(1 << 16)
+            if not d:
+                raise OSError("%s closed at HELLO 3" % self.name)
+            buf += d
+            r = parse(buf, 0)
+        if r[0][0] != "%" or r[1] != len(buf):
+            raise OSError("%s answered HELLO 3 with %s" %
+                          (self.name, show(r[0])))
 
     def close(self):
         if self.sock is not None:
@@ -352,8 +404,10 @@ class Gen:
     reply, so the same seed gives the same stream (and a prefix can be
     made again)."""
 
-    def __init__(self, seed, names, approx_trim):
+    def __init__(self, seed, names, approx_trim, resp3=False):
         self.rng = random.Random(seed)
+        self.resp3 = resp3  # the connections' protocol (HELLO's)
+        self.pending = []   # commands due next (HELLO 3 after RESET)
         # batch sizes of their own: the commands do not depend on them
         self.sizes = random.Random("batches %d" % seed)
         self.nbatch = 0
@@ -686,15 +740,9 @@ BLOCKS = "blocks on an empty key: a wait, not a reply (not compared)"
 SCAN_STEP = "cursors differ by design: compared by the scan step here"
 EXEMPT = {
     "quit": "closes the connection: tests/kv.sh",
-    "command": "asked here at the start, to choose what to generate; "
-               "kv_server's own table, not redis's (tests/kv.sh)",
-    "config": "settings, not the keyspace: tests/kv.sh (CONFIG GET)",
     "shutdown": "stops the server (not compared)",
     "info": "the server's own figures: uptime, memory, clients (not "
             "compared)",
-    "client": "the connection's own state: ids, names (not compared)",
-    "hello": "switches the protocol: RESP3 is not compared here",
-    "reset": "the connection's own state (not compared)",
     "monitor": "streams every command: no one reply (not compared)",
     "debug": "redis's internals (not compared)",
     "object": "redis's encodings and idle times (not compared)",
@@ -1878,6 +1926,349 @@ def _select(g):
                           b"9223372036854775808", b"2147483648"])]
 
 
+# ---- the connection's own: HELLO, RESET, CLIENT, CONFIG, COMMAND
+#
+# Their replies hold what differs by server, masked here (MASKED) and
+# only there: HELLO's server (each its own name), version (any 7.0) and
+# id; CLIENT ID and CLIENT INFO's, LIST's id, addr, laddr, fd, age and
+# idle, U in flags (the test's redis-server is on a unix socket, its
+# kv_server on TCP) and the fields redis has that kv_server does not
+# measure (qbuf,
+# qbuf-free, argv-mem, multi-mem, rbs, rbp, obl, oll, omem, tot-mem);
+# COMMAND COUNT (redis has more commands); COMMAND INFO, DOCS and LIST
+# compared for what kv_server has (redis's other commands and
+# subcommands left out), COMMAND INFO without its key specifications and
+# tips, COMMAND DOCS as its summary, version, group and the hint
+# redis-cli makes of its arguments. CONFIG SET is of maxclients (100 to
+# 10000: below the descriptors either has) and timeout (0, or an hour
+# and more: no client of the test is closed), put back at the end.
+
+# kv_server's subcommands, and some of redis's that it has not
+SUBS = [b"client|id", b"client|info", b"client|list", b"client|setname",
+        b"client|getname", b"config|get", b"config|set", b"command|info",
+        b"command|docs", b"command|count", b"client|kill", b"config|rewrite",
+        b"command|getkeysandflags"]
+# (not appendonly, appendfsync, dir: each server's as it was started)
+CONFIGS = [b"maxclients", b"timeout", b"MaxClients", b"maxmemory",
+           b"maxmemory-policy", b"databases", b"save", b"proto-max-bulk-len",
+           b"nosuch"]
+
+
+@gen("hello", 0.1, "hello")
+def _hello(g):
+    rng = g.rng
+    proto = b"3" if g.resp3 else b"2"
+    r = rng.random()
+    if r < 0.15:
+        return []
+    if r < 0.3:
+        return [rng.choice([b"4", b"1", b"x", b"-1", b"", b"03",
+                            b"9223372036854775808"])]
+    a = [proto]
+    if rng.random() < 0.3:
+        a += [g.opt(b"AUTH"), rng.choice([b"default", b"default",
+                                          b"Default", b"nobody"]),
+              rng.choice([b"", b"pw", b"x" * 40])]
+    if rng.random() < 0.3:
+        a += [g.opt(b"SETNAME"), rng.choice([b"cli", b"", b"a b", b"x\n",
+                                             b"name-2"])]
+    if rng.random() < 0.1:
+        a.append(rng.choice([b"BADOPT", b"AUTH", b"SETNAME"]))
+    return a
+
+
+@gen("reset", 0.05)
+def _reset(g):
+    return []
+
+
+@gen("client", 0.4)
+def _client(g):
+    rng = g.rng
+    r = rng.random()
+    if r < 0.12:
+        return [g.opt(b"ID")], "client"
+    if r < 0.24:
+        return [g.opt(b"INFO")], "client"
+    if r < 0.4:
+        a = [g.opt(b"LIST")]
+        if rng.random() < 0.3:
+            a += [g.opt(b"TYPE"), rng.choice([b"normal", b"NORMAL",
+                                              b"pubsub", b"master",
+                                              b"replica", b"bad"])]
+        elif rng.random() < 0.2:
+            a += [g.opt(b"ID"), rng.choice([b"999999999", b"abc", b"-1"])]
+        elif rng.random() < 0.1:
+            a.append(b"x")
+        return a, "client"
+    if r < 0.6:
+        return [g.opt(b"SETNAME"), rng.choice(
+            [b"conn", b"", b"a b", b"x\r\ny", b"name:1", b"\xff",
+             b"~!@#$%^&*()"])]
+    if r < 0.85:
+        return [g.opt(b"GETNAME")]
+    # wrong: an argument too many, or no such subcommand (what the
+    # stream cuts short may be right again: masked as such)
+    return [rng.choice([b"nosuch", b"ID", b"GETNAME", b"SETNAME", b"LIST",
+                        b""])] + g.many(g.val, 1, 2), "client"
+
+
+@gen("config", 0.3)
+def _config(g):
+    rng = g.rng
+    r = rng.random()
+    if r < 0.4:
+        return [g.opt(b"GET")] + [rng.choice(CONFIGS)
+                                  for _ in range(rng.randint(1, 3))], "config"
+    if r < 0.9:
+        a = [g.opt(b"SET")]
+        for _ in range(rng.randint(1, 2)):
+            if rng.random() < 0.5:
+                a += [g.opt(b"maxclients"), rng.choice(
+                    [b"%d" % rng.randint(100, 10000), b"10000", b"0",
+                     b"-1", b"x", b"4294967296", b"+5", b"05", b""])]
+            elif rng.random() < 0.8:
+                a += [g.opt(b"timeout"), rng.choice(
+                    [b"0", b"0", b"%d" % rng.randint(3600, 100000), b"-1",
+                     b"2147483648", b"1.5", b"07"])]
+            else:  # (redis can set save: not here)
+                a += [rng.choice([b"nosuch", b"databases"]),
+                      rng.choice([b"1", b"", b"16"])]
+        return a, "config"
+    # no such subcommand (HELP: each server's own text, not compared)
+    return [rng.choice([b"GETX", b"nosuch", b"RESETX"])] + \
+        g.many(g.val, 0, 1), "config"
+
+
+@gen("command", 0.3)
+def _command(g):
+    rng = g.rng
+    r = rng.random()
+
+    def name():
+        q = rng.random()
+        if q < 0.7:
+            n = rng.choice(g.names).encode()
+            return n.upper() if rng.random() < 0.3 else n
+        if q < 0.9:
+            return rng.choice(SUBS)
+        return rng.choice([b"nosuch", b"", b"get|x", b"client|"])
+
+    if r < 0.15:
+        return [g.opt(b"COUNT")] + g.many(g.val, 0, 1), "command"
+    if r < 0.4:
+        return [g.opt(b"INFO")] + [name() for _ in range(
+            rng.randint(1, 3))], "command"
+    if r < 0.6:
+        return [g.opt(b"DOCS")] + [name() for _ in range(
+            rng.randint(1, 3))], "command"
+    if r < 0.7:
+        a = [g.opt(b"LIST")]
+        q = rng.random()
+        if q < 0.4:
+            a += [g.opt(b"FILTERBY"), g.opt(b"PATTERN"),
+                  rng.choice(PATTERNS + [b"client*", b"z*", b"*|*"])]
+        elif q < 0.7:
+            a += [g.opt(b"FILTERBY"), g.opt(b"ACLCAT"),
+                  rng.choice([b"read", b"write", b"string", b"hash",
+                              b"@hash", b"connection", b"nosuch"])]
+        elif q < 0.8:
+            a += [g.opt(b"FILTERBY"), g.opt(b"MODULE"), b"x"]
+        elif q < 0.9:
+            a += rng.choice([[b"x"], [b"FILTERBY"], [b"FILTERBY", b"x"]])
+        return a, "command"
+    if r < 0.95:  # the keys of a command made as the stream makes it
+        i = rng.randrange(len(g.names))
+        g.fam = g.fams[i]
+        args = g.fns[i](g)
+        if isinstance(args, tuple):
+            args = args[0]
+        if rng.random() < 0.1 and args:
+            args = args[:rng.randrange(len(args))]
+        return [g.opt(b"GETKEYS"), g.names[i].encode()] + args, "command"
+    return [rng.choice([b"nosuch", b"HELP x", b"GETKEYS"])], "command"
+
+
+def fields(text, own):
+    """CLIENT INFO's or LIST's lines as field dicts, the masked fields
+    and the ones only redis has left out; own: only the line of the
+    connection that asked (cmd=client|list)."""
+    drop = {b"id", b"addr", b"laddr", b"fd", b"age", b"idle", b"qbuf",
+            b"qbuf-free", b"argv-mem", b"multi-mem", b"rbs", b"rbp", b"obl",
+            b"oll", b"omem", b"tot-mem"}
+    out = []
+    for line in text.split(b"\n"):
+        if not line:
+            continue
+        f = dict(w.split(b"=", 1) for w in line.split(b" ") if b"=" in w)
+        if own and f.get(b"cmd") != b"client|list":
+            continue
+        if b"flags" in f:  # U: redis's client is on a unix socket
+            f[b"flags"] = f[b"flags"].replace(b"U", b"") or b"N"
+        out.append({k: v for k, v in f.items() if k not in drop})
+    return out
+
+
+def hint(args):
+    """redis-cli 7.0's hint of COMMAND DOCS's arguments (cliAddArgument)."""
+    def one(a):
+        m = {k[1]: v for k, v in (pairs_of(a) or [])}
+        typ = m.get(b"type", ("$", b""))[1]
+        name = m.get(b"name", ("$", b""))[1] or b'""'
+        fl = {f[1] for f in (arr(m[b"flags"]) if b"flags" in m else [])}
+        tok = m[b"token"][1] or b'""' if b"token" in m else b""
+        if typ in (b"oneof", b"block"):
+            sep = b"|" if typ == b"oneof" else b" "
+            rep = sep.join(one(x) for x in arr(m[b"arguments"]))
+        elif typ == b"pure-token":
+            rep = b""
+        else:
+            rep = name
+        if tok and typ != b"pure-token":
+            tok += b" "
+        t = tok + rep
+        if b"multiple" in fl:
+            t += b" [" + (tok if b"multiple_token" in fl else b"") + rep + \
+                b" ...]"
+        return b"[" + t + b"]" if b"optional" in fl else t
+    return b" ".join(one(a) for a in args or [])
+
+
+def doc_of(d, keep):
+    """A COMMAND DOCS entry as what redis-cli reads of it: summary,
+    since, group, the hint, the subcommands (those of keep)."""
+    m = {k[1]: v for k, v in (pairs_of(d) or [])}
+    subs = pairs_of(m[b"subcommands"]) if b"subcommands" in m else []
+    return (m.get(b"summary"), m.get(b"since"), m.get(b"group"),
+            hint(arr(m[b"arguments"]) if b"arguments" in m else []),
+            tuple(sorted((k[1], doc_of(v, keep)) for k, v in subs
+                         if k[1] in keep)))
+
+
+def info_of(e, keep):
+    """A COMMAND INFO entry: name, arity, flags, first, last, step, ACL
+    categories, the subcommands (those of keep); None for a null."""
+    f = arr(e)
+    if f is None:
+        return None
+    return (f[0][1], f[1][1], frozenset(x[1] for x in arr(f[2])), f[3][1],
+            f[4][1], f[5][1], frozenset(x[1] for x in arr(f[6])),
+            tuple(sorted((info_of(x, keep) for x in arr(f[9])
+                          if arr(x)[0][1] in keep), key=repr)))
+
+
+def masked_hello(runner, args, a, b):
+    x, y = pairs_of(a), pairs_of(b)
+    if x is None or y is None:
+        return "differ"
+    x = {k[1]: v for k, v in x}
+    y = {k[1]: v for k, v in y}
+    if x.keys() != y.keys() or y[b"id"][0] != ":" or \
+            not (y[b"version"][1] or b"").startswith(b"7.0."):
+        return "differ (in its fields, or id, version)"
+    for k in (b"server", b"id", b"version"):
+        del x[k], y[k]
+    return None if x == y else "differ (server, id, version masked)"
+
+
+def masked_int(runner, args, a, b):
+    return None if a[0] == b[0] == ":" else "differ (the value masked)"
+
+
+def masked_clients(runner, args, a, b):
+    if a[0] not in "$=" or a[1] is None or b[1] is None:
+        return "differ"
+    own = args[1].upper() == b"LIST"
+    x, y = fields(a[1], own), fields(b[1], own)
+    if len(x) != len(y) or any(set(q) - set(p) for p, q in zip(x, y)):
+        return "differ (in the lines, or a field redis has not)"
+    for p, q in zip(x, y):
+        if {k: v for k, v in p.items() if k in q} != q:
+            return "differ (id, addresses, fd, age, idle masked)"
+    return None
+
+
+def masked_cmdinfo(runner, args, a, b):
+    """args: COMMAND INFO's; None, or no name: the whole table (redis's
+    commands that kv_server has)."""
+    x, y = arr(a), arr(b)
+    if x is None or y is None:
+        return "differ"
+    keep = runner.kvnames
+    if not args or len(args) <= 2:  # redis's, of kv_server's commands
+        x = [e for e in x if arr(e)[0][1] in keep]
+        x = sorted(x, key=lambda e: arr(e)[0][1])
+        y = sorted(y, key=lambda e: arr(e)[0][1])
+    if len(x) != len(y):
+        return "differ"
+    asked = [n.lower() for n in args[2:]] if args and len(args) > 2 else \
+        [None] * len(x)
+    for n, p, q in zip(asked, x, y):
+        if n is not None and n not in keep:  # redis's alone: none here
+            p = ("_", None)
+        if info_of(p, keep) != info_of(q, keep):
+            return "differ (%s, key specs and tips left out)" % show(q, 80)
+    return None
+
+
+def masked_cmddocs(runner, args, a, b):
+    x, y = pairs_of(a), pairs_of(b)
+    if x is None or y is None:
+        return "differ"
+    keep = runner.kvnames
+    x = {k[1]: doc_of(v, keep) for k, v in x if k[1] in keep}
+    y = {k[1]: doc_of(v, keep) for k, v in y if k[1] in keep}
+    if x != y:
+        bad = sorted(set(x) ^ set(y)) or \
+            [k for k in sorted(x) if x[k] != y[k]]
+        return "differ (as redis-cli reads them: %r)" % bad[:3]
+    return None
+
+
+def masked_cmdlist(runner, args, a, b):
+    x, y = arr(a), arr(b)
+    if x is None or y is None:
+        return "differ"
+    keep = runner.kvnames
+    x = set(e[1] for e in x if e[1] in keep)
+    y = set(e[1] for e in y)
+    return None if x == y else "differ (redis's, of kv_server's names)"
+
+
+def masked_client(runner, args, a, b):
+    """CLIENT, by its subcommand (what the stream cut short included)."""
+    sub = args[1].upper() if len(args) > 1 else b""
+    if sub == b"ID":
+        return masked_int(runner, args, a, b)
+    if sub in (b"INFO", b"LIST"):
+        return masked_clients(runner, args, a, b)
+    return "differ"
+
+
+def masked_config(runner, args, a, b):
+    if len(args) > 1 and args[1].upper() == b"GET":
+        return runner.check(args, "pairs", a, b)
+    return "differ"
+
+
+def masked_command(runner, args, a, b):
+    """COMMAND, by its subcommand (none: the whole table)."""
+    sub = args[1].upper() if len(args) > 1 else b"INFO"
+    if sub == b"COUNT":
+        return masked_int(runner, args, a, b)
+    if sub == b"INFO":
+        return masked_cmdinfo(runner, args, a, b)
+    if sub == b"DOCS":
+        return masked_cmddocs(runner, args, a, b)
+    if sub == b"LIST":
+        return masked_cmdlist(runner, args, a, b)
+    return "differ"
+
+
+MASKED = {"hello": masked_hello, "client": masked_client,
+          "config": masked_config, "command": masked_command}
+
+
 # ---- the rest: unknown commands, and SCAN's errors
 
 
@@ -1914,23 +2305,48 @@ def scan_error(g):
 class Stream(Gen):
     def command(self):
         rng = self.rng
+        if self.pending:
+            return self.pending.pop(), "hello"
         r = rng.random()
         if r < 0.01:
             return unknown(self), "eq"
         if self.scan and r < 0.013:
             return scan_error(self), "eq"
-        return Gen.command(self)
+        c = Gen.command(self)
+        if self.resp3 and c[0][0].upper() == b"RESET":
+            self.pending.append([b"HELLO", b"3"])  # RESET: back to RESP2
+        return c
 
 
 # -------------------------------------------------------------- checks ---
 
 
 def is_err(r):
-    return r[0] == "-"
+    return r[0] in "-!"
 
 
 def arr(r):
-    return r[1] if r[0] == "*" and r[1] is not None else None
+    """An array's (or a set's) elements, or None."""
+    return r[1] if r[0] in "*~" and r[1] is not None else None
+
+
+def flat(items):
+    """RESP3's [member, score] pairs (ZRANGE WITHSCORES, ZRANDMEMBER) as
+    RESP2's flat list; anything else as it is."""
+    if items and all(e[0] == "*" and e[1] is not None and len(e[1]) == 2
+                     for e in items):
+        return [x for e in items for x in e[1]]
+    return items
+
+
+def pairs_of(r):
+    """A map's pairs (RESP3), or an array's elements two by two; None."""
+    if r[0] == "%":
+        return r[1]
+    x = arr(r)
+    if x is None or len(x) % 2:
+        return None
+    return list(zip(x[::2], x[1::2]))
 
 
 def sorted_items(r):
@@ -1949,8 +2365,51 @@ class Runner:
         self.redis, self.kv, self.o = redis, kv, opts
         self.maxdur = 0.0  # the longest batch, s: the clocks' leeway
         self.batches = 0
+        self.replies = 0  # replies compared
         self.skipped = 0  # lex commands not sent (FIRST)
         self.stats = {} if opts.stats else None
+        # kv_server's commands and subcommands, for COMMAND INFO, DOCS
+        # and LIST (redis's others are left out); each server's
+        # maxclients, put back at the end (CONFIG SET), and meanwhile
+        # redis-server's on both (a run before may have left another)
+        got = self.one(kv, [[b"COMMAND", b"LIST"]])[0]
+        self.kvnames = set(e[1] for e in arr(got) or [])
+        self.maxclients = [self.config_get(s, b"maxclients")
+                           for s in (redis, kv)]
+        if not opts.kv_is_redis and self.maxclients[0] is not None:
+            self.set_config([self.maxclients[0]] * 2)
+
+    def tables(self):
+        """COMMAND DOCS and COMMAND, whole, once: what redis-cli reads of
+        each of kv_server's commands (and subcommands), and each one's
+        COMMAND entry, as redis-server's. None, or what differs."""
+        if self.o.kv_is_redis:
+            return None
+        rd = self.one(self.redis, [[b"COMMAND", b"DOCS"]])[0]
+        kd = self.one(self.kv, [[b"COMMAND", b"DOCS"]])[0]
+        why = masked_cmddocs(self, None, rd, kd)
+        if why:
+            return "COMMAND DOCS: " + why
+        ki = self.one(self.kv, [[b"COMMAND"]])[0]
+        names = [arr(e)[0][1] for e in arr(ki) or []]
+        ri = self.one(self.redis, [[b"COMMAND", b"INFO"] + names])[0]
+        why = masked_cmdinfo(self, None, ri, ki)
+        self.replies += 2 * len(names)
+        return "COMMAND: " + why if why else None
+
+    def config_get(self, srv, name):
+        got = pairs_of(self.one(srv, [[b"CONFIG", b"GET", name]])[0])
+        return got[0][1][1] if got else None
+
+    def set_config(self, maxclients):
+        for s, n in zip((self.redis, self.kv), maxclients):
+            if n is not None:
+                self.one(s, [[b"CONFIG", b"SET", b"maxclients", n,
+                              b"timeout", b"0"]])
+
+    def restore(self):
+        """The settings the stream may have changed, as they were."""
+        self.set_config(self.maxclients)
 
     # -- talking
     def both(self, batch):
@@ -1969,8 +2428,12 @@ class Runner:
                           len(cmds))], self.o.timeout)[0]
 
     def flushall(self):
+        """An empty keyspace, the run's protocol (a RESET in a stream
+        ends RESP3) and no name."""
+        proto = b"3" if self.o.resp3 else b"2"
         for s in (self.redis, self.kv):
-            r = self.one(s, [[b"FLUSHALL"]])
+            r = self.one(s, [[b"FLUSHALL"], [b"HELLO", proto],
+                             [b"CLIENT", b"SETNAME", b""]])
             if r[0] != ("+", b"OK"):
                 raise Closed(s, [], "answered FLUSHALL with %s" % show(r[0]))
 
@@ -2013,13 +2476,14 @@ class Runner:
         lo, hi = self.one(self.redis, [
             [b"ZRANGE", key, b"0", b"0", b"WITHSCORES"],
             [b"ZRANGE", key, b"-1", b"-1", b"WITHSCORES"]])
-        lo, hi = arr(lo), arr(hi)
+        lo, hi = flat(arr(lo) or []), flat(arr(hi) or [])
         return bool(lo and hi and lo[1] != hi[1])
 
     def compare_all(self, batch, rr, kr):
         st = self.stats
         for j, ((args, kind, _), a, b) in enumerate(zip(batch, rr, kr)):
             why = self.check(args, kind, a, b)
+            self.replies += 1
             if st is not None:
                 n = st.setdefault(args[0].upper(), [0, 0, 0, 0, 0])
                 n[0] += 1
@@ -2059,12 +2523,13 @@ class Runner:
                 return None
             return "differ (sorted)"
         if kind == "pairs":
-            x, y = arr(a), arr(b)
-            if x is not None and y is not None and len(x) % 2 == 0 and \
-                    sorted(zip(x[::2], x[1::2]), key=repr) == \
-                    sorted(zip(y[::2], y[1::2]), key=repr):
+            x, y = pairs_of(a), pairs_of(b)
+            if x is not None and y is not None and \
+                    sorted(x, key=repr) == sorted(y, key=repr):
                 return None
             return "differ (as sorted pairs)"
+        if kind in MASKED:
+            return MASKED[kind](self, args, a, b)
         if kind in ("ttl", "pttl", "time", "ptime"):
             return self.check_ttl(kind, a, b)
         if kind == "spop":
@@ -2103,6 +2568,7 @@ class Runner:
         x = arr(r)
         if x is None:
             return {}
+        x = flat(x)
         if cmd == b"SMEMBERS":
             return {m[1]: None for m in x}
         return {x[i][1]: x[i + 1][1] for i in range(0, len(x), 2)}
@@ -2148,6 +2614,7 @@ class Runner:
         x, y = arr(a), arr(b)
         if x is None or y is None or len(x) != len(y):
             return "differ in length"
+        x, y = flat(x), flat(y)
         pairs = len(args) > 3 and withv
         if pairs:
             ys = [(y[i][1], y[i + 1][1]) for i in range(0, len(y), 2)]
@@ -2419,12 +2886,15 @@ def main():
                     "a known mismatch")
     ap.add_argument("--stats", action="store_true",
                     help="a table of replies by command, on stderr")
+    ap.add_argument("--resp3", action="store_true",
+                    help="HELLO 3 on each connection: every reply RESP3")
     o = ap.parse_args()
     if o.batch_max < 1 or o.commands < 0:
         ap.error("--batch-max 1 or more, --commands 0 or more")
     other = "redis-server#2" if o.kv_is_redis else "kv_server"
-    redis = Server("redis-server", o.redis, o.timeout)
-    kv = Server(other, o.kv, o.timeout)
+    proto = 3 if o.resp3 else 2
+    redis = Server("redis-server", o.redis, o.timeout, proto)
+    kv = Server(other, o.kv, o.timeout, proto)
 
     if o.all_commands or o.kv_is_redis:
         names = set(GEN)
@@ -2443,7 +2913,12 @@ def main():
         return 1
     runner = Runner(redis, kv, o)
     runner.flushall()
-    stream = Stream(o.seed, names, o.approx_trim)
+    why = runner.tables()
+    if why:
+        print("kv-diff: MISMATCH, seed %d, RESP%d, before the stream: %s" %
+              (o.seed, proto, why))
+        return 1
+    stream = Stream(o.seed, names, o.approx_trim, o.resp3)
     done = 0
     bad = None
     step = 100000
@@ -2460,8 +2935,10 @@ def main():
     if o.stats:
         runner.print_stats()
     if bad is None:
-        print("%d commands, seed %d, 0 mismatches (%d pipelined batches)"
-              % (done, o.seed, runner.batches))
+        runner.restore()
+        print("%d commands, seed %d, RESP%d, 0 mismatches (%d pipelined "
+              "batches, %d replies compared)"
+              % (done, o.seed, proto, runner.batches, runner.replies))
         return 0
     return report(o, names, runner, redis, kv, other, *bad)
 
@@ -2492,8 +2969,8 @@ def report(o, names, runner, redis, kv, other, done, batch, m):
 
     # the stream made again up to the mismatch, then reduced
     items = []
-    for b in Stream(o.seed, names, o.approx_trim).batches(end + 1,
-                                                          o.batch_max):
+    for b in Stream(o.seed, names, o.approx_trim,
+                    o.resp3).batches(end + 1, o.batch_max):
         items += b
     if not m.crash:
         items = items[:index + 1]
@@ -2524,6 +3001,10 @@ def report(o, names, runner, redis, kv, other, done, batch, m):
         for p in procs:
             p.kill()
             p.wait()
+    try:  # the settings as they were, for the runs after this one
+        runner.restore()
+    except (Closed, OSError):
+        pass
     if red is None and m.crash and not restart:
         note += "; --kv-cmd starts a fresh kv_server for each replay"
     if red is None:

@@ -5,9 +5,12 @@
 # redis-server on a unix socket, and kv_server in three configurations:
 # one worker and one shard, two workers and one shard, two workers and
 # three shards (commands of several keys split across shards); each runs
-# every seed. A mismatch prints the seed, the command, both replies, the
-# shortest stream that still fails (redis-cli lines) and the command
-# line that reruns it. Run by `make check` from the build directory;
+# every seed twice, in RESP2 and in RESP3 (HELLO 3 first on both
+# connections: every reply in RESP3's types, maps, sets, doubles and
+# nulls compared as they come). A mismatch prints the seed, the
+# protocol, the command, both replies, the shortest stream that still
+# fails (redis-cli lines) and the command line that reruns it (with
+# --resp3 for RESP3). Run by `make check` from the build directory;
 # prints one line per run and ends with "N passed, N failed". Nothing is
 # timed but the bounded polls for the servers to come up.
 #
@@ -73,7 +76,10 @@ for cfg in 1,1 2,1 2,3; do
 	name="kv-${cfg%,*}-${cfg#*,}"
 	what="kv_server ${args[*]}"
 	pid=
-	for seed in $seeds; do
+	for run in $(for s in $seeds; do echo "$s,2 $s,3"; done); do
+		seed=${run%,*}
+		resp=()
+		[ "${run#*,}" = 3 ] && resp=(--resp3)
 		if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
 			if ! kv_start "$name" "${args[@]}"; then
 				bad "$what did not start:" \
@@ -84,11 +90,12 @@ for cfg in 1,1 2,1 2,3; do
 		fi
 		if got=$(timeout 900 python3 "$tests/kv-diff.py" \
 			--redis "$tmp/redis.sock" --kv "$port" --seed "$seed" \
-			--commands "$commands" --reduce-seconds "$reduce" \
-			--quiet --kv-cmd "$kv --port 0 ${args[*]}" 2>&1); then
+			"${resp[@]}" --commands "$commands" \
+			--reduce-seconds "$reduce" --quiet \
+			--kv-cmd "$kv --port 0 ${args[*]}" 2>&1); then
 			ok "$what: ${got##*$'\n'} against redis-server $version"
 		else
-			bad "$what, seed $seed:"$'\n'"$got"
+			bad "$what, seed $seed, RESP${run#*,}:"$'\n'"$got"
 			if ! kill -0 "$pid" 2>/dev/null; then
 				echo "  $what died; its stderr:"
 				sed 's/^/    /' "$tmp/$name.err" | tail -20

@@ -132,6 +132,60 @@ if kv_start main --workers 2 --shards 3; then
 		"-ERR unknown command 'NOPE', with args beginning with: 'x' "$'\r'$'\n'"+PONG"$'\r' \
 		"$(raw "$main_port" 'NOPE x\r\nPING\r\nQUIT\r\n' | head -n 2)"
 
+	# ---- redis-cli's modes: RESP3, --scan, its hints; CONFIG SET ------
+	check "redis-cli -3 (HELLO 3 first)" OK \
+		"$(echo 'SET r3 1' | timeout 30 redis-cli -3 -p "$main_port")"
+	check "redis-cli -3: a map, a double, a null, as RESP3's" \
+		$'(integer) 1\n1# "f" => "v"\n(integer) 1\n(double) 1.5\n(nil)' \
+		"$(printf 'HSET r3h f v\nHGETALL r3h\nZADD r3z 1.5 m\nZSCORE r3z m\nGET nokey\n' |
+			timeout 30 redis-cli -3 --no-raw -p "$main_port")"
+	check "redis-cli --scan --pattern 'i*' (of 3 shards)" \
+		"i1 i2 i3 i4" \
+		"$(timeout 30 redis-cli -p "$main_port" --scan --pattern 'i*' |
+			sort | tr '\n' ' ' | sed 's/ $//')"
+	# the hint redis-cli prints as ZADD is typed (from COMMAND DOCS), on
+	# a terminal of its own; linenoise asks where its cursor is
+	if command -v python3 >/dev/null; then
+		hint=$(timeout 30 python3 - "$main_port" <<'PY'
+import os, pty, select, sys, time
+pid, fd = pty.fork()
+if pid == 0:
+    os.environ["TERM"] = "xterm"
+    os.execvp("redis-cli", ["redis-cli", "-p", sys.argv[1]])
+out = b""
+def drain(s):
+    global out
+    end = time.time() + s
+    while time.time() < end and b"score member" not in out:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                d = os.read(fd, 65536)
+            except OSError:
+                return
+            out += d
+            if b"\x1b[6n" in d:
+                os.write(fd, b"\x1b[1;200R")
+drain(2)
+os.write(fd, b"ZADD ")
+drain(10)
+os.kill(pid, 9)
+print("hint" if b"key [NX|XX] [GT|LT] [CH] [INCR] score member" in out
+      else repr(out[-300:]))
+PY
+)
+		check "redis-cli's hint for ZADD, from COMMAND DOCS" hint "$hint"
+	fi
+	check "CONFIG SET timeout 1, CONFIG GET reads it back" \
+		$'OK\ntimeout\n1' \
+		"$(rcli "$main_port" CONFIG SET timeout 1 &&
+			rcli "$main_port" CONFIG GET timeout)"
+	check "CONFIG SET timeout: an idle client closed" "" \
+		"$(raw "$main_port" '' 30)"
+	check "CONFIG SET timeout 0" OK "$(rcli "$main_port" CONFIG SET timeout 0)"
+	check "CONFIG SET maxmemory: redis's error for what cannot change" \
+		"ERR CONFIG SET failed (possibly related to argument 'maxmemory') - can't set immutable config" \
+		"$(rcli "$main_port" CONFIG SET maxmemory 1gb)"
+
 	# expiry: a TTL as set, then gone when it passes
 	cli "$main_port" SET ttlkey v EX 100000 >/dev/null
 	t=$(cli "$main_port" TTL ttlkey)
@@ -389,11 +443,13 @@ for args in "--port 70000" "--shards 0" "--proto-max-bulk-len 10" \
 	"--malloc-trim-period -1" "extra"; do
 	rc=0
 	# shellcheck disable=SC2086 # the options, split on purpose
-	examples/kv_server $args >"$tmp/opt.out" 2>&1 || rc=$?
-	if [ "$rc" -eq 2 ] && grep -q '^usage:' "$tmp/opt.out"; then
-		ok "kv_server $args: usage, status 2"
+	examples/kv_server $args >"$tmp/opt.out" 2>"$tmp/opt.err" || rc=$?
+	# one line on stderr naming the program, nothing on stdout
+	if [ "$rc" -eq 2 ] && [ ! -s "$tmp/opt.out" ] &&
+		[ "$(wc -l <"$tmp/opt.err")" -eq 1 ] && grep -q '^kv_server: ' "$tmp/opt.err"; then
+		ok "kv_server $args: one usage line, status 2"
 	else
-		bad "kv_server $args: status $rc: $(cat "$tmp/opt.out")"
+		bad "kv_server $args: status $rc: $(cat "$tmp/opt.out" "$tmp/opt.err")"
 	fi
 done
 

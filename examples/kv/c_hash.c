@@ -120,11 +120,11 @@ static void c_hgetall(struct kv_db *db, int argc, const struct resp_arg *v,
 	if (wrong(e, KV_HASH, o))
 		return;
 	if (!e) {
-		out_array(o, 0);
+		out_map(o, 0);
 		return;
 	}
 	h = db_hash(e);
-	out_array(o, 2 * (long long)hash_len(h));
+	out_map(o, (long long)hash_len(h));
 	hash_each(h, pair, o);
 }
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -139,7 +140,9 @@ static void info_clients(struct out *t, const struct kv_info *in)
 		   "# Clients\r\nconnected_clients:%lld\r\n"
 		   "cluster_connections:0\r\nmaxclients:%lld\r\n"
 		   "blocked_clients:0\r\ntracking_clients:0\r\n",
-		   in->clients, kv_settings.maxclients);
+		   in->clients,
+		   atomic_load_explicit(&kv_settings.maxclients,
+					memory_order_relaxed));
 }
 
 static void info_memory(struct out *t, const struct kv_info *in)
@@ -256,7 +259,7 @@ void kv_info_reply(struct out *o, unsigned mask, struct kv_info *in)
 	if (t.failed)
 		o->failed = true;
 	else
-		out_bulk(o, t.p, t.len);
+		out_verbatim(o, t.p, t.len); /* RESP3's =, as redis */
 	out_free(&t);
 }
 
@@ -303,6 +306,8 @@ void kv_client_add(struct kv_client *cl)
 
 void kv_client_remove(struct kv_client *cl)
 {
+	char *name;
+
 	kv_client_lock();
 	if (cl->prev)
 		cl->prev->next = cl->next;
@@ -311,7 +316,10 @@ void kv_client_remove(struct kv_client *cl)
 	if (cl->next)
 		cl->next->prev = cl->prev;
 	cl->prev = cl->next = NULL;
+	name = cl->name;
+	cl->name = NULL;
 	kv_client_unlock();
+	free(name);
 }
 
 void kv_clients_each(struct kv_client *self,
@@ -331,6 +339,30 @@ void kv_clients_each(struct kv_client *self,
 	kv_client_unlock();
 }
 
+int kv_clients_reap(int64_t now_ms)
+{
+	long long t = atomic_load_explicit(&kv_settings.timeout,
+					   memory_order_relaxed);
+	struct kv_client *cl;
+	int64_t last;
+	int n = 0;
+
+	if (t <= 0)
+		return 0;
+	kv_client_lock();
+	for (cl = clients; cl; cl = cl->next) {
+		last = atomic_load_explicit(&cl->last_ms, memory_order_relaxed);
+		/* as redis: idle for more than t whole seconds; the socket
+		 * open while it is registered (kv_conn_proc removes it
+		 * first) */
+		if ((now_ms - last) / 1000 > t &&
+		    shutdown(cl->fd, SHUT_RDWR) == 0)
+			n++;
+	}
+	kv_client_unlock();
+	return n;
+}
+
 /* One client's line of CLIENT LIST and CLIENT INFO. */
 static void client_line(const struct kv_client *cl, void *ctx)
 {
@@ -343,10 +375,12 @@ static void client_line(const struct kv_client *cl, void *ctx)
 	out_printf(t,
 		   "id=%llu addr=%s laddr=%s fd=%d name=%s age=%lld "
 		   "idle=%lld flags=N db=0 sub=0 psub=0 ssub=0 multi=-1 "
-		   "events=r cmd=%s user=default redir=-1 resp=2\n",
+		   "events=r cmd=%s user=default redir=-1 resp=%d\n",
 		   (unsigned long long)cl->id, cl->addr, cl->laddr, cl->fd,
-		   cl->name, (long long)(now - cl->created_ms) / 1000,
-		   (long long)(now - last) / 1000, cmd ? cmd : "NULL");
+		   cl->name ? cl->name : "",
+		   (long long)(now - cl->created_ms) / 1000,
+		   (long long)(now - last) / 1000, cmd ? cmd : "NULL",
+		   cl->resp3 ? 3 : 2);
 }
 
 struct by_id {
@@ -400,32 +434,38 @@ static void client_list(struct kv_client *cl, int argc,
 	} else {
 		kv_clients_each(cl, client_line, &t);
 	}
-	out_bulk(o, t.p ? t.p : "", t.len);
+	out_verbatim(o, t.p ? t.p : "", t.len);
 	out_free(&t);
 }
 
-static void client_setname(struct kv_client *cl, const struct resp_arg *name,
-			   struct out *o)
+bool kv_client_setname(struct kv_client *cl, const struct resp_arg *name,
+		       struct out *o)
 {
+	char *copy = NULL, *old;
 	size_t i;
 
 	for (i = 0; i < name->len; i++) {
 		if (name->p[i] < '!' || name->p[i] > '~') {
 			out_error(o, "ERR Client names cannot contain spaces, "
 				     "newlines or special characters.");
-			return;
+			return false;
 		}
 	}
-	if (name->len >= sizeof(cl->name)) {
-		out_error(o, "ERR Client names longer than 127 bytes are not "
-			     "supported here");
-		return;
+	if (name->len) { /* "": none, as redis */
+		copy = malloc(name->len + 1);
+		if (!copy) {
+			nomem(o);
+			return false;
+		}
+		memcpy(copy, name->p, name->len);
+		copy[name->len] = '\0';
 	}
-	kv_client_lock();
-	memcpy(cl->name, name->p, name->len);
-	cl->name[name->len] = '\0';
+	kv_client_lock(); /* a CLIENT LIST elsewhere reads it */
+	old = cl->name;
+	cl->name = copy;
 	kv_client_unlock();
-	out_status(o, KV_OK);
+	free(old);
+	return true;
 }
 
 static void c_client(struct kv_client *cl, int argc, const struct resp_arg *v,
@@ -472,17 +512,18 @@ static void c_client(struct kv_client *cl, int argc, const struct resp_arg *v,
 		kv_client_lock();
 		client_line(cl, &t);
 		kv_client_unlock();
-		out_bulk(o, t.p, t.len);
+		out_verbatim(o, t.p, t.len);
 		out_free(&t);
 		break;
 	case 2:
 		client_list(cl, argc, v, o);
 		break;
 	case 3:
-		client_setname(cl, &v[2], o);
+		if (kv_client_setname(cl, &v[2], o))
+			out_status(o, KV_OK);
 		break;
 	case 4:
-		if (cl->name[0])
+		if (cl->name) /* the owner's: no lock to read it */
 			out_bulk(o, cl->name, strlen(cl->name));
 		else
 			out_null(o);

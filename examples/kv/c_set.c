@@ -28,13 +28,17 @@ static void reply_member(struct out *o, const struct kv_member *m)
 	out_bulk(o, m->p, m->n);
 }
 
-/* The whole set, as an array, in its own order. */
-static void reply_all(struct out *o, const struct kv_set *s)
+/* The whole set in its own order: a set reply (RESP3's ~, as SMEMBERS
+ * and SPOP's), or an array (SRANDMEMBER's). */
+static void reply_all(struct out *o, const struct kv_set *s, bool as_set)
 {
 	struct kv_set_iter it;
 	struct kv_member m;
 
-	out_array(o, (long long)set_card(s));
+	if (as_set)
+		out_set(o, (long long)set_card(s));
+	else
+		out_array(o, (long long)set_card(s));
 	set_iter_init(&it, s);
 	while (set_next(&it, &m))
 		reply_member(o, &m);
@@ -221,16 +225,16 @@ static void spop_count(struct kv_db *db, const struct resp_arg *v,
 	if (wrong(e, KV_SET, o))
 		return;
 	if (!e || count == 0) {
-		out_array(o, 0);
+		out_set(o, 0);
 		return;
 	}
 	size = set_card(db_set(e));
 	if ((unsigned long long)count >= size) {
-		reply_all(o, db_set(e));
+		reply_all(o, db_set(e), true);
 		pop_all(db, e);
 		return;
 	}
-	out_array(o, count);
+	out_set(o, count);
 	while (count--)
 		pop_one(db, e, o);
 }
@@ -348,14 +352,14 @@ static void srand_count(struct kv_db *db, const struct resp_arg *v,
 	if (l < 0 || count == 1) {
 		srand_repeat(o, db_set(e), count);
 	} else if (count >= set_card(db_set(e))) {
-		reply_all(o, db_set(e));
+		reply_all(o, db_set(e), false);
 	} else {
 		r = srand_distinct(db_set(e), (size_t)count);
 		if (!r) {
 			nomem(o);
 			return;
 		}
-		reply_all(o, r);
+		reply_all(o, r, false);
 		set_free(r);
 	}
 }
@@ -512,7 +516,7 @@ static void inter(struct kv_db *db, const struct resp_arg *keys, int n,
 		else if (mode == INTER_CARD)
 			out_int(o, 0);
 		else
-			out_array(o, 0);
+			out_set(o, 0);
 		free(ss.s);
 		return;
 	}
@@ -521,8 +525,8 @@ static void inter(struct kv_db *db, const struct resp_arg *keys, int n,
 		out_int(o, (long long)inter_walk(&ss, NULL, false, limit, o,
 						 &failed));
 	} else if (mode == INTER_REPLY) {
-		out_array(o, (long long)inter_walk(&ss, NULL, false, 0, o,
-						   &failed));
+		out_set(o,
+			(long long)inter_walk(&ss, NULL, false, 0, o, &failed));
 		inter_walk(&ss, NULL, true, 0, o, &failed);
 	} else if ((r = set_new())) {
 		inter_walk(&ss, r, false, 0, o, &failed);
@@ -642,7 +646,7 @@ static void union_diff(struct kv_db *db, const struct resp_arg *keys, int n,
 	} else if (dst) {
 		store(db, dst, r, o);
 	} else {
-		reply_all(o, r);
+		reply_all(o, r, true);
 		set_free(r);
 	}
 }

@@ -36,26 +36,40 @@ static bool getd(const struct resp_arg *a, double *d)
 
 struct emit {
 	struct out *o;
-	bool scores;
+	bool scores, flat;
 };
 
 static void emit(const char *m, size_t n, double score, void *ctx)
 {
 	struct emit *x = ctx;
 
-	out_bulk(x->o, m, n);
-	if (x->scores)
+	if (x->flat) { /* member, score, in either protocol */
+		out_bulk(x->o, m, n);
 		out_double(x->o, score);
+	} else {
+		out_scored(x->o, m, n, score, x->scores);
+	}
 }
 
-/* count members from rank, up or (rev) down, as one array. */
+/* count members from rank, up or (rev) down, as one array (of RESP3's
+ * pairs, with scores); flat: one member and its score, as ZPOPMIN's
+ * without a count. */
+static void walk(struct kv_zset *z, size_t rank, size_t count, bool rev,
+		 bool scores, bool flat, struct out *o)
+{
+	struct emit x = { o, scores, flat };
+
+	if (flat)
+		out_array(o, 2 * (long long)count);
+	else
+		out_scored_array(o, (long long)count, scores);
+	zset_walk(z, rank, count, rev, emit, &x);
+}
+
 static void reply_walk(struct kv_zset *z, size_t rank, size_t count, bool rev,
 		       bool scores, struct out *o)
 {
-	struct emit x = { o, scores };
-
-	out_array(o, (long long)count * (scores ? 2 : 1));
-	zset_walk(z, rank, count, rev, emit, &x);
+	walk(z, rank, count, rev, scores, false, o);
 }
 
 /* ---- ZADD, ZINCRBY ----------------------------------------------------- */
@@ -676,7 +690,8 @@ static void pop(struct kv_db *db, int argc, const struct resp_arg *v,
 	z = db_zset(e);
 	len = zset_len(z);
 	k = (unsigned long long)n < len ? (size_t)n : len;
-	reply_walk(z, max ? len - 1 : 0, k, max, true, o);
+	/* redis 7.0: RESP3's pairs with a count, one flat pair without */
+	walk(z, max ? len - 1 : 0, k, max, true, argc == 2, o);
 	zset_del_ranks(z, max ? len - k : 0, max ? len - 1 : k - 1);
 	drop_empty(db, e);
 }
@@ -703,9 +718,7 @@ static void emit_rank(struct kv_zset *z, size_t rank, bool scores,
 	double s;
 
 	zset_at(z, rank, &m, &n, &s);
-	out_bulk(o, m, n);
-	if (scores)
-		out_double(o, s);
+	out_scored(o, m, n, s, scores);
 }
 
 /* A negative count: that many picks, the same member maybe again. A
@@ -716,7 +729,7 @@ static void rand_picks(struct kv_zset *z, unsigned long long count, bool scores,
 {
 	size_t len = zset_len(z);
 
-	out_array(o, (long long)(count * (scores ? 2 : 1)));
+	out_scored_array(o, (long long)count, scores);
 	while (count-- && !o->failed) {
 		emit_rank(z, (size_t)(zset_random(z) % len), scores, o);
 		if (o->len > RANDOM_REPLY_MAX)
@@ -738,9 +751,7 @@ static void sample_one(const char *m, size_t n, double score, void *ctx)
 
 	if (zset_random(s->z) % s->left-- < s->need) {
 		s->need--;
-		out_bulk(s->o, m, n);
-		if (s->scores)
-			out_double(s->o, score);
+		out_scored(s->o, m, n, score, s->scores);
 	}
 }
 
@@ -757,7 +768,7 @@ static bool rand_distinct(struct kv_zset *z, size_t count, bool scores,
 	seen = calloc(cap, sizeof(*seen));
 	if (!seen)
 		return false;
-	out_array(o, (long long)count * (scores ? 2 : 1));
+	out_scored_array(o, (long long)count, scores);
 	for (j = len - count; j < len; j++) {
 		t = (size_t)(zset_random(z) % (j + 1));
 		for (i = t & (cap - 1); seen[i] && seen[i] != t + 1;)
@@ -796,7 +807,7 @@ static void rand_count(struct kv_db *db, const struct resp_arg *v, long long l,
 		reply_walk(z, len - 1, len, true, scores, o);
 	} else if (count * 3 > len) {
 		s = (struct sample){ z, o, scores, (size_t)count, len };
-		out_array(o, (long long)count * (scores ? 2 : 1));
+		out_scored_array(o, (long long)count, scores);
 		zset_walk(z, 0, len, false, sample_one, &s);
 	} else if (!rand_distinct(z, (size_t)count, scores, o)) {
 		nomem(o);

@@ -87,9 +87,9 @@ static void add_part(const struct kv_cmd *part)
 static void make_table(void)
 {
 	static const struct kv_cmd *const parts[] = {
-		kv_cmds_conn, kv_cmds_keys,   kv_cmds_string,
-		kv_cmds_list, kv_cmds_hash,   kv_cmds_set,
-		kv_cmds_zset, kv_cmds_stream, kv_cmds_server,
+		kv_cmds_conn,	kv_cmds_keys,	 kv_cmds_string, kv_cmds_list,
+		kv_cmds_hash,	kv_cmds_set,	 kv_cmds_zset,	 kv_cmds_stream,
+		kv_cmds_server, kv_cmds_command,
 	};
 	struct name_key key;
 	size_t i, len;

@@ -60,23 +60,24 @@ enum kv_merge {
 /*
  * A connection's own state, for the commands that run on it. Every
  * connection's is in one registry (kv_client_add) for CLIENT LIST: the
- * owner writes its name under kv_client_lock, the rest once before it is
- * added or (last_*) as relaxed atomics, so a list taken under the lock
- * on another thread reads whole values.
+ * owner writes its name and protocol under kv_client_lock, the rest once
+ * before it is added or (last_*) as relaxed atomics, so a list taken
+ * under the lock on another thread reads whole values.
  */
 struct kv_client {
 	uint64_t id;
 	int fd;
 	char addr[64], laddr[64]; /* "ip:port", as redis writes them */
-	char name[128];		  /* "": none */
+	char *name;		  /* NULL: none (kv_client_remove frees it) */
+	bool resp3;		  /* HELLO 3's: replies in RESP3 */
 	int64_t created_ms;
 	_Atomic int64_t last_ms;
 	const char *_Atomic last_cmd; /* a table name, or NULL */
 	struct kv_client *prev, *next;
 };
 
-void kv_client_add(struct kv_client *cl); /* a new id too */
-void kv_client_remove(struct kv_client *cl);
+void kv_client_add(struct kv_client *cl);    /* a new id too */
+void kv_client_remove(struct kv_client *cl); /* its name freed too */
 void kv_client_lock(void);
 void kv_client_unlock(void);
 /* fn on every client (self first if it is not registered), under the
@@ -84,6 +85,11 @@ void kv_client_unlock(void);
 void kv_clients_each(struct kv_client *self,
 		     void (*fn)(const struct kv_client *cl, void *ctx),
 		     void *ctx);
+/* redis's timeout: every client idle (no command read) for longer than
+ * kv_settings.timeout seconds at now_ms has its socket shut down, which
+ * ends its connection as if the client had closed it. The number shut;
+ * any thread (kv_server.c's reaper, once a second while it is set). */
+int kv_clients_reap(int64_t now_ms);
 
 /* INFO's sections, by bit. */
 enum {
@@ -135,10 +141,18 @@ struct kv_cmd {
 			 const struct resp_arg *argv, struct out *o);
 };
 
-/* Limits and the answers of CONFIG GET, set once before any command. */
+/* Limits and the answers of CONFIG GET, set once before any command;
+ * those CONFIG SET changes live (maxclients, timeout) are atomics,
+ * written and read relaxed: each is a value of its own, read afresh
+ * where it applies (the acceptor, the reaper). */
 struct kv_settings {
 	long long proto_max_bulk_len;
-	long long maxclients;
+	_Atomic long long maxclients;
+	_Atomic long long timeout; /* seconds idle before a client is
+				      closed; 0: never (redis's timeout) */
+	/* CONFIG SET timeout's, to wake what applies it (kv_server.c's
+	 * reaper); NULL: nothing to wake */
+	void (*timeout_changed)(void);
 	int shards;
 	void (*info)(struct kv_info *in); /* the server's INFO figures */
 	/* the append-only file, for CONFIG GET and BGREWRITEAOF */

@@ -18,7 +18,24 @@
 /* Each file's commands, ended by one with a NULL name. */
 extern const struct kv_cmd kv_cmds_conn[], kv_cmds_keys[], kv_cmds_string[],
 	kv_cmds_list[], kv_cmds_hash[], kv_cmds_set[], kv_cmds_zset[],
-	kv_cmds_stream[], kv_cmds_server[];
+	kv_cmds_stream[], kv_cmds_server[], kv_cmds_command[];
+
+/* What COMMAND DOCS and COMMAND INFO say of a command beyond its row of
+ * the table (cmd_doc.c): redis's, for the command as this server has it. */
+struct kv_doc {
+	const char *name; /* "get", or a subcommand's "client|id" */
+	int arity;	  /* a subcommand's; a command's is its row's */
+	const char *group, *since, *summary;
+	const char *args;  /* the arguments' syntax (cmd_doc.c's head) */
+	const char *flags; /* COMMAND INFO's flags, by spaces */
+	const char *acl;   /* its ACL categories, by spaces */
+};
+
+/* The document of name (lower case), or NULL; the table, by name. */
+const struct kv_doc *kv_doc_find(const char *name);
+const struct kv_doc *kv_doc_table(size_t *n);
+/* True if args is a syntax c_command.c reads (the tests check them). */
+bool kv_doc_valid(const char *args);
 
 /* A row of a table: a shard's command (merge: how a split one's parts
  * come together, 0 for none), or the connection's own. */
@@ -39,6 +56,11 @@ extern const struct kv_cmd kv_cmds_conn[], kv_cmds_keys[], kv_cmds_string[],
 		.name = (nm), .arity = (ar), .flags = KV_CONN | (fl), \
 		.run_conn = (fn)                                      \
 	}
+
+/* CLIENT SETNAME's (HELLO's SETNAME, RESET's ""): false with redis's
+ * error for a name it refuses (c_server.c). */
+bool kv_client_setname(struct kv_client *cl, const struct resp_arg *name,
+		       struct out *o);
 
 /* A long double as INCRBYFLOAT writes it into buf[0..room): its length
  * (c_string.c; HINCRBYFLOAT's too). */

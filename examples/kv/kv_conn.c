@@ -149,7 +149,7 @@ static bool call_shard(struct conn *c, uint32_t s, const struct kv_cmd *cmd,
 	put32(o, c->seq);
 	put32(o, s);
 	put32(o, 1);
-	kv_plan_pack(o, cmd, argc, argv);
+	kv_plan_pack(o, cmd, false, argc, argv); /* a step's: read here */
 	if (o->failed || kv_send_copy(srv.shards[s], T_REQ, o->p, o->len))
 		return false;
 	for (;;) {
@@ -245,10 +245,15 @@ static bool flush_out(struct conn *c)
 		 * for a client whose buffer is full */
 		n = act_io_send(c->fd, c->out.p + at, c->out.len - at,
 				MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n == -EAGAIN || n == -EWOULDBLOCK)
+		if (n == -EAGAIN || n == -EWOULDBLOCK) {
 			n = act_io_send_timeout(c->fd, c->out.p + at,
 						c->out.len - at, MSG_NOSIGNAL,
 						SEND_STALL_NS);
+			/* a client that reads a big reply slowly is not idle
+			 * (CONFIG SET timeout: redis's lastinteraction) */
+			atomic_store_explicit(&c->client.last_ms, kv_now_ms(),
+					      memory_order_relaxed);
+		}
 		if (n == -EINTR)
 			continue;
 		if (n <= 0)

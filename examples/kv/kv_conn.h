@@ -36,6 +36,7 @@ struct plan {
 	uint32_t key0; /* P_SPLIT by key: c->keypart[key0 .. + nkeys) */
 	uint32_t nkeys;
 	unsigned info; /* KV_MERGE_INFO: the sections asked for */
+	bool resp3;    /* P_SPLIT: the merged reply in RESP3 */
 };
 
 struct offs {
@@ -86,8 +87,9 @@ struct part {
 };
 
 /* kv_plan.c */
-/* One command of a request: [cmd][argc][len x argc][bytes]. */
-void kv_plan_pack(struct out *o, const struct kv_cmd *cmd, int argc,
+/* One command of a request: [cmd][argc][len x argc][bytes], its reply
+ * in RESP3 if resp3. */
+void kv_plan_pack(struct out *o, const struct kv_cmd *cmd, bool resp3, int argc,
 		  const struct resp_arg *argv);
 /*
  * Parses and plans up to BATCH_MAX commands of what was read; consumes
@@ -99,8 +101,8 @@ enum resp_status kv_plan_batch(struct conn *c);
 /* kv_merge.c */
 /* A P_SPLIT command's reply, from its parts', into c->out. */
 void kv_merge_replies(struct conn *c, const struct plan *pl);
-/* SINTER, SUNION, SDIFF (kind) of the parts' sets as an array reply into
- * o (its order: kv_merge.c). False on no memory. */
+/* SINTER, SUNION, SDIFF (kind) of the parts' sets as a set reply into o
+ * (an array in RESP2; its order: kv_merge.c). False on no memory. */
 bool kv_merge_set_combine(unsigned kind, const struct part *pt, uint32_t nparts,
 			  struct out *o);
 /* The next bulk of an array of bulks at *p: its bytes, *p past it. */

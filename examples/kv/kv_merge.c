@@ -11,16 +11,23 @@
 
 #include "kv_conn.h"
 
-/* The length of the one RESP reply at p (the shards' own output). */
+/* The length of the one RESP2 or RESP3 reply at p (the shards' own
+ * output): a line, a bulk (a verbatim string), or an aggregate of n
+ * replies (a map's 2n). */
 static size_t reply_len(const char *p)
 {
 	const char *e = strchr(p, '\r');
-	long long n = strtoll(p + 1, NULL, 10);
 	size_t at = (size_t)(e - p) + 2;
+	long long n;
 
-	if (p[0] == '$')
+	if (!memchr("$=*~%>", p[0], 6))
+		return at; /* a line (strtoll of "_\r\n" would read on) */
+	n = strtoll(p + 1, NULL, 10);
+	if (p[0] == '$' || p[0] == '=')
 		return n < 0 ? at : at + (size_t)n + 2;
-	if (p[0] == '*')
+	if (p[0] == '%')
+		n *= 2;
+	if (p[0] == '*' || p[0] == '~' || p[0] == '%' || p[0] == '>')
 		while (n-- > 0)
 			at += reply_len(p + at);
 	return at;
@@ -63,9 +70,10 @@ static struct eslot *eset_find(struct eset *es, struct resp_arg a, bool *added)
 	return &es->s[i];
 }
 
-/* SINTER, SUNION, SDIFF (kind) of the parts' sets as an array reply into
- * o, in an order redis would have no reason to keep either: the first
- * part's, then the others'. False on no memory. */
+/* SINTER, SUNION, SDIFF (kind) of the parts' sets as a set reply into
+ * o (an array in RESP2), in an order redis would have no reason to keep
+ * either: the first part's, then the others'. The parts' replies are
+ * arrays or sets. False on no memory. */
 bool kv_merge_set_combine(unsigned kind, const struct part *pt, uint32_t nparts,
 			  struct out *o)
 {
@@ -120,7 +128,7 @@ bool kv_merge_set_combine(unsigned kind, const struct part *pt, uint32_t nparts,
 			}
 		}
 	}
-	out_array_at(o, mark, (long long)emitted);
+	out_set_at(o, mark, (long long)emitted);
 	free(es.s);
 	return true;
 }
@@ -172,6 +180,8 @@ void kv_merge_replies(struct conn *c, const struct plan *pl)
 	long long sum = 0;
 	uint32_t p;
 
+	/* the reply in the command's protocol, as its parts' are */
+	c->out.resp3 = pl->resp3;
 	if (pl->nparts > 64) { /* more shards than the stack array */
 		pt = malloc(pl->nparts * sizeof(*pt));
 		if (!pt) {
@@ -190,7 +200,7 @@ void kv_merge_replies(struct conn *c, const struct plan *pl)
 			errlen = pt[p].len;
 		} else if (pt[p].r[0] == ':') {
 			sum += strtoll(pt[p].r + 1, NULL, 10);
-		} else if (pt[p].r[0] == '*') {
+		} else if (pt[p].r[0] == '*' || pt[p].r[0] == '~') {
 			pt[p].at =
 				(size_t)(strchr(pt[p].r, '\r') - pt[p].r) + 2;
 			total += (size_t)strtoull(pt[p].r + 1, NULL, 10);

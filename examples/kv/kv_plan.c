@@ -29,13 +29,14 @@ static bool grow(void **p, size_t *cap, size_t want, size_t size)
 	return true;
 }
 
-void kv_plan_pack(struct out *o, const struct kv_cmd *cmd, int argc,
+void kv_plan_pack(struct out *o, const struct kv_cmd *cmd, bool resp3, int argc,
 		  const struct resp_arg *argv)
 {
 	size_t ntable;
 	int i;
 
-	put32(o, (uint32_t)(cmd - kv_cmd_table(&ntable)));
+	put32(o, (uint32_t)(cmd - kv_cmd_table(&ntable)) |
+			 (resp3 ? KV_REQ_RESP3 : 0));
 	put32(o, (uint32_t)argc);
 	for (i = 0; i < argc; i++)
 		put32(o, (uint32_t)argv[i].len);
@@ -62,7 +63,7 @@ static void pack(struct conn *c, uint32_t s, const struct kv_cmd *cmd, int argc,
 		o->failed = true;
 	else
 		c->offs[s].v[c->offs[s].n++] = o->len;
-	kv_plan_pack(o, cmd, argc, argv);
+	kv_plan_pack(o, cmd, c->client.resp3, argc, argv);
 	c->nreq[s]++;
 }
 
@@ -248,6 +249,7 @@ static bool dispatch(struct conn *c, int argc, const struct resp_arg *argv)
 
 	pl->kind = P_LOCAL;
 	pl->off = c->local.len;
+	pl->resp3 = c->local.resp3 = c->client.resp3;
 	if (cmd) /* for CLIENT LIST: a table name, never freed */
 		atomic_store_explicit(&c->client.last_cmd, cmd->name,
 				      memory_order_relaxed);

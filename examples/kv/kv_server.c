@@ -17,7 +17,11 @@
  *   shard i   owns the keys whose hash falls to it (kv_shard.c): the
  *             only process that touches them, so no lock anywhere.
  *   acceptor  one act_io_accept after another; past --maxclients a new
- *             client gets "-ERR max number of clients reached".
+ *             client gets "-ERR max number of clients reached", and so
+ *             do those that wait while descriptors run out (a line
+ *             when that starts and one when it ends). maxclients is
+ *             lowered at start to what RLIMIT_NOFILE leaves, as redis
+ *             does, with a line.
  *   conn      one per client (kv_conn.c): reads, parses, sends each
  *             shard one message with that shard's commands of what was
  *             read, writes the replies in the order of the commands.
@@ -25,9 +29,12 @@
  *             start is a conn whose input is the file.
  *
  *   trimmer   gives the memory malloc holds free back to the system,
- *             every --malloc-trim-period that saw work (below).
+ *             every --malloc-trim-period that saw work, and once the
+ *             work stops (below).
+ *   reaper    closes the clients idle past CONFIG SET timeout (below).
  *
- * This file: main, the acceptor, the watcher, the trimmer, the options,
+ * This file: main, the acceptor, the watcher, the trimmer, the reaper,
+ * the options,
  * and the append-only file's opening and check before the runtime
  * starts.
  */
@@ -42,6 +49,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -108,27 +116,30 @@ static void failed(int err)
 	act_send(srv.main, T_FAILED, &err, sizeof(err));
 }
 
+static const char refusal[] = "-ERR max number of clients reached\r\n";
+
 static void reject(int fd)
 {
-	static const char msg[] = "-ERR max number of clients reached\r\n";
-
 	/* a fresh socket's buffer takes it at once; best effort, as redis */
-	if (send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
+	if (send(fd, refusal, sizeof(refusal) - 1,
+		 MSG_NOSIGNAL | MSG_DONTWAIT) < 0) {
 		/* nothing to do: the client is closed either way */
 	}
 	close(fd);
 	atomic_fetch_add_explicit(&srv.rejected, 1, memory_order_relaxed);
 }
 
-static void accept_one(int fd, int maxclients)
+static void accept_one(int fd)
 {
 	static const struct act_spawn_opts unlimited = {
 		.mailbox_limit = ACT_MAILBOX_UNLIMITED,
 	};
 	int one = 1;
 
+	/* read at each client: CONFIG SET maxclients applies to the next */
 	if (atomic_fetch_add_explicit(&srv.clients, 1, memory_order_relaxed) >=
-	    maxclients) {
+	    atomic_load_explicit(&kv_settings.maxclients,
+				 memory_order_relaxed)) {
 		atomic_fetch_sub_explicit(&srv.clients, 1,
 					  memory_order_relaxed);
 		reject(fd);
@@ -136,26 +147,88 @@ static void accept_one(int fd, int maxclients)
 	}
 	/* replies are small and each is due now */
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	atomic_fetch_add_explicit(&srv.accepted, 1, memory_order_relaxed);
 	/* its mailbox holds at most one reply per shard (main_proc) */
 	if (act_pid_eq(act_spawn_opt(kv_conn_proc, (void *)(intptr_t)fd,
 				     &unlimited),
 		       ACT_PID_NONE)) {
+		/* no process for it (no memory for a stack): refused, not
+		 * dropped, and counted so, never as accepted */
 		atomic_fetch_sub_explicit(&srv.clients, 1,
 					  memory_order_relaxed);
-		close(fd);
-		act_sleep(10 * MS); /* no process slot: let some end */
+		reject(fd);
+		act_sleep(10 * MS); /* let some end */
+		return;
 	}
+	atomic_fetch_add_explicit(&srv.accepted, 1, memory_order_relaxed);
+}
+
+/*
+ * Out of descriptors (or memory) at accept: the kernel keeps the clients
+ * in the listener's queue, and accept says so at once, as often as it is
+ * asked. One line when it starts and one when it ends, however long it
+ * lasts; meanwhile, every 10 ms, the clients waiting are answered as
+ * those past maxclients are, with the descriptor set aside for it
+ * (act_io_accept_shed), instead of waiting for a reply that never comes.
+ */
+struct famine {
+	int64_t since; /* 0: not out */
+	uint64_t shed;
+};
+
+static void famine_begin(struct famine *f, int err)
+{
+	struct rlimit rl;
+
+	if (f->since)
+		return;
+	f->since = util_now_ns();
+	f->shed = 0;
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		rl.rlim_cur = 0;
+	fprintf(stderr,
+		"kv_server: accept: %s (%d clients, RLIMIT_NOFILE %llu): new "
+		"clients are refused until descriptors are freed\n",
+		strerror(-err),
+		atomic_load_explicit(&srv.clients, memory_order_relaxed),
+		(unsigned long long)rl.rlim_cur);
+}
+
+static void famine_end(struct famine *f)
+{
+	if (!f->since)
+		return;
+	fprintf(stderr,
+		"kv_server: accepting again after %lld ms; %llu clients "
+		"refused meanwhile\n",
+		(long long)((util_now_ns() - f->since) / MS),
+		(unsigned long long)f->shed);
+	f->since = 0;
+}
+
+static void famine_shed(struct famine *f)
+{
+	int n = act_io_accept_shed(srv.listen_fd, &srv.spare, refusal,
+				   sizeof(refusal) - 1);
+
+	if (n > 0) {
+		f->shed += (uint64_t)n;
+		atomic_fetch_add_explicit(&srv.rejected, (uint64_t)n,
+					  memory_order_relaxed);
+	}
+	act_sleep(10 * MS);
 }
 
 static void acceptor_proc(void *arg)
 {
-	int maxclients = (int)(intptr_t)arg, fd;
+	struct famine f = { 0, 0 };
+	int fd;
 
+	(void)arg;
 	for (;;) {
 		fd = act_io_accept(srv.listen_fd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd >= 0) {
-			accept_one(fd, maxclients);
+			famine_end(&f);
+			accept_one(fd);
 			continue;
 		}
 		switch (-fd) {
@@ -163,7 +236,8 @@ static void acceptor_proc(void *arg)
 		case ENFILE:
 		case ENOBUFS:
 		case ENOMEM:
-			act_sleep(10 * MS); /* out of descriptors or memory */
+			famine_begin(&f, fd);
+			famine_shed(&f);
 			break;
 		case EBADF:
 		case EINVAL:
@@ -206,10 +280,14 @@ static void watcher_proc(void *arg)
  * (its dirty_decay_ms); the trimmer does that for glibc: every
  * --malloc-trim-period (10 s) in which the server took a connection or
  * ran a command, one malloc_trim(0), which also returns the free pages inside
- * the arenas, not only their tops. It runs on act_blocking's pool: a
+ * the arenas, not only their tops; and one as soon as a second passes
+ * without work after some: a burst of 4,000 connections left 98 MiB of
+ * freed buffers in the heap, held until the period's end (up to 20 s),
+ * now a second or two (scripts/kv-bursts.sh, doc/benchmarks.md). It
+ * runs on act_blocking's pool: a
  * trim takes each arena's lock in turn and walks its bins, milliseconds
  * on a large heap, which no worker should spend. A server at rest does
- * no trim, and one timer a period.
+ * no trim, and one timer a second.
  */
 static void trim_fn(void *arg)
 {
@@ -220,24 +298,69 @@ static void trim_fn(void *arg)
 static uint64_t activity(void)
 {
 	return atomic_load_explicit(&srv.commands, memory_order_relaxed) +
-	       atomic_load_explicit(&srv.accepted, memory_order_relaxed);
+	       atomic_load_explicit(&srv.accepted, memory_order_relaxed) +
+	       atomic_load_explicit(&srv.rejected, memory_order_relaxed);
 }
+
+#define TRIM_QUIET_NS (1000 * MS) /* a tick without work: it stopped */
 
 static void trimmer_proc(void *arg)
 {
+	int64_t tick = srv.trim_ns < TRIM_QUIET_NS ? srv.trim_ns :
+						     TRIM_QUIET_NS;
+	int64_t busy = 0; /* ticks with work since the last trim, in ns */
 	uint64_t seen = activity(), now;
+	bool dirty = false; /* work since the last trim */
 
 	(void)arg;
 	for (;;) {
-		if (act_sleep(srv.trim_ns) != 0)
+		if (act_sleep(tick) != 0)
 			continue;
 		now = activity();
-		if (now == seen)
+		if (now != seen) { /* working: a trim a period */
+			seen = now;
+			dirty = true;
+			busy += tick;
+			if (busy < srv.trim_ns)
+				continue;
+		} else if (!dirty) { /* at rest, trimmed since */
 			continue;
-		seen = now;
+		}
+		busy = 0;
+		dirty = false;
 		if (act_blocking(trim_fn, NULL) == 0)
 			atomic_fetch_add_explicit(&srv.trims, 1,
 						  memory_order_relaxed);
+	}
+}
+
+/*
+ * The reaper: redis's timeout. While CONFIG SET has made it more than 0,
+ * once a second every client idle for longer is closed
+ * (kv_clients_reap shuts its socket down, and its process ends as if
+ * the client had gone); at 0 it waits for CONFIG SET's word
+ * (kv_settings.timeout_changed), with no timer.
+ */
+static act_pid reaper; /* set before the acceptor starts */
+
+static void timeout_changed(void)
+{
+	act_send(reaper, T_TIMEOUT, NULL, 0);
+}
+
+static void reaper_proc(void *arg)
+{
+	struct act_msg *m;
+
+	(void)arg;
+	for (;;) {
+		while ((m = act_receive(0))) /* the words had so far */
+			act_msg_free(m);
+		if (!atomic_load_explicit(&kv_settings.timeout,
+					  memory_order_relaxed))
+			act_msg_free(act_receive(ACT_FOREVER));
+		else if (act_sleep(1000 * MS) == 0)
+			kv_clients_reap(kv_now_ms());
 	}
 }
 
@@ -416,6 +539,34 @@ static void stop_shards(void)
 	}
 }
 
+/*
+ * At the stop, every client's socket is shut down: its connection's
+ * process sees the end of its client, closes the socket and counts it
+ * closed. Without this a process that had not yet seen its client leave
+ * (a SIGTERM right after the client's last reply) was discarded with the
+ * runtime, and the stop line counted a connection accepted and never
+ * closed with nobody connected. Again every 10 ms for a connection that
+ * registered since; 3 s at most (the line says what was left open).
+ */
+static void shut_client(const struct kv_client *cl, void *ctx)
+{
+	(void)ctx;
+	shutdown(cl->fd, SHUT_RDWR);
+}
+
+static void close_clients(void)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		if (atomic_load_explicit(&srv.clients, memory_order_relaxed) <=
+		    0)
+			return;
+		kv_clients_each(NULL, shut_client, NULL);
+		act_sleep(10 * MS);
+	}
+}
+
 static void main_proc(void *arg)
 {
 	const struct opts *o = arg;
@@ -452,10 +603,13 @@ static void main_proc(void *arg)
 	util_addr_name(name, sizeof(name), o->host, srv.port);
 	printf("kv_server: listening on %s\n", name);
 	fflush(stdout);
-	acceptor = act_spawn(acceptor_proc, (void *)(intptr_t)o->maxclients);
+	reaper = act_spawn(reaper_proc, NULL);
+	kv_settings.timeout_changed = timeout_changed; /* before any client */
+	acceptor = act_spawn(acceptor_proc, NULL);
 	watcher = act_spawn(watcher_proc, NULL);
 	trimmer = srv.trim_ns ? act_spawn(trimmer_proc, NULL) : ACT_PID_NONE;
 	if (act_pid_eq(acceptor, ACT_PID_NONE) ||
+	    act_pid_eq(reaper, ACT_PID_NONE) ||
 	    act_pid_eq(watcher, ACT_PID_NONE) ||
 	    (srv.trim_ns && act_pid_eq(trimmer, ACT_PID_NONE))) {
 		srv.err = -ENOMEM;
@@ -463,9 +617,13 @@ static void main_proc(void *arg)
 	}
 	/* until a signal or a failure: no message has tag 0 */
 	await_tag(0, NULL, 0);
+	/* no new client (an accept in flight is cancelled), and those
+	 * connected closed by their processes */
+	act_kill(acceptor, ACT_EXIT_KILL);
+	close_clients();
 	/* what the file was sent so far made to last; then the shards free
 	 * their keys, and returning stops the runtime: the other processes
-	 * (connections, the acceptor) are discarded */
+	 * (the watcher, the trimmer, the reaper) are discarded */
 	if (srv.aof_fd >= 0 && !srv.err &&
 	    act_send(srv.aof, T_AOF_SYNC, NULL, 0) == 0)
 		await_tag(T_AOF_SYNC, NULL, 0);
@@ -474,7 +632,9 @@ static void main_proc(void *arg)
 
 static const char usage_after[] =
 	"Prints \"kv_server: listening on HOST:PORT\" on stdout; stops on\n"
-	"SIGINT or SIGTERM.\n";
+	"SIGINT or SIGTERM.\n"
+	"exit status: 0 stopped, 1 it could not start or serve, 2 a usage "
+	"error\n";
 
 /* A count with an optional k, m, g (or kb, mb, gb) suffix, as redis. */
 static int parse_size(const char *s, long long min, long long max,
@@ -597,7 +757,8 @@ static const char *opt_bulk(const char *arg, void *dst)
 {
 	/* redis: at least 1 MB; here a bulk fits in 32 bits */
 	if (parse_size(arg, 1024 * 1024, UINT32_MAX, dst))
-		return "bytes, k, m or g, from 1m to 4294967295";
+		return "1m to 4294967295 bytes, a number with or without "
+		       "k, m or g";
 	return NULL;
 }
 
@@ -641,9 +802,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		OPT_INT("shards", &o->shards, 1, 4096, "N",
 			"keyspace shards (default: one per worker)"),
 		OPT_FN("maxclients", opt_maxclients, &o->maxclients, "N",
-		       "clients at once (default 10000)"),
+		       "clients at once, 1 to 1000000 (default 10000)"),
 		OPT_FN("proto-max-bulk-len", opt_bulk, &o->max_bulk, "B",
-		       "largest argument, bytes, k, m or g (default 512m)"),
+		       "largest argument, 1m to 4294967295 bytes; k, m or g\n"
+		       "after the number count KiB, MiB or GiB (default "
+		       "512m)"),
 		OPT_FN("appendonly", opt_yesno, &o->appendonly, "yes|no",
 		       "log every write to DIR/appendonly.aof and replay\n"
 		       "it at start (default no)"),
@@ -710,6 +873,11 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	kv_settings.proto_max_bulk_len = o.max_bulk;
+	/* room for maxclients under the descriptor limit, as redis makes
+	 * it at start: the limit raised, or maxclients lowered, in a line */
+	if (util_fit_nofile("kv_server", "maxclients", &o.maxclients,
+			    KV_FD_RESERVE))
+		return 1; /* it said why */
 	kv_settings.maxclients = o.maxclients;
 	kv_settings.info = server_info;
 	kv_settings.bgrewriteaof = bgrewriteaof;
@@ -731,6 +899,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	srv.port = port;
+	/* the descriptor the acceptor gives up to answer the clients that
+	 * wait while the others are all taken (act_io_accept_shed) */
+	srv.spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (open_aof(&o))
 		return 1; /* it said why */
 	act_config_init(&cfg);
@@ -749,12 +920,16 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"kv_server: stopped by %s: %llu clients accepted, %llu "
-		"refused (maxclients), %llu closed\n",
+		"refused (maxclients, descriptors), %llu closed, %d open at "
+		"the stop\n",
 		srv.signal ? strsignal(srv.signal) : "request",
 		(unsigned long long)atomic_load(&srv.accepted),
 		(unsigned long long)atomic_load(&srv.rejected),
-		(unsigned long long)atomic_load(&srv.closed));
+		(unsigned long long)atomic_load(&srv.closed),
+		atomic_load(&srv.clients));
 	close(srv.listen_fd);
 	close(srv.sigfd);
+	if (srv.spare >= 0)
+		close(srv.spare);
 	return 0;
 }

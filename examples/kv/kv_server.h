@@ -29,6 +29,9 @@
 #define REPLY_SOFT ((size_t)1 << 20) /* a shard's replies to one batch */
 #define OUT_FLUSH ((size_t)1 << 20)  /* replies written as they pass it */
 #define MS 1000000LL
+/* descriptors kept for the server's own below RLIMIT_NOFILE: maxclients
+ * is at most the limit less these (redis's CONFIG_MIN_RESERVED_FDS) */
+#define KV_FD_RESERVE 32
 
 enum {
 	T_REQ = 1, /* a batch of commands, its bytes in the message */
@@ -51,6 +54,7 @@ enum {
 	T_LOADING,   /* to a shard: the file is replayed (1) or done (0) */
 	T_LOADED,    /* to main: the replay is over */
 	T_STOP,	     /* to a shard from main at the stop: free, exit */
+	T_TIMEOUT,   /* to the reaper: CONFIG SET timeout changed it */
 };
 
 /* The payload of T_AOF (and T_RW_CHUNK: no reply): buffers handed over. */
@@ -73,12 +77,16 @@ struct handoff {
 
 /* A shard's reply count when it had no memory for the replies. */
 #define KV_BATCH_FAILED UINT32_MAX
+/* In a request's command word, with the command's index: its reply in
+ * RESP3 (the client's HELLO 3), not RESP2. */
+#define KV_REQ_RESP3 (1u << 31)
 
 /* Set before act_main, read-only once processes run, but for the
  * atomics. */
 struct kv_srv {
 	int listen_fd;
 	int sigfd;
+	int spare; /* /dev/null, given up to shed clients (acceptor only) */
 	int nshards;
 	act_pid main;
 	act_pid *shards;

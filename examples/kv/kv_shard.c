@@ -151,7 +151,8 @@ static void rw_start(struct shard *s, uint8_t epoch)
 
 /*
  * Runs a batch: [seq][shard][n] then n times [cmd][argc][len x argc]
- * [bytes]. Replies: [seq][shard][k] then k times [len][reply]: k is n,
+ * [bytes], cmd the command's index in the table with KV_REQ_RESP3 for a
+ * reply in RESP3. Replies: [seq][shard][k] then k times [len][reply]: k is n,
  * or fewer when the replies passed REPLY_SOFT (the connection asks for
  * the rest once it has written these: a stream of GETs of a big value
  * is answered a megabyte or so at a time), or KV_BATCH_FAILED when there
@@ -177,6 +178,8 @@ static void shard_batch(struct shard *s, const char *p, size_t len,
 		cmd = get32(p + at);
 		argc = get32(p + at + 4);
 		at += 8;
+		s->rep.resp3 = cmd & KV_REQ_RESP3;
+		cmd &= ~KV_REQ_RESP3;
 		if (cmd >= ntable || at + 4 * (size_t)argc > len ||
 		    !shard_args(s, argc)) {
 			s->rep.failed = true;

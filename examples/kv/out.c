@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* out.c - RESP2 replies into a growing buffer (out.h). */
+/* out.c - RESP2 and RESP3 replies into a growing buffer (out.h). */
 #include "out.h"
 
 #include <math.h>
@@ -193,12 +193,12 @@ void out_bulk(struct out *o, const void *p, size_t n)
 
 void out_null(struct out *o)
 {
-	out_raw(o, "$-1\r\n", 5);
+	out_raw(o, o->resp3 ? "_\r\n" : "$-1\r\n", o->resp3 ? 3 : 5);
 }
 
 void out_null_array(struct out *o)
 {
-	out_raw(o, "*-1\r\n", 5);
+	out_raw(o, o->resp3 ? "_\r\n" : "*-1\r\n", o->resp3 ? 3 : 5);
 }
 
 void out_array(struct out *o, long long n)
@@ -206,12 +206,26 @@ void out_array(struct out *o, long long n)
 	line_ll(o, '*', n);
 }
 
-void out_array_at(struct out *o, size_t at, long long n)
+void out_map(struct out *o, long long n)
+{
+	if (o->resp3)
+		line_ll(o, '%', n);
+	else
+		line_ll(o, '*', 2 * n);
+}
+
+void out_set(struct out *o, long long n)
+{
+	line_ll(o, o->resp3 ? '~' : '*', n);
+}
+
+/* An aggregate's header, prefix and n, put in at byte `at`. */
+static void head_at(struct out *o, size_t at, char prefix, long long n)
 {
 	char head[24];
 	size_t k;
 
-	head[0] = '*';
+	head[0] = prefix;
 	k = 1 + out_lltoa(head + 1, n);
 	head[k++] = '\r';
 	head[k++] = '\n';
@@ -220,6 +234,16 @@ void out_array_at(struct out *o, size_t at, long long n)
 	memmove(o->p + at + k, o->p + at, o->len - at);
 	memcpy(o->p + at, head, k);
 	o->len += k;
+}
+
+void out_array_at(struct out *o, size_t at, long long n)
+{
+	head_at(o, at, '*', n);
+}
+
+void out_set_at(struct out *o, size_t at, long long n)
+{
+	head_at(o, at, o->resp3 ? '~' : '*', n);
 }
 
 void out_bulk_ll(struct out *o, long long v)
@@ -231,13 +255,57 @@ void out_bulk_ll(struct out *o, long long v)
 
 void out_double(struct out *o, double d)
 {
-	char buf[32];
+	char buf[40];
 	int n;
 
 	if (isinf(d)) { /* libc's spelling varies: redis writes its own */
-		out_bulk(o, d > 0 ? "inf" : "-inf", d > 0 ? 3 : 4);
+		if (o->resp3)
+			out_raw(o, d > 0 ? ",inf\r\n" : ",-inf\r\n",
+				d > 0 ? 6 : 7);
+		else
+			out_bulk(o, d > 0 ? "inf" : "-inf", d > 0 ? 3 : 4);
 		return;
 	}
-	n = snprintf(buf, sizeof(buf), "%.17g", d);
-	out_bulk(o, buf, (size_t)n);
+	if (!o->resp3) {
+		n = snprintf(buf, sizeof(buf), "%.17g", d);
+		out_bulk(o, buf, (size_t)n);
+		return;
+	}
+	n = snprintf(buf, sizeof(buf), ",%.17g\r\n", d);
+	out_raw(o, buf, (size_t)n);
+}
+
+void out_verbatim(struct out *o, const void *p, size_t n)
+{
+	char *d;
+
+	if (!o->resp3) {
+		out_bulk(o, p, n);
+		return;
+	}
+	line_ll(o, '=', (long long)n + 4);
+	d = out_room(o, n + 6);
+	if (!d)
+		return;
+	memcpy(d, "txt:", 4);
+	if (n)
+		memcpy(d + 4, p, n);
+	d[n + 4] = '\r';
+	d[n + 5] = '\n';
+	o->len += n + 6;
+}
+
+void out_scored_array(struct out *o, long long n, bool scores)
+{
+	out_array(o, scores && !o->resp3 ? 2 * n : n);
+}
+
+void out_scored(struct out *o, const void *m, size_t n, double score,
+		bool scores)
+{
+	if (scores && o->resp3)
+		out_array(o, 2);
+	out_bulk(o, m, n);
+	if (scores)
+		out_double(o, score);
 }

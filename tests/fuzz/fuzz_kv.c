@@ -68,6 +68,7 @@ static void run_one(int argc, const struct resp_arg *argv, struct out *o,
 	if (huge_count(argc, argv) || !kv_cmd_check(c, argc, argv, o))
 		return;
 	db.logged = false;
+	o->resp3 = client.resp3; /* after HELLO 3, RESP3's replies */
 	kv_cmd_run(c, &db, &client, argc, argv, o);
 	if (db.log && (c->flags & KV_WRITE) && !db.logged)
 		aof_cmd(log, argc, argv);
