@@ -365,6 +365,16 @@ static struct shared_home {
 	_Atomic uint32_t warm_hint;
 } shared[ACT_NUMA_MAX];
 
+/*
+ * Stacks a trim has cut off a list and not yet put back (cold, or warm
+ * again) are on no list: a spawn in a famine would find nothing and
+ * fail with them a few microseconds from coming back. trims_busy counts
+ * the trims in that window, trims_done those that left it; both move
+ * under the home's lock, seq_cst, and famine_wait reads them.
+ */
+static _Atomic uint32_t trims_busy;
+static _Atomic uint32_t trims_done;
+
 static void cold_free_all(struct act__stack_cold *b)
 {
 	struct act__stack_cold *next;
@@ -546,10 +556,24 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		rc = pool_grow(c, pl);
 		/* no memory: what other workers gave back meanwhile (famine
 		 * sends it to the shared lists), of this home or another,
-		 * else the failure */
-		for (h = 0;
-		     rc && !pl->free_top && !pl->cold && h < ACT_NUMA_MAX; h++)
-			pool_refill_from(pl, (c->home + h) % ACT_NUMA_MAX);
+		 * else the failure; again after a trim that held stacks off
+		 * the lists meanwhile has put them back */
+		for (;;) {
+			uint32_t done = atomic_load(&trims_done);
+			unsigned spins = 0;
+
+			for (h = 0; rc && !pl->free_top && !pl->cold &&
+				    h < ACT_NUMA_MAX;
+			     h++)
+				pool_refill_from(pl,
+						 (c->home + h) % ACT_NUMA_MAX);
+			if (pl->free_top || pl->cold || !rc ||
+			    (!atomic_load(&trims_busy) &&
+			     atomic_load(&trims_done) == done))
+				break;
+			while (atomic_load(&trims_busy))
+				act__spin_backoff(&spins);
+		}
 		if (!pl->free_top && !pl->cold && pl->bump == pl->bump_end)
 			return rc;
 	}
@@ -769,6 +793,9 @@ bool act__stack_trim(struct act__stack_cache *c, uint32_t max)
 		l->n -= n;
 		*top_link(last, size) = NULL;
 		shared_warm_add(c->home, -(int32_t)n);
+		/* seq_cst: the famine loop of act__stack_get reads it;
+		 * taken back below, once the stacks are on a list again */
+		atomic_fetch_add(&trims_busy, 1);
 	}
 	shared_lock_drop(c->home);
 	if (!n)
@@ -793,6 +820,10 @@ bool act__stack_trim(struct act__stack_cache *c, uint32_t max)
 		l->n += n;
 		shared_warm_add(c->home, (int32_t)n);
 	}
+	/* seq_cst, done before busy: a famine loop that saw busy at 0
+	 * and done unchanged found every stack of this trim on a list */
+	atomic_fetch_add(&trims_done, 1);
+	atomic_fetch_sub(&trims_busy, 1);
 	shared_lock_drop(c->home);
 	return !rest;
 }
