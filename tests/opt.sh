@@ -46,7 +46,7 @@ helps() {
 
 for p in examples/echo_server examples/supervisor examples/kv_server \
 	bench/echo; do
-	n=$(basename "$p")
+	n=${p#examples/} # each program's own name: kv_server, bench/echo
 	fails "$n" "unknown option --bogus" "$p" --bogus
 	fails "$n" "unknown option -x" "$p" -x
 	fails "$n" "unexpected operand extra" "$p" extra
@@ -66,13 +66,13 @@ fails kv_server "--appendonly: bad value 'maybe': expected yes or no" \
 	examples/kv_server --appendonly maybe
 fails kv_server "--appendfsync: bad value 'x': expected always, everysec or no" \
 	examples/kv_server --appendfsync x
-fails echo "--engine: bad value 'io_uring': expected uring, epoll or auto" \
+fails bench/echo "--engine: bad value 'io_uring': expected uring, epoll or auto" \
 	bench/echo --engine io_uring --port 1
-fails echo "--seconds: bad value '0': expected 0.001 to 1e+06" bench/echo --port 1 \
+fails bench/echo "--seconds: bad value '0': expected 0.001 to 1e+06" bench/echo --port 1 \
 	--seconds 0
-fails echo "--json takes no value" bench/echo --port 1 --json=yes
-fails echo "--port is required" bench/echo
-fails echo "ambiguous option --s" bench/echo --s 1 --port 1
+fails bench/echo "--json takes no value" bench/echo --port 1 --json=yes
+fails bench/echo "--port is required" bench/echo
+fails bench/echo "ambiguous option --s" bench/echo --s 1 --port 1
 
 fails "actors bench" "unknown option --bogus" $actors bench --bogus
 fails "actors bench" "--rounds needs a value" $actors bench --rounds
