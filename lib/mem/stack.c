@@ -375,6 +375,8 @@ static struct shared_home {
 static _Atomic uint32_t trims_busy;
 static _Atomic uint32_t trims_done;
 
+void (*act__stack_trim_hook)(void);
+
 static void cold_free_all(struct act__stack_cold *b)
 {
 	struct act__stack_cold *next;
@@ -800,6 +802,8 @@ bool act__stack_trim(struct act__stack_cache *c, uint32_t max)
 	shared_lock_drop(c->home);
 	if (!n)
 		return false;
+	if (act__stack_trim_hook)
+		act__stack_trim_hook();
 	rest = chain_release(top, size, c->home, &blocks);
 	for (n = 0, last = rest; last;
 	     last = *top_link((char *)last - size, size))

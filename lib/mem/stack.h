@@ -110,6 +110,10 @@ void act__stack_flush_away(struct act__stack_cache *c);
  * looks for work between two calls.
  */
 bool act__stack_trim(struct act__stack_cache *c, uint32_t max);
+/* Tests only (NULL otherwise): called by act__stack_trim while the
+ * stacks it cut off a list are on none, before their pages go
+ * (tests/regress/91784d0-famine-spawn-during-trim.c). */
+extern void (*act__stack_trim_hook)(void);
 /* a batch: 0.5 ms of madvise in this VM (stack.c release) */
 #define ACT_STACK_TRIM_MAX 128u
 /* The home a stack came from. */

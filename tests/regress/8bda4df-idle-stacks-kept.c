@@ -77,8 +77,8 @@ static void burst_main(void *arg)
 	}
 	for (i = 0; atomic_load(&started) < N; i++)
 		ck_assert_msg(tu_wait_step(&deadline, i),
-			      "%d of %d children started", atomic_load(&started),
-			      N);
+			      "%d of %d children started",
+			      atomic_load(&started), N);
 	for (i = 0; i < N; i++)
 		ck_assert_int_eq(act_send(pids[i], 1, NULL, 0), 0);
 	for (i = 0; i < N; i++) {
