@@ -539,12 +539,46 @@ static void cold_give_back(struct act__stack_pool *pl)
 	shared_lock_drop(b->home);
 }
 
+/*
+ * No memory: what other workers gave back meanwhile (famine sends it to
+ * the shared lists), of this home or another; again after a trim that
+ * held stacks off the lists meanwhile has put them back.
+ */
+static void famine_refill(struct act__stack_cache *c,
+			  struct act__stack_pool *pl)
+{
+	unsigned spins = 0;
+	uint32_t done, busy;
+	int h;
+
+	for (;;) {
+		/* seq_cst: pairs with act__stack_trim's fetch_add of
+		 * trims_done, made before its trims_busy goes down */
+		done = atomic_load(&trims_done);
+		for (h = 0; !pl->free_top && !pl->cold && h < ACT_NUMA_MAX; h++)
+			pool_refill_from(pl, (c->home + h) % ACT_NUMA_MAX);
+		if (pl->free_top || pl->cold)
+			return;
+		/* seq_cst: pairs with act__stack_trim's fetch_add and
+		 * fetch_sub of trims_busy around its window */
+		busy = atomic_load(&trims_busy);
+		/* seq_cst: pairs with act__stack_trim's fetch_add of
+		 * trims_done: a trim that ended during the pass above */
+		if (!busy && atomic_load(&trims_done) == done)
+			return;
+		/* seq_cst: pairs with the fetch_sub of trims_busy in
+		 * act__stack_trim */
+		while (atomic_load(&trims_busy))
+			act__spin_backoff(&spins);
+	}
+}
+
 int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		   bool *canary)
 {
 	struct act__stack_pool *pl;
 	void *s;
-	int rc, h;
+	int rc;
 
 	if (ACT_FAIL(ACT_FAIL_STACK))
 		return -ENOMEM;
@@ -556,26 +590,8 @@ int act__stack_get(struct act__stack_cache *c, size_t size, void **lo,
 		pool_refill(pl);
 	if (!pl->free_top && !pl->cold && pl->bump == pl->bump_end) {
 		rc = pool_grow(c, pl);
-		/* no memory: what other workers gave back meanwhile (famine
-		 * sends it to the shared lists), of this home or another,
-		 * else the failure; again after a trim that held stacks off
-		 * the lists meanwhile has put them back */
-		for (;;) {
-			uint32_t done = atomic_load(&trims_done);
-			unsigned spins = 0;
-
-			for (h = 0; rc && !pl->free_top && !pl->cold &&
-				    h < ACT_NUMA_MAX;
-			     h++)
-				pool_refill_from(pl,
-						 (c->home + h) % ACT_NUMA_MAX);
-			if (pl->free_top || pl->cold || !rc ||
-			    (!atomic_load(&trims_busy) &&
-			     atomic_load(&trims_done) == done))
-				break;
-			while (atomic_load(&trims_busy))
-				act__spin_backoff(&spins);
-		}
+		if (rc)
+			famine_refill(c, pl);
 		if (!pl->free_top && !pl->cold && pl->bump == pl->bump_end)
 			return rc;
 	}
