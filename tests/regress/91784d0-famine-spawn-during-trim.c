@@ -148,15 +148,18 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("91784d0");
-	TCase *tc = tcase_create("famine-spawn-during-trim");
+	Suite *s;
+	TCase *tc;
 
-	/* the sanitizers reserve terabytes of shadow: no RLIMIT_AS */
+	/* the sanitizers reserve terabytes of shadow: no RLIMIT_AS (asked
+	 * before Check allocates: LeakSanitizer would report its suite) */
 	if (TU_UNDER_ASAN || TU_UNDER_TSAN) {
 		fprintf(stderr, "91784d0: skipped: RLIMIT_AS cannot hold "
 				"under ASan or TSan\n");
 		return 77;
 	}
+	s = suite_create("91784d0");
+	tc = tcase_create("famine-spawn-during-trim");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, famine_spawn_during_trim);
 	suite_add_tcase(s, tc);
