@@ -31,6 +31,8 @@
 #   DIST_HEADLINE=NAME   the workload of the last line; default rt64
 #   DIST_BUILD=NAME      use build/NAME; default release
 #   DIST_NO_BUILD=1      skip scripts/build.sh; default 0
+#   DIST_SERVER=FILE     the actors server; default
+#                        build/NAME/bench/dist_echo (DIST_BUILD's)
 #   DIST_PIN=P           where the nodes run: "server" (the default,
 #                        with two or more CPUs): both servers on the
 #                        last CPU this script may use, the client node
@@ -48,6 +50,9 @@
 # a build with ei (configure found erlang-dev). Exits 2 for a bad
 # setting, 77 when erl is missing, 1 when a run fails.
 set -eu
+# DIST_SERVER is read from where the script was started
+server_file=${DIST_SERVER:-}
+case $server_file in '' | /*) ;; *) server_file=$PWD/$server_file ;; esac
 cd "$(dirname "$0")/.."
 rounds=${DIST_ROUNDS:-5}
 wls=${DIST_WORKLOADS:-rt1:1:32:20000,rt64:64:32:1000,bytes:4:65536:500}
@@ -101,12 +106,12 @@ getent hosts "$host" >/dev/null ||
 if [ "$no_build" = 0 ]; then
 	scripts/build.sh "$name" >/dev/null
 fi
-server=$build/bench/dist_echo
+server=${server_file:-$build/bench/dist_echo}
 [ -x "$server" ] || { echo "bench-dist: no $server: build it (make bench/dist_echo)" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+trap 'for p in $pids; do kill "$p" 2>/dev/null || :; done; rm -rf "$tmp"' EXIT
 cookie=bench$$
 
 # epmd on a port of its own

@@ -33,7 +33,7 @@ ncpu=$(nproc)
 tmp=$(mktemp -d)
 pid=
 failed=0
-trap 'kill -KILL $pid 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'kill -KILL $pid 2>/dev/null || :; rm -rf "$tmp"' EXIT
 
 for tool in redis-benchmark redis-server; do
 	command -v "$tool" >/dev/null || {

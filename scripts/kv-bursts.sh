@@ -41,7 +41,7 @@ fi
 ulimit -n 16384 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 tmp=$(mktemp -d)
 server=
-trap '[ -z "$server" ] || kill -KILL "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -z "$server" ] || kill -KILL "$server" 2>/dev/null || :; rm -rf "$tmp"' EXIT
 
 # clients_of I: burst I's, 2,000, 3,000, 4,000, 2,500, 3,500, again
 clients_of() {

@@ -35,7 +35,7 @@ pin=${PROFILE_PIN:-server}
 build=build/$name
 tmp=$(mktemp -d)
 server_pid=
-trap '[ -z "$server_pid" ] || kill -KILL "$server_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -z "$server_pid" ] || kill -KILL "$server_pid" 2>/dev/null || :; rm -rf "$tmp"' EXIT
 
 command -v perf >/dev/null || { echo "profile-echo: no perf" >&2; exit 1; }
 case $pin in

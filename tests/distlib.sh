@@ -17,7 +17,7 @@ if [ -z "$host" ] || ! getent hosts "$host" >/dev/null; then
 	exit 77
 fi
 pids=
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+trap 'for p in $pids; do kill "$p" 2>/dev/null || :; done; rm -rf "$tmp"' EXIT
 
 # wait_for FILE PATTERN [COUNT]: until FILE has COUNT lines (1 unless
 # said) matching PATTERN; 1 after the failure limit
