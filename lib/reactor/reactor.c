@@ -311,8 +311,12 @@ static int64_t turn(struct act__reactor *r, int poll, int64_t now)
 	take_commands(r);
 	if (r->ring.mode != ACT_RING_NONE)
 		act__io_fill(r);
+	/* a sleep's enter just ran the kernel's deferred completions:
+	 * another enter only pays when there are SQEs for it to submit */
 	if (poll == POLL_IF_WOKE)
-		poll = r->n_marked ? POLL_YES : POLL_NO;
+		poll = r->n_marked && act__ring_sq_pending(&r->ring) ?
+			       POLL_YES :
+			       POLL_NO;
 	if (poll == POLL_YES && r->ring.mode != ACT_RING_NONE) {
 		act__ring_poll(&r->ring, r->inflight != NULL);
 		act__ring_reap(&r->ring, on_cqe, r);

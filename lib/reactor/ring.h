@@ -108,6 +108,12 @@ void act__ring_wait(struct act__ring *g, struct act__doorbell *bell,
  * waiting (inflight: operations are in the kernel). */
 void act__ring_poll(struct act__ring *g, bool inflight);
 
+/* Reactor: SQEs queued and not yet submitted? */
+static inline bool act__ring_sq_pending(struct act__ring *g)
+{
+	return g->mode != ACT_RING_NONE && io_uring_sq_ready(&g->ring) != 0;
+}
+
 /* Reactor: hand every CQE but the doorbell's to fn, emptying the CQ and
  * the kernel's overflow list. */
 void act__ring_reap(struct act__ring *g,
