@@ -26,8 +26,10 @@
 #
 #   DIST_ROUNDS=R        rounds; default 5
 #   DIST_WORKLOADS="NAME:CLIENTS:SIZE:TRIPS,..."  TRIPS per client;
-#                        default rt1:1:32:20000,rt64:64:32:1000,
-#                        bytes:4:65536:500
+#                        default rt1:1:32:20000,rt64:64:32:4000,
+#                        bytes:4:65536:2000 (enough round trips
+#                        that the servers' CPU, counted in clock
+#                        ticks of 10 ms, is read to a few percent)
 #   DIST_HEADLINE=NAME   the workload of the last line; default rt64
 #   DIST_BUILD=NAME      use build/NAME; default release
 #   DIST_NO_BUILD=1      skip scripts/build.sh; default 0
@@ -55,7 +57,7 @@ server_file=${DIST_SERVER:-}
 case $server_file in '' | /*) ;; *) server_file=$PWD/$server_file ;; esac
 cd "$(dirname "$0")/.."
 rounds=${DIST_ROUNDS:-5}
-wls=${DIST_WORKLOADS:-rt1:1:32:20000,rt64:64:32:1000,bytes:4:65536:500}
+wls=${DIST_WORKLOADS:-rt1:1:32:20000,rt64:64:32:4000,bytes:4:65536:2000}
 headline=${DIST_HEADLINE:-rt64}
 name=${DIST_BUILD:-release}
 no_build=${DIST_NO_BUILD:-0}
