@@ -358,7 +358,10 @@ struct act_dist_opts {
 	uint16_t epmd_port;   /* 0: ERL_EPMD_PORT, else 4369 */
 	uint32_t ticktime_ms; /* net_ticktime; 0: 60000, as Erlang's */
 	uint32_t setup_ms;    /* a connection's setup at most; 0: 7000 */
-	uint32_t rsvd[5];     /* zero */
+	int32_t linger_us;    /* a reader's wait for a batch under dense
+			       * traffic (act_dist_start(3)); 0: 100,
+			       * negative: none, at most 1000 */
+	uint32_t rsvd[4];     /* zero */
 };
 ACT_API int act_dist_start(const char *name, const char *cookie,
 			   const struct act_dist_opts *opts);

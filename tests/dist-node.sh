@@ -151,7 +151,7 @@ fi
 # returns), and once this script has started p1 again, checks what a
 # restarted node does with the pids of its earlier run.
 pair=$(pwd)/tests/dist_pair
-pair_cases=109
+pair_cases=110
 # wait_line FILE PATTERN PID: until FILE has a line matching PATTERN, or
 # PID is gone (p0's own limits end it: no limit here); 1 if none came
 wait_line() {

@@ -10,6 +10,9 @@
  *   dist_pair serve NAME COOKIE EPMD_PORT TICK_MS
  *   dist_pair check NAME COOKIE EPMD_PORT TICK_MS PEER
  *
+ * The serve node reads each frame at once (linger_us -1), the check node
+ * waits for batches where that pays (the default, lib/dist/linger.h).
+ *
  * serve: a node whose server, registered as "pair", spawns puppets when
  * asked and says when one is gone; told to stop, it has the main process
  * return, so that the runtime stops cleanly (act_main returns) with the
@@ -2006,6 +2009,16 @@ static void start(void *arg)
 	int rc, i;
 
 	(void)arg;
+	if (peer) {
+		/* a reader's wait for a batch is at most 1 ms: refused
+		 * before anything is opened */
+		struct act_dist_opts bad = opts;
+
+		bad.linger_us = 1001;
+		rc = act_dist_start(name, cookie, &bad);
+		checkf("act_dist_start with linger_us 1001", "Invalid argument",
+		       "%s", rc < 0 ? strerror(-rc) : "started");
+	}
 	for (i = 0; i < 100; i++) { /* epmd may not have seen the last
 				    * run's registration go yet */
 		rc = act_dist_start(name, cookie, &opts);
@@ -2066,6 +2079,11 @@ int main(int argc, char **argv)
 	opts.epmd_port = (uint16_t)atoi(argv[4]);
 	opts.ticktime_ms = (uint32_t)atoi(argv[5]);
 	peer = serving ? NULL : argv[6];
+	/* the server reads each frame at once, the checker waits for
+	 * batches where they pay (the default): both readers' ways are
+	 * under every case */
+	if (serving)
+		opts.linger_us = -1;
 	fds = count_fds();
 	rc = act_main(NULL, start, NULL);
 	free(sv.pup);

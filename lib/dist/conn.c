@@ -27,6 +27,7 @@
 #include "epmd.h"
 #include "flags.h"
 #include "handshake.h"
+#include "linger.h"
 #include "term.h"
 #include "watch.h"
 #include "actor/links.h"
@@ -1026,6 +1027,7 @@ struct reader {
 	uint8_t *buf;
 	size_t cap, have;
 	int fd;
+	struct act__linger linger; /* when to wait for a batch */
 };
 
 static void reader_gone(void *arg)
@@ -1228,6 +1230,7 @@ static intptr_t reader_loop(struct reader *r)
 
 	for (;;) {
 		size_t off = 0, frames = 0;
+		int64_t wait;
 		ssize_t k;
 
 		while (r->have - off >= 4) {
@@ -1282,8 +1285,23 @@ static intptr_t reader_loop(struct reader *r)
 		 * in) what came in meanwhile is then taken at once: only
 		 * an empty socket waits on the reactor. After a lone frame
 		 * (a request, then silence) the reader waits there at
-		 * once: a read now would find nothing. */
+		 * once: a read now would find nothing. Where waiting for
+		 * a batch has paid (linger.h), a read of several frames is
+		 * followed by that wait first: a poll for no event, which
+		 * ends at its limit (or at once if the socket breaks). */
 		act_yield();
+		wait = act__linger_after_read(&r->linger, now_ns(),
+					      (uint32_t)frames);
+		/* relaxed: counters, for ACTORS_STATS (route.c) */
+		atomic_store_explicit(&r->nd->linger_trials, r->linger.trials,
+				      memory_order_relaxed);
+		atomic_store_explicit(&r->nd->linger_kept, r->linger.kept,
+				      memory_order_relaxed);
+		if (wait) {
+			(void)act_io_poll_timeout(r->fd, 0, wait);
+			atomic_fetch_add_explicit(&r->nd->lingers, 1,
+						  memory_order_relaxed);
+		}
 		k = -EAGAIN;
 		if (frames > 1 || r->have)
 			k = act_io_recv(r->fd, r->buf + r->have,
@@ -1336,6 +1354,7 @@ static void reader_main(void *arg)
 	atomic_store_explicit(&r->nd->reader_mem, r, memory_order_relaxed);
 	r->me.name = r->d->name;
 	r->me.creation = r->d->creation;
+	act__linger_init(&r->linger, r->d->linger_ns);
 	/* the proxy's word: the socket, the bytes read past the
 	 * handshake; from the proxy */
 	m = act_receive_match(match_up, NULL, ACT_FOREVER);

@@ -15,6 +15,7 @@
 
 #include "config.h" /* ACT_HAVE_EI */
 #include "route.h"
+#include "linger.h"
 #include "term.h"
 #include "actor/message.h"
 #include "mem/slab.h"
@@ -372,6 +373,13 @@ int act_dist_start(const char *name, const char *cookie,
 	rc = find_cookie(cookie, ck);
 	if (rc < 0)
 		return rc;
+	if (opts && opts->linger_us > ACT__LINGER_US_MAX) {
+		fprintf(stderr,
+			"actors: dist: linger_us %d: expected at most %d (us), "
+			"0 for the default or negative for none\n",
+			opts->linger_us, ACT__LINGER_US_MAX);
+		return -EINVAL;
+	}
 	tick_ms = opts && opts->ticktime_ms ? opts->ticktime_ms :
 					      DEFAULT_TICK_MS;
 	setup_ms = opts && opts->setup_ms ? opts->setup_ms : DEFAULT_SETUP_MS;
@@ -404,6 +412,9 @@ int act_dist_start(const char *name, const char *cookie,
 	memcpy(d->cookie, ck, sizeof(ck));
 	d->tick_ns = (int64_t)tick_ms * 1000000;
 	d->setup_ns = (int64_t)setup_ms * 1000000;
+	d->linger_ns = !opts || !opts->linger_us ? ACT__LINGER_NS_DEFAULT :
+		       opts->linger_us < 0	 ? 0 :
+					     (int64_t)opts->linger_us * 1000;
 	d->port = port;
 	d->epmd_port = eport;
 	d->listen_fd = lfd;

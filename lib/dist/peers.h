@@ -98,6 +98,10 @@ struct act__peer {
 	 * silent peer declared down) */
 	_Atomic uint64_t msgs_in, msgs_out, bytes_in, bytes_out;
 	_Atomic uint64_t reads, writes;
+	/* its reader's waits for a batch (lib/dist/linger.h): the reads
+	 * after one, the trials of waiting and those kept */
+	_Atomic uint64_t lingers;
+	_Atomic uint32_t linger_trials, linger_kept;
 	_Atomic uint32_t tick_misses;
 	uint32_t num; /* 1..ACT__DIST_NODES_MAX */
 	uint8_t name_len;

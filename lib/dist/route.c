@@ -173,6 +173,11 @@ bool act__route_figures(struct act__rt *rt, uint32_t num,
 		atomic_load_explicit(&nd->bytes_out, memory_order_relaxed);
 	f->reads = atomic_load_explicit(&nd->reads, memory_order_relaxed);
 	f->writes = atomic_load_explicit(&nd->writes, memory_order_relaxed);
+	f->lingers = atomic_load_explicit(&nd->lingers, memory_order_relaxed);
+	f->linger_trials =
+		atomic_load_explicit(&nd->linger_trials, memory_order_relaxed);
+	f->linger_kept =
+		atomic_load_explicit(&nd->linger_kept, memory_order_relaxed);
 	f->tick_misses =
 		atomic_load_explicit(&nd->tick_misses, memory_order_relaxed);
 	f->up = atomic_load_explicit(&nd->up, memory_order_relaxed) != 0;
@@ -228,5 +233,13 @@ void act__route_stats(struct act__rt *rt, FILE *f)
 			(unsigned long long)n.msgs_out,
 			(unsigned long long)n.bytes_out,
 			(unsigned long long)n.writes, n.tick_misses);
+		/* its reader waited for batches (lib/dist/linger.h) */
+		if (n.linger_trials)
+			fprintf(f,
+				"actors: dist: node %s: %llu reads after a "
+				"wait for a batch; waiting tried %u times, "
+				"kept %u\n",
+				n.name, (unsigned long long)n.lingers,
+				n.linger_trials, n.linger_kept);
 	}
 }

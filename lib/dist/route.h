@@ -38,9 +38,11 @@ struct act__dist {
 	/* set by act_dist_start before the first connection process
 	 * (lib/dist/node.c); read only after */
 	char cookie[256];
-	int64_t tick_ns;  /* net_ticktime: a peer silent this long is down */
-	int64_t setup_ns; /* a connection's handshake, at most */
-	uint16_t port;	  /* ours, listening */
+	int64_t tick_ns;   /* net_ticktime: a peer silent this long is down */
+	int64_t setup_ns;  /* a connection's handshake, at most */
+	int64_t linger_ns; /* a reader's wait for a batch, 0: none
+			    * (lib/dist/linger.h) */
+	uint16_t port;	   /* ours, listening */
 	uint16_t epmd_port;
 	int listen_fd; /* -1: none; closed by act__route_stop */
 	int epmd_fd;   /* the registration, open while we live; -1: none */

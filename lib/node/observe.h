@@ -52,6 +52,10 @@ struct act__route_figures {
 	bool up;		      /* the handshake done, not gone since */
 	act_pid proxy;		      /* its connection process; or none */
 	char name[ACT__ROUTE_NAME_SIZE]; /* alive@host */
+	/* its reader's waits for a batch (dist/linger.h): the reads after
+	 * one, the trials of waiting and those kept */
+	uint64_t lingers;
+	uint32_t linger_trials, linger_kept;
 };
 
 /*
