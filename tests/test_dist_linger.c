@@ -142,7 +142,7 @@ START_TEST(given_up_when_rate_falls)
 	struct feed f;
 
 	feed_init(&f, NS);
-	window(&f, 40000, 2); /* eager: 2 frames per 40 us */
+	window(&f, 40000, 2);  /* eager: 2 frames per 40 us */
 	window(&f, 140000, 2); /* waiting: 2 per 140 us */
 	ck_assert_int_eq(f.l.state, ACT__LINGER_EAGER);
 	ck_assert_uint_eq(f.l.kept, 0);

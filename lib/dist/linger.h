@@ -40,9 +40,9 @@
  * it is dropped without a verdict */
 #define ACT__LINGER_GAP_NS 50000000
 #define ACT__LINGER_KEEP_PCT 90
-#define ACT__LINGER_HOLD 16 /* windows with waits before an eager one, after
-			     * the first trial kept; doubled per trial kept
-			     * in a row, up to ACT__LINGER_HOLD_MAX */
+/* windows with waits before an eager one, after the first trial kept;
+ * doubled per trial kept in a row, up to ACT__LINGER_HOLD_MAX */
+#define ACT__LINGER_HOLD 16
 #define ACT__LINGER_HOLD_MAX 256
 #define ACT__LINGER_BACKOFF_MAX 512
 
