@@ -825,11 +825,36 @@ static intptr_t proxy_take(struct proxy *p, const struct act_msg *m)
 	return 0;
 }
 
+/* Nothing read from the peer for net_ticktime (the reader's clock of its
+ * last read, last_in): it is down. The reader's receives carry no limit
+ * of their own (a linked timeout per receive cost the kernel a timer
+ * armed and cancelled each time, about 8% of a lone round trip's CPU):
+ * this check runs at each turn of the proxy's loop, which waits a
+ * quarter of the tick time at most, so a silent peer is down after
+ * between one and one and a quarter tick times, within Erlang's own
+ * margin (it checks four times per net_ticktime). */
+static bool peer_silent(struct proxy *p, int64_t now)
+{
+	/* relaxed: a clock reading, stored by the reader (any worker) */
+	int64_t last =
+		atomic_load_explicit(&p->nd->last_in, memory_order_relaxed);
+
+	if (now - last < p->d->tick_ns)
+		return false;
+	atomic_fetch_add_explicit(&p->nd->tick_misses, 1, memory_order_relaxed);
+	fprintf(stderr,
+		"actors: dist: node %s down: nothing received for "
+		"net_ticktime (%lld ms)\n",
+		p->nd->name, (long long)(p->d->tick_ns / 1000000));
+	return true;
+}
+
 /* Up: forwards out as frames, a tick when idle, until the reader or the
- * socket ends it. Returns the exit reason. The frames of every message
- * waiting are gathered into one write (up to PROXY_BATCH bytes), which
- * goes when the mailbox is empty: a burst of sends costs one system
- * call, and a lone one goes at once. */
+ * socket ends it, or the peer is silent for net_ticktime. Returns the
+ * exit reason. The frames of every message waiting are gathered into
+ * one write (up to PROXY_BATCH bytes), which goes when the mailbox is
+ * empty: a burst of sends costs one system call, and a lone one goes at
+ * once. */
 #define PROXY_BATCH 65536
 static intptr_t proxy_serve(struct proxy *p)
 {
@@ -838,13 +863,15 @@ static intptr_t proxy_serve(struct proxy *p)
 
 	p->last_send = now_ns();
 	for (;;) {
-		int64_t wait = p->b.index ? 0 :
-					    p->last_send + quarter - now_ns();
-		struct act_msg *m = wait > 0 || p->b.index ? act_receive(wait) :
-							     NULL;
+		int64_t now = now_ns(),
+			wait = p->b.index ? 0 : p->last_send + quarter - now;
+		struct act_msg *m;
 		intptr_t why = 0;
 		int rc = 0;
 
+		if (peer_silent(p, now))
+			return ACT_EXIT_NOCONNECTION;
+		m = wait > 0 || p->b.index ? act_receive(wait) : NULL;
 		if (m) {
 			why = proxy_take(p, m);
 			act_msg_free(m);
@@ -976,6 +1003,8 @@ static void proxy_main(void *arg)
 		act_exit(EAGAIN);
 	}
 	act_msg_free(up);
+	/* relaxed: the silence watch's start (peer_silent) */
+	atomic_store_explicit(&p->nd->last_in, now_ns(), memory_order_relaxed);
 	/* release: what the proxy set up before `up` is read */
 	atomic_store_explicit(&p->nd->up, 1, memory_order_release);
 	act_exit(proxy_serve(p));
@@ -1306,20 +1335,11 @@ static intptr_t reader_loop(struct reader *r)
 		if (frames > 1 || r->have)
 			k = act_io_recv(r->fd, r->buf + r->have,
 					r->cap - r->have, MSG_DONTWAIT);
+		/* no limit: the proxy watches for a silent peer
+		 * (peer_silent), and kills this reader with itself */
 		if (k == -EAGAIN || k == -EWOULDBLOCK)
-			k = act_io_recv_timeout(r->fd, r->buf + r->have,
-						r->cap - r->have, 0,
-						r->d->tick_ns);
-		if (k == -ETIMEDOUT) {
-			atomic_fetch_add_explicit(&r->nd->tick_misses, 1,
-						  memory_order_relaxed);
-			fprintf(stderr,
-				"actors: dist: node %s down: nothing "
-				"received for net_ticktime (%lld ms)\n",
-				r->nd->name,
-				(long long)(r->d->tick_ns / 1000000));
-			return ACT_EXIT_NOCONNECTION;
-		}
+			k = act_io_recv(r->fd, r->buf + r->have,
+					r->cap - r->have, 0);
 		if (k <= 0) {
 			fprintf(stderr, "actors: dist: node %s down: %s\n",
 				r->nd->name,
@@ -1330,6 +1350,9 @@ static intptr_t reader_loop(struct reader *r)
 		r->have += (size_t)k;
 		atomic_fetch_add_explicit(&r->nd->reads, 1,
 					  memory_order_relaxed);
+		/* relaxed: a clock reading, for the proxy's peer_silent */
+		atomic_store_explicit(&r->nd->last_in, now_ns(),
+				      memory_order_relaxed);
 	}
 }
 

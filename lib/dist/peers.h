@@ -103,6 +103,9 @@ struct act__peer {
 	_Atomic uint64_t lingers;
 	_Atomic uint32_t linger_trials, linger_kept;
 	_Atomic uint32_t tick_misses;
+	/* the clock at its reader's last read (or at the connection's
+	 * start): the proxy's watch for a silent peer (lib/dist/conn.c) */
+	_Atomic int64_t last_in;
 	uint32_t num; /* 1..ACT__DIST_NODES_MAX */
 	uint8_t name_len;
 	char name[ACT__DIST_NAME_MAX + 1];
