@@ -4,8 +4,8 @@
 (tests/dist_hostile) over its distribution port, one connection per case,
 with the standard library only (socket, struct, hashlib.md5).
 
-  dist-hostile.py refuse|within|flood N  EPMD_PORT ALIVE HOST COOKIE
-                  NODE_PID NODE_STDERR ERL_NAME
+  dist-hostile.py refuse|within|pieces|flood N  EPMD_PORT ALIVE HOST
+                  COOKIE NODE_PID NODE_STDERR ERL_NAME
 
 ALIVE@HOST is the node, found through epmd on EPMD_PORT; NODE_PID its
 process, NODE_STDERR the file its standard error goes to; ERL_NAME the
@@ -35,6 +35,12 @@ refuse: what the node must refuse.
 within: authenticated, a 64 MiB length (within ACT__CONN_FRAME_MAX) with
   1 KiB of its body, then a close: the node waits, then says the node
   closed the connection (the test reads its memory around this run).
+pieces: not an attack: authenticated, 120 messages to echo of 0 bytes
+  to 200 KiB (many about 64 KiB, the reader's first buffer), their
+  frames sent as one stream cut into pieces of 1 to 9,000 bytes at
+  random (seeded; the seed is in the case's line), with pauses, so that
+  the reader meets frames and length prefixes cut at every kind of place;
+  each answer must come back whole and in order.
 flood N: N send_names of distinct names, each with a wrong cookie, 32
   at a time; each refused and closed (the test then connects a node never
   seen before).
@@ -484,6 +490,64 @@ class Run:
                     r"connection$")
 
 
+def pieces(run, seed):
+    """The frames of 120 messages, as one stream cut at random places;
+    echo's answers read meanwhile (a thread), each compared whole."""
+    rng = random.Random(seed)
+    sizes = [0, 1, 100, 3000, 16383, 16384, 65531, 65536, 65540, 70000,
+             131072, 204800]
+    msgs = [bytes(rng.getrandbits(8) for _ in range(16)) +
+            bytes((i + j) % 251 for j in range(rng.choice(sizes)))
+            for i in range(120)]
+    what = ("120 messages of 0 to 200 KiB to echo, their frames cut into "
+            "pieces of 1 to 9,000 bytes (seed %d)" % seed)
+    peer = run.name()
+    got, errors = [], []
+    try:
+        s = socket.create_connection(("127.0.0.1", run.port), LIMIT)
+    except OSError as e:
+        run.say(False, what, "no connection to the node: %s" % e)
+        return
+    with s:
+        try:
+            authenticate(s, peer, run.cookie)
+            round_trip(s, peer, b"pieces")
+        except (Fail, OSError) as e:
+            run.say(False, what, "no connection up: %s" % e)
+            return
+
+        def reader():
+            try:
+                while len(got) < len(msgs):
+                    n = struct.unpack(">I", recv_exact(s, 4))[0]
+                    if n:
+                        got.append(recv_exact(s, n))
+            except (Fail, OSError) as e:
+                errors.append(str(e))
+        t = threading.Thread(target=reader)
+        t.start()
+        stream = b"".join(reg_send(peer, "echo", user_msg(2, m))
+                          for m in msgs)
+        at = 0
+        try:
+            while at < len(stream):
+                k = rng.randint(1, 9000)
+                s.sendall(stream[at:at + k])
+                at += k
+                if rng.random() < 0.1:
+                    time.sleep(0.002)
+        except OSError as e:
+            errors.append("sending: %s" % e)
+        t.join(LIMIT * 4)
+    bad = [i for i, m in enumerate(msgs)
+           if i >= len(got) or not got[i].endswith(b"\x83" +
+                                                   user_msg(2, m))]
+    run.say(not errors and not bad and alive(run.pid), what,
+            "%d answers of %d, %d wrong or missing (first: %s)%s" % (
+                len(got), len(msgs), len(bad), bad[0] if bad else "none",
+                "; " + "; ".join(errors) if errors else ""))
+
+
 def flood(run, n):
     """n send_names of distinct names with a wrong cookie, 32 at a time
     (below the 64 handshakes the node takes at once): each is refused
@@ -530,7 +594,8 @@ def main():
         n, argv = int(argv[1]), argv[2:]
     else:
         argv = argv[1:]
-    if mode not in (["refuse"], ["within"], ["flood"]) or len(argv) != 7:
+    if mode not in (["refuse"], ["within"], ["pieces"], ["flood"]) or \
+            len(argv) != 7:
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
     try:
@@ -544,6 +609,10 @@ def main():
     elif mode == ["within"]:
         run.prefix = "hw"
         run.within()
+    elif mode == ["pieces"]:
+        run.prefix = "hc"
+        pieces(run, int(os.environ.get("PIECES_SEED") or
+                        random.randrange(1 << 30)))
     else:
         flood(run, n)
     print("done %d cases, %d failed" % (run.cases, run.failed), flush=True)

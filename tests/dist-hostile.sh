@@ -15,7 +15,10 @@
 #      a bad first byte, a distribution header (131 68) with an atom
 #      cache reference out of range, ATOM_CACHE_REF in a term, a message
 #      nested 100,000 deep, a 4-byte length of 0xffffffff and of
-#      ACT__CONN_FRAME_MAX + 1 with no body, half a frame and a close.
+#      ACT__CONN_FRAME_MAX + 1 with no body, half a frame and a close;
+#   and, not an attack, 120 messages of 0 to 200 KiB whose frames come cut
+#      into random pieces (seeded, the seed in the line; PIECES_SEED picks
+#      it): each answered whole and in order.
 #
 # Each case passes when the node closes that connection, says why in a
 # line of its standard error (each case's own text), and lives. The
@@ -171,6 +174,9 @@ else
 		"under $bound_kb kB, saw ${hwm1:-?} kB before and ${hwm2:-?}" \
 		"kB after"
 fi
+
+# --- not an attack: frames cut at every kind of place, each answer whole
+hostile pieces
 
 # --- a flood of unauthenticated names, then a node never seen before
 # more names than the node table holds (2,047: doc/distribution.md
