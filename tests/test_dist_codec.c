@@ -8,6 +8,7 @@
  */
 #include "testutil.h"
 #include "dist/codec.h"
+#include "dist/ctrl.h"
 #include "dist/term.h"
 
 static struct act__peers peers;
@@ -132,6 +133,44 @@ START_TEST(user_form)
 }
 END_TEST
 
+/* A large message's frame goes out as its head in the batch and its body
+ * from where it lies (lib/dist/conn.c): the head then the bytes must be
+ * the bytes ei writes for {Tag, Binary}, and the frame's length must
+ * count the bytes not in the buffer. */
+START_TEST(user_head_then_body)
+{
+	static const size_t lens[] = { 0, 1, 16384, 70000 };
+	static char data[70000];
+	ei_x_buff a, b;
+	size_t i;
+	int at;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (char)(i * 13);
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		ck_assert_int_eq(ei_x_new(&a), 0);
+		ck_assert_int_eq(ei_x_new(&b), 0);
+		ck_assert_int_eq(ei_x_encode_version(&a), 0);
+		ck_assert_int_eq(ei_x_encode_tuple_header(&a, 2), 0);
+		ck_assert_int_eq(ei_x_encode_ulong(&a, 300), 0);
+		ck_assert_int_eq(ei_x_encode_binary(&a, data, (long)lens[i]),
+				 0);
+		at = b.index;
+		ck_assert_int_eq(act__ctrl_begin_at(&b), 0);
+		ck_assert_int_eq(act__codec_user_head(&b, 300, lens[i]), 0);
+		ck_assert_int_eq(act__ctrl_end_at_more(&b, at, lens[i]), 0);
+		/* 4 bytes of length, the pass-through byte, the term */
+		ck_assert_int_eq(b.index + (int)lens[i], 5 + a.index);
+		ck_assert(!memcmp(b.buff + 5, a.buff, (size_t)b.index - 5));
+		ck_assert(!memcmp(a.buff + b.index - 5, data, lens[i]));
+		ck_assert_uint_eq(act__term_be32((uint8_t *)b.buff),
+				  (uint32_t)(1 + a.index));
+		ei_x_free(&a);
+		ei_x_free(&b);
+	}
+}
+END_TEST
+
 /* As term_to_binary({3, <<"hi">>}) and term_to_binary({2147483648,
  * <<>>}) write them; and terms that are not the user form. */
 /* a literal's bytes and their count, without the NUL */
@@ -192,6 +231,7 @@ static Suite *dist_codec_suite(void)
 
 	tcase_add_test(tc, pids);
 	tcase_add_test(tc, user_form);
+	tcase_add_test(tc, user_head_then_body);
 	tcase_add_test(tc, user_form_bytes);
 	suite_add_tcase(s, tc);
 	return s;

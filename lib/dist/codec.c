@@ -63,14 +63,28 @@ int act__codec_pid_decode(const char *buf, int *index, struct act__peers *t,
 	return act__peers_pid_get(nd, &r, out);
 }
 
-int act__codec_user_encode(ei_x_buff *b, uint32_t tag, const void *p, size_t n)
+int act__codec_user_head(ei_x_buff *b, uint32_t tag, size_t n)
 {
+	char bin[5] = { ACT__ET_BINARY, (char)(n >> 24), (char)(n >> 16),
+			(char)(n >> 8), (char)n };
+
 	if (n > INT32_MAX)
 		return -EMSGSIZE;
+	/* BINARY_EXT and its length by hand: ei_x_encode_binary's, less
+	 * the bytes */
 	if (ei_x_encode_version(b) || ei_x_encode_tuple_header(b, 2) ||
-	    ei_x_encode_ulong(b, tag) || ei_x_encode_binary(b, p, (long)n))
+	    ei_x_encode_ulong(b, tag) || ei_x_append_buf(b, bin, sizeof(bin)))
 		return -ENOMEM;
 	return 0;
+}
+
+int act__codec_user_encode(ei_x_buff *b, uint32_t tag, const void *p, size_t n)
+{
+	int rc = act__codec_user_head(b, tag, n);
+
+	if (rc < 0)
+		return rc;
+	return n && ei_x_append_buf(b, p, (int)n) ? -ENOMEM : 0;
 }
 
 bool act__codec_user_decode(const char *buf, size_t n, uint32_t *tag,

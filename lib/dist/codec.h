@@ -41,6 +41,9 @@ int act__codec_pid_decode(const char *buf, int *index, struct act__peers *t,
 
 /* {Tag, <<p:n>>}, its version byte first: 0 or -ENOMEM. */
 int act__codec_user_encode(ei_x_buff *b, uint32_t tag, const void *p, size_t n);
+/* The same but the binary's n bytes, which the caller writes after b's
+ * (a large message's, from where it lies): 0 or -ENOMEM. */
+int act__codec_user_head(ei_x_buff *b, uint32_t tag, size_t n);
 
 /*
  * Is the term at buf (n bytes, its version byte first) the user form

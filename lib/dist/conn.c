@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +96,37 @@ static int send_all(int fd, const void *p, size_t n, int64_t timeout_ns)
 		n -= (size_t)k;
 	}
 	return 0;
+}
+
+/* a[0..an) then b[0..bn) within timeout_ns, in one sendmsg when the
+ * socket takes them (MSG_DONTWAIT, on this worker, as send_all's first
+ * try): 0 or a negative errno */
+static int send_two(int fd, const void *a, size_t an, const void *b, size_t bn,
+		    int64_t timeout_ns)
+{
+	struct iovec v[2] = { { (void *)a, an }, { (void *)b, bn } };
+	struct msghdr mh = { .msg_iov = v, .msg_iovlen = 2 };
+	ssize_t k;
+	int rc;
+
+	/* errno read at once, on the thread that made the call (I8) */
+	do
+		k = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (k < 0 && errno == EINTR);
+	if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+		return -errno;
+	if (k < 0)
+		k = 0;
+	if ((size_t)k < an) {
+		rc = send_all(fd, (const char *)a + k, an - (size_t)k,
+			      timeout_ns);
+		if (rc < 0)
+			return rc;
+		k = 0;
+	} else {
+		k -= (ssize_t)an;
+	}
+	return send_all(fd, (const char *)b + k, bn - (size_t)k, timeout_ns);
 }
 
 static void tcp_nodelay(int fd)
@@ -592,10 +624,15 @@ static int frame_end(struct proxy *p, int at, int rc)
 	return 0;
 }
 
-/* The batch's frames out in one write: 0, or the socket's error */
-static int proxy_flush(struct proxy *p)
+/* The batch's frames out in one write, then more[0..n) (the body of its
+ * last frame, where it lies: PROXY_BODY_INLINE): 0, or the socket's
+ * error */
+static int proxy_flush_more(struct proxy *p, const void *more, size_t n)
 {
-	int rc = send_all(p->fd, p->b.buff, (size_t)p->b.index, p->d->tick_ns);
+	int rc = n ? send_two(p->fd, p->b.buff, (size_t)p->b.index, more, n,
+			      p->d->tick_ns) :
+		     send_all(p->fd, p->b.buff, (size_t)p->b.index,
+			      p->d->tick_ns);
 
 	atomic_fetch_add_explicit(&p->nd->writes, 1, memory_order_relaxed);
 	p->b.index = 0;
@@ -608,9 +645,20 @@ static int proxy_flush(struct proxy *p)
 	return rc;
 }
 
+static int proxy_flush(struct proxy *p)
+{
+	return proxy_flush_more(p, NULL, 0);
+}
+
+/* A body this long or longer is not copied into the batch: its frame's
+ * head is, and the batch goes out at once with the body after it,
+ * from the message (a 64 KiB message cost a copy of 64 KiB more). */
+#define PROXY_BODY_INLINE 16384
+
 /* A forward or a name send, as a frame in the batch: 0, or 1 when it is
  * dropped (a pid of no entry, a term refused: the sender was told at its
- * send; no memory). */
+ * send; no memory), or the socket's error (< 0) when a large body was
+ * written with the batch. */
 static int proxy_send(struct proxy *p, const struct act_msg *m)
 {
 	act_pid from = m->from.id ? m->from : p->self;
@@ -645,6 +693,19 @@ static int proxy_send(struct proxy *p, const struct act_msg *m)
 	}
 	if (rc < 0)
 		return frame_end(p, at, rc);
+	if (blen >= PROXY_BODY_INLINE) {
+		/* the head in the batch, the body from the message */
+		if (tag != ACT_TAG_TERM &&
+		    act__codec_user_head(&p->b, tag, blen) < 0)
+			return frame_end(p, at, -ENOMEM);
+		act__ctrl_end_at_more(&p->b, at, blen);
+		atomic_fetch_add_explicit(&p->nd->msgs_out, 1,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&p->nd->bytes_out,
+					  (uint64_t)(p->b.index - at) + blen,
+					  memory_order_relaxed);
+		return proxy_flush_more(p, body, blen);
+	}
 	if (tag == ACT_TAG_TERM)
 		rc = ei_x_append_buf(&p->b, body, (int)blen) ? -ENOMEM : 0;
 	else
@@ -789,17 +850,30 @@ static int proxy_down(struct proxy *p, const struct act_msg *m)
 
 static const char tick[4];
 
+/* The socket refused a write (rc, a negative errno): said once, the
+ * node then down */
+static void proxy_send_failed(struct proxy *p, int rc)
+{
+	fprintf(stderr, "actors: dist: node %s down: sending failed (%s)\n",
+		p->nd->name, strerror(-rc));
+}
+
 /* One message of the proxy's: what it asks for goes into the batch.
  * 0, or the exit reason (the reader gone). */
 static intptr_t proxy_take(struct proxy *p, const struct act_msg *m)
 {
 	struct act_exit_info x;
 	struct act__conn_up up;
+	int rc;
 
 	switch (m->tag) {
 	case ACT__TAG_DIST_SEND:
 	case ACT__TAG_DIST_NAME:
-		(void)proxy_send(p, m);
+		rc = proxy_send(p, m);
+		if (rc < 0) { /* a large body's write failed */
+			proxy_send_failed(p, rc);
+			return ACT_EXIT_NOCONNECTION;
+		}
 		break;
 	case ACT__TAG_LINK_SIG:
 		(void)proxy_sig(p, m);
@@ -895,10 +969,7 @@ static intptr_t proxy_serve(struct proxy *p)
 			p->last_send = now_ns();
 		}
 		if (rc < 0) {
-			fprintf(stderr,
-				"actors: dist: node %s down: sending failed "
-				"(%s)\n",
-				p->nd->name, strerror(-rc));
+			proxy_send_failed(p, rc);
 			return ACT_EXIT_NOCONNECTION;
 		}
 	}
@@ -1055,6 +1126,7 @@ struct reader {
 	struct act__codec_self me;
 	uint8_t *buf;
 	size_t cap, have;
+	size_t start; /* buf[start..have): read, not yet taken as frames */
 	int fd;
 	struct act__linger linger; /* when to wait for a batch */
 };
@@ -1228,21 +1300,28 @@ static int reader_frame(struct reader *r, const char *p, size_t n,
 	return 0;
 }
 
+/* The bytes not yet taken (from r->start) moved to the front */
+static void reader_compact(struct reader *r)
+{
+	memmove(r->buf, r->buf + r->start, r->have - r->start);
+	r->have -= r->start;
+	r->start = 0;
+}
+
 /* Room for a frame of need bytes (its length prefix read) that starts
- * at *off and is not all in: the frame moved to the front, and the
- * buffer, once full, doubled up to need. A length the peer claims is
- * not allocated before its bytes come. 0, or -1 for no memory. */
-static int reader_room(struct reader *r, size_t *off, size_t need)
+ * at r->start and is not all in: where it lies when it fits there (no
+ * copy), else moved to the front, and the buffer, once full, doubled up
+ * to need. A length the peer claims is not allocated before its bytes
+ * come. 0, or -1 for no memory. */
+static int reader_room(struct reader *r, size_t need)
 {
 	uint8_t *nb;
 	size_t cap;
 
-	if (need <= r->cap)
+	if (r->start + need <= r->cap)
 		return 0;
-	memmove(r->buf, r->buf + *off, r->have - *off);
-	r->have -= *off;
-	*off = 0;
-	if (r->have < r->cap)
+	reader_compact(r);
+	if (need <= r->cap || r->have < r->cap)
 		return 0;
 	cap = r->cap * 2 < need ? r->cap * 2 : need;
 	nb = realloc(r->buf, cap);
@@ -1258,7 +1337,7 @@ static intptr_t reader_loop(struct reader *r)
 	const char *why = NULL;
 
 	for (;;) {
-		size_t off = 0, frames = 0;
+		size_t off = r->start, frames = 0;
 		int64_t wait;
 		ssize_t k;
 
@@ -1275,8 +1354,10 @@ static intptr_t reader_loop(struct reader *r)
 				return ACT_EXIT_NOCONNECTION;
 			}
 			if (r->have - off < 4 + (size_t)len) {
-				if (reader_room(r, &off, 4 + (size_t)len))
+				r->start = off;
+				if (reader_room(r, 4 + (size_t)len))
 					return ENOMEM;
+				off = r->start;
 				break;
 			}
 			atomic_fetch_add_explicit(&r->nd->bytes_in, 4 + len,
@@ -1298,11 +1379,20 @@ static intptr_t reader_loop(struct reader *r)
 			}
 			off += 4 + (size_t)len;
 		}
-		memmove(r->buf, r->buf + off, r->have - off);
-		r->have -= off;
-		if (r->cap > (1u << 20) && r->have < 65536) {
-			uint8_t *nb = realloc(r->buf, 65536);
+		/* what is left stays where it is while the buffer has room
+		 * after it (a large frame comes in several reads: moving
+		 * its part to the front after each was a copy of up to a
+		 * frame per read) */
+		r->start = off;
+		if (r->start == r->have)
+			r->start = r->have = 0;
+		else if (r->have == r->cap)
+			reader_compact(r);
+		if (r->cap > (1u << 20) && r->have - r->start < 65536) {
+			uint8_t *nb;
 
+			reader_compact(r);
+			nb = realloc(r->buf, 65536);
 			if (nb) {
 				r->buf = nb;
 				r->cap = 65536;
@@ -1332,7 +1422,7 @@ static intptr_t reader_loop(struct reader *r)
 						  memory_order_relaxed);
 		}
 		k = -EAGAIN;
-		if (frames > 1 || r->have)
+		if (frames > 1 || r->have > r->start)
 			k = act_io_recv(r->fd, r->buf + r->have,
 					r->cap - r->have, MSG_DONTWAIT);
 		/* no limit: the proxy watches for a silent peer

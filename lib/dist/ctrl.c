@@ -266,7 +266,12 @@ int act__ctrl_end(ei_x_buff *b)
 
 int act__ctrl_end_at(ei_x_buff *b, int at)
 {
-	uint32_t n = (uint32_t)(b->index - at) - 4;
+	return act__ctrl_end_at_more(b, at, 0);
+}
+
+int act__ctrl_end_at_more(ei_x_buff *b, int at, size_t more)
+{
+	uint32_t n = (uint32_t)(b->index - at) - 4 + (uint32_t)more;
 	char *h = b->buff + at;
 
 	h[0] = (char)(n >> 24);

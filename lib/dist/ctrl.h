@@ -87,6 +87,9 @@ int act__ctrl_end(ei_x_buff *b);
  * act__ctrl_end_at(b, at) writes the length of the one at offset at. */
 int act__ctrl_begin_at(ei_x_buff *b);
 int act__ctrl_end_at(ei_x_buff *b, int at);
+/* act__ctrl_end_at for a frame whose last `more` bytes are not in b:
+ * the caller writes them right after it. */
+int act__ctrl_end_at_more(ei_x_buff *b, int at, size_t more);
 /* LINK, EXIT2's and EXIT's heads: {op, From, To} and {op, From, To} then
  * a reason appended by the caller (act__ctrl_reason_atom); UNLINK_ID and
  * its ack {op, Id, From, To}; SEND_SENDER {22, From, To} (the message
