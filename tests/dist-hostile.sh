@@ -65,13 +65,7 @@ echo "epmd on port $port, host $host"
 "$node" h1 "$cookie" "$port" 20000 5000 >"$tmp/h1" 2>"$tmp/h1.err" &
 h1=$!
 pids="$pids $h1"
-if wait_for "$tmp/h1" '^\(ready h1 \|start: \)' &&
-	grep -q '^start: Operation not supported' "$tmp/h1"; then
-	echo "$me: this library was built without libei" \
-		"(configure --without-ei): skipped"
-	exit 77
-fi
-if ! wait_for "$tmp/h1" '^ready h1 '; then
+if ! node_ready "$tmp/h1" 'ready h1 '; then
 	bad "our node did not start: $(cat "$tmp/h1" "$tmp/h1.err")"
 	finish
 	exit

@@ -82,13 +82,7 @@ echo "epmd on port $port, host $host"
 "$node" c1 "$cookie" "$port" 20000 >"$tmp/c1" 2>"$tmp/c1.err" &
 pids="$pids $!"
 c1=$!
-if wait_for "$tmp/c1" '^\(ready c1\|start: \)' &&
-	grep -q '^start: Operation not supported' "$tmp/c1"; then
-	echo "dist-node.sh: this library was built without libei" \
-		"(configure --without-ei): skipped"
-	exit 77
-fi
-if wait_for "$tmp/c1" '^ready c1$'; then
+if node_ready "$tmp/c1" 'ready c1$'; then
 	ok "act_dist_start: c1 registered with epmd"
 else
 	bad "our node did not start: $(cat "$tmp/c1" "$tmp/c1.err")"

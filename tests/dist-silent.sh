@@ -29,13 +29,7 @@ ACTORS_STATS=1s "$node" s1 "$cookie" "$port" 2000 >"$tmp/s1" \
 	2>"$tmp/s1.err" &
 s1=$!
 pids="$pids $s1"
-if wait_for "$tmp/s1" '^\(ready s1\|start: \)' &&
-	grep -q '^start: Operation not supported' "$tmp/s1"; then
-	echo "$me: this library was built without libei" \
-		"(configure --without-ei): skipped"
-	exit 77
-fi
-if ! wait_for "$tmp/s1" '^ready s1$'; then
+if ! node_ready "$tmp/s1" 'ready s1$'; then
 	bad "s1 did not start: $(cat "$tmp/s1" "$tmp/s1.err")"
 	finish
 	exit

@@ -55,6 +55,20 @@ start_epmd() {
 	return 1
 }
 
+# node_ready OUT LINE: until an actors node's standard output OUT has its
+# "ready" line, LINE a pattern matching it (its start): 0, or 1 after
+# the failure limit; exits 77 (skipped, said so) when the node said the
+# library has no distribution (configure --without-ei)
+node_ready() {
+	if wait_for "$1" "^\\($2\\|start: \\)" &&
+		grep -q '^start: Operation not supported' "$1"; then
+		echo "$me: this library was built without libei" \
+			"(configure --without-ei): skipped"
+		exit 77
+	fi
+	wait_for "$1" "^$2"
+}
+
 # erl_node NAME COOKIE EVAL [ERL ARGS]: a node of this test's epmd (the
 # shell's process becomes timeout's, so that $! of one run with & is a
 # pid whose TERM reaches the node)

@@ -25,6 +25,12 @@ static bool keeps_up(const struct act__linger *l, uint64_t frames, int64_t ns)
 	return now >= was;
 }
 
+/* v twice, at most max */
+static uint32_t doubled(uint32_t v, uint32_t max)
+{
+	return v * 2 > max ? max : v * 2;
+}
+
 /* The waits lost: eager again, the next trial `backoff` windows away,
  * and the one after that twice as far. */
 static void give_up(struct act__linger *l)
@@ -32,9 +38,7 @@ static void give_up(struct act__linger *l)
 	l->state = ACT__LINGER_EAGER;
 	l->strikes = 0;
 	l->wait = l->backoff;
-	l->backoff = l->backoff * 2 > ACT__LINGER_BACKOFF_MAX ?
-			     ACT__LINGER_BACKOFF_MAX :
-			     l->backoff * 2;
+	l->backoff = doubled(l->backoff, ACT__LINGER_BACKOFF_MAX);
 	l->hold_next = ACT__LINGER_HOLD;
 }
 
@@ -60,9 +64,7 @@ static void verdict(struct act__linger *l, uint64_t frames, int64_t ns)
 		l->state = ACT__LINGER_ON;
 		l->backoff = 1;
 		l->hold = l->hold_next;
-		l->hold_next = l->hold_next * 2 > ACT__LINGER_HOLD_MAX ?
-				       ACT__LINGER_HOLD_MAX :
-				       l->hold_next * 2;
+		l->hold_next = doubled(l->hold_next, ACT__LINGER_HOLD_MAX);
 		break;
 	default: /* ON */
 		/* one slow window can be the machine's: two in a row are
