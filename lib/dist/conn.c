@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -912,9 +913,18 @@ static bool peer_silent(struct proxy *p, int64_t now)
 	/* relaxed: a clock reading, stored by the reader (any worker) */
 	int64_t last =
 		atomic_load_explicit(&p->nd->last_in, memory_order_relaxed);
+	int queued = 0;
 
 	if (now - last < p->d->tick_ns)
 		return false;
+	/* bytes waiting in the socket: the reader is behind (its worker
+	 * was held), the peer is not silent; the watch starts again */
+	if (ioctl(p->fd, FIONREAD, &queued) == 0 && queued > 0) {
+		/* relaxed: as the reader's store */
+		atomic_store_explicit(&p->nd->last_in, now,
+				      memory_order_relaxed);
+		return false;
+	}
 	atomic_fetch_add_explicit(&p->nd->tick_misses, 1, memory_order_relaxed);
 	fprintf(stderr,
 		"actors: dist: node %s down: nothing received for "
