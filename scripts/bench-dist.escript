@@ -19,9 +19,15 @@
 %%       a second). WORKLOADS is "NAME:CLIENTS:SIZE:TRIPS,..." (TRIPS
 %%       per client: each client process does that many round trips of
 %%       a SIZE-byte binary one after another); a TARGET is
-%%       "LABEL=NODE=OSPID". At the end a target labelled actors gets
-%%       {4, <<>>} (it stops on it), and the client waits for its
-%%       nodedown.
+%%       "LABEL=NODE=OSPID", or "floor=PROGRAM=PORT": the same round
+%%       trips with no node at all, PROGRAM (bench/peers/dist_floor)
+%%       run as "PROGRAM load PORT CLIENTS FRAME TRIPS" against its
+%%       server on PORT, FRAME being SIZE plus the 80 bytes that the
+%%       frame of a {1, Binary} between these nodes takes beside the
+%%       binary; its SERVER_TICKS are the floor server's CPU (from its
+%%       getrusage, with a fraction), its CLIENT_TICKS 0. At the end a
+%%       target labelled actors gets {4, <<>>} (it stops on it), and
+%%       the client waits for its nodedown.
 -mode(compile).
 
 main(["server", Name, Cookie]) ->
@@ -33,7 +39,7 @@ main(["client", Name, Cookie, Rounds, Tck, Workloads | Targets]) ->
     start(Name, Cookie),
     Ws = [workload(W) || W <- string:lexemes(Workloads, ",")],
     Ts = [target(T) || T <- Targets],
-    [true = net_kernel:connect_node(N) || {_, N, _} <- Ts],
+    [true = net_kernel:connect_node(N) || {L, N, _} <- Ts, L =/= "floor"],
     Hz = list_to_integer(Tck),
     [[[run(W, R, T, Hz) || T <- Ts] || W <- Ws]
      || R <- lists:seq(1, list_to_integer(Rounds))],
@@ -70,8 +76,15 @@ workload(S) ->
     {N, list_to_integer(C), list_to_integer(Z), list_to_integer(T)}.
 
 target(S) ->
-    [L, N, P] = string:lexemes(S, "="),
-    {L, list_to_atom(N), P}.
+    case string:lexemes(S, "=") of
+        ["floor", Prog, Port] -> {"floor", Prog, Port};
+        [L, N, P] -> {L, list_to_atom(N), P}
+    end.
+
+%% the bytes of a {1, Binary} frame beside the binary's, between nodes
+%% named as the benchmark's are (the actors server counts 112 bytes a
+%% frame for 32-byte binaries)
+-define(FRAME_EXTRA, 80).
 
 %% utime + stime of an OS process, in clock ticks
 ticks(OsPid) ->
@@ -80,6 +93,21 @@ ticks(OsPid) ->
     F = string:lexemes(After, " "),
     binary_to_integer(lists:nth(12, F)) + binary_to_integer(lists:nth(13, F)).
 
+run({WName, K, Size, N}, Round, {"floor", Prog, Port}, Hz) ->
+    Cmd = lists:flatten(io_lib:format("~s load ~s ~p ~p ~p",
+                                      [Prog, Port, K, Size + ?FRAME_EXTRA,
+                                       N])),
+    Out = os:cmd(Cmd),
+    case io_lib:fread("floor ~d ~d ~d", Out) of
+        {ok, [Ns, Trips, ServerNs], _} ->
+            io:format("run ~s ~p floor ~p ~p ~p ~.4f 0~n",
+                      [WName, Round, Ns, Trips, 2 * Trips * Size,
+                       ServerNs * Hz / 1.0e9]);
+        _ ->
+            io:format(standard_error, "the floor failed: ~s: ~s~n",
+                      [Cmd, Out]),
+            halt(1)
+    end;
 run({WName, K, Size, N}, Round, {Label, Node, OsPid}, _Hz) ->
     Self = self(),
     Bin = binary:copy(<<"x">>, Size),

@@ -8,6 +8,14 @@
 # process per client process and answer each {1, Binary} with the same
 # message, so the frames on the wire are the same.
 #
+# A third server in each round is the floor (bench/peers/dist_floor):
+# the same round trips on one loopback connection with nothing but the
+# kernel on either side, a blocking recv and send on one thread each,
+# frames of the same size (the client keeps as many in flight as the
+# workload has clients). No node can spend less CPU per round trip on
+# this machine than it does; its CPU beside the Erlang server's shows
+# how far a target below it is out of reach.
+#
 # Workloads (each client process does its round trips one after
 # another):
 #   rt1     1 client,  32-byte binaries: one round trip's latency
@@ -17,9 +25,10 @@
 # It prints, per workload and server, the medians over the rounds of
 # round trips/s, payload MB/s (both ways) and CPU per round trip (one
 # message in and one out) of the server and of the client node
-# (utime+stime over the run, from /proc), then actors/erlang, the
-# median of the rounds' ratios, of round trips/s and of the servers'
-# CPU per round trip. Its last line is "ratio X": X the median of the
+# (utime+stime over the run, from /proc; the floor's server from its
+# getrusage, its client not counted), then actors/erlang, the median of
+# the rounds' ratios, of round trips/s and of the servers' CPU per round
+# trip, and floor/erlang of the CPU. Its last line is "ratio X": X the median of the
 # rounds' actors/erlang round trips/s of DIST_HEADLINE's workload.
 # The targets (issue 32): X >= 1.0; the actors server's CPU per round
 # trip <= 0.5x the Erlang server's.
@@ -35,6 +44,8 @@
 #   DIST_NO_BUILD=1      skip scripts/build.sh; default 0
 #   DIST_SERVER=FILE     the actors server; default
 #                        build/NAME/bench/dist_echo (DIST_BUILD's)
+#   DIST_FLOOR=0         leave the floor out; default 1 (its program
+#                        is peers/dist_floor beside the server's)
 #   DIST_PIN=P           where the nodes run: "server" (the default,
 #                        with two or more CPUs): both servers on the
 #                        last CPU this script may use, the client node
@@ -46,7 +57,8 @@
 #                        CPU from the server they load)
 #   DIST_OUT=FILE        also write each run's line to FILE:
 #                        "run WORKLOAD ROUND SERVER NS TRIPS BYTES
-#                        SERVER_TICKS CLIENT_TICKS"
+#                        SERVER_TICKS CLIENT_TICKS" (SERVER actors,
+#                        erlang or floor)
 #
 # Needs erl and epmd (scripts/install-deps.sh installs erlang-base) and
 # a build with ei (configure found erlang-dev). Exits 2 for a bad
@@ -61,6 +73,7 @@ wls=${DIST_WORKLOADS:-rt1:1:32:20000,rt64:64:32:4000,bytes:4:65536:2000}
 headline=${DIST_HEADLINE:-rt64}
 name=${DIST_BUILD:-release}
 no_build=${DIST_NO_BUILD:-0}
+floor=${DIST_FLOOR:-1}
 out_file=${DIST_OUT:-}
 pin=${DIST_PIN:-server}
 build=build/$name
@@ -81,6 +94,10 @@ esac
 case $no_build in
 0 | 1) ;;
 *) usage_error "DIST_NO_BUILD must be 0 or 1, not '$no_build'" ;;
+esac
+case $floor in
+0 | 1) ;;
+*) usage_error "DIST_FLOOR must be 0 or 1, not '$floor'" ;;
 esac
 seen=
 for w in $(echo "$wls" | tr ',' ' '); do
@@ -110,6 +127,10 @@ if [ "$no_build" = 0 ]; then
 fi
 server=${server_file:-$build/bench/dist_echo}
 [ -x "$server" ] || { echo "bench-dist: no $server: build it (make bench/dist_echo)" >&2; exit 1; }
+# the floor is built beside the server
+floor_prog=$(cd "$(dirname "$server")" && pwd)/peers/dist_floor
+[ "$floor" = 0 ] || [ -x "$floor_prog" ] ||
+	{ echo "bench-dist: no $floor_prog: build it (make bench/peers/dist_floor), or DIST_FLOOR=0" >&2; exit 1; }
 
 tmp=$(mktemp -d)
 pids=
@@ -153,13 +174,23 @@ ACTORS_STATS=1 $server_on "$server" "bench_actors@$host" "$cookie" "$port" \
 	>"$tmp/actors.out" 2>&1 &
 pids="$pids $!"
 actors_pid=$(wait_line "$tmp/actors.out" '^ready' | cut -d' ' -f3)
+floor_target=
+floor_said=
+if [ "$floor" = 1 ]; then
+	$server_on "$floor_prog" serve >"$tmp/floor.out" 2>&1 &
+	pids="$pids $!"
+	floor_pid=$!
+	floor_port=$(wait_line "$tmp/floor.out" '^ready' | cut -d' ' -f2)
+	floor_target="floor=$floor_prog=$floor_port"
+	floor_said=", floor (pid $floor_pid)"
+fi
 
-echo "bench-dist: $rounds rounds of $wls; servers: actors (pid $actors_pid), erlang (pid $erl_pid); $(nproc) CPUs ($where)"
+echo "bench-dist: $rounds rounds of $wls; servers: actors (pid $actors_pid), erlang (pid $erl_pid)$floor_said; $(nproc) CPUs ($where)"
 tck=$(getconf CLK_TCK)
 ERL_EPMD_PORT=$port $load_on escript scripts/bench-dist.escript client bench_client \
 	"$cookie" "$rounds" "$tck" "$wls" \
 	"actors=bench_actors@$host=$actors_pid" \
-	"erlang=bench_erl@$host=$erl_pid" >"$tmp/runs" 2>&1 || {
+	"erlang=bench_erl@$host=$erl_pid" $floor_target >"$tmp/runs" 2>&1 || {
 	echo "bench-dist: the client failed:" >&2
 	cat "$tmp/runs" "$tmp/actors.out" >&2
 	exit 1
@@ -204,32 +235,42 @@ function median(list,   n, a, i, j, t) {
 END {
 	printf "%-6s %-7s %12s %9s %16s %16s\n", "work", "server",
 	       "trips/s", "MB/s", "server us/trip", "client us/trip"
+	split("actors erlang floor", servers, " ")
 	for (i = 1; i <= nw; i++) {
 		w = order[i]
-		for (k = 0; k < 2; k++) {
-			s = k ? "erlang" : "actors"
-			printf "%-6s %-7s %12.0f %9.2f %16.2f %16.2f\n", w, s,
+		for (k = 1; k <= 3; k++) {
+			s = servers[k]
+			if (rt[w, s] == "")
+				continue
+			c = s == "floor" ? "-" : sprintf("%.2f", median(ccpu[w, s]))
+			printf "%-6s %-7s %12.0f %9.2f %16.2f %16s\n", w, s,
 			       median(rt[w, s]), median(mb[w, s]),
-			       median(scpu[w, s]), median(ccpu[w, s])
+			       median(scpu[w, s]), c
 		}
 	}
 	for (i = 1; i <= nw; i++) {
-		w = order[i]; rl = ""; cl = ""
+		w = order[i]; rl = ""; cl = ""; fl = ""
 		for (key in rounds) {
 			split(key, p, SUBSEP)
 			if (p[1] != w)
 				continue
 			r = p[2]
 			rl = rl " " one[w, r, "actors"] / one[w, r, "erlang"]
-			if (cpu1[w, r, "erlang"] > 0)
+			if (cpu1[w, r, "erlang"] > 0) {
 				cl = cl " " cpu1[w, r, "actors"] / cpu1[w, r, "erlang"]
+				if ((w, r, "floor") in cpu1)
+					fl = fl " " cpu1[w, r, "floor"] / cpu1[w, r, "erlang"]
+			}
 		}
 		ratio[w] = median(rl)
 		c = "- (no Erlang CPU ticks)"
 		if (cl != "")
 			c = sprintf("%.2f", median(cl))
-		printf "%s: actors/erlang round trips/s %.2f, server CPU per trip %s\n",
-		       w, ratio[w], c
+		f = ""
+		if (fl != "")
+			f = sprintf(", floor/erlang %.2f", median(fl))
+		printf "%s: actors/erlang round trips/s %.2f, server CPU per trip %s%s\n",
+		       w, ratio[w], c, f
 	}
 	printf "ratio %.2f\n", ratio[head]
 }'

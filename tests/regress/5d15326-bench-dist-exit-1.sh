@@ -46,6 +46,11 @@ if ! tail -1 "$out" | grep -Eq '^ratio [0-9]+\.[0-9]{2}$'; then
 	echo "$me: FAIL: its last line is not 'ratio X'"
 	fail=1
 fi
+# and the floor beside the two servers (bench/peers/dist_floor)
+if ! grep -Eq '^rt1 +floor +[0-9]+ ' "$out"; then
+	echo "$me: FAIL: no floor row for rt1"
+	fail=1
+fi
 if [ "$fail" = 1 ]; then
 	sed 's/^/  | /' "$out"
 	exit 1
