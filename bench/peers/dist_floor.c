@@ -61,8 +61,7 @@ static int64_t cpu_ns(void)
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) *
-		       1000000000 +
+	return ((int64_t)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000 +
 	       ((int64_t)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000;
 }
 
@@ -227,12 +226,12 @@ static int load(uint16_t port, struct workload w)
 		}
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
-			return r ? fail("recv")
-				 : (fprintf(stderr,
-					    "%s: the server closed early\n",
-					    PROG),
-				    1);
+		if (r < 0)
+			return fail("recv");
+		if (!r) {
+			fprintf(stderr, "%s: the server closed early\n", PROG);
+			return 1;
+		}
 		carry += (uint64_t)r;
 		whole = carry / w.frame;
 		carry %= w.frame;
@@ -288,7 +287,8 @@ int main(int argc, char **argv)
 		fputs(usage_text, stdout);
 		return fflush(stdout) == EOF ? 1 : 0;
 	}
-	buf = calloc(2, BUF_SIZE); /* read into the first, zeros in the second */
+	buf = calloc(2,
+		     BUF_SIZE); /* read into the first, zeros in the second */
 	if (!buf)
 		return fail("calloc");
 	if (argc == 2 && !strcmp(argv[1], "serve"))
