@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -30,6 +29,7 @@
 #include "flags.h"
 #include "handshake.h"
 #include "linger.h"
+#include "silence.h"
 #include "term.h"
 #include "watch.h"
 #include "actor/links.h"
@@ -901,29 +901,32 @@ static intptr_t proxy_take(struct proxy *p, const struct act_msg *m)
 }
 
 /* Nothing read from the peer for net_ticktime (the reader's clock of its
- * last read, last_in): it is down. The reader's receives carry no limit
- * of their own (a linked timeout per receive cost the kernel a timer
- * armed and cancelled each time, about 8% of a lone round trip's CPU):
- * this check runs at each turn of the proxy's loop, which waits a
- * quarter of the tick time at most, so a silent peer is down after
- * between one and one and a quarter tick times, within Erlang's own
- * margin (it checks four times per net_ticktime). */
+ * last read, last_in), and nothing waiting in the socket: it is down
+ * (silence.h). The reader's receives carry no limit of their own (a
+ * linked timeout per receive cost the kernel a timer armed and cancelled
+ * each time, about 8% of a lone round trip's CPU): this check runs at
+ * each turn of the proxy's loop, which waits a quarter of the tick time
+ * at most, so a silent peer is down after between one and one and a
+ * quarter tick times, within Erlang's own margin (it checks four times
+ * per net_ticktime). */
 static bool peer_silent(struct proxy *p, int64_t now)
 {
 	/* relaxed: a clock reading, stored by the reader (any worker) */
 	int64_t last =
 		atomic_load_explicit(&p->nd->last_in, memory_order_relaxed);
-	int queued = 0;
 
-	if (now - last < p->d->tick_ns)
+	switch (act__silence_check(now, last, p->d->tick_ns, p->fd)) {
+	case ACT__SILENCE_HEARD:
 		return false;
-	/* bytes waiting in the socket: the reader is behind (its worker
-	 * was held), the peer is not silent; the watch starts again */
-	if (ioctl(p->fd, FIONREAD, &queued) == 0 && queued > 0) {
-		/* relaxed: as the reader's store */
+	case ACT__SILENCE_BEHIND:
+		/* the reader is behind (its worker was held), the peer is
+		 * not silent; the watch starts again. relaxed: as the
+		 * reader's store */
 		atomic_store_explicit(&p->nd->last_in, now,
 				      memory_order_relaxed);
 		return false;
+	case ACT__SILENCE_DOWN:
+		break;
 	}
 	atomic_fetch_add_explicit(&p->nd->tick_misses, 1, memory_order_relaxed);
 	fprintf(stderr,
