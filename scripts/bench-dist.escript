@@ -22,9 +22,9 @@
 %%       "LABEL=NODE=OSPID", or "floor=PROGRAM=PORT": the same round
 %%       trips with no node at all, PROGRAM (bench/peers/dist_floor)
 %%       run as "PROGRAM load PORT CLIENTS FRAME TRIPS" against its
-%%       server on PORT, FRAME being SIZE plus the 80 bytes that the
-%%       frame of a {1, Binary} between these nodes takes beside the
-%%       binary; its SERVER_TICKS are the floor server's CPU (from its
+%%       server on PORT, FRAME being SIZE plus what the frame of a
+%%       {1, Binary} from this node to the actors server takes beside
+%%       the binary (frame_extra/0); its SERVER_TICKS are the floor server's CPU (from its
 %%       getrusage, with a fraction), its CLIENT_TICKS 0. At the end a
 %%       target labelled actors gets {4, <<>>} (it stops on it), and
 %%       the client waits for its nodedown.
@@ -81,10 +81,13 @@ target(S) ->
         [L, N, P] -> {L, list_to_atom(N), P}
     end.
 
-%% the bytes of a {1, Binary} frame beside the binary's, between nodes
-%% named as the benchmark's are (the actors server counts 112 bytes a
-%% frame for 32-byte binaries)
--define(FRAME_EXTRA, 80).
+%% the bytes of a {1, Binary} frame beside the binary's, from this node
+%% to the actors server: 76, and the host's name twice (the node names
+%% of the two pids in its control message; the actors server counts
+%% 112 bytes a frame for 32-byte binaries on host "vm")
+frame_extra() ->
+    [_, Host] = string:split(atom_to_list(node()), "@"),
+    76 + 2 * length(Host).
 
 %% utime + stime of an OS process, in clock ticks
 ticks(OsPid) ->
@@ -95,7 +98,7 @@ ticks(OsPid) ->
 
 run({WName, K, Size, N}, Round, {"floor", Prog, Port}, Hz) ->
     Cmd = lists:flatten(io_lib:format("~s load ~s ~p ~p ~p",
-                                      [Prog, Port, K, Size + ?FRAME_EXTRA,
+                                      [Prog, Port, K, Size + frame_extra(),
                                        N])),
     Out = os:cmd(Cmd),
     case io_lib:fread("floor ~d ~d ~d", Out) of

@@ -44,6 +44,12 @@ static void pair(int fd[2])
 	close(l);
 }
 
+static void unpair(int fd[2])
+{
+	close(fd[0]);
+	close(fd[1]);
+}
+
 /* the peer's n bytes, in the node's socket once this returns */
 static void peer_sends(int fd[2], size_t n)
 {
@@ -67,8 +73,7 @@ START_TEST(heard_within_the_tick)
 	/* within the tick, the socket is not looked in: a bad one too */
 	ck_assert_int_eq(act__silence_check(T0 + TICK - 1, T0, TICK, -1),
 			 ACT__SILENCE_HEARD);
-	close(fd[0]);
-	close(fd[1]);
+	unpair(fd);
 }
 END_TEST
 
@@ -81,8 +86,7 @@ START_TEST(down_past_the_tick_with_nothing_waiting)
 			 ACT__SILENCE_DOWN);
 	ck_assert_int_eq(act__silence_check(T0 + 3 * TICK, T0, TICK, fd[0]),
 			 ACT__SILENCE_DOWN);
-	close(fd[0]);
-	close(fd[1]);
+	unpair(fd);
 }
 END_TEST
 
@@ -101,8 +105,7 @@ START_TEST(behind_while_bytes_wait)
 	ck_assert_int_eq(recv(fd[0], b, sizeof(b), 0), 4);
 	ck_assert_int_eq(act__silence_check(T0 + TICK, T0, TICK, fd[0]),
 			 ACT__SILENCE_DOWN);
-	close(fd[0]);
-	close(fd[1]);
+	unpair(fd);
 }
 END_TEST
 
