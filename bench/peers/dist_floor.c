@@ -126,8 +126,12 @@ static int serve_one(int fd)
 	nodelay(fd);
 	if (recv_all(fd, &w, sizeof(w)) < 0)
 		return fail("serve: the workload");
-	if (!w.frame || w.frame > FRAME_MAX)
-		return fail("serve: a frame size out of range");
+	if (!w.frame || w.frame > FRAME_MAX) {
+		fprintf(stderr,
+			"%s: serve: a frame of %u bytes: expected 1 to %u\n",
+			PROG, w.frame, FRAME_MAX);
+		return 1;
+	}
 	left = (uint64_t)w.clients * w.trips;
 	c0 = cpu_ns();
 	while (left) {
