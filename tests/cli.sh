@@ -202,6 +202,7 @@ bench/blocking|bench/blocking|ROUNDS|22|10
 bench/dist_echo|bench/dist_echo|EPMD_PORT|x|n cookie
 bench/micro/micro|bench/micro/micro|-n|x
 bench/peers/epoll_echo|bench/peers/epoll_echo|--port|x
+bench/peers/dist_floor|bench/peers/dist_floor|TRIPS|x|load 1 1 112
 EOF
 )
 echo "$progs" >"$tmp/progs"
@@ -220,6 +221,8 @@ refuses bench/spawnburst "TOTAL '5'" bench/spawnburst 100 5
 refuses bench/dist_echo "COOKIE" bench/dist_echo n
 refuses bench/micro/micro "STEP 'nosuch'" bench/micro/micro switch nosuch
 refuses bench/peers/epoll_echo "'op'" bench/peers/epoll_echo op
+refuses bench/peers/dist_floor "'op'" bench/peers/dist_floor op
+refuses bench/peers/dist_floor "CLIENTS" bench/peers/dist_floor load 1
 # what scripts/bench-*.sh pass is taken: each form with one word more,
 # refused as that word, so that nothing runs
 while IFS='|' read -r name words; do
@@ -238,6 +241,8 @@ bench/timeouts|10000 1
 bench/blocking|1000 5
 bench/dist_echo|bench_actors@h cookie 4369
 bench/peers/epoll_echo|--port 0
+bench/peers/dist_floor|serve
+bench/peers/dist_floor|load 1 1 112 10
 EOF
 refuses bench/micro/micro "STEP 'x'" bench/micro/micro -n 10000000 switch x
 # what the help says is taken, is: k, m and g for a size

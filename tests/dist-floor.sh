@@ -75,8 +75,11 @@ check_usage() { # check_usage WORD ARGS...: exit 2, WORD in the line
 		bad "$me: '$*': expected exit 2 and '$word', got exit $rc: $(cat "$tmp/err")"
 	fi
 }
-check_usage "expected 'serve'"
-check_usage "expected 'serve'" load "$port" 1 112
+check_usage "a command is missing"
+check_usage "unknown command 'op'" op
+check_usage "unknown option --bogus" --bogus
+check_usage "unexpected operand 'x' after serve" serve x
+check_usage "FRAME is missing" load "$port" 1
 check_usage "CLIENTS: bad value '0'" load "$port" 0 112 10
 check_usage "FRAME: bad value '67108865'" load "$port" 1 67108865 10
 check_usage "PORT: bad value '65536'" load 65536 1 112 10

@@ -27,10 +27,12 @@
  * Exit status: 0 done, 1 a system call failed (said on stderr), 2 a
  * usage error.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,33 +283,78 @@ static const char usage_text[] =
 	"  load    one run: print \"floor NS TRIPS SERVER_NS\"\n"
 	"exit status: 0 done, 1 a system call failed, 2 a usage error\n";
 
+/* Each word a usage error could be about, in order: 0 when the words
+ * make a command (*load set for load), else 2, said in one line that
+ * names the word. Options are words of '-' and a non-digit; --help and
+ * -h are main's. */
+static int parse(int argc, char **argv, bool *load)
+{
+	static const char *const what[] = { "PORT", "CLIENTS", "FRAME",
+					    "TRIPS" };
+	int i, want;
+
+	for (i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1] &&
+		    !isdigit((unsigned char)argv[i][1])) {
+			fprintf(stderr,
+				"%s: unknown option %s: expected serve, or "
+				"load PORT CLIENTS FRAME TRIPS\n",
+				PROG, argv[i]);
+			return 2;
+		}
+	if (argc < 2) {
+		fprintf(stderr,
+			"%s: a command is missing: expected serve, or load "
+			"PORT CLIENTS FRAME TRIPS (--help says more)\n",
+			PROG);
+		return 2;
+	}
+	*load = !strcmp(argv[1], "load");
+	if (!*load && strcmp(argv[1], "serve")) {
+		fprintf(stderr,
+			"%s: unknown command '%s': expected serve, or load "
+			"PORT CLIENTS FRAME TRIPS\n",
+			PROG, argv[1]);
+		return 2;
+	}
+	want = *load ? 6 : 2;
+	if (argc > want) {
+		fprintf(stderr, "%s: unexpected operand '%s' after %s\n", PROG,
+			argv[want], *load ? "TRIPS" : "serve");
+		return 2;
+	}
+	if (argc < want) {
+		fprintf(stderr,
+			"%s: %s is missing: expected load PORT CLIENTS "
+			"FRAME TRIPS\n",
+			PROG, what[argc - 2]);
+		return 2;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct workload w;
 	uint32_t port;
+	bool load_cmd = false;
+	int i;
 
-	if (argc == 2 &&
-	    (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage_text, stdout);
-		return fflush(stdout) == EOF ? 1 : 0;
-	}
-	buf = calloc(2,
-		     BUF_SIZE); /* read into the first, zeros in the second */
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_text, stdout);
+			return fflush(stdout) == EOF ? 1 : 0;
+		}
+	if (parse(argc, argv, &load_cmd))
+		return 2;
+	if (load_cmd && (number("PORT", argv[2], 65535, &port) < 0 ||
+			 number("CLIENTS", argv[3], 99999, &w.clients) < 0 ||
+			 number("FRAME", argv[4], FRAME_MAX, &w.frame) < 0 ||
+			 number("TRIPS", argv[5], 999999999, &w.trips) < 0))
+		return 2;
+	/* read into the first half, zeros to send in the second */
+	buf = calloc(2, BUF_SIZE);
 	if (!buf)
 		return fail("calloc");
-	if (argc == 2 && !strcmp(argv[1], "serve"))
-		return serve();
-	if (argc == 6 && !strcmp(argv[1], "load")) {
-		if (number("PORT", argv[2], 65535, &port) < 0 ||
-		    number("CLIENTS", argv[3], 99999, &w.clients) < 0 ||
-		    number("FRAME", argv[4], FRAME_MAX, &w.frame) < 0 ||
-		    number("TRIPS", argv[5], 999999999, &w.trips) < 0)
-			return 2;
-		return load((uint16_t)port, w);
-	}
-	fprintf(stderr,
-		"%s: expected 'serve' or 'load PORT CLIENTS FRAME TRIPS' "
-		"(--help says more)\n",
-		PROG);
-	return 2;
+	return load_cmd ? load((uint16_t)port, w) : serve();
 }
