@@ -24,8 +24,9 @@
 %%       run as "PROGRAM load PORT CLIENTS FRAME TRIPS" against its
 %%       server on PORT, FRAME being SIZE plus what the frame of a
 %%       {1, Binary} from this node to the actors server takes beside
-%%       the binary (frame_extra/0); its SERVER_TICKS are the floor server's CPU (from its
-%%       getrusage, with a fraction), its CLIENT_TICKS 0. At the end a
+%%       the binary (frame_extra/0); its SERVER_TICKS are the floor
+%%       server's CPU (from its getrusage, with a fraction), its
+%%       CLIENT_TICKS 0. At the end a
 %%       target labelled actors gets {4, <<>>} (it stops on it), and
 %%       the client waits for its nodedown.
 -mode(compile).
@@ -97,7 +98,7 @@ ticks(OsPid) ->
     binary_to_integer(lists:nth(12, F)) + binary_to_integer(lists:nth(13, F)).
 
 run({WName, K, Size, N}, Round, {"floor", Prog, Port}, Hz) ->
-    Cmd = lists:flatten(io_lib:format("~s load ~s ~p ~p ~p",
+    Cmd = lists:flatten(io_lib:format("'~s' load ~s ~p ~p ~p",
                                       [Prog, Port, K, Size + frame_extra(),
                                        N])),
     Out = os:cmd(Cmd),
